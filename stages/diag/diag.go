@@ -1,0 +1,127 @@
+// Package diag is how the build reports mistakes in a base. A diagnostic is
+// not a Go error: stages collect diagnostics and keep going, so that one run
+// reports every mistake at once, sorted, as file:line:col: severity: message [code].
+package diag
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Severity says whether a diagnostic stops the build.
+type Severity int
+
+const (
+	// Error stops the build before anything is written.
+	Error Severity = iota
+	// Warning is printed and the build goes on.
+	Warning
+)
+
+func (s Severity) String() string {
+	if s == Warning {
+		return "warning"
+	}
+	return "error"
+}
+
+// Diagnostic is one mistake found in the base.
+type Diagnostic struct {
+	File     string // base-relative path, "/" separated
+	Line     int    // 1-based; 0 when the whole file is meant
+	Col      int    // 1-based; 0 when unknown
+	Severity Severity
+	Code     string // stable kebab-case code, e.g. "json-syntax"
+	Message  string // what is wrong and what to do
+}
+
+// String renders d as file:line:col: severity: message [code]; a missing
+// line or column is written as 1 so that every line has the same shape.
+func (d Diagnostic) String() string {
+	line, col := max(d.Line, 1), max(d.Col, 1)
+	return fmt.Sprintf("%s:%d:%d: %s: %s [%s]", d.File, line, col, d.Severity, d.Message, d.Code)
+}
+
+// List collects diagnostics. The zero value is ready to use.
+type List struct {
+	items []Diagnostic
+}
+
+// Add appends one diagnostic.
+func (l *List) Add(d Diagnostic) { l.items = append(l.items, d) }
+
+// Errorf adds an error at file:line:col.
+func (l *List) Errorf(file string, line, col int, code, format string, args ...any) {
+	l.Add(Diagnostic{File: file, Line: line, Col: col, Severity: Error, Code: code, Message: fmt.Sprintf(format, args...)})
+}
+
+// Warnf adds a warning at file:line:col.
+func (l *List) Warnf(file string, line, col int, code, format string, args ...any) {
+	l.Add(Diagnostic{File: file, Line: line, Col: col, Severity: Warning, Code: code, Message: fmt.Sprintf(format, args...)})
+}
+
+// Merge appends every diagnostic of other.
+func (l *List) Merge(other []Diagnostic) { l.items = append(l.items, other...) }
+
+// Sorted returns the diagnostics ordered by file, line, column, severity,
+// code and message, without duplicates.
+func (l *List) Sorted() []Diagnostic {
+	out := slices.Clone(l.items)
+	Sort(out)
+	return slices.Compact(out)
+}
+
+// HasErrors reports whether any diagnostic is an error.
+func (l *List) HasErrors() bool {
+	return slices.ContainsFunc(l.items, func(d Diagnostic) bool { return d.Severity == Error })
+}
+
+// Sort orders diagnostics by file, line, column, severity, code, message.
+func Sort(ds []Diagnostic) {
+	slices.SortFunc(ds, func(a, b Diagnostic) int {
+		return cmp.Or(
+			strings.Compare(a.File, b.File),
+			cmp.Compare(a.Line, b.Line),
+			cmp.Compare(a.Col, b.Col),
+			cmp.Compare(a.Severity, b.Severity),
+			strings.Compare(a.Code, b.Code),
+			strings.Compare(a.Message, b.Message),
+		)
+	})
+}
+
+// Errors is the Go error a build returns when the base has error
+// diagnostics. Callers print every diagnostic and exit 2.
+type Errors struct {
+	Diagnostics []Diagnostic
+}
+
+func (e *Errors) Error() string {
+	n := 0
+	for _, d := range e.Diagnostics {
+		if d.Severity == Error {
+			n++
+		}
+	}
+	return fmt.Sprintf("the base has %d error(s); nothing was written", n)
+}
+
+// ExitCode makes invalid base content exit 2.
+func (e *Errors) ExitCode() int { return 2 }
+
+// LineCol converts a byte offset in data to a 1-based line and column
+// (columns count bytes, as editors that report byte columns do).
+func LineCol(data []byte, offset int64) (line, col int) {
+	if offset > int64(len(data)) {
+		offset = int64(len(data))
+	}
+	if offset < 0 {
+		offset = 0
+	}
+	head := data[:offset]
+	line = 1 + strings.Count(string(head), "\n")
+	col = int(offset) - strings.LastIndexByte(string(head), '\n')
+	return line, col
+}

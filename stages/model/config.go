@@ -1,0 +1,151 @@
+package model
+
+// Config is a decoded cairn.yaml. Every key is optional; Defaults fills the
+// gaps so that later stages never see a zero value where a default applies.
+type Config struct {
+	// Schema maps a field name to how it ranks and relates. The root schema
+	// decides weights; a document's own schema can only add relation flags.
+	Schema map[string]FieldSpec `yaml:"schema"`
+	// Sources maps a source name to its ranking and policy defaults.
+	Sources map[string]SourcePolicy `yaml:"sources"`
+	// Identities maps an identity name to its canonical URI and aliases.
+	Identities map[string]Identity `yaml:"identities"`
+	// Content lists doublestar globs of the project's own content files.
+	Content []string `yaml:"content"`
+	// Layers renames the layer folders.
+	Layers Layers `yaml:"layers"`
+	// Governance configures voices, points, axes and rules-file caps.
+	Governance GovernanceConfig `yaml:"governance"`
+}
+
+// FieldSpec declares one schema field.
+type FieldSpec struct {
+	Weight      int      `yaml:"weight"      json:"weight,omitempty"`
+	Relation    bool     `yaml:"relation"    json:"relation,omitempty"`
+	Cardinality string   `yaml:"cardinality" json:"cardinality,omitempty"`
+	Description string   `yaml:"description" json:"description,omitempty"`
+	Examples    []string `yaml:"examples"    json:"examples,omitempty"`
+}
+
+// SourcePolicy is a source's recency model and the policy roles its records
+// get when their own fields say nothing.
+type SourcePolicy struct {
+	Recency    Recency `yaml:"recency"`
+	Category   string  `yaml:"category"`
+	Visibility string  `yaml:"visibility"`
+}
+
+// Recency is a source's recency model; zero means no recency bonus.
+type Recency struct {
+	HalfLifeDays int `yaml:"half_life_days"`
+}
+
+// Identity is one person, repository or other entity known by several URIs.
+type Identity struct {
+	Canonical string   `yaml:"canonical"`
+	Aliases   []string `yaml:"aliases"`
+}
+
+// Layers names the folders of each layer, relative to the base root.
+type Layers struct {
+	Events     string `yaml:"events"`
+	Index      string `yaml:"index"`
+	Wiki       string `yaml:"wiki"`
+	Projects   string `yaml:"projects"`
+	Tasks      string `yaml:"tasks"`
+	Bodies     string `yaml:"bodies"`
+	Governance string `yaml:"governance"`
+}
+
+// GovernanceConfig is the governance block of cairn.yaml.
+type GovernanceConfig struct {
+	DefaultVoice string          `yaml:"default_voice"`
+	Points       []Point         `yaml:"points"`
+	Axes         map[string]Axis `yaml:"axes"`
+	Caps         RulesCaps       `yaml:"caps"`
+}
+
+// Point is a named place in the content tree with its own voice and axes.
+type Point struct {
+	Name       string            `yaml:"name"`
+	Paths      []string          `yaml:"paths"`
+	Voice      string            `yaml:"voice"`
+	Axes       map[string]string `yaml:"axes"`
+	ValidFrom  string            `yaml:"valid_from"`
+	ValidUntil string            `yaml:"valid_until"`
+	Line       int               `yaml:"-"`
+}
+
+// Axis is a typed axis: each value may contain other values (region emea
+// contains countries fr and de), and containment is transitive.
+type Axis struct {
+	Contains map[string][]string `yaml:"contains"`
+}
+
+// RulesCaps bounds the lists written into rules files.
+type RulesCaps struct {
+	Rules     int `yaml:"rules"`
+	Notes     int `yaml:"notes"`
+	LineRunes int `yaml:"line_runes"`
+}
+
+// Default values of cairn.yaml.
+const (
+	DefaultWeight      = 1
+	DefaultIDWeight    = 10
+	DefaultTitleWeight = 5
+	DefaultRulesCap    = 40
+	DefaultNotesCap    = 20
+	DefaultLineRunes   = 200
+)
+
+// DefaultLayers are the layer folders when cairn.yaml names none.
+var DefaultLayers = Layers{
+	Events:     "events",
+	Index:      "index",
+	Wiki:       "wiki",
+	Projects:   "projects",
+	Tasks:      "tasks",
+	Bodies:     "bodies",
+	Governance: "governance",
+}
+
+// WithDefaults returns c with every unset value replaced by its default.
+func (c Config) WithDefaults() Config {
+	fill := func(s *string, d string) {
+		if *s == "" {
+			*s = d
+		}
+	}
+	fill(&c.Layers.Events, DefaultLayers.Events)
+	fill(&c.Layers.Index, DefaultLayers.Index)
+	fill(&c.Layers.Wiki, DefaultLayers.Wiki)
+	fill(&c.Layers.Projects, DefaultLayers.Projects)
+	fill(&c.Layers.Tasks, DefaultLayers.Tasks)
+	fill(&c.Layers.Bodies, DefaultLayers.Bodies)
+	fill(&c.Layers.Governance, DefaultLayers.Governance)
+	if c.Governance.Caps.Rules == 0 {
+		c.Governance.Caps.Rules = DefaultRulesCap
+	}
+	if c.Governance.Caps.Notes == 0 {
+		c.Governance.Caps.Notes = DefaultNotesCap
+	}
+	if c.Governance.Caps.LineRunes == 0 {
+		c.Governance.Caps.LineRunes = DefaultLineRunes
+	}
+	return c
+}
+
+// Weight returns the ranking weight of a field under the root schema.
+func (c Config) Weight(field string) int {
+	if spec, ok := c.Schema[field]; ok && spec.Weight > 0 {
+		return spec.Weight
+	}
+	switch field {
+	case "id":
+		return DefaultIDWeight
+	case "title":
+		return DefaultTitleWeight
+	}
+	return DefaultWeight
+}
