@@ -62,6 +62,14 @@ func (l *List) Warnf(file string, line, col int, code, format string, args ...an
 	l.Add(Diagnostic{File: file, Line: line, Col: col, Severity: Warning, Code: code, Message: fmt.Sprintf(format, args...)})
 }
 
+// Len returns how many diagnostics the list holds, a mark for HasErrorsSince.
+func (l *List) Len() int { return len(l.items) }
+
+// HasErrorsSince reports whether any diagnostic added at or after mark is an error.
+func (l *List) HasErrorsSince(mark int) bool {
+	return slices.ContainsFunc(l.items[mark:], func(d Diagnostic) bool { return d.Severity == Error })
+}
+
 // Merge appends every diagnostic of other.
 func (l *List) Merge(other []Diagnostic) { l.items = append(l.items, other...) }
 

@@ -54,8 +54,6 @@ type FieldMap struct {
 
 // Record is one collected record, kept raw: projection happens later.
 type Record struct {
-	// ID is the projected id value, already validated to be present.
-	ID string
 	// Raw is the record's JSON object exactly as it appears in the document.
 	Raw []byte
 	// Line is the 1-based line of the record's opening brace.

@@ -1,0 +1,69 @@
+// Package artifacts is the on-disk contract between the build and the query
+// stage: the name, version and byte layout of every file under .cairn/, how
+// each is encoded and decoded, and Sync, the only code that writes them.
+//
+// Every artifact is plain UTF-8 text, LF line endings, sorted, with no
+// timestamps, so the same base gives the same bytes on every machine. Each
+// TSV starts with one header line `#cairn <name> v<version>` followed by its
+// column names; readers reject a header they do not know.
+//
+// docs.tsv — one row per searchable item, sorted by URI. The row number
+// (0-based, header excluded) is the item's ordinal, which postings refer to.
+//
+//	uri      record URI (<document path>#<percent-encoded id>) or page path
+//	kind     events | index | wiki | projects | tasks
+//	source   the record's source; for pages, their layer
+//	date     YYYY-MM-DD or -
+//	time     RFC 3339 UTC or -
+//	valid    <valid_from>..<valid_until> (either side may be empty) or -
+//	flags    comma-separated sorted policy and status flags, or -
+//	lengths  comma-separated <field ordinal>:<word tokens>, by field ordinal
+//	digest   16 hex digits: xxhash64 of the item's projected semantics
+//	span     <byte offset>+<byte length> of the record inside its document, or -
+//
+// docs.off — fixed-width offsets of docs.tsv rows, so that a reader can fetch
+// the row of ordinal i without reading the file: line i (0-based, after a
+// header line of the same width) holds the byte offset of row i in docs.tsv,
+// as 19 decimal digits and LF.
+//
+// fields.tsv — the fields that carry searchable text, sorted by name; the
+// row number is the field ordinal used by docs.tsv and postings.tsv.
+//
+//	name    field name
+//	weight  ranking weight under the root schema
+//
+// terms.tsv — the term dictionary, sorted bytewise by term.
+//
+//	term    a word token, an identifier token, or =<exact value>
+//	df      number of items whose postings hold the term
+//	offset  byte offset of the term's line in postings.tsv
+//	length  byte length of that line, LF included
+//
+// postings.tsv — one line per term, in the dictionary's order:
+//
+//	<term> TAB <posting> SP <posting> ...
+//
+// and each posting is <doc delta>:<field ordinal>, followed by x<tf> when the
+// term occurs more than once in that field. The doc delta is the item
+// ordinal minus the previous posting's (the first is relative to 0), so a
+// term in two fields of one item has a second delta of 0. Postings are
+// sorted by item then field. A query reads terms.tsv, then only the byte
+// ranges of its terms in postings.tsv.
+//
+// edges.tsv and edges.dst.tsv — the graph, one edge a row:
+//
+//	src   an item URI, or an alias for same-as edges
+//	kind  rel:<field> | tag | link | same-as | supersedes
+//	dst   an entity URI, https URL, base-relative path or tag:<name>
+//	at    the source item's time, else its date, else -
+//
+// edges.tsv is sorted by (src, kind, dst, at); edges.dst.tsv holds the same
+// rows with the first and third columns swapped (dst, kind, src, at), sorted
+// the same way, so the inbound edges of an entity are one binary search.
+//
+// manifest.json — written last. Format and ranking versions, the semantics
+// digest, every input {path, bytes, xxhash}, every output {path, bytes,
+// xxhash} and the input key of each stage. File modification times are
+// machine-local and would make two checkouts of one base build different
+// bytes, so they live in a per-machine stat cache instead (see StatCache).
+package artifacts

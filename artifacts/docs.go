@@ -1,0 +1,170 @@
+package artifacts
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// FieldLen is the number of word tokens an item has in one field.
+type FieldLen struct {
+	Field int // field ordinal in fields.tsv
+	N     int
+}
+
+// Doc is one row of docs.tsv.
+type Doc struct {
+	URI        string
+	Kind       string
+	Source     string
+	Date       string
+	Time       string
+	ValidFrom  string
+	ValidUntil string
+	Flags      []string // sorted
+	Lengths    []FieldLen
+	Digest     string
+	SpanOff    int64 // -1 when the item is not a record
+	SpanLen    int64
+}
+
+var docsHeader = header(docsName, "uri", "kind", "source", "date", "time", "valid", "flags", "lengths", "digest", "span")
+
+// docsOffWidth is the width of one docs.off line, LF included.
+const docsOffWidth = 20
+
+var docsOffHeader = fmt.Sprintf("%-*s\n", docsOffWidth-1, fmt.Sprintf("#cairn %s v%d", docsOffName, FormatVersion))
+
+// EncodeDocs renders docs.tsv and docs.off. Rows must already be sorted by
+// URI; the caller owns the order because ordinals are shared with postings.
+func EncodeDocs(rows []Doc) (docs, off []byte) {
+	var b bytes.Buffer
+	var o bytes.Buffer
+	b.WriteString(docsHeader)
+	o.Grow(docsOffWidth * (len(rows) + 1))
+	o.WriteString(docsOffHeader)
+	for _, d := range rows {
+		fmt.Fprintf(&o, "%019d\n", b.Len())
+		b.WriteString(cleanCell(d.URI))
+		b.WriteByte('\t')
+		b.WriteString(dash(d.Kind))
+		b.WriteByte('\t')
+		b.WriteString(dash(cleanCell(d.Source)))
+		b.WriteByte('\t')
+		b.WriteString(dash(d.Date))
+		b.WriteByte('\t')
+		b.WriteString(dash(d.Time))
+		b.WriteByte('\t')
+		if d.ValidFrom == "" && d.ValidUntil == "" {
+			b.WriteByte('-')
+		} else {
+			b.WriteString(d.ValidFrom + ".." + d.ValidUntil)
+		}
+		b.WriteByte('\t')
+		b.WriteString(dash(strings.Join(d.Flags, ",")))
+		b.WriteByte('\t')
+		if len(d.Lengths) == 0 {
+			b.WriteByte('-')
+		}
+		for i, l := range d.Lengths {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.Itoa(l.Field))
+			b.WriteByte(':')
+			b.WriteString(strconv.Itoa(l.N))
+		}
+		b.WriteByte('\t')
+		b.WriteString(dash(d.Digest))
+		b.WriteByte('\t')
+		if d.SpanOff < 0 {
+			b.WriteByte('-')
+		} else {
+			b.WriteString(strconv.FormatInt(d.SpanOff, 10) + "+" + strconv.FormatInt(d.SpanLen, 10))
+		}
+		b.WriteByte('\n')
+	}
+	return b.Bytes(), o.Bytes()
+}
+
+// DecodeDocs parses a whole docs.tsv.
+func DecodeDocs(data []byte) ([]Doc, error) {
+	body, err := splitHeader(DocsPath, data, docsHeader)
+	if err != nil {
+		return nil, err
+	}
+	var rows []Doc
+	err = lines(DocsPath, body, func(n int, line []byte) error {
+		d, err := DecodeDocRow(n, line)
+		rows = append(rows, d)
+		return err
+	})
+	return rows, err
+}
+
+// DecodeDocRow parses one docs.tsv row (without its LF); n is its line
+// number for error messages.
+func DecodeDocRow(n int, line []byte) (Doc, error) {
+	cols := strings.Split(string(line), "\t")
+	if len(cols) != 10 {
+		return Doc{}, &CorruptError{Path: DocsPath, Line: n, Msg: fmt.Sprintf("row has %d columns, want 10", len(cols))}
+	}
+	d := Doc{
+		URI:     cols[0],
+		Kind:    undash(cols[1]),
+		Source:  undash(cols[2]),
+		Date:    undash(cols[3]),
+		Time:    undash(cols[4]),
+		Digest:  undash(cols[8]),
+		SpanOff: -1,
+	}
+	if v := cols[5]; v != "-" {
+		from, until, ok := strings.Cut(v, "..")
+		if !ok {
+			return d, &CorruptError{Path: DocsPath, Line: n, Msg: fmt.Sprintf("validity %q is not from..until", v)}
+		}
+		d.ValidFrom, d.ValidUntil = from, until
+	}
+	if v := cols[6]; v != "-" {
+		d.Flags = strings.Split(v, ",")
+	}
+	if v := cols[7]; v != "-" {
+		for _, p := range strings.Split(v, ",") {
+			f, c, ok := strings.Cut(p, ":")
+			fi, err1 := strconv.Atoi(f)
+			ci, err2 := strconv.Atoi(c)
+			if !ok || err1 != nil || err2 != nil || fi < 0 || ci < 0 {
+				return d, &CorruptError{Path: DocsPath, Line: n, Msg: fmt.Sprintf("field length %q is not field:count", p)}
+			}
+			d.Lengths = append(d.Lengths, FieldLen{Field: fi, N: ci})
+		}
+	}
+	if v := cols[9]; v != "-" {
+		o, l, ok := strings.Cut(v, "+")
+		off, err1 := strconv.ParseInt(o, 10, 64)
+		ln, err2 := strconv.ParseInt(l, 10, 64)
+		if !ok || err1 != nil || err2 != nil || off < 0 || ln < 0 {
+			return d, &CorruptError{Path: DocsPath, Line: n, Msg: fmt.Sprintf("span %q is not offset+length", v)}
+		}
+		d.SpanOff, d.SpanLen = off, ln
+	}
+	return d, nil
+}
+
+// DocOffset returns the byte offset in docs.tsv of the row of ordinal i,
+// read from the docs.off bytes at [i+1)*width, i.e. one fixed-width line.
+func DocOffset(offLine []byte) (int64, error) {
+	s := strings.TrimSuffix(string(offLine), "\n")
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || len(offLine) != docsOffWidth {
+		return 0, &CorruptError{Path: DocsOffPath, Msg: fmt.Sprintf("offset line %q is not %d digits and LF", offLine, docsOffWidth-1)}
+	}
+	return v, nil
+}
+
+// DocsOffLine returns where the offset line of ordinal i starts in docs.off
+// and its width.
+func DocsOffLine(i int) (off int64, width int) {
+	return int64(i+1) * docsOffWidth, docsOffWidth
+}

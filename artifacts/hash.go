@@ -1,0 +1,19 @@
+package artifacts
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+// Hash returns the 16-hex-digit xxhash64 of data, the content hash used for
+// change detection everywhere in cairn.
+func Hash(data []byte) string { return HashSum(xxhash.Sum64(data)) }
+
+// HashSum renders an xxhash64 sum as 16 hex digits.
+func HashSum(sum uint64) string {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], sum)
+	return hex.EncodeToString(b[:])
+}

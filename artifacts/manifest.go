@@ -1,0 +1,115 @@
+package artifacts
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// ManifestKind is the marker key of manifest.json.
+const ManifestKind = "cairn-manifest"
+
+// Manifest is manifest.json: what a build read, what it wrote, and the keys
+// that decide whether a stage must run again.
+type Manifest struct {
+	Format          int          `json:"format"`
+	RankingVersion  int          `json:"ranking_version"`
+	ToolVersion     string       `json:"tool_version"`
+	SemanticsDigest string       `json:"semantics_digest"`
+	Inputs          []FileStamp  `json:"inputs"`
+	Outputs         []FileStamp  `json:"outputs"`
+	Stages          []StageStamp `json:"stages"`
+}
+
+// FileStamp identifies the bytes of one input or output file.
+type FileStamp struct {
+	Path   string `json:"path"`
+	Bytes  int64  `json:"bytes"`
+	XXHash string `json:"xxhash"`
+}
+
+// StageStamp is one stage's input key and the outputs it produced.
+type StageStamp struct {
+	Stage   string   `json:"stage"`
+	Key     string   `json:"key"`
+	Outputs []string `json:"outputs"`
+}
+
+type manifestFile struct {
+	Kind int `json:"cairn-manifest"`
+	Manifest
+}
+
+// EncodeManifest renders manifest.json with sorted inputs, outputs and
+// stages, indented, LF-terminated.
+func EncodeManifest(m Manifest) []byte {
+	m.Format = FormatVersion
+	m.Inputs = sortedStamps(m.Inputs)
+	m.Outputs = sortedStamps(m.Outputs)
+	m.Stages = slices.Clone(m.Stages)
+	slices.SortFunc(m.Stages, func(a, b StageStamp) int { return strings.Compare(a.Stage, b.Stage) })
+	for i := range m.Stages {
+		m.Stages[i].Outputs = slices.Sorted(slices.Values(m.Stages[i].Outputs))
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(manifestFile{Kind: 1, Manifest: m}); err != nil {
+		panic(err) // plain strings and integers always encode
+	}
+	return b.Bytes()
+}
+
+func sortedStamps(s []FileStamp) []FileStamp {
+	s = slices.Clone(s)
+	slices.SortFunc(s, func(a, b FileStamp) int { return strings.Compare(a.Path, b.Path) })
+	return s
+}
+
+// DecodeManifest parses manifest.json and checks its format version.
+func DecodeManifest(data []byte) (Manifest, error) {
+	var f manifestFile
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return Manifest{}, &CorruptError{Path: ManifestPath, Msg: err.Error()}
+	}
+	if f.Kind != 1 {
+		return Manifest{}, &CorruptError{Path: ManifestPath, Msg: "not a cairn manifest"}
+	}
+	if f.Format != FormatVersion {
+		return f.Manifest, &CorruptError{Path: ManifestPath, Msg: fmt.Sprintf("format %d, this cairn reads %d; run cairn build", f.Format, FormatVersion)}
+	}
+	return f.Manifest, nil
+}
+
+// Stage returns the stamp of the named stage.
+func (m Manifest) Stage(name string) (StageStamp, bool) {
+	for _, s := range m.Stages {
+		if s.Stage == name {
+			return s, true
+		}
+	}
+	return StageStamp{}, false
+}
+
+// Output returns the stamp of the output at path.
+func (m Manifest) Output(path string) (FileStamp, bool) {
+	i, ok := slices.BinarySearchFunc(m.Outputs, path, func(s FileStamp, p string) int { return strings.Compare(s.Path, p) })
+	if !ok {
+		return FileStamp{}, false
+	}
+	return m.Outputs[i], true
+}
+
+// Input returns the stamp of the input at path.
+func (m Manifest) Input(path string) (FileStamp, bool) {
+	i, ok := slices.BinarySearchFunc(m.Inputs, path, func(s FileStamp, p string) int { return strings.Compare(s.Path, p) })
+	if !ok {
+		return FileStamp{}, false
+	}
+	return m.Inputs[i], true
+}

@@ -1,0 +1,36 @@
+package artifacts
+
+// Dir is the folder of the build artifacts, relative to the base root.
+const Dir = ".cairn"
+
+// Artifact paths, relative to the base root.
+const (
+	DocsPath     = Dir + "/docs.tsv"
+	DocsOffPath  = Dir + "/docs.off"
+	FieldsPath   = Dir + "/fields.tsv"
+	TermsPath    = Dir + "/terms.tsv"
+	PostingsPath = Dir + "/postings.tsv"
+	EdgesPath    = Dir + "/edges.tsv"
+	EdgesDstPath = Dir + "/edges.dst.tsv"
+	ManifestPath = Dir + "/manifest.json"
+	LockPath     = Dir + "/lock"
+)
+
+// FormatVersion is the version of every artifact layout in this package.
+// Any change to a byte layout bumps it; readers reject other versions.
+const FormatVersion = 1
+
+// Header names of the TSV artifacts.
+const (
+	docsName     = "docs"
+	docsOffName  = "docs.off"
+	fieldsName   = "fields"
+	termsName    = "terms"
+	postingsName = "postings"
+	edgesName    = "edges"
+	edgesDstName = "edges.dst"
+)
+
+// RankingVersion is the version of the ranking arithmetic. It is part of
+// the semantics digest, so a change makes every index stale.
+const RankingVersion = 1

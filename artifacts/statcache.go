@@ -1,0 +1,121 @@
+package artifacts
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// StatEntry remembers the size, modification time and hash of one input as
+// this machine last saw it, so that a build hashes only files whose stat
+// changed.
+type StatEntry struct {
+	Bytes   int64
+	MtimeNS int64
+	XXHash  string
+}
+
+// StatCache maps a base-relative input path to its last known stat.
+//
+// It is machine-local state, not an artifact: modification times differ
+// between two checkouts of the same base, and keeping them in .cairn/ would
+// make identical bases build different bytes. It lives in
+// $XDG_CACHE_HOME/cairn/stat/<hash of the base's absolute path>.tsv
+// (default ~/.cache/cairn/...). Losing it only costs one full hash pass.
+type StatCache map[string]StatEntry
+
+const statCacheHeader = "#cairn stat v1\tpath\tbytes\tmtime_ns\txxhash\n"
+
+// StatCachePath returns where the stat cache of the base at root lives.
+func StatCachePath(root string) (string, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return "", err
+	}
+	dir := os.Getenv("XDG_CACHE_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("no cache folder: set XDG_CACHE_HOME or HOME: %w", err)
+		}
+		dir = filepath.Join(home, ".cache")
+	}
+	sum := sha256.Sum256([]byte(abs))
+	return filepath.Join(dir, "cairn", "stat", hex.EncodeToString(sum[:8])+".tsv"), nil
+}
+
+// ReadStatCache loads the stat cache of the base at root. A missing or
+// unreadable cache is empty: it only makes the next build hash more.
+func ReadStatCache(root string) StatCache {
+	c := StatCache{}
+	path, err := StatCachePath(root)
+	if err != nil {
+		return c
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return c
+	}
+	body, ok := bytes.CutPrefix(data, []byte(statCacheHeader))
+	if !ok {
+		return c
+	}
+	for _, line := range strings.Split(string(body), "\n") {
+		cols := strings.Split(line, "\t")
+		if len(cols) != 4 {
+			continue
+		}
+		size, err1 := strconv.ParseInt(cols[1], 10, 64)
+		mt, err2 := strconv.ParseInt(cols[2], 10, 64)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		c[cols[0]] = StatEntry{Bytes: size, MtimeNS: mt, XXHash: cols[3]}
+	}
+	return c
+}
+
+// Encode renders the cache sorted by path.
+func (c StatCache) Encode(paths []string) []byte {
+	var b bytes.Buffer
+	b.WriteString(statCacheHeader)
+	for _, p := range paths {
+		e := c[p]
+		fmt.Fprintf(&b, "%s\t%d\t%d\t%s\n", p, e.Bytes, e.MtimeNS, e.XXHash)
+	}
+	return b.Bytes()
+}
+
+// WriteStatCache replaces the stat cache of the base at root when its bytes
+// changed. paths must be sorted and name every entry to keep.
+func WriteStatCache(root string, c StatCache, paths []string) error {
+	path, err := StatCachePath(root)
+	if err != nil {
+		return err
+	}
+	data := c.Encode(paths)
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".stat-*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

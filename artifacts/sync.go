@@ -1,0 +1,483 @@
+package artifacts
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+)
+
+// File is one output: Path is relative to the base root, "/"-separated
+// (".cairn/docs.tsv", "docs/AGENTS.md").
+type File struct {
+	Path string
+	Data []byte
+}
+
+// Plan is what a build wants on disk.
+type Plan struct {
+	Root     string   // base root directory (OS path)
+	Files    []File   // outputs to make current, manifest excluded
+	Keep     []string // outputs left exactly as they are (their stage was skipped)
+	Manifest File     // written last, after everything else is durable
+	Previous []string // outputs the previous manifest named; any not in Files/Keep/Manifest is deleted
+}
+
+// The actions a Change can carry.
+const (
+	ActionCreate = "create" // the path did not exist
+	ActionUpdate = "update" // the path existed with other bytes
+	ActionDelete = "delete" // a stale output that the plan no longer names
+)
+
+// Change is one file that Sync writes or deletes.
+type Change struct {
+	Path   string // base-relative, "/"-separated
+	Action string // ActionCreate, ActionUpdate or ActionDelete
+}
+
+// Result says what Sync did (or, from Diff, would do). Changes and Unchanged
+// are sorted by path and include the manifest. Unchanged lists every output
+// left as it was: files whose bytes already matched and every Keep path.
+type Result struct {
+	Changes   []Change
+	Unchanged []string
+}
+
+// syncHook, when set by a test, runs before each disk operation ("write",
+// "rename", "delete") with the path concerned; an error it returns makes
+// the operation fail. It lets tests observe the write order and inject
+// faults at the exact points where a real crash could happen.
+var syncHook func(event, path string) error
+
+// Sync makes the disk under p.Root match p. It is the only code in cairn
+// that writes build outputs.
+//
+// The order is what makes a build atomic for readers: every regular file is
+// written (temp file, fsync, rename, fsync of its folder), then stale outputs
+// are deleted, then the manifest is written the same way. A reader trusts
+// only files the manifest names with matching hashes, so a build killed at
+// any point leaves the old manifest describing files that are either intact
+// or detectably changed. Files whose bytes already match are not touched, so
+// their mtimes stay and make-style tools downstream see no change.
+func Sync(p Plan) (Result, error) {
+	root, err := openBase(p.Root)
+	if err != nil {
+		return Result{}, err
+	}
+	defer root.Close()
+
+	s, err := survey(root, p)
+	if err != nil {
+		return Result{}, err
+	}
+	for _, f := range s.writes {
+		if err := writeAtomic(root, f.Path, f.Data); err != nil {
+			return Result{}, err
+		}
+	}
+	for _, name := range s.deletes {
+		if err := remove(root, name); err != nil {
+			return Result{}, err
+		}
+	}
+	if s.writeManifest {
+		if err := writeAtomic(root, p.Manifest.Path, p.Manifest.Data); err != nil {
+			return Result{}, err
+		}
+	}
+	return s.result, nil
+}
+
+// Diff reports what Sync would do with p, writing nothing. It runs the same
+// survey Sync runs, so the Changes are the ones Sync would make (for
+// `cairn build --check`).
+func Diff(p Plan) (Result, error) {
+	root, err := openBase(p.Root)
+	if err != nil {
+		return Result{}, err
+	}
+	defer root.Close()
+	s, err := survey(root, p)
+	if err != nil {
+		return Result{}, err
+	}
+	return s.result, nil
+}
+
+// openBase opens the base root as an os.Root: every access below goes
+// through it, so no path, and no symlink met on the way, can reach outside
+// the base.
+func openBase(dir string) (*os.Root, error) {
+	if dir == "" {
+		return nil, errors.New("artifacts: sync: the plan has no root folder")
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("artifacts: cannot open the base folder: %w", err)
+	}
+	return root, nil
+}
+
+// surveyed is the outcome of comparing a plan with the disk.
+type surveyed struct {
+	writes        []File   // files to write, sorted by path
+	deletes       []string // stale outputs to delete, sorted
+	writeManifest bool
+	result        Result
+}
+
+// survey validates p and compares it with the disk. It reads but never
+// writes, which is why Diff can share it with Sync.
+func survey(root *os.Root, p Plan) (surveyed, error) {
+	var s surveyed
+	if err := checkPlanPaths(p); err != nil {
+		return s, err
+	}
+
+	files := slices.Clone(p.Files)
+	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	for _, f := range files {
+		action, err := compare(root, f.Path, f.Data)
+		if err != nil {
+			return s, err
+		}
+		if action == "" {
+			s.result.Unchanged = append(s.result.Unchanged, f.Path)
+			continue
+		}
+		s.writes = append(s.writes, f)
+		s.result.Changes = append(s.result.Changes, Change{Path: f.Path, Action: action})
+	}
+
+	for _, name := range p.Keep {
+		// A kept output must be there: the manifest about to be written
+		// names it, and nothing in this build would recreate it.
+		info, err := root.Stat(filepath.FromSlash(name))
+		if err != nil {
+			return s, fmt.Errorf("artifacts: kept output %s cannot be used: %w; its stage must run again (delete %s to force a full build)", name, err, ManifestPath)
+		}
+		if !info.Mode().IsRegular() {
+			return s, fmt.Errorf("artifacts: kept output %s is not a regular file; remove it and build again", name)
+		}
+		s.result.Unchanged = append(s.result.Unchanged, name)
+	}
+
+	wanted := make(map[string]bool, len(p.Files)+len(p.Keep)+1)
+	for _, f := range p.Files {
+		wanted[f.Path] = true
+	}
+	for _, name := range p.Keep {
+		wanted[name] = true
+	}
+	wanted[p.Manifest.Path] = true
+	// LockPath (see AcquireLock) is never deleted, even if a damaged
+	// manifest names it: deleting a held lock file would let a second
+	// build lock a fresh one.
+	wanted[LockPath] = true
+	previous := slices.Sorted(slices.Values(p.Previous))
+	for _, name := range slices.Compact(previous) {
+		if wanted[name] {
+			continue
+		}
+		info, err := root.Lstat(filepath.FromSlash(name))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // already gone: nothing to do, and not a change
+		}
+		if err != nil {
+			return s, fmt.Errorf("artifacts: cannot check stale output %s: %w", name, err)
+		}
+		if info.IsDir() {
+			return s, fmt.Errorf("artifacts: stale output %s is a folder; cairn deletes only files it wrote, so remove it by hand", name)
+		}
+		s.deletes = append(s.deletes, name)
+		s.result.Changes = append(s.result.Changes, Change{Path: name, Action: ActionDelete})
+	}
+
+	action, err := compare(root, p.Manifest.Path, p.Manifest.Data)
+	if err != nil {
+		return s, err
+	}
+	if action == "" {
+		s.result.Unchanged = append(s.result.Unchanged, p.Manifest.Path)
+	} else {
+		s.writeManifest = true
+		s.result.Changes = append(s.result.Changes, Change{Path: p.Manifest.Path, Action: action})
+	}
+
+	slices.SortFunc(s.result.Changes, func(a, b Change) int { return strings.Compare(a.Path, b.Path) })
+	slices.Sort(s.result.Unchanged)
+	return s, nil
+}
+
+// checkPlanPaths refuses unsafe and duplicate paths before anything is read.
+// A path may appear once across Files, Keep and Manifest: two claims on one
+// file would make the result depend on write order.
+func checkPlanPaths(p Plan) error {
+	if p.Manifest.Path == "" {
+		return errors.New("artifacts: sync: the plan has no manifest; every build writes one")
+	}
+	seen := make(map[string]string, len(p.Files)+len(p.Keep)+1)
+	claim := func(name, role string) error {
+		if err := checkPath(name); err != nil {
+			return fmt.Errorf("artifacts: refusing %s %q: %w", role, name, err)
+		}
+		if name == LockPath {
+			return fmt.Errorf("artifacts: refusing %s %q: the path is reserved for the build lock", role, name)
+		}
+		if first, dup := seen[name]; dup {
+			if first == role {
+				return fmt.Errorf("artifacts: %s %s is planned twice; each output has one owner", role, name)
+			}
+			return fmt.Errorf("artifacts: %s is planned twice (as %s and as %s); each output has one owner", name, first, role)
+		}
+		seen[name] = role
+		return nil
+	}
+	for _, f := range p.Files {
+		if err := claim(f.Path, "output"); err != nil {
+			return err
+		}
+	}
+	for _, name := range p.Keep {
+		if err := claim(name, "kept output"); err != nil {
+			return err
+		}
+	}
+	if err := claim(p.Manifest.Path, "manifest"); err != nil {
+		return err
+	}
+	// The previous manifest is read from disk and may have been edited by
+	// hand; deleting what it names must never reach outside the outputs.
+	for _, name := range p.Previous {
+		if err := checkPath(name); err != nil {
+			return fmt.Errorf("artifacts: the previous manifest names %q, which is not a safe output path: %w; delete %s and build again", name, err, ManifestPath)
+		}
+	}
+	return nil
+}
+
+// checkPath accepts only clean, relative, "/"-separated paths below the
+// root. Symlinks are checked later, by os.Root, when the path is used.
+func checkPath(name string) error {
+	switch {
+	case name == "":
+		return errors.New("the path is empty")
+	case strings.Contains(name, `\`):
+		return errors.New(`the path contains a backslash; use "/" as the separator`)
+	case strings.HasPrefix(name, "/") || filepath.IsAbs(name):
+		return errors.New("the path is absolute; outputs are relative to the base root")
+	case slices.Contains(strings.Split(name, "/"), ".."):
+		return errors.New(`the path contains ".."; outputs stay inside the base`)
+	case name == "." || !fs.ValidPath(name):
+		return errors.New(`the path is not clean (empty or "." elements, or a trailing "/")`)
+	case !filepath.IsLocal(filepath.FromSlash(name)):
+		return errors.New("the path is not a local file name on this system")
+	}
+	return nil
+}
+
+// compare says what writing data at name would be: ActionCreate,
+// ActionUpdate, or "" when the bytes on disk are already data. The size is
+// checked first so that a changed file is usually known without reading it.
+func compare(root *os.Root, name string, data []byte) (string, error) {
+	osName := filepath.FromSlash(name)
+	info, err := root.Stat(osName)
+	if errors.Is(err, fs.ErrNotExist) {
+		return ActionCreate, nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("artifacts: cannot use %s as an output: %w", name, err)
+	}
+	if !info.Mode().IsRegular() {
+		return "", fmt.Errorf("artifacts: %s exists and is not a regular file; move it away so cairn can write its output there", name)
+	}
+	if info.Size() != int64(len(data)) {
+		return ActionUpdate, nil
+	}
+	f, err := root.Open(osName)
+	if err != nil {
+		return "", fmt.Errorf("artifacts: cannot read %s: %w", name, err)
+	}
+	defer f.Close()
+	same, err := sameBytes(f, data)
+	if err != nil {
+		return "", fmt.Errorf("artifacts: cannot read %s: %w", name, err)
+	}
+	if same {
+		return "", nil
+	}
+	return ActionUpdate, nil
+}
+
+// compareChunk is how much of a file is read at a time when comparing it:
+// streaming keeps a large artifact from being held in memory twice.
+const compareChunk = 64 << 10
+
+// sameBytes reports whether r holds exactly data.
+func sameBytes(r io.Reader, data []byte) (bool, error) {
+	buf := make([]byte, compareChunk)
+	rest := data
+	for {
+		n, err := r.Read(buf)
+		if n > len(rest) || !bytes.Equal(buf[:n], rest[:n]) {
+			return false, nil
+		}
+		rest = rest[n:]
+		if err == io.EOF {
+			return len(rest) == 0, nil
+		}
+		if err != nil {
+			return false, err
+		}
+	}
+}
+
+// writeAtomic replaces name with data so that a reader sees either the old
+// bytes or the new ones, never a mix: the data goes to a temp file in the
+// same folder (so the rename stays on one file system), is fsynced, renamed
+// over the target, and the folder is fsynced so the rename itself survives a
+// crash. The temp file is removed on any failure.
+func writeAtomic(root *os.Root, name string, data []byte) (err error) {
+	if err := runHook("write", name); err != nil {
+		return fmt.Errorf("artifacts: cannot write %s: %w", name, err)
+	}
+	dir := path.Dir(name)
+	if err := makeDirs(root, dir); err != nil {
+		return fmt.Errorf("artifacts: cannot create the folder for %s: %w", name, err)
+	}
+	tmp, f, err := createTemp(root, dir, path.Base(name))
+	if err != nil {
+		return fmt.Errorf("artifacts: cannot write %s: %w", name, err)
+	}
+	closed := false
+	defer func() {
+		if err != nil {
+			if !closed {
+				f.Close()
+			}
+			root.Remove(filepath.FromSlash(tmp))
+			err = fmt.Errorf("artifacts: cannot write %s: %w", name, err)
+		}
+	}()
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	closed = true
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := runHook("rename", name); err != nil {
+		return err
+	}
+	if err := root.Rename(filepath.FromSlash(tmp), filepath.FromSlash(name)); err != nil {
+		return err
+	}
+	return syncDir(root, dir)
+}
+
+// tempAttempts bounds the retries when a random temp name is already taken.
+const tempAttempts = 10
+
+// createTemp creates ".<base>.tmp-<random>" in dir. The leading dot keeps
+// it out of globs and listings; O_EXCL makes sure it is a fresh file.
+func createTemp(root *os.Root, dir, base string) (string, *os.File, error) {
+	var suffix [6]byte
+	for range tempAttempts {
+		rand.Read(suffix[:])
+		tmp := path.Join(dir, "."+base+".tmp-"+hex.EncodeToString(suffix[:]))
+		f, err := root.OpenFile(filepath.FromSlash(tmp), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", nil, err
+		}
+		return tmp, f, nil
+	}
+	return "", nil, fmt.Errorf("no free temp file name in %s after %d attempts", dir, tempAttempts)
+}
+
+// makeDirs creates dir and its missing parents (mode 0755), fsyncing the
+// parent of each folder it creates so the new entry is as durable as the
+// file about to be renamed into it.
+func makeDirs(root *os.Root, dir string) error {
+	if dir == "." {
+		return nil
+	}
+	info, err := root.Stat(filepath.FromSlash(dir))
+	if err == nil {
+		if !info.IsDir() {
+			return fmt.Errorf("%s exists and is not a folder", dir)
+		}
+		return nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	parent := path.Dir(dir)
+	if err := makeDirs(root, parent); err != nil {
+		return err
+	}
+	if err := root.Mkdir(filepath.FromSlash(dir), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	return syncDir(root, parent)
+}
+
+// remove deletes a stale output and fsyncs its folder. The folder itself is
+// left alone even when it becomes empty: it may hold the user's own files
+// later, and .cairn must stay for the lock.
+func remove(root *os.Root, name string) error {
+	if err := runHook("delete", name); err != nil {
+		return fmt.Errorf("artifacts: cannot delete stale output %s: %w", name, err)
+	}
+	err := root.Remove(filepath.FromSlash(name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("artifacts: cannot delete stale output %s: %w", name, err)
+	}
+	if err := syncDir(root, path.Dir(name)); err != nil {
+		return fmt.Errorf("artifacts: cannot delete stale output %s: %w", name, err)
+	}
+	return nil
+}
+
+// syncDir fsyncs a folder so that entries created, renamed or removed in it
+// survive a crash. Windows cannot fsync a folder (and does not need to), so
+// it is skipped there.
+func syncDir(root *os.Root, dir string) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	d, err := root.Open(filepath.FromSlash(dir))
+	if err != nil {
+		return err
+	}
+	if err := d.Sync(); err != nil {
+		d.Close()
+		return fmt.Errorf("fsync folder %s: %w", dir, err)
+	}
+	return d.Close()
+}
+
+func runHook(event, name string) error {
+	if syncHook == nil {
+		return nil
+	}
+	return syncHook(event, name)
+}

@@ -1,0 +1,93 @@
+package artifacts
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// CorruptError says an artifact's bytes do not follow its format. The query
+// stage treats it as "corrupt" and falls back to a scan of the base.
+type CorruptError struct {
+	Path string
+	Line int // 1-based; 0 when the whole file is meant
+	Msg  string
+}
+
+func (e *CorruptError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: corrupt artifact: %s", e.Path, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: corrupt artifact: %s", e.Path, e.Msg)
+}
+
+// header is the first line of a TSV artifact: its name, version and columns.
+func header(name string, columns ...string) string {
+	return fmt.Sprintf("#cairn %s v%d\t%s\n", name, FormatVersion, strings.Join(columns, "\t"))
+}
+
+// splitHeader checks the first line of data and returns the rest.
+func splitHeader(path string, data []byte, want string) ([]byte, error) {
+	i := bytes.IndexByte(data, '\n')
+	if i < 0 || string(data[:i+1]) != want {
+		return nil, &CorruptError{Path: path, Line: 1, Msg: fmt.Sprintf("header is not %q", strings.TrimSuffix(want, "\n"))}
+	}
+	return data[i+1:], nil
+}
+
+// lines calls fn for every LF-terminated line of data with its 1-based line
+// number (counting the header as line 1). A final line without LF is corrupt:
+// every writer ends its files with LF, so a missing one means truncation.
+func lines(path string, data []byte, fn func(n int, line []byte) error) error {
+	n := 1
+	for len(data) > 0 {
+		n++
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			return &CorruptError{Path: path, Line: n, Msg: "last line has no LF; the file is truncated"}
+		}
+		if err := fn(n, data[:i]); err != nil {
+			return err
+		}
+		data = data[i+1:]
+	}
+	return nil
+}
+
+// dash writes "-" for an empty value, so that no TSV cell is empty.
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// undash reverses dash.
+func undash(s string) string {
+	if s == "-" {
+		return ""
+	}
+	return s
+}
+
+// cleanCell replaces the bytes that would break a TSV row.
+func cleanCell(s string) string {
+	if !strings.ContainsAny(s, "\t\n\r") {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if r == '\t' || r == '\n' || r == '\r' {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+func atoi(path string, n int, s string) (int64, error) {
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || v < 0 {
+		return 0, &CorruptError{Path: path, Line: n, Msg: fmt.Sprintf("%q is not a non-negative integer", s)}
+	}
+	return v, nil
+}

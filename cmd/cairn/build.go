@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages"
+	"github.com/cairn-kb/cairn/stages/diag"
+)
+
+// BuildCmd is `cairn build`.
+type BuildCmd struct {
+	Check bool `help:"Build in memory and write nothing; list every file that would change and exit 1 if any would (for CI and pre-commit)."`
+	Quiet bool `help:"Print nothing but warnings and errors."`
+}
+
+// Run builds the base, or checks it with --check.
+func (c *BuildCmd) Run(env *Env) error {
+	root, err := env.findBase()
+	if err != nil {
+		return err
+	}
+	res, err := buildBase(root, c.Check, env.Stderr)
+	if err != nil {
+		return err
+	}
+	if c.Check {
+		for _, ch := range res.sync.Changes {
+			fmt.Fprintf(env.Stdout, "%s\t%s\n", ch.Action, ch.Path)
+		}
+		if len(res.sync.Changes) > 0 {
+			return &exitError{code: 1, msg: fmt.Sprintf("%d file(s) would change; run `cairn build` and commit the result", len(res.sync.Changes))}
+		}
+		if !c.Quiet {
+			fmt.Fprintln(env.Stderr, "cairn: up to date: a build would change nothing")
+		}
+		return nil
+	}
+	if !c.Quiet {
+		fmt.Fprintln(env.Stderr, "cairn: "+res.summary())
+	}
+	return nil
+}
+
+// buildResult is what one build did.
+type buildResult struct {
+	out  stages.Output
+	sync artifacts.Result
+}
+
+func (r buildResult) summary() string {
+	if len(r.sync.Changes) == 0 && len(r.out.Ran) == 0 {
+		return "nothing to do: every stage is current and no file was rewritten"
+	}
+	var b strings.Builder
+	if len(r.out.Ran) > 0 {
+		fmt.Fprintf(&b, "ran %s", strings.Join(r.out.Ran, ", "))
+		if r.out.Items > 0 {
+			fmt.Fprintf(&b, " (%d items, %d edges)", r.out.Items, r.out.Edges)
+		}
+	}
+	if len(r.out.Skipped) > 0 {
+		if b.Len() > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "kept %s", strings.Join(r.out.Skipped, ", "))
+	}
+	counts := map[string]int{}
+	for _, c := range r.sync.Changes {
+		counts[c.Action]++
+	}
+	fmt.Fprintf(&b, "; %d created, %d updated, %d deleted, %d unchanged",
+		counts[artifacts.ActionCreate], counts[artifacts.ActionUpdate], counts[artifacts.ActionDelete], len(r.sync.Unchanged))
+	return b.String()
+}
+
+// buildBase runs the pipeline on the base at root. With check it only
+// diffs; otherwise it takes the build lock, syncs and saves the stat cache.
+// Diagnostics are printed to stderr; base mistakes exit 2.
+func buildBase(root string, check bool, stderr io.Writer) (buildResult, error) {
+	var res buildResult
+	if !check {
+		lock, err := artifacts.AcquireLock(root, "cairn build")
+		if err != nil {
+			return res, err
+		}
+		defer lock.Release()
+	}
+	prev, err := artifacts.ReadPrevious(root)
+	if err != nil {
+		fmt.Fprintf(stderr, "cairn: the previous manifest is unreadable (%v); rebuilding everything\n", err)
+		prev = nil
+	}
+	osRoot, err := os.OpenRoot(root)
+	if err != nil {
+		return res, err
+	}
+	defer osRoot.Close()
+	out, err := stages.Build(context.Background(), stages.Input{
+		FS:          osRoot.FS(),
+		Stat:        artifacts.ReadStatCache(root),
+		Previous:    prev,
+		Intact:      artifacts.Intact(root, prev),
+		ToolVersion: Version,
+	})
+	var derr *diag.Errors
+	if errors.As(err, &derr) {
+		for _, d := range derr.Diagnostics {
+			fmt.Fprintln(stderr, d.String())
+		}
+		return res, derr
+	}
+	if err != nil {
+		return res, err
+	}
+	for _, d := range out.Warnings {
+		fmt.Fprintln(stderr, d.String())
+	}
+	res.out = out
+	out.Plan.Root = root
+	if check {
+		res.sync, err = artifacts.Diff(out.Plan)
+		return res, err
+	}
+	res.sync, err = artifacts.Sync(out.Plan)
+	if err != nil {
+		return res, err
+	}
+	paths := slices.Sorted(maps.Keys(out.Stat))
+	if err := artifacts.WriteStatCache(root, out.Stat, paths); err != nil {
+		fmt.Fprintf(stderr, "cairn: warning: cannot save the stat cache (%v); the next build will hash every input again\n", err)
+	}
+	return res, nil
+}

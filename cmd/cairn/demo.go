@@ -1,0 +1,89 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/golden"
+)
+
+// DemoCmd is `cairn demo`.
+type DemoCmd struct {
+	Keep bool `help:"Keep the temporary base and print its path, to explore it with --base."`
+}
+
+// Run copies the bundled demo base into a temporary folder, builds it and
+// shows what was built.
+func (c *DemoCmd) Run(env *Env) error {
+	dir, err := os.MkdirTemp("", "cairn-demo-")
+	if err != nil {
+		return err
+	}
+	if !c.Keep {
+		defer os.RemoveAll(dir)
+	}
+	if err := os.CopyFS(dir, golden.Demo()); err != nil {
+		return fmt.Errorf("cannot copy the demo base: %w", err)
+	}
+	w := env.Stdout
+	fmt.Fprintf(w, "cairn demo: the bundled demo base, copied to %s\n\n", dir)
+	res, err := buildBase(dir, false, env.Stderr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "$ cairn build\n%s\n\n", res.summary())
+	fmt.Fprintln(w, "artifacts under .cairn/:")
+	m, err := artifacts.ReadPrevious(dir)
+	if err != nil || m == nil {
+		return fmt.Errorf("the demo build wrote no readable manifest: %v", err)
+	}
+	var base int64
+	for _, in := range m.Inputs {
+		base += in.Bytes
+	}
+	var total int64
+	for _, o := range m.Outputs {
+		fmt.Fprintf(w, "  %-26s %8d bytes  xxhash %s\n", o.Path, o.Bytes, o.XXHash)
+		total += o.Bytes
+	}
+	fmt.Fprintf(w, "  %-26s %8d bytes  (base: %d inputs, %d bytes)\n\n", "total", total, len(m.Inputs), base)
+
+	docs, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(artifacts.DocsPath)))
+	if err != nil {
+		return err
+	}
+	rows, err := artifacts.DecodeDocs(docs)
+	if err != nil {
+		return err
+	}
+	kinds := map[string]int{}
+	for _, r := range rows {
+		kinds[r.Kind]++
+	}
+	fmt.Fprintf(w, "items: %d (", len(rows))
+	for i, k := range []string{"events", "index", "wiki", "projects", "tasks"} {
+		if i > 0 {
+			fmt.Fprint(w, ", ")
+		}
+		fmt.Fprintf(w, "%d %s", kinds[k], k)
+	}
+	fmt.Fprintln(w, ")")
+	fmt.Fprintln(w, "first rows of .cairn/docs.tsv:")
+	lines := strings.SplitN(string(docs), "\n", 5)
+	for _, l := range lines[:min(4, len(lines))] {
+		fmt.Fprintf(w, "  %s\n", l)
+	}
+
+	again, err := buildBase(dir, false, env.Stderr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\n$ cairn build   # again, nothing changed\n%s\n", again.summary())
+	if c.Keep {
+		fmt.Fprintf(w, "\nthe demo base stays in %s; try: cairn --base %s build --check\n", dir, dir)
+	}
+	return nil
+}

@@ -1,0 +1,89 @@
+// Package index is the build stage that writes the lexical index: docs.tsv
+// and docs.off (one row per item), fields.tsv (the searchable fields and
+// their weights) and the term dictionary with its sorted postings
+// (terms.tsv, postings.tsv).
+//
+// In: the projected items, sorted by URI, and the configuration (for field
+// weights). Out: artifact files. It must not read or write anything; the
+// byte layouts belong to package artifacts.
+package index
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/project"
+)
+
+// Input is the projected corpus.
+type Input struct {
+	Config model.Config
+	Items  []project.Item // sorted by URI
+}
+
+// Output holds the index artifacts.
+type Output struct {
+	Files []artifacts.File
+}
+
+// Run builds the index artifacts.
+func Run(ctx context.Context, in Input) (Output, error) {
+	fieldNames := map[string]bool{}
+	for i := range in.Items {
+		for _, f := range in.Items[i].Fields {
+			fieldNames[f.Name] = true
+		}
+	}
+	names := make([]string, 0, len(fieldNames))
+	for n := range fieldNames {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	ordinal := make(map[string]int, len(names))
+	fields := make([]artifacts.Field, len(names))
+	for i, n := range names {
+		ordinal[n] = i
+		fields[i] = artifacts.Field{Name: n, Weight: in.Config.Weight(n)}
+	}
+
+	rows := make([]artifacts.Doc, len(in.Items))
+	postings := map[string][]artifacts.Posting{}
+	for i := range in.Items {
+		if i%4096 == 0 && ctx.Err() != nil {
+			return Output{}, ctx.Err()
+		}
+		it := &in.Items[i]
+		row := artifacts.Doc{
+			URI: it.URI, Kind: it.Kind, Source: it.Source, Date: it.Date, Time: it.Time,
+			ValidFrom: it.ValidFrom, ValidUntil: it.ValidUntil, Flags: it.Flags,
+			Digest: it.Digest, SpanOff: it.SpanOff, SpanLen: it.SpanLen,
+		}
+		for _, f := range it.Fields {
+			fo := ordinal[f.Name]
+			if f.Words > 0 {
+				row.Lengths = append(row.Lengths, artifacts.FieldLen{Field: fo, N: f.Words})
+			}
+			for _, t := range f.Terms {
+				postings[t.Term] = append(postings[t.Term], artifacts.Posting{Doc: i, Field: fo, TF: t.N})
+			}
+		}
+		rows[i] = row
+	}
+	terms := make([]artifacts.TermPostings, 0, len(postings))
+	for t, ps := range postings {
+		terms = append(terms, artifacts.TermPostings{Term: t, Postings: ps})
+	}
+	slices.SortFunc(terms, func(a, b artifacts.TermPostings) int { return strings.Compare(a.Term, b.Term) })
+	docs, off := artifacts.EncodeDocs(rows)
+	dict, post := artifacts.EncodePostings(terms)
+	return Output{Files: []artifacts.File{
+		{Path: artifacts.DocsPath, Data: docs},
+		{Path: artifacts.DocsOffPath, Data: off},
+		{Path: artifacts.FieldsPath, Data: artifacts.EncodeFields(fields)},
+		{Path: artifacts.TermsPath, Data: dict},
+		{Path: artifacts.PostingsPath, Data: post},
+	}}, nil
+}

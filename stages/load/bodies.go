@@ -1,0 +1,85 @@
+package load
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cairn-kb/cairn/stages/diag"
+	"github.com/cairn-kb/cairn/stages/model"
+)
+
+// bodyEntry is one manifest entry: a cached body of one record.
+type bodyEntry struct {
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+	Bytes  int64  `json:"bytes"`
+}
+
+// loadBodies reads bodies/manifest.json and each body it names. A body
+// whose size or sha256 disagrees with the manifest is left out with a
+// warning: an unverified body must never reach ranking. Nothing is fetched.
+func loadBodies(fsys fs.FS, cfg model.Config, manifest string, ds *diag.List) []model.Body {
+	data, ok := readFile(fsys, manifest, MaxGovernanceBytes, ds)
+	if !ok {
+		return nil
+	}
+	var entries map[string]bodyEntry
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&entries); err != nil {
+		line, col := 1, 1
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			line, col = diag.LineCol(data, se.Offset-1)
+		}
+		ds.Errorf(manifest, line, col, "bad-bodies-manifest", "invalid bodies manifest: %v; it maps record URI to {\"path\", \"sha256\", \"bytes\"}", err)
+		return nil
+	}
+	uris := make([]string, 0, len(entries))
+	for u := range entries {
+		uris = append(uris, u)
+	}
+	slices.Sort(uris)
+	var out []model.Body
+	for _, uri := range uris {
+		e := entries[uri]
+		line, col := diag.LineCol(data, int64(bytes.Index(data, []byte(`"`+uri+`"`))))
+		warn := func(format string, args ...any) { ds.Warnf(manifest, line, col, "body-unverified", format, args...) }
+		if e.Path == "" || strings.HasPrefix(e.Path, "/") || strings.Contains(e.Path, "\\") || path.Clean(e.Path) != e.Path || strings.HasPrefix(e.Path, "..") {
+			ds.Errorf(manifest, line, col, "path-escape", "body path %q of %s must be a plain path inside the %s folder", e.Path, uri, cfg.Layers.Bodies)
+			continue
+		}
+		p := cfg.Layers.Bodies + "/" + e.Path
+		text, err := fs.ReadFile(fsys, p)
+		switch {
+		case err != nil:
+			warn("body of %s is ignored: cannot read %s (%v); cairn never fetches a missing body", uri, p, unwrapPath(err))
+			continue
+		case int64(len(text)) > MaxBodyBytes:
+			warn("body of %s is ignored: %s is over the %d-byte cap", uri, p, MaxBodyBytes)
+			continue
+		case int64(len(text)) != e.Bytes:
+			warn("body of %s is ignored: %s has %d bytes, the manifest says %d; re-record the body or fix the manifest", uri, p, len(text), e.Bytes)
+			continue
+		}
+		sum := sha256.Sum256(text)
+		if got := hex.EncodeToString(sum[:]); !strings.EqualFold(got, e.SHA256) {
+			warn("body of %s is ignored: %s has sha256 %s, the manifest says %s; re-record the body or fix the manifest", uri, p, got, e.SHA256)
+			continue
+		}
+		if !utf8.Valid(text) {
+			warn("body of %s is ignored: %s is not UTF-8 text", uri, p)
+			continue
+		}
+		out = append(out, model.Body{URI: uri, Path: p, SHA256: strings.ToLower(e.SHA256), Bytes: e.Bytes, Text: string(text)})
+	}
+	return out
+}

@@ -1,0 +1,173 @@
+package load
+
+import (
+	"errors"
+	"io/fs"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/diag"
+	"github.com/cairn-kb/cairn/stages/model"
+	"go.yaml.in/yaml/v3"
+)
+
+// FieldNameRe is the shape of a schema field name.
+var FieldNameRe = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
+
+// Policy role values.
+var (
+	Categories    = []string{"created", "received", "saved"}
+	Visibilities  = []string{"private", "shared", "public"}
+	Cardinalities = []string{"one", "optional", "many"}
+)
+
+// loadConfig reads and validates cairn.yaml. ok is false when the base
+// cannot be classified (no config, or one that does not decode).
+func loadConfig(fsys fs.FS, ds *diag.List) (cfg model.Config, root *yaml.Node, hash string, ok bool) {
+	data, err := fs.ReadFile(fsys, ConfigFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		ds.Errorf(ConfigFile, 0, 0, "no-config", "this folder has no cairn.yaml, so it is not a cairn base; run `cairn init` here or pass --base")
+		return cfg, nil, "", false
+	}
+	if err != nil {
+		ds.Errorf(ConfigFile, 0, 0, "read", "cannot read the configuration: %v", unwrapPath(err))
+		return cfg, nil, "", false
+	}
+	if len(data) > MaxGovernanceBytes {
+		ds.Errorf(ConfigFile, 0, 0, "too-large", "the configuration is over the %d-byte cap", MaxGovernanceBytes)
+		return cfg, nil, "", false
+	}
+	root, decoded := decodeYAML(ConfigFile, data, 1, &cfg, ds)
+	cfg = cfg.WithDefaults()
+	validateConfig(cfg, root, ds)
+	return cfg, root, artifacts.Hash(data), decoded
+}
+
+// keyLine finds the line and column of a mapping key along a path of keys
+// in a decoded YAML document, falling back to the deepest key found.
+func keyLine(root *yaml.Node, keys ...string) (int, int) {
+	n := root
+	if n != nil && n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	line, col := 1, 1
+	for _, k := range keys {
+		if n == nil || n.Kind != yaml.MappingNode {
+			break
+		}
+		var next *yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == k {
+				line, col = n.Content[i].Line, n.Content[i].Column
+				next = n.Content[i+1]
+				break
+			}
+		}
+		if next == nil {
+			break
+		}
+		n = next
+	}
+	return line, col
+}
+
+// validateConfig checks the values strict decoding cannot: names, ranges,
+// enumerations, globs and identity aliases.
+func validateConfig(cfg model.Config, root *yaml.Node, ds *diag.List) {
+	errAt := func(keys []string, code, format string, args ...any) {
+		line, col := keyLine(root, keys...)
+		ds.Errorf(ConfigFile, line, col, code, format, args...)
+	}
+	for _, name := range sortedKeys(cfg.Schema) {
+		f := cfg.Schema[name]
+		at := []string{"schema", name}
+		if !FieldNameRe.MatchString(name) {
+			errAt(at, "bad-field-name", "field name %q must match ^[a-z][a-z0-9_-]*$; rename it", name)
+		}
+		if f.Weight != 0 && (f.Weight < 1 || f.Weight > 100) {
+			errAt(append(at, "weight"), "bad-weight", "weight of %q is %d; use a whole number from 1 to 100", name, f.Weight)
+		}
+		if f.Cardinality != "" && !slices.Contains(Cardinalities, f.Cardinality) {
+			errAt(append(at, "cardinality"), "bad-cardinality", "cardinality of %q is %q; use one of: %s", name, f.Cardinality, strings.Join(Cardinalities, ", "))
+		}
+	}
+	for _, name := range sortedKeys(cfg.Sources) {
+		s := cfg.Sources[name]
+		at := []string{"sources", name}
+		if !sourceRe.MatchString(name) {
+			errAt(at, "bad-source-name", "source name %q must be letters, digits, dot, dash or underscore; rename it", name)
+		}
+		if s.Recency.HalfLifeDays < 0 {
+			errAt(append(at, "recency", "half_life_days"), "bad-half-life", "half_life_days of %q is negative; use a positive number of days, or omit it for no recency bonus", name)
+		}
+		if s.Category != "" && !slices.Contains(Categories, s.Category) {
+			errAt(append(at, "category"), "bad-category", "category %q of source %q; use one of: %s", s.Category, name, strings.Join(Categories, ", "))
+		}
+		if s.Visibility != "" && !slices.Contains(Visibilities, s.Visibility) {
+			errAt(append(at, "visibility"), "bad-visibility", "visibility %q of source %q; use one of: %s", s.Visibility, name, strings.Join(Visibilities, ", "))
+		}
+	}
+	owner := map[string]string{}
+	for _, name := range sortedKeys(cfg.Identities) {
+		id := cfg.Identities[name]
+		at := []string{"identities", name}
+		if !IsEntityURI(id.Canonical) {
+			errAt(append(at, "canonical"), "bad-identity", "canonical URI of identity %q is %q; write scheme:identity, e.g. person:email/marc@x.test", name, id.Canonical)
+		}
+		for _, a := range append([]string{id.Canonical}, id.Aliases...) {
+			if a == "" {
+				errAt(append(at, "aliases"), "bad-identity", "identity %q has an empty alias; remove it", name)
+				continue
+			}
+			if other, ok := owner[a]; ok && other != name {
+				errAt(append(at, "aliases"), "duplicate-alias", "%q names both identity %q and %q; an alias belongs to one identity", a, other, name)
+			}
+			owner[a] = name
+		}
+	}
+	for i, g := range cfg.Content {
+		if !doublestar.ValidatePattern(g) {
+			line, col := keyLine(root, "content")
+			ds.Errorf(ConfigFile, line, col, "bad-glob", "content glob %d %q is not a valid doublestar pattern; fix its brackets or braces", i+1, g)
+		}
+	}
+	l := cfg.Layers
+	seen := map[string]string{}
+	for _, layer := range []struct{ name, dir string }{
+		{"events", l.Events}, {"index", l.Index}, {"wiki", l.Wiki}, {"projects", l.Projects},
+		{"tasks", l.Tasks}, {"bodies", l.Bodies}, {"governance", l.Governance},
+	} {
+		if !validFolder(layer.dir) {
+			errAt([]string{"layers", layer.name}, "bad-layer", "layer folder %q is not a plain relative folder inside the base; use a name like %q", layer.dir, layer.name)
+		}
+		if other, ok := seen[layer.dir]; ok {
+			errAt([]string{"layers", layer.name}, "bad-layer", "layers %s and %s share the folder %q; give each its own", other, layer.name, layer.dir)
+		}
+		seen[layer.dir] = layer.name
+	}
+}
+
+// validFolder reports whether dir is a clean relative path inside the base.
+func validFolder(dir string) bool {
+	return dir != "" && dir != "." && !strings.HasPrefix(dir, "/") && !strings.HasPrefix(dir, ".") &&
+		path.Clean(dir) == dir && !slices.Contains(strings.Split(dir, "/"), "..") && !strings.ContainsAny(dir, "\\\t\n")
+}
+
+// IsEntityURI reports whether s looks like scheme:identity.
+func IsEntityURI(s string) bool {
+	scheme, rest, ok := strings.Cut(s, ":")
+	if !ok || rest == "" || scheme == "" {
+		return false
+	}
+	for i, r := range scheme {
+		ok := r >= 'a' && r <= 'z' || i > 0 && (r >= '0' && r <= '9' || r == '+' || r == '-' || r == '.')
+		if !ok {
+			return false
+		}
+	}
+	return !strings.ContainsAny(s, " \t\n")
+}

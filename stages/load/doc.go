@@ -1,0 +1,13 @@
+// Package load is the first build stage: it finds the base's files, hashes
+// them stat-first, and decodes the configuration, record documents, pages,
+// cached bodies, governance files and content files into model values.
+//
+// In: an fs.FS rooted at the base, this machine's stat cache, and a
+// predicate saying which input groups are already current. Out: the decoded
+// base, the stamp of every input, each group's input key and every
+// diagnostic, sorted.
+//
+// It must not write anything, read outside the FS, look at the clock or the
+// environment, or stop at the first mistake: every bad input becomes a
+// diagnostic naming the file, line and fix, and loading goes on.
+package load

@@ -1,0 +1,245 @@
+package load
+
+import (
+	"io/fs"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/diag"
+	"github.com/cairn-kb/cairn/stages/model"
+)
+
+// ConfigFile is the base's configuration, at the base root.
+const ConfigFile = "cairn.yaml"
+
+// Input groups. Each group is parsed only when its key changed, and a key
+// covers every file the group reads plus the configuration.
+const (
+	GroupCorpus     = "corpus"     // record documents, pages, cached bodies
+	GroupGovernance = "governance" // voices, terms, the notes log
+	GroupContent    = "content"    // the project's own content files
+)
+
+// fileKind is what a path in the base is, by where it sits.
+type fileKind uint8
+
+const (
+	kindIgnored fileKind = iota
+	kindConfig
+	kindDocument
+	kindPage
+	kindBodiesManifest
+	kindBody
+	kindVoice
+	kindTerms
+	kindLog
+	kindContent
+)
+
+func (k fileKind) group() string {
+	switch k {
+	case kindDocument, kindPage, kindBodiesManifest, kindBody:
+		return GroupCorpus
+	case kindVoice, kindTerms, kindLog:
+		return GroupGovernance
+	case kindContent:
+		return GroupContent
+	}
+	return ""
+}
+
+// entry is one input file found by the walk.
+type entry struct {
+	path    string
+	kind    fileKind
+	size    int64
+	mtimeNS int64
+	hash    string
+}
+
+var (
+	dayRe    = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`)
+	sourceRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+)
+
+// classifier decides what each path of the base is.
+type classifier struct {
+	layers  model.Layers
+	content []string
+}
+
+func newClassifier(cfg model.Config) classifier {
+	globs := cfg.Content
+	if len(globs) == 0 {
+		globs = []string{"**/*.md"}
+	}
+	return classifier{layers: cfg.Layers, content: globs}
+}
+
+// under reports whether p is inside folder dir, and the rest of the path.
+func under(p, dir string) (string, bool) {
+	if dir == "" {
+		return "", false
+	}
+	return strings.CutPrefix(p, dir+"/")
+}
+
+// classify names the kind of p. Files inside a layer folder that are not of
+// that layer's shape are reported, never silently dropped.
+func (c classifier) classify(p string, ds *diag.List) fileKind {
+	l := c.layers
+	if p == ConfigFile {
+		return kindConfig
+	}
+	if rest, ok := under(p, l.Events); ok {
+		parts := strings.Split(rest, "/")
+		if len(parts) == 2 && dayRe.MatchString(parts[0]) && strings.HasSuffix(parts[1], ".json") {
+			return kindDocument
+		}
+		ds.Warnf(p, 0, 0, "stray-file", "not a record document, so cairn does not read it; record documents go in %s/YYYY-MM-DD/<source>.json", l.Events)
+		return kindIgnored
+	}
+	if rest, ok := under(p, l.Index); ok {
+		if !strings.Contains(rest, "/") && strings.HasSuffix(rest, ".json") {
+			return kindDocument
+		}
+		ds.Warnf(p, 0, 0, "stray-file", "not a snapshot document, so cairn does not read it; snapshots go in %s/<source>.json", l.Index)
+		return kindIgnored
+	}
+	for _, dir := range []string{l.Wiki, l.Projects} {
+		if rest, ok := under(p, dir); ok {
+			if strings.HasSuffix(rest, ".md") {
+				return kindPage
+			}
+			ds.Warnf(p, 0, 0, "stray-file", "not a Markdown page, so cairn does not read it; pages in %s/ end in .md", dir)
+			return kindIgnored
+		}
+	}
+	if rest, ok := under(p, l.Tasks); ok {
+		parts := strings.Split(rest, "/")
+		if len(parts) == 3 && dayRe.MatchString(parts[0]) && parts[2] == "TASKS.md" {
+			return kindPage
+		}
+		ds.Warnf(p, 0, 0, "stray-file", "not a task page, so cairn does not read it; task pages are %s/YYYY-MM-DD/<slug>/TASKS.md", l.Tasks)
+		return kindIgnored
+	}
+	if rest, ok := under(p, l.Bodies); ok {
+		if rest == "manifest.json" {
+			return kindBodiesManifest
+		}
+		return kindBody // only bodies the manifest names are read
+	}
+	if rest, ok := under(p, l.Governance); ok {
+		switch {
+		case rest == "terms.yaml":
+			return kindTerms
+		case rest == "log.jsonl":
+			return kindLog
+		case strings.HasPrefix(rest, "voices/") && strings.HasSuffix(rest, ".yaml") && strings.Count(rest, "/") == 1:
+			return kindVoice
+		}
+		ds.Warnf(p, 0, 0, "stray-file", "not a governance file, so cairn does not read it; governance holds voices/<name>.yaml, terms.yaml and log.jsonl")
+		return kindIgnored
+	}
+	base := path.Base(p)
+	if base == "AGENTS.md" || base == "CLAUDE.md" {
+		return kindIgnored // rules files are output, never content
+	}
+	for _, g := range c.content {
+		if ok, _ := doublestar.Match(g, p); ok {
+			return kindContent
+		}
+	}
+	return kindIgnored
+}
+
+// walk lists every input file of the base with its stat, sorted by path.
+// Hidden files and folders (.git, .cairn, ...) are not part of a base.
+func walk(fsys fs.FS, c classifier, ds *diag.List) []entry {
+	var out []entry
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			ds.Errorf(p, 0, 0, "read", "cannot list this path: %v", unwrapPath(err))
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if p == "." {
+			return nil
+		}
+		if strings.HasPrefix(path.Base(p), ".") {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if strings.ContainsAny(p, "\t\n\r\\") {
+			ds.Errorf(p, 0, 0, "bad-path", "the path holds a tab, newline or backslash, which cairn's artifacts cannot carry; rename it")
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			ds.Errorf(p, 0, 0, "read", "cannot stat: %v", unwrapPath(err))
+			return nil
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			// Follow the link only through fsys, which refuses links that
+			// leave the base.
+			target, err := fs.Stat(fsys, p)
+			if err != nil {
+				ds.Errorf(p, 0, 0, "path-escape", "the symlink cannot be followed inside the base (%v); replace it with the file itself", unwrapPath(err))
+				return nil
+			}
+			if target.IsDir() {
+				ds.Warnf(p, 0, 0, "symlink-dir", "cairn does not follow symlinked folders; move the folder into the base to have it read")
+				return nil
+			}
+			info = target
+		}
+		if d.IsDir() || !info.Mode().IsRegular() {
+			return nil
+		}
+		k := c.classify(p, ds)
+		if k == kindIgnored {
+			return nil
+		}
+		out = append(out, entry{path: p, kind: k, size: info.Size(), mtimeNS: info.ModTime().UnixNano()})
+		return nil
+	})
+	if err != nil {
+		ds.Errorf(".", 0, 0, "read", "cannot walk the base: %v", err)
+	}
+	slices.SortFunc(out, func(a, b entry) int { return strings.Compare(a.path, b.path) })
+	return out
+}
+
+// hashAll fills each entry's hash, stat-first: an entry whose size and
+// modification time match the stat cache keeps its cached hash; others are
+// read and hashed. It returns the refreshed cache.
+func hashAll(fsys fs.FS, entries []entry, cache artifacts.StatCache, ds *diag.List) artifacts.StatCache {
+	fresh := make(artifacts.StatCache, len(entries))
+	for i := range entries {
+		e := &entries[i]
+		if c, ok := cache[e.path]; ok && c.Bytes == e.size && c.MtimeNS == e.mtimeNS && c.XXHash != "" {
+			e.hash = c.XXHash
+		} else {
+			data, err := fs.ReadFile(fsys, e.path)
+			if err != nil {
+				ds.Errorf(e.path, 0, 0, "read", "cannot read the file: %v", unwrapPath(err))
+				continue
+			}
+			e.size = int64(len(data))
+			e.hash = artifacts.Hash(data)
+		}
+		fresh[e.path] = artifacts.StatEntry{Bytes: e.size, MtimeNS: e.mtimeNS, XXHash: e.hash}
+	}
+	return fresh
+}

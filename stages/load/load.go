@@ -1,0 +1,236 @@
+package load
+
+import (
+	"context"
+	"io/fs"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/diag"
+	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cespare/xxhash/v2"
+)
+
+// Input is what the load stage reads.
+type Input struct {
+	// FS is the base root. Production passes an os.Root's FS, which refuses
+	// symlinks that leave the base.
+	FS fs.FS
+	// Stat is this machine's stat cache from the previous build; nil is an
+	// empty cache (every input gets hashed).
+	Stat artifacts.StatCache
+	// Current reports whether a group's outputs are current for key, in
+	// which case the group is not parsed. Nil parses every group.
+	Current func(group, key string) bool
+}
+
+// Output is the loaded base with what the build needs to decide and record.
+type Output struct {
+	// Base holds the configuration always, and each group that was parsed.
+	Base model.Base
+	// Inputs lists every input file of the base, sorted by path.
+	Inputs []artifacts.FileStamp
+	// Stat is the refreshed stat cache, to be saved after a good build.
+	Stat artifacts.StatCache
+	// Keys maps each group to its input key.
+	Keys map[string]string
+	// Parsed lists the groups that were parsed, sorted.
+	Parsed []string
+	// SemanticsDigest covers every configuration value that changes ranking.
+	SemanticsDigest string
+	// Diagnostics found while loading, sorted.
+	Diagnostics []diag.Diagnostic
+}
+
+// Run finds the base's files, hashes them stat-first, computes each group's
+// key, and parses the groups whose outputs are not current.
+func Run(ctx context.Context, in Input) (Output, error) {
+	var ds diag.List
+	var out Output
+	cfg, cfgRoot, cfgHash, cfgOK := loadConfig(in.FS, &ds)
+	out.Base.Config = cfg
+	out.Base.ConfigPath = ConfigFile
+	if !cfgOK {
+		// Without a valid configuration the layer folders are unknown, so
+		// nothing else can be classified reliably.
+		out.Diagnostics = ds.Sorted()
+		return out, nil
+	}
+	entries := walk(in.FS, newClassifier(cfg), &ds)
+	if err := ctx.Err(); err != nil {
+		return out, err
+	}
+	out.Stat = hashAll(in.FS, entries, in.Stat, &ds)
+	for _, e := range entries {
+		out.Inputs = append(out.Inputs, artifacts.FileStamp{Path: e.path, Bytes: e.size, XXHash: e.hash})
+	}
+	out.SemanticsDigest = SemanticsDigest(cfg)
+	out.Keys = groupKeys(entries, cfgHash, out.SemanticsDigest)
+
+	byGroup := map[string][]entry{}
+	for _, e := range entries {
+		if g := e.kind.group(); g != "" {
+			byGroup[g] = append(byGroup[g], e)
+		}
+	}
+	need := func(g string) bool { return in.Current == nil || !in.Current(g, out.Keys[g]) }
+	if need(GroupGovernance) || need(GroupContent) {
+		// Content validation needs the points, which governance checks.
+		out.Base.Voices, out.Base.Terms, out.Base.Log = loadGovernance(in.FS, cfg, &ds)
+		validateGovernanceConfig(ConfigFile, cfgRoot, cfg, out.Base.Voices, &ds)
+		out.Parsed = append(out.Parsed, GroupGovernance)
+	}
+	if need(GroupCorpus) {
+		out.Base.Documents, out.Base.Pages, out.Base.Bodies = loadCorpus(ctx, in.FS, cfg, byGroup[GroupCorpus], &ds)
+		out.Parsed = append(out.Parsed, GroupCorpus)
+	}
+	if need(GroupContent) {
+		out.Base.Content = loadContent(in.FS, cfg, byGroup[GroupContent], &ds)
+		out.Parsed = append(out.Parsed, GroupContent)
+	}
+	slices.Sort(out.Parsed)
+	out.Diagnostics = ds.Sorted()
+	return out, ctx.Err()
+}
+
+// groupKeys hashes, for each group, the configuration, the artifact format
+// and ranking versions, and the path and hash of every file in the group.
+// Content keys also cover governance, since rules depend on both.
+func groupKeys(entries []entry, cfgHash, semantics string) map[string]string {
+	hs := map[string]*xxhash.Digest{}
+	for _, g := range []string{GroupCorpus, GroupGovernance, GroupContent} {
+		h := xxhash.New()
+		h.WriteString("cairn/" + g + "/format=" + strconv.Itoa(artifacts.FormatVersion) +
+			"/ranking=" + strconv.Itoa(artifacts.RankingVersion) + "\n" + cfgHash + "\n" + semantics + "\n")
+		hs[g] = h
+	}
+	for _, e := range entries {
+		line := e.path + "\t" + e.hash + "\n"
+		switch g := e.kind.group(); g {
+		case GroupGovernance:
+			hs[GroupGovernance].WriteString(line)
+			hs[GroupContent].WriteString(line)
+		case "":
+		default:
+			hs[g].WriteString(line)
+		}
+	}
+	keys := make(map[string]string, len(hs))
+	for g, h := range hs {
+		keys[g] = artifacts.HashSum(h.Sum64())
+	}
+	return keys
+}
+
+// loadCorpus parses record documents, pages and cached bodies. Documents
+// and pages are parsed in parallel; each worker writes only its own slot,
+// so the result is in input order whatever the scheduling.
+func loadCorpus(ctx context.Context, fsys fs.FS, cfg model.Config, entries []entry, ds *diag.List) ([]model.Document, []model.Page, []model.Body) {
+	type result struct {
+		doc   *model.Document
+		page  *model.Page
+		diags diag.List
+	}
+	var bodiesManifest string
+	var work []entry
+	for _, e := range entries {
+		switch e.kind {
+		case kindDocument, kindPage:
+			work = append(work, e)
+		case kindBodiesManifest:
+			bodiesManifest = e.path
+		}
+	}
+	results := make([]result, len(work))
+	parallel(ctx, len(work), func(i int) {
+		e, r := work[i], &results[i]
+		if e.kind == kindDocument {
+			if d, ok := loadDocument(fsys, cfg, e.path, &r.diags); ok {
+				r.doc = &d
+			}
+		} else if p, ok := loadPage(fsys, cfg, e.path, &r.diags); ok {
+			r.page = &p
+		}
+	})
+	var docs []model.Document
+	var pages []model.Page
+	for i := range results {
+		r := &results[i]
+		ds.Merge(r.diags.Sorted())
+		if r.doc != nil {
+			docs = append(docs, *r.doc)
+		}
+		if r.page != nil {
+			pages = append(pages, *r.page)
+		}
+	}
+	var bodies []model.Body
+	if bodiesManifest != "" {
+		bodies = loadBodies(fsys, cfg, bodiesManifest, ds)
+	}
+	return docs, pages, bodies
+}
+
+// parallel runs fn(0..n-1) on GOMAXPROCS workers.
+func parallel(ctx context.Context, n int, fn func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	var next sync.Mutex
+	i := 0
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				next.Lock()
+				j := i
+				i++
+				next.Unlock()
+				if j >= n {
+					return
+				}
+				fn(j)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// SemanticsDigest hashes the configuration values that change ranking:
+// schema weights and relation flags, source policies, identities and the
+// ranking version. Descriptions, examples, content globs and governance do
+// not change a pack, so editing them does not make the index stale.
+func SemanticsDigest(cfg model.Config) string {
+	h := xxhash.New()
+	w := func(parts ...string) {
+		h.WriteString(strings.Join(parts, "\x1f"))
+		h.WriteString("\x1e")
+	}
+	w("ranking", strconv.Itoa(artifacts.RankingVersion))
+	for _, name := range sortedKeys(cfg.Schema) {
+		f := cfg.Schema[name]
+		w("field", name, strconv.Itoa(cfg.Weight(name)), strconv.FormatBool(f.Relation), f.Cardinality)
+	}
+	for _, name := range sortedKeys(cfg.Sources) {
+		s := cfg.Sources[name]
+		w("source", name, strconv.Itoa(s.Recency.HalfLifeDays), s.Category, s.Visibility)
+	}
+	for _, name := range sortedKeys(cfg.Identities) {
+		id := cfg.Identities[name]
+		w(append([]string{"identity", name, id.Canonical}, id.Aliases...)...)
+	}
+	l := cfg.Layers
+	w("layers", l.Events, l.Index, l.Wiki, l.Projects, l.Tasks, l.Bodies)
+	return artifacts.HashSum(h.Sum64())
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

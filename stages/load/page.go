@@ -1,0 +1,224 @@
+package load
+
+import (
+	"bytes"
+	"io/fs"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/cairn-kb/cairn/stages/diag"
+	"github.com/cairn-kb/cairn/stages/model"
+	"go.yaml.in/yaml/v3"
+)
+
+// frontmatter is a page's YAML block: the keys cairn interprets, and every
+// other key kept as it is for read.
+type frontmatter struct {
+	model.Frontmatter `yaml:",inline"`
+	Extras            map[string]any `yaml:",inline"`
+}
+
+// splitFrontmatter separates a leading `---` YAML block from the Markdown
+// after it. It returns the YAML bytes, the body, and the 1-based lines where
+// each starts; found is false when the file has no frontmatter. A block
+// that opens but never closes is an error on the opening line.
+func splitFrontmatter(p string, data []byte, ds *diag.List) (yml []byte, body []byte, bodyLine int, found, ok bool) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	first, rest, _ := bytes.Cut(data, []byte{'\n'})
+	if string(bytes.TrimRight(first, " \t\r")) != "---" {
+		return nil, data, 1, false, true
+	}
+	line := 1
+	for off := 0; off < len(rest); {
+		end := bytes.IndexByte(rest[off:], '\n')
+		next := len(rest)
+		if end >= 0 {
+			next = off + end + 1
+		}
+		line++
+		l := string(bytes.TrimRight(rest[off:next], " \t\r\n"))
+		if l == "---" || l == "..." {
+			return rest[:off], rest[next:], line + 1, true, true
+		}
+		off = next
+	}
+	ds.Errorf(p, 1, 1, "frontmatter-unclosed", "the frontmatter opened with --- is never closed; add a --- line after the YAML, or remove the opening ---")
+	return nil, nil, 0, true, false
+}
+
+// decodeFrontmatter decodes a page's or content file's frontmatter, leaving
+// unknown keys in Extras. Errors point at file lines.
+func decodeFrontmatter(p string, data []byte, ds *diag.List) (frontmatter, []byte, int, bool) {
+	var fm frontmatter
+	yml, body, bodyLine, found, ok := splitFrontmatter(p, data, ds)
+	if !ok {
+		return fm, nil, 0, false
+	}
+	if !found {
+		return fm, body, bodyLine, true
+	}
+	root, decoded := decodeYAML(p, yml, 2, &fm, ds)
+	if root != nil && root.Kind != yaml.MappingNode {
+		ds.Errorf(p, 2, 1, "frontmatter-not-mapping", "the frontmatter must be YAML keys and values (title: ..., tags: [...]); fix it or remove the --- block")
+		return fm, body, bodyLine, false
+	}
+	checkDay(p, 2, "date", &fm.Date, ds)
+	checkDay(p, 2, "valid_from", &fm.ValidFrom, ds)
+	checkDay(p, 2, "valid_until", &fm.ValidUntil, ds)
+	checkDay(p, 2, "due", &fm.Due, ds)
+	checkDay(p, 2, "reviewed", &fm.Reviewed, ds)
+	if fm.ValidFrom != "" && fm.ValidUntil != "" && fm.ValidFrom > fm.ValidUntil {
+		ds.Errorf(p, 2, 1, "bad-window", "valid_from %s is after valid_until %s; swap or fix them", fm.ValidFrom, fm.ValidUntil)
+	}
+	if fm.Category != "" && !slices.Contains(Categories, fm.Category) {
+		ds.Errorf(p, 2, 1, "bad-category", "category %q; use one of: %s", fm.Category, strings.Join(Categories, ", "))
+	}
+	if fm.Visibility != "" && !slices.Contains(Visibilities, fm.Visibility) {
+		ds.Errorf(p, 2, 1, "bad-visibility", "visibility %q; use one of: %s", fm.Visibility, strings.Join(Visibilities, ", "))
+	}
+	return fm, body, bodyLine, decoded
+}
+
+// checkDay accepts YYYY-MM-DD, and also a full timestamp by keeping its day.
+func checkDay(p string, line int, key string, v *string, ds *diag.List) {
+	if *v == "" {
+		return
+	}
+	if _, err := time.Parse(time.DateOnly, *v); err == nil {
+		return
+	}
+	if t, err := ParseStamp(*v); err == nil {
+		*v = t.UTC().Format(time.DateOnly)
+		return
+	}
+	ds.Errorf(p, line, 1, "bad-date", "%s %q is not a day; write YYYY-MM-DD", key, *v)
+}
+
+// loadPage reads one wiki, project or task page.
+func loadPage(fsys fs.FS, cfg model.Config, p string, ds *diag.List) (model.Page, bool) {
+	data, ok := readFile(fsys, p, MaxPageBytes, ds)
+	if !ok {
+		return model.Page{}, false
+	}
+	mark := ds.Len()
+	fm, body, bodyLine, ok := decodeFrontmatter(p, data, ds)
+	if !ok {
+		return model.Page{}, false
+	}
+	pg := model.Page{Path: p, Front: fm.Frontmatter, FrontExtras: fm.Extras, Body: string(body), BodyLine: bodyLine}
+	l := cfg.Layers
+	switch {
+	case hasPrefix(p, l.Wiki):
+		pg.Layer = model.LayerWiki
+		pg.Slug = strings.TrimSuffix(strings.TrimPrefix(p, l.Wiki+"/"), ".md")
+		pg.Date = fm.Date
+	case hasPrefix(p, l.Projects):
+		pg.Layer = model.LayerProjects
+		pg.Slug = strings.TrimSuffix(strings.TrimPrefix(p, l.Projects+"/"), ".md")
+		pg.Date = fm.Date
+	default:
+		pg.Layer = model.LayerTasks
+		parts := strings.Split(strings.TrimPrefix(p, l.Tasks+"/"), "/")
+		pg.Date, pg.Slug = parts[0], parts[1]
+		if _, err := time.Parse(time.DateOnly, pg.Date); err != nil {
+			ds.Errorf(p, 0, 0, "bad-date", "folder %q is not a real day; name it YYYY-MM-DD", pg.Date)
+		}
+	}
+	pg.Headings = Headings(pg.Body, bodyLine)
+	if pg.Front.Title == "" {
+		if len(pg.Headings) > 0 {
+			pg.Front.Title = pg.Headings[0].Text
+		} else {
+			pg.Front.Title = path.Base(pg.Slug)
+		}
+	}
+	if fm.Point != "" {
+		ds.Warnf(p, 2, 1, "point-on-page", "point: binds content files, not %s pages; it is ignored here", pg.Layer)
+	}
+	return pg, !ds.HasErrorsSince(mark)
+}
+
+func hasPrefix(p, dir string) bool { return strings.HasPrefix(p, dir+"/") }
+
+// Headings lists the ATX headings of a Markdown body outside fenced code,
+// each with its GitHub-style anchor (lowercase, punctuation removed, spaces
+// to hyphens, a -N suffix for repeats). firstLine is the body's first line.
+func Headings(body string, firstLine int) []model.Heading {
+	var out []model.Heading
+	seen := map[string]int{}
+	fence := ""
+	for i, line := range strings.Split(body, "\n") {
+		line = strings.TrimRight(line, "\r")
+		trimmed := strings.TrimLeft(line, " ")
+		if len(line)-len(trimmed) > 3 {
+			continue // indented code
+		}
+		if f := fenceOf(trimmed); f != "" {
+			switch {
+			case fence == "":
+				fence = f
+			case strings.HasPrefix(f, fence) && strings.TrimSpace(strings.TrimLeft(trimmed, f[:1])) == "":
+				fence = ""
+			}
+			continue
+		}
+		if fence != "" {
+			continue
+		}
+		level := 0
+		for level < len(trimmed) && trimmed[level] == '#' {
+			level++
+		}
+		if level == 0 || level > 6 || (level < len(trimmed) && trimmed[level] != ' ' && trimmed[level] != '\t') {
+			continue
+		}
+		text := strings.TrimSpace(trimmed[level:])
+		text = strings.TrimSpace(strings.TrimRight(text, "#"))
+		if text == "" {
+			continue
+		}
+		anchor := Anchor(text)
+		if n, ok := seen[anchor]; ok {
+			seen[anchor] = n + 1
+			anchor = anchor + "-" + strconv.Itoa(n+1)
+		} else {
+			seen[anchor] = 0
+		}
+		out = append(out, model.Heading{Level: level, Text: text, Anchor: anchor, Line: firstLine + i})
+	}
+	return out
+}
+
+// fenceOf returns the fence marker (``` or ~~~, possibly longer) that opens
+// or closes a code block on this line, or "".
+func fenceOf(line string) string {
+	for _, c := range []byte{'`', '~'} {
+		n := 0
+		for n < len(line) && line[n] == c {
+			n++
+		}
+		if n >= 3 {
+			return line[:n]
+		}
+	}
+	return ""
+}
+
+// Anchor is GitHub's heading anchor: lowercase, keep letters, digits,
+// spaces, hyphens and underscores, then spaces become hyphens.
+func Anchor(text string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(text) {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) || r == '_' || r == '-':
+			b.WriteRune(r)
+		case r == ' ':
+			b.WriteByte('-')
+		}
+	}
+	return b.String()
+}

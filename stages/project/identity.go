@@ -1,0 +1,69 @@
+package project
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/cairn-kb/cairn/stages/model"
+)
+
+// identities resolves any known URI, email or login to every name of the
+// entity it belongs to.
+type identities struct {
+	names map[string][]string // any name → all names of its identity, canonical first
+}
+
+func newIdentities(cfg model.Config) identities {
+	ids := identities{names: map[string][]string{}}
+	for _, name := range sortedKeys(cfg.Identities) {
+		id := cfg.Identities[name]
+		all := append([]string{id.Canonical}, id.Aliases...)
+		for _, n := range all {
+			ids.names[n] = all
+		}
+	}
+	return ids
+}
+
+// exactForms lists the exact identifiers a relation value gives its item:
+// the value itself, for an entity URI the suffix after its last slash, and
+// the same for every alias of the identity the value names.
+func (ids identities) exactForms(value string) []string {
+	names := ids.names[value]
+	if names == nil {
+		names = []string{value}
+	}
+	var out []string
+	for _, n := range names {
+		out = append(out, n)
+		if s := EntitySuffix(n); s != "" && s != n {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// EntitySuffix returns the part of an entity URI after its last slash
+// (marc@x.test for person:email/marc@x.test), or "" when the value is not
+// an entity URI with a path. URLs have no suffix identity: their last
+// segment is rarely a name.
+func EntitySuffix(v string) string {
+	scheme, rest, ok := strings.Cut(v, ":")
+	if !ok || scheme == "" || scheme == "http" || scheme == "https" || strings.HasPrefix(rest, "//") {
+		return ""
+	}
+	i := strings.LastIndexByte(rest, '/')
+	if i < 0 || i == len(rest)-1 {
+		return ""
+	}
+	return rest[i+1:]
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,135 @@
+package project
+
+import (
+	"slices"
+	"strings"
+)
+
+// Flags an item can carry in docs.tsv. Policy roles come from the record's
+// own fields or its source's defaults; the others from page frontmatter.
+const (
+	FlagCreated    = "created"
+	FlagReceived   = "received"
+	FlagSaved      = "saved"
+	FlagPrivate    = "private"
+	FlagShared     = "shared"
+	FlagPublic     = "public"
+	FlagSuperseded = "superseded" // superseded_by, supersedes from another page, or status: superseded
+	FlagDone       = "done"       // status: done
+	FlagDeprecated = "deprecated" // status: deprecated
+	FlagNav        = "nav"        // navigation pages: wiki/index.md, wiki/log.md
+	FlagActive     = "active"     // project with status: active
+)
+
+// Field names cairn gives meaning to.
+const (
+	FieldID       = "id"
+	FieldTitle    = "title"
+	FieldTime     = "time"
+	FieldBody     = "body"
+	FieldSlug     = "slug"
+	FieldURI      = "uri" // holds only the exact URI identifier, no words
+	FieldCategory = "category"
+	FieldVisible  = "visibility"
+)
+
+// Item is one searchable record or page, projected into fields.
+type Item struct {
+	URI        string
+	Kind       string // events | index | wiki | projects | tasks
+	Source     string
+	Date       string
+	Time       string // RFC 3339, UTC
+	ValidFrom  string
+	ValidUntil string
+	Flags      []string // sorted
+	Title      string
+	// Fields holds every searchable field, sorted by name.
+	Fields []Field
+	// Relations are the values of relation fields (and page relations).
+	Relations []Relation
+	Tags      []string
+	// Links are the Markdown link targets of a page, resolved to
+	// base-relative paths (with #anchor) or kept as URLs.
+	Links []string
+	// Supersedes lists the pages this page replaces.
+	Supersedes []string
+	// DocPath and Line locate a record in its document (for messages and
+	// read); SpanOff/SpanLen locate its bytes (-1 for pages).
+	DocPath string
+	Line    int
+	SpanOff int64
+	SpanLen int64
+	// Digest is xxhash64 over the item's projected semantics.
+	Digest string
+}
+
+// Field is one projected field of an item.
+type Field struct {
+	Name   string
+	Values []string
+	// Words is the field's length in word tokens (all of them, short ones
+	// included), the n of the length normalisation.
+	Words int
+	// Terms are the indexed terms with their frequency, sorted by term:
+	// words of MinPlainRunes or more, identifier tokens, and =exact values.
+	Terms []TermFreq
+}
+
+// TermFreq is a term and how often it occurs in one field.
+type TermFreq struct {
+	Term string
+	N    int
+}
+
+// Relation is one relation value and the field that holds it.
+type Relation struct {
+	Field string
+	Value string
+}
+
+// HasFlag reports whether the item carries flag f.
+func (it *Item) HasFlag(f string) bool {
+	_, ok := slices.BinarySearch(it.Flags, f)
+	return ok
+}
+
+// Field returns the named field, if the item has it.
+func (it *Item) Field(name string) (*Field, bool) {
+	i, ok := slices.BinarySearchFunc(it.Fields, name, func(f Field, n string) int { return strings.Compare(f.Name, n) })
+	if !ok {
+		return nil, false
+	}
+	return &it.Fields[i], true
+}
+
+// newField tokenises values into a field. exact lists values that are also
+// exact identifiers of the item (ids, titles, relation values, slugs).
+func newField(name string, values []string, exact []string) Field {
+	f := Field{Name: name, Values: values}
+	terms := make([]string, 0, 16)
+	for _, v := range values {
+		Words(v, func(w string, runes int) {
+			f.Words++
+			if runes >= MinPlainRunes {
+				terms = append(terms, w)
+			}
+		})
+		Identifiers(v, func(id string) { terms = append(terms, id) })
+	}
+	for _, v := range exact {
+		if e := Exact(v); e != "" {
+			terms = append(terms, ExactPrefix+e)
+		}
+	}
+	slices.Sort(terms)
+	for i := 0; i < len(terms); {
+		j := i + 1
+		for j < len(terms) && terms[j] == terms[i] {
+			j++
+		}
+		f.Terms = append(f.Terms, TermFreq{Term: terms[i], N: j - i})
+		i = j
+	}
+	return f
+}

@@ -1,0 +1,172 @@
+package project
+
+import (
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/cairn-kb/cairn/stages/model"
+)
+
+// Page statuses that mean "no longer current".
+var closedStatuses = map[string]string{
+	"done":       FlagDone,
+	"deprecated": FlagDeprecated,
+	"superseded": FlagSuperseded,
+}
+
+// projectPage projects a wiki, project or task page: its slug, title,
+// description, type, status, tags, aliases, body, relations and commitment
+// metadata are searchable; slug, title, aliases, relations and the URI are
+// exact identifiers.
+func projectPage(cfg model.Config, ids identities, p model.Page) Item {
+	f := p.Front
+	it := Item{
+		URI:        p.Path,
+		Kind:       p.Layer,
+		Source:     p.Layer,
+		Date:       p.Date,
+		ValidFrom:  f.ValidFrom,
+		ValidUntil: f.ValidUntil,
+		Title:      f.Title,
+		Tags:       f.Tags,
+		DocPath:    p.Path,
+		Line:       1,
+		SpanOff:    -1,
+	}
+	if flag, ok := closedStatuses[strings.ToLower(f.Status)]; ok {
+		it.Flags = append(it.Flags, flag)
+	}
+	if f.SupersededBy != "" {
+		it.Flags = append(it.Flags, FlagSuperseded)
+	}
+	if p.Layer == model.LayerProjects && strings.EqualFold(f.Status, "active") {
+		it.Flags = append(it.Flags, FlagActive)
+	}
+	if nav(cfg, p.Path) {
+		it.Flags = append(it.Flags, FlagNav)
+	}
+	if f.Category != "" {
+		it.Flags = append(it.Flags, f.Category)
+	}
+	if f.Visibility != "" {
+		it.Flags = append(it.Flags, f.Visibility)
+	}
+	add := func(name string, exact bool, vals ...string) {
+		var kept []string
+		for _, v := range vals {
+			if strings.TrimSpace(v) != "" {
+				kept = append(kept, v)
+			}
+		}
+		if len(kept) == 0 {
+			return
+		}
+		var ex []string
+		if exact {
+			ex = kept
+		}
+		it.Fields = append(it.Fields, newField(name, kept, ex))
+	}
+	add(FieldSlug, true, p.Slug)
+	add(FieldTitle, true, f.Title)
+	add("description", false, f.Description)
+	add("type", false, f.Type)
+	add("status", false, f.Status)
+	add("tags", false, f.Tags...)
+	add("aliases", true, f.Aliases...)
+	add(FieldBody, false, p.Body)
+	add("next_action", false, f.NextAction)
+	add("blocker", false, f.Blocker)
+	add("reviewed", false, f.Reviewed)
+	add("due", false, f.Due)
+	for _, field := range sortedKeys(f.Relations) {
+		vals := f.Relations[field]
+		var exact []string
+		for _, v := range vals {
+			it.Relations = append(it.Relations, Relation{Field: field, Value: v})
+			exact = append(exact, ids.exactForms(v)...)
+		}
+		it.Fields = append(it.Fields, newField(field, vals, exact))
+	}
+	it.Fields = append(it.Fields, newField(FieldURI, nil, []string{it.URI}))
+	it.Links = Links(p.Path, p.Body)
+	for _, s := range f.Supersedes {
+		it.Supersedes = append(it.Supersedes, s)
+	}
+	mergeFields(&it)
+	finish(&it)
+	return it
+}
+
+// mergeFields joins fields of the same name (a relation named like a
+// built-in field) so that every item has each field once.
+func mergeFields(it *Item) {
+	slices.SortStableFunc(it.Fields, func(a, b Field) int { return strings.Compare(a.Name, b.Name) })
+	out := it.Fields[:0]
+	for _, f := range it.Fields {
+		if n := len(out); n > 0 && out[n-1].Name == f.Name {
+			prev := out[n-1]
+			var exact []string
+			for _, t := range append(prev.Terms, f.Terms...) {
+				if e, ok := strings.CutPrefix(t.Term, ExactPrefix); ok {
+					exact = append(exact, e)
+				}
+			}
+			out[n-1] = newField(f.Name, append(slices.Clone(prev.Values), f.Values...), exact)
+			continue
+		}
+		out = append(out, f)
+	}
+	it.Fields = out
+}
+
+// linkRe matches inline Markdown links and images: [text](target "title").
+var linkRe = regexp.MustCompile(`\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)`)
+
+// Links returns the targets of a page's Markdown links outside fenced code:
+// https URLs as they are, relative links resolved to base-relative paths
+// (keeping #anchor); links that leave the base, mailto: and other schemes
+// are not graph edges.
+func Links(pagePath, body string) []string {
+	var out []string
+	inFence := false
+	for _, line := range strings.Split(body, "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			inFence = !inFence
+			continue
+		}
+		if inFence {
+			continue
+		}
+		for _, m := range linkRe.FindAllStringSubmatch(line, -1) {
+			if l := resolveLink(pagePath, m[1]); l != "" {
+				out = append(out, l)
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func resolveLink(pagePath, target string) string {
+	switch {
+	case strings.HasPrefix(target, "https://") || strings.HasPrefix(target, "http://"):
+		return target
+	case strings.HasPrefix(target, "#"):
+		return pagePath + target
+	case strings.Contains(target, ":") || strings.HasPrefix(target, "/"):
+		return "" // mailto:, other schemes, absolute paths
+	}
+	file, anchor, _ := strings.Cut(target, "#")
+	resolved := path.Clean(path.Join(path.Dir(pagePath), file))
+	if resolved == ".." || strings.HasPrefix(resolved, "../") {
+		return ""
+	}
+	if anchor != "" {
+		resolved += "#" + anchor
+	}
+	return resolved
+}

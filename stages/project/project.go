@@ -1,0 +1,316 @@
+package project
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"path"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/diag"
+	"github.com/cairn-kb/cairn/stages/fieldpath"
+	"github.com/cairn-kb/cairn/stages/load"
+	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cespare/xxhash/v2"
+)
+
+// Input is the loaded base.
+type Input struct {
+	Base model.Base
+}
+
+// Output is every searchable item, sorted by URI.
+type Output struct {
+	Items       []Item
+	Diagnostics []diag.Diagnostic
+}
+
+// notText are mapped fields that carry policy or time, not searchable text.
+var notText = []string{FieldTime, FieldCategory, FieldVisible}
+
+// Run projects records through their document's fields map and pages
+// through their frontmatter. Documents are projected in parallel, each into
+// its own slot, and joined in input order.
+func Run(ctx context.Context, in Input) (Output, error) {
+	b := in.Base
+	ids := newIdentities(b.Config)
+	bodies := map[string]model.Body{}
+	for _, body := range b.Bodies {
+		bodies[body.URI] = body
+	}
+	type result struct {
+		items []Item
+		diags diag.List
+	}
+	results := make([]result, len(b.Documents))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range min(runtime.GOMAXPROCS(0), max(len(b.Documents), 1)) {
+		wg.Go(func() {
+			for i := range next {
+				results[i].items = projectDocument(b.Config, ids, bodies, b.Documents[i], &results[i].diags)
+			}
+		})
+	}
+	for i := range b.Documents {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return Output{}, err
+	}
+	var ds diag.List
+	var items []Item
+	for i := range results {
+		items = append(items, results[i].items...)
+		ds.Merge(results[i].diags.Sorted())
+	}
+	for _, p := range b.Pages {
+		items = append(items, projectPage(b.Config, ids, p))
+	}
+	markSuperseded(items)
+	slices.SortFunc(items, func(a, b Item) int { return strings.Compare(a.URI, b.URI) })
+	for i := 1; i < len(items); i++ {
+		if items[i].URI == items[i-1].URI {
+			it := items[i]
+			ds.Errorf(it.DocPath, it.Line, 1, "duplicate-id", "two records share the URI %s; ids must be unique within a document", it.URI)
+		}
+	}
+	for _, body := range b.Bodies {
+		if _, ok := slices.BinarySearchFunc(items, body.URI, func(it Item, u string) int { return strings.Compare(it.URI, u) }); !ok {
+			ds.Warnf(body.Path, 0, 0, "body-orphan", "the cached body is for %s, which no record has; fix the URI in the bodies manifest", body.URI)
+		}
+	}
+	for i := range items {
+		items[i].Digest = digest(&items[i])
+	}
+	return Output{Items: items, Diagnostics: ds.Sorted()}, nil
+}
+
+// projectDocument projects every record of one document.
+func projectDocument(cfg model.Config, ids identities, bodies map[string]model.Body, doc model.Document, ds *diag.List) []Item {
+	type fieldPaths struct {
+		name     string
+		paths    []fieldpath.Path
+		relation bool
+		card     string
+	}
+	var fps []fieldPaths
+	for _, fm := range doc.Fields {
+		fp := fieldPaths{name: fm.Field, relation: cfg.Schema[fm.Field].Relation || doc.Schema[fm.Field].Relation}
+		fp.card = cmp.Or(cfg.Schema[fm.Field].Cardinality, doc.Schema[fm.Field].Cardinality)
+		for _, s := range fm.Paths {
+			p, err := fieldpath.Parse(s)
+			if err != nil {
+				return nil // reported by load, which stops the build
+			}
+			fp.paths = append(fp.paths, p)
+		}
+		fps = append(fps, fp)
+	}
+	policy := cfg.Sources[doc.Source]
+	items := make([]Item, 0, len(doc.Records))
+	values := map[string][]string{}
+	for n, rec := range doc.Records {
+		errorf := func(code, format string, args ...any) {
+			ds.Errorf(doc.Path, rec.Line, 1, code, "record %d: "+format, append([]any{n + 1}, args...)...)
+		}
+		var v any
+		dec := json.NewDecoder(bytes.NewReader(rec.Raw))
+		dec.UseNumber()
+		if err := dec.Decode(&v); err != nil {
+			errorf("json-syntax", "%v", err)
+			continue
+		}
+		clear(values)
+		for _, fp := range fps {
+			var out []string
+			for _, p := range fp.paths {
+				out = p.Eval(v, out)
+			}
+			values[fp.name] = out
+			switch {
+			case fp.card == "one" && len(out) != 1:
+				errorf("cardinality", "field %q must have exactly one value, it has %d", fp.name, len(out))
+			case fp.card == "optional" && len(out) > 1:
+				errorf("cardinality", "field %q may have at most one value, it has %d", fp.name, len(out))
+			}
+		}
+		idv := values[FieldID]
+		if len(idv) == 0 || idv[0] == "" {
+			errorf("missing-id", "no id: the id path gives nothing for this record; every record needs an id")
+			continue
+		}
+		it := Item{
+			URI:     doc.Path + "#" + EncodeID(idv[0]),
+			Kind:    doc.Layer,
+			Source:  doc.Source,
+			Date:    doc.Date,
+			DocPath: doc.Path,
+			Line:    rec.Line,
+			SpanOff: rec.Offset,
+			SpanLen: rec.Length,
+		}
+		if t := values[FieldTime]; len(t) > 0 {
+			ts, err := load.ParseStamp(t[0])
+			if err != nil {
+				errorf("date-no-zone", "time %q: %v", t[0], err)
+			} else {
+				it.Time = ts.UTC().Format(time.RFC3339Nano)
+			}
+		} else if doc.Layer == model.LayerEvents {
+			errorf("missing-time", "no time: the time path gives nothing for this record; events need a time")
+		}
+		if t := values[FieldTitle]; len(t) > 0 {
+			it.Title = t[0]
+		}
+		category := first(values[FieldCategory], policy.Category)
+		visibility := first(values[FieldVisible], policy.Visibility)
+		if category != "" {
+			if !slices.Contains(load.Categories, category) {
+				errorf("bad-category", "category %q; use one of: %s", category, strings.Join(load.Categories, ", "))
+			} else {
+				it.Flags = append(it.Flags, category)
+			}
+		}
+		if visibility != "" {
+			if !slices.Contains(load.Visibilities, visibility) {
+				errorf("bad-visibility", "visibility %q; use one of: %s", visibility, strings.Join(load.Visibilities, ", "))
+			} else {
+				it.Flags = append(it.Flags, visibility)
+			}
+		}
+		for _, fp := range fps {
+			vals := values[fp.name]
+			if slices.Contains(notText, fp.name) || len(vals) == 0 {
+				continue
+			}
+			var exact []string
+			switch {
+			case fp.relation:
+				for _, val := range vals {
+					it.Relations = append(it.Relations, Relation{Field: fp.name, Value: val})
+					exact = append(exact, ids.exactForms(val)...)
+				}
+			case fp.name == FieldID || fp.name == FieldTitle:
+				exact = vals
+			}
+			it.Fields = append(it.Fields, newField(fp.name, vals, exact))
+		}
+		if body, ok := bodies[it.URI]; ok {
+			it.Fields = addValues(it.Fields, FieldBody, body.Text)
+		}
+		it.Fields = append(it.Fields, newField(FieldURI, nil, []string{it.URI}))
+		finish(&it)
+		items = append(items, it)
+	}
+	return items
+}
+
+// first returns the first value, or def when there is none.
+func first(vals []string, def string) string {
+	if len(vals) > 0 && vals[0] != "" {
+		return vals[0]
+	}
+	return def
+}
+
+// addValues appends text to the named field, creating it if needed.
+func addValues(fields []Field, name, text string) []Field {
+	for i, f := range fields {
+		if f.Name == name {
+			fields[i] = newField(name, append(slices.Clone(f.Values), text), nil)
+			return fields
+		}
+	}
+	return append(fields, newField(name, []string{text}, nil))
+}
+
+// finish sorts an item's fields and flags and merges duplicate fields.
+func finish(it *Item) {
+	slices.SortStableFunc(it.Fields, func(a, b Field) int { return strings.Compare(a.Name, b.Name) })
+	slices.Sort(it.Flags)
+	it.Flags = slices.Compact(it.Flags)
+	slices.Sort(it.Tags)
+	it.Tags = slices.Compact(it.Tags)
+	slices.SortFunc(it.Relations, func(a, b Relation) int {
+		return cmp.Or(strings.Compare(a.Field, b.Field), strings.Compare(a.Value, b.Value))
+	})
+	it.Relations = slices.Compact(it.Relations)
+}
+
+// EncodeID percent-encodes a record id for its URI: every byte outside
+// A-Z a-z 0-9 . _ : / @ + - becomes %XX with uppercase hex.
+func EncodeID(id string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || strings.IndexByte("._:/@+-", c) >= 0 {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(hex[c>>4])
+		b.WriteByte(hex[c&15])
+	}
+	return b.String()
+}
+
+// digest hashes everything about an item that ranking can see: its URI,
+// kind, source, dates, validity, flags, relations, tags and every field's
+// values. Raw fields that the map does not name never reach it.
+func digest(it *Item) string {
+	h := xxhash.New()
+	w := func(parts ...string) {
+		for _, p := range parts {
+			h.WriteString(p)
+			h.WriteString("\x1f")
+		}
+		h.WriteString("\x1e")
+	}
+	w("item", it.URI, it.Kind, it.Source, it.Date, it.Time, it.ValidFrom, it.ValidUntil)
+	w(append([]string{"flags"}, it.Flags...)...)
+	w(append([]string{"tags"}, it.Tags...)...)
+	w(append([]string{"links"}, it.Links...)...)
+	w(append([]string{"supersedes"}, it.Supersedes...)...)
+	for _, r := range it.Relations {
+		w("rel", r.Field, r.Value)
+	}
+	for _, f := range it.Fields {
+		w(append([]string{"field", f.Name, strconv.Itoa(len(f.Values))}, f.Values...)...)
+	}
+	return artifacts.HashSum(h.Sum64())
+}
+
+// markSuperseded flags every page another page says it supersedes.
+func markSuperseded(items []Item) {
+	idx := map[string]int{}
+	for i, it := range items {
+		idx[it.URI] = i
+	}
+	for _, it := range items {
+		for _, old := range it.Supersedes {
+			if j, ok := idx[old]; ok && !items[j].HasFlag(FlagSuperseded) {
+				items[j].Flags = append(items[j].Flags, FlagSuperseded)
+				slices.Sort(items[j].Flags)
+			}
+		}
+	}
+}
+
+// nav reports whether a page is a navigation page of the wiki layer.
+func nav(cfg model.Config, p string) bool {
+	return p == path.Join(cfg.Layers.Wiki, "index.md") || p == path.Join(cfg.Layers.Wiki, "log.md")
+}
