@@ -101,7 +101,7 @@ func Build(ctx context.Context, in Input) (Output, error) {
 	var ds diag.List
 	ds.Merge(loaded.Diagnostics)
 	out.Stat = loaded.Stat
-	if ds.HasErrors() {
+	if len(loaded.Base.Documents)+len(loaded.Base.Pages) == 0 && ds.HasErrors() {
 		return out, &diag.Errors{Diagnostics: ds.Sorted()}
 	}
 
@@ -118,8 +118,14 @@ func Build(ctx context.Context, in Input) (Output, error) {
 		return s
 	}
 	if groupCurrent(load.GroupCorpus, corpusKey) {
+		if ds.HasErrors() {
+			return out, &diag.Errors{Diagnostics: ds.Sorted()}
+		}
 		stagesOut = append(stagesOut, keep(StageIndex, corpusKey), keep(StageGraph, corpusKey))
 	} else {
+		// Projection runs even when loading found mistakes, on the
+		// documents that did load, so that record-level mistakes are
+		// reported in the same run; nothing is indexed then.
 		proj, err := project.Run(ctx, project.Input{Base: loaded.Base})
 		if err != nil {
 			return out, fmt.Errorf("project: %w", err)

@@ -44,7 +44,11 @@ func loadConfig(fsys fs.FS, ds *diag.List) (cfg model.Config, root *yaml.Node, h
 	root, decoded := decodeYAML(ConfigFile, data, 1, &cfg, ds)
 	cfg = cfg.WithDefaults()
 	validateConfig(cfg, root, ds)
-	return cfg, root, artifacts.Hash(data), decoded
+	// Unknown keys and bad values are reported but leave a usable
+	// configuration, so the rest of the base is still checked and every
+	// mistake is reported in one run; only broken YAML stops here.
+	usable := decoded || root != nil
+	return cfg, root, artifacts.Hash(data), usable
 }
 
 // keyLine finds the line and column of a mapping key along a path of keys

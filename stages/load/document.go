@@ -26,6 +26,7 @@ type docReader struct {
 	data []byte
 	dec  *json.Decoder
 	ds   *diag.List
+	keys map[string]int64 // offset of each envelope key, for messages about it
 }
 
 // at converts a byte offset to a position, skipping the separators the
@@ -42,13 +43,18 @@ func (r *docReader) errorf(off int64, code, format string, args ...any) {
 	r.ds.Errorf(r.path, line, col, code, format, args...)
 }
 
-// syntax reports a decoding error: a JSON syntax error at its own offset,
-// anything else at the decoder's position.
+// syntax reports a decoding error where it is. The streaming decoder's
+// offsets are relative to the value it was reading, so a syntax error is
+// located again by validating the whole document, whose offsets are
+// absolute: the offending byte is the last one read.
 func (r *docReader) syntax(err error) {
 	var se *json.SyntaxError
 	off := r.dec.InputOffset()
 	if errors.As(err, &se) {
-		off = se.Offset - 1
+		var whole json.RawMessage
+		if err2 := json.Unmarshal(r.data, &whole); errors.As(err2, &se) {
+			off, err = se.Offset-1, err2
+		}
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		off = int64(len(r.data))
@@ -65,7 +71,7 @@ func loadDocument(fsys fs.FS, cfg model.Config, p string, ds *diag.List) (model.
 	if !ok {
 		return model.Document{}, false
 	}
-	r := &docReader{path: p, data: data, ds: ds, dec: json.NewDecoder(bytes.NewReader(data))}
+	r := &docReader{path: p, data: data, ds: ds, dec: json.NewDecoder(bytes.NewReader(data)), keys: map[string]int64{}}
 	r.dec.UseNumber()
 	doc := model.Document{Path: p}
 	mark := ds.Len()
@@ -99,6 +105,7 @@ func (r *docReader) envelope(doc *model.Document) bool {
 			return false
 		}
 		key := tok.(string)
+		r.keys[key] = keyOff
 		if seen[key] {
 			r.errorf(keyOff, "duplicate-key", "key %q appears twice; keep one", key)
 		}
@@ -323,6 +330,7 @@ func (r *docReader) records(doc *model.Document) bool {
 		}
 		line += bytes.Count(r.data[lineOff:start], []byte{'\n'})
 		lineOff = start
+		col := int(start) - bytes.LastIndexByte(r.data[:start], '\n')
 		if raw[0] != '{' {
 			lc, col := diag.LineCol(r.data, start)
 			r.ds.Errorf(r.path, lc, col, "json-type", "record %d is not a JSON object; each record is an object", len(doc.Records)+1)
@@ -331,6 +339,7 @@ func (r *docReader) records(doc *model.Document) bool {
 		doc.Records = append(doc.Records, model.Record{
 			Raw:    r.data[start:end:end],
 			Line:   line,
+			Col:    col,
 			Offset: start,
 			Length: end - start,
 		})
@@ -357,7 +366,7 @@ func (r *docReader) checkEnvelope(cfg model.Config, doc *model.Document) {
 	case doc.Source == "":
 		r.errorf(0, "no-source", "the document names no source; add \"source\": %q", stem)
 	case doc.Source != stem:
-		r.errorf(0, "bad-source", "source %q does not match the file name %q; rename the file or fix source", doc.Source, stem+".json")
+		r.errorf(r.keys["source"], "bad-source", "source %q does not match the file name %q; rename the file or fix source", doc.Source, stem+".json")
 	}
 	if !sourceRe.MatchString(stem) {
 		r.errorf(0, "bad-source-name", "source name %q must be letters, digits, dot, dash or underscore; rename the file", stem)
@@ -366,7 +375,7 @@ func (r *docReader) checkEnvelope(cfg model.Config, doc *model.Document) {
 	case doc.Layer == "":
 		doc.Layer = wantLayer
 	case doc.Layer != wantLayer:
-		r.errorf(0, "bad-layer", "layer %q does not match the folder, which holds %s documents; fix layer", doc.Layer, wantLayer)
+		r.errorf(r.keys["layer"], "bad-layer", "layer %q does not match the folder, which holds %s documents; fix layer", doc.Layer, wantLayer)
 		doc.Layer = wantLayer
 	}
 	if wantLayer == model.LayerEvents {
@@ -374,14 +383,14 @@ func (r *docReader) checkEnvelope(cfg model.Config, doc *model.Document) {
 		case doc.Date == "":
 			doc.Date = day
 		case doc.Date != day:
-			r.errorf(0, "bad-date", "date %q does not match the folder day %s; move the file or fix date", doc.Date, day)
+			r.errorf(r.keys["date"], "bad-date", "date %q does not match the folder day %s; move the file or fix date", doc.Date, day)
 		}
 		if _, err := time.Parse(time.DateOnly, day); err != nil {
 			r.errorf(0, "bad-date", "folder %q is not a real day; name it YYYY-MM-DD", day)
 		}
 	} else if doc.Date != "" {
 		if _, err := time.Parse(time.DateOnly, doc.Date); err != nil {
-			r.errorf(0, "bad-date", "date %q is not YYYY-MM-DD", doc.Date)
+			r.errorf(r.keys["date"], "bad-date", "date %q is not YYYY-MM-DD", doc.Date)
 		}
 	}
 	mapped := map[string]bool{}
@@ -394,7 +403,7 @@ func (r *docReader) checkEnvelope(cfg model.Config, doc *model.Document) {
 	}
 	for _, f := range need {
 		if !mapped[f] {
-			r.errorf(0, "missing-field", "the fields map does not map %q; every source maps id and title, and events map time too", f)
+			r.errorf(r.keys["fields"], "missing-field", "the fields map does not map %q; every source maps id and title, and events map time too", f)
 		}
 	}
 	slices.SortFunc(doc.Fields, func(a, b model.FieldMap) int { return strings.Compare(a.Field, b.Field) })

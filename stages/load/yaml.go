@@ -1,8 +1,10 @@
 package load
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"reflect"
 	"regexp"
@@ -73,32 +75,52 @@ func decodeYAML(file string, data []byte, firstLine int, out any, ds *diag.List)
 }
 
 // parseYAML parses data into a document node. A nil node with ok true means
-// there is nothing to decode (empty input, only comments, or null).
+// there is nothing to decode (empty input, only comments, or null). A second
+// document is an error: yaml would silently ignore it.
 func parseYAML(file string, data []byte, firstLine int, ds *diag.List) (doc *yaml.Node, ok bool) {
-	var n yaml.Node
-	if err := safeUnmarshal(data, &n); err != nil {
+	syntax := func(err error) {
 		line := syntaxErrorLine(err, data)
 		ds.Errorf(file, line+firstLine-1, 0, "yaml-syntax", "invalid YAML: %s; fix the syntax on or just before this line (indentation, a missing ':' or an unclosed bracket or quote)", trimYAMLPrefix(stripLine(err.Error())))
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var n, extra yaml.Node
+	if err := safeDecodeNext(dec, &n); errors.Is(err, io.EOF) {
+		return nil, true
+	} else if err != nil {
+		syntax(err)
 		return nil, false
 	}
-	if n.Kind != yaml.DocumentNode || len(n.Content) == 0 {
-		return nil, true
+	if err := safeDecodeNext(dec, &extra); err == nil && !emptyDocument(&extra) {
+		ds.Errorf(file, extra.Line+firstLine-1, 0, "yaml-syntax", "a second YAML document starts here; keep one document (remove the --- line and merge the keys)")
+		return nil, false
+	} else if err != nil && !errors.Is(err, io.EOF) {
+		syntax(err)
+		return nil, false
 	}
-	if top := n.Content[0]; top.Kind == yaml.ScalarNode && top.Tag == "!!null" {
+	if emptyDocument(&n) {
 		return nil, true
 	}
 	return &n, true
 }
 
-// safeUnmarshal and safeDecode turn a panic inside the yaml package into an
-// error: a base must never crash the build.
-func safeUnmarshal(data []byte, n *yaml.Node) (err error) {
+// emptyDocument reports whether a document holds nothing, or only null.
+func emptyDocument(n *yaml.Node) bool {
+	if n.Kind != yaml.DocumentNode || len(n.Content) == 0 {
+		return true
+	}
+	top := n.Content[0]
+	return top.Kind == yaml.ScalarNode && top.Tag == "!!null"
+}
+
+// safeDecodeNext and safeDecode turn a panic inside the yaml package into
+// an error: a base must never crash the build.
+func safeDecodeNext(dec *yaml.Decoder, n *yaml.Node) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("the YAML parser failed: %v", r)
 		}
 	}()
-	return yaml.Unmarshal(data, n)
+	return dec.Decode(n)
 }
 
 func safeDecode(n *yaml.Node, out any) (err error) {

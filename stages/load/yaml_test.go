@@ -39,7 +39,7 @@ func TestYAMLDecodesValidInput(t *testing.T) {
 }
 
 func TestYAMLEmptyInput(t *testing.T) {
-	for _, src := range []string{"", "\n\n", "# only a comment\n", "~\n", "null"} {
+	for _, src := range []string{"", "\n\n", "# only a comment\n", "~\n", "null", "---\n", "---\n...\n"} {
 		var cfg model.Config
 		got, ok := yamlDiags(t, src, 1, &cfg)
 		if !ok || len(got) != 0 {
@@ -132,6 +132,7 @@ func TestYAMLSyntaxErrorLines(t *testing.T) {
 		{"first line", "a: b: c\n", 1},
 		{"unclosed quote", "content: []\nlayers:\n  wiki: \"w\n", 3},
 		{"unknown anchor", "content: []\nschema: *nowhere\n", 2},
+		{"second document", "content: []\n---\nschema: {}\n", 2},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

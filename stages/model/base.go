@@ -56,8 +56,9 @@ type FieldMap struct {
 type Record struct {
 	// Raw is the record's JSON object exactly as it appears in the document.
 	Raw []byte
-	// Line is the 1-based line of the record's opening brace.
+	// Line and Col locate the record's opening brace (1-based).
 	Line int
+	Col  int
 	// Offset and Length locate Raw inside the document file.
 	Offset int64
 	Length int64

@@ -124,7 +124,7 @@ func projectDocument(cfg model.Config, ids identities, bodies map[string]model.B
 	values := map[string][]string{}
 	for n, rec := range doc.Records {
 		errorf := func(code, format string, args ...any) {
-			ds.Errorf(doc.Path, rec.Line, 1, code, "record %d: "+format, append([]any{n + 1}, args...)...)
+			ds.Errorf(doc.Path, rec.Line, rec.Col, code, "record %d: "+format, append([]any{n + 1}, args...)...)
 		}
 		var v any
 		dec := json.NewDecoder(bytes.NewReader(rec.Raw))

@@ -87,9 +87,11 @@ func Identifiers(s string, fn func(id string)) {
 func IsIdentifierShaped(term string) bool { return strings.ContainsAny(term, identMarks) }
 
 // Exact normalises a value for exact identifier matching: lowercase, with
-// runs of whitespace folded to one space and the ends trimmed.
+// control characters read as spaces, runs of whitespace folded to one space
+// and the ends trimmed.
 func Exact(s string) string {
-	return lower(strings.Join(strings.Fields(s), " "))
+	fields := strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) })
+	return lower(strings.Join(fields, " "))
 }
 
 // ExactPrefix marks exact identifier terms in the dictionary, so they can
