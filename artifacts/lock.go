@@ -11,12 +11,17 @@ import (
 	"time"
 )
 
-// Lock holds the base's exclusive build lock: an advisory lock on
-// <root>/.cairn/lock. Only builds take it; readers never do, because the
+// Lock holds the base's exclusive build lock: an advisory lock on the
+// <root>/.cairn folder itself, with the holder described in .cairn/lock
+// while it holds it. Only builds take it; readers never do, because the
 // manifest-last write order in Sync already keeps them safe.
+//
+// Locking the folder rather than the description file means a finished
+// build leaves no lock file and touches no file's mtime, so a no-op build
+// rewrites nothing and two checkouts hold byte-identical .cairn trees.
 type Lock struct {
-	f    *os.File
-	path string
+	dir    *os.File
+	holder string // the holder file, removed on Release
 }
 
 // lockHolderMax bounds how much of a lock file is read to name its holder;
@@ -24,13 +29,13 @@ type Lock struct {
 const lockHolderMax = 4 << 10
 
 // AcquireLock takes the build lock of the base at root, creating .cairn
-// (0755) and the lock file (0644) when missing. It never waits: when another
-// process holds the lock it returns a *BusyError naming that holder at once.
-// holder says what takes the lock, e.g. "cairn build".
+// (0755) when missing. It never waits: when another process holds the lock
+// it returns a *BusyError naming that holder at once. holder says what
+// takes the lock, e.g. "cairn build".
 //
-// The lock is the kernel's (flock on Unix), not the file's existence, so it
-// is released when its process exits, however it exits. A lock file left
-// behind by a crashed build is harmless and is simply locked again.
+// The lock is the kernel's (flock on Unix), not a file's existence, so it
+// is released when its process exits, however it exits. A holder file left
+// behind by a crashed build is harmless: the next build overwrites it.
 func AcquireLock(root string, holder string) (*Lock, error) {
 	info, err := os.Stat(root)
 	if err != nil {
@@ -45,34 +50,29 @@ func AcquireLock(root string, holder string) (*Lock, error) {
 	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 		return nil, fmt.Errorf("artifacts: cannot lock the base: %w", err)
 	}
-	name := filepath.Join(root, filepath.FromSlash(LockPath))
-	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
+	d, err := os.Open(dir)
 	if err != nil {
 		return nil, fmt.Errorf("artifacts: cannot lock the base: %w", err)
 	}
-	busy, err := tryLock(f)
+	name := filepath.Join(root, filepath.FromSlash(LockPath))
+	busy, err := tryLock(d)
 	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("artifacts: cannot lock %s: %w", name, err)
+		d.Close()
+		return nil, fmt.Errorf("artifacts: cannot lock %s: %w", dir, err)
 	}
 	if busy {
-		who := readHolder(f)
-		f.Close()
-		return nil, &BusyError{Path: name, Holder: who}
+		d.Close()
+		return nil, &BusyError{Path: name, Holder: readHolder(name)}
 	}
 	// Only the holder writes the line, after it holds the lock, so two
 	// builds never write it at once. A reader racing with this write may see
 	// an empty or partial line; BusyError copes with that.
-	line := holderLine(holder, time.Now())
-	if err := f.Truncate(0); err == nil {
-		_, err = f.WriteAt([]byte(line), 0)
-	}
-	if err != nil {
-		unlock(f)
-		f.Close()
+	if err := os.WriteFile(name, []byte(holderLine(holder, time.Now())), 0o644); err != nil {
+		unlock(d)
+		d.Close()
 		return nil, fmt.Errorf("artifacts: cannot write %s: %w", name, err)
 	}
-	return &Lock{f: f, path: name}, nil
+	return &Lock{dir: d, holder: name}, nil
 }
 
 // holderLine describes the process taking the lock, for the BusyError of
@@ -88,32 +88,39 @@ func holderLine(holder string, now time.Time) string {
 		os.Getpid(), host, holder, now.UTC().Format(time.RFC3339))
 }
 
-// readHolder returns the first line of the lock file, or "" when the holder
-// has not written it yet.
-func readHolder(f *os.File) string {
-	b, _ := io.ReadAll(io.NewSectionReader(f, 0, lockHolderMax))
+// readHolder returns the first line of the holder file, or "" when the
+// holder has not written it yet.
+func readHolder(name string) string {
+	f, err := os.Open(name)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	b, _ := io.ReadAll(io.LimitReader(f, lockHolderMax))
 	line, _, _ := strings.Cut(string(b), "\n")
 	return strings.TrimSpace(line)
 }
 
-// Release gives the lock up and closes the file; the file stays, since a
-// later build locks it again. Releasing a nil or released Lock does nothing.
+// Release removes the holder file and gives the lock up. Releasing a nil
+// or released Lock does nothing.
 func (l *Lock) Release() error {
-	if l == nil || l.f == nil {
+	if l == nil || l.dir == nil {
 		return nil
 	}
-	f := l.f
-	l.f = nil
-	// The holder line is cleared while the lock is still held, so that a
-	// finished build leaves an empty lock file: two checkouts built on
-	// different machines then hold byte-identical .cairn trees.
-	errTrunc := f.Truncate(0)
+	d := l.dir
+	l.dir = nil
+	// The holder file goes while the lock is still held, so nobody reads
+	// a holder that has finished.
+	errRemove := os.Remove(l.holder)
+	if errors.Is(errRemove, fs.ErrNotExist) {
+		errRemove = nil
+	}
 	// Closing alone would release the lock too; unlocking first makes the
 	// release explicit and independent of descriptors a child may share.
-	errUnlock := unlock(f)
-	errClose := f.Close()
-	if err := errors.Join(errTrunc, errUnlock, errClose); err != nil {
-		return fmt.Errorf("artifacts: cannot release %s: %w", l.path, err)
+	errUnlock := unlock(d)
+	errClose := d.Close()
+	if err := errors.Join(errRemove, errUnlock, errClose); err != nil {
+		return fmt.Errorf("artifacts: cannot release the lock on %s: %w", filepath.Dir(l.holder), err)
 	}
 	return nil
 }

@@ -1,0 +1,296 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cairn-kb/cairn/artifacts"
+)
+
+// snapshot records every file under dir with its bytes and mtime.
+type snapshot map[string]struct {
+	data  []byte
+	mtime time.Time
+}
+
+func takeSnapshot(t *testing.T, dir string) snapshot {
+	t.Helper()
+	s := snapshot{}
+	for p, data := range readTree(t, dir) {
+		st, err := os.Stat(filepath.Join(dir, filepath.FromSlash(p)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s[p] = struct {
+			data  []byte
+			mtime time.Time
+		}{data, st.ModTime()}
+	}
+	return s
+}
+
+// sameSnapshot fails for any file added, removed, changed or touched.
+func sameSnapshot(t *testing.T, what string, a, b snapshot) {
+	t.Helper()
+	for p, x := range a {
+		y, ok := b[p]
+		switch {
+		case !ok:
+			t.Errorf("%s: %s was removed", what, p)
+		case !bytes.Equal(x.data, y.data):
+			t.Errorf("%s: %s changed", what, p)
+		case !x.mtime.Equal(y.mtime):
+			t.Errorf("%s: %s was rewritten (mtime %v → %v)", what, p, x.mtime, y.mtime)
+		}
+	}
+	for p := range b {
+		if _, ok := a[p]; !ok {
+			t.Errorf("%s: %s was added", what, p)
+		}
+	}
+}
+
+// ageTree sets every file's mtime an hour back, so that a rewrite within
+// the same clock tick would still show.
+func ageTree(t *testing.T, dir string) {
+	t.Helper()
+	old := time.Now().Add(-time.Hour)
+	for p := range readTree(t, dir) {
+		if err := os.Chtimes(filepath.Join(dir, filepath.FromSlash(p)), old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func mustBuild(t *testing.T, dir string) {
+	t.Helper()
+	if code, _, stderr := cairn(t, "--base", dir, "build"); code != 0 {
+		t.Fatalf("cairn build exited %d:\n%s", code, stderr)
+	}
+}
+
+func TestBuildIsReproducibleAcrossFolders(t *testing.T) {
+	isolate(t)
+	a, b := copyBase(t, "demo"), copyBase(t, "demo")
+	mustBuild(t, a)
+	mustBuild(t, b)
+	ta, tb := readTree(t, filepath.Join(a, ".cairn")), readTree(t, filepath.Join(b, ".cairn"))
+	if len(ta) < 8 {
+		t.Fatalf("only %d files in .cairn", len(ta))
+	}
+	for p, data := range ta {
+		if !bytes.Equal(data, tb[p]) {
+			t.Errorf(".cairn/%s differs between the two folders", p)
+		}
+	}
+	if len(ta) != len(tb) {
+		t.Errorf(".cairn holds %d files in one folder and %d in the other", len(ta), len(tb))
+	}
+}
+
+func TestNoOpBuildWritesNothingAndCheckCatchesEdits(t *testing.T) {
+	isolate(t)
+	dir := copyBase(t, "demo")
+	mustBuild(t, dir)
+	ageTree(t, dir)
+	before := takeSnapshot(t, dir)
+
+	code, _, stderr := cairn(t, "--base", dir, "build")
+	if code != 0 || !strings.Contains(stderr, "nothing to do") {
+		t.Fatalf("second build: exit %d, stderr %q; want 0 and a nothing-to-do report", code, stderr)
+	}
+	sameSnapshot(t, "no-op build", before, takeSnapshot(t, dir))
+
+	code, stdout, _ := cairn(t, "--base", dir, "build", "--check")
+	if code != 0 || stdout != "" {
+		t.Fatalf("check after build: exit %d, stdout %q; want 0 and nothing listed", code, stdout)
+	}
+
+	doc := filepath.Join(dir, "events", "2026-11-04", "tickets.json")
+	data, err := os.ReadFile(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := bytes.Replace(data, []byte("Pull-through cache for ghcr.io"), []byte("Pull-through cache for quay.io"), 1)
+	if bytes.Equal(edited, data) {
+		t.Fatal("the edit did not apply; the demo base changed under this test")
+	}
+	if err := os.WriteFile(doc, edited, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before = takeSnapshot(t, dir)
+	code, stdout, stderr = cairn(t, "--base", dir, "build", "--check")
+	if code != 1 {
+		t.Fatalf("check after an edit: exit %d, want 1; stderr:\n%s", code, stderr)
+	}
+	for _, f := range []string{"update\t.cairn/docs.tsv", "update\t.cairn/postings.tsv", "update\t.cairn/terms.tsv", "update\t.cairn/manifest.json"} {
+		if !strings.Contains(stdout, f+"\n") {
+			t.Errorf("check output does not name %q:\n%s", f, stdout)
+		}
+	}
+	sameSnapshot(t, "build --check", before, takeSnapshot(t, dir))
+}
+
+// diagLine is the shape every diagnostic line has.
+var diagLine = regexp.MustCompile(`(?m)^([^:\s]+):(\d+):(\d+): error: .+ \[[a-z-]+\]$`)
+
+func TestBadInputKeepsPreviousArtifacts(t *testing.T) {
+	cases := []struct {
+		name, file string
+		edit       func([]byte) []byte
+		wantAt     string // file:line the diagnostic must name
+	}{
+		{"json syntax", "events/2026-11-04/tickets.json", func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`"source": "tickets",`), []byte(`"source": "tickets"`), 1)
+		}, "events/2026-11-04/tickets.json:4"},
+		{"frontmatter", "wiki/push-tokens.md", func(b []byte) []byte {
+			return bytes.Replace(b, []byte("\ntags: ["), []byte("\ntags: [[unclosed\nx: ["), 1)
+		}, "wiki/push-tokens.md:"},
+		{"unknown config key", "cairn.yaml", func(b []byte) []byte {
+			return append(b, []byte("\nsorces: {}\n")...)
+		}, "cairn.yaml:"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			isolate(t)
+			dir := copyBase(t, "demo")
+			mustBuild(t, dir)
+			ageTree(t, dir)
+			before := takeSnapshot(t, filepath.Join(dir, ".cairn"))
+			p := filepath.Join(dir, filepath.FromSlash(c.file))
+			data, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			edited := c.edit(data)
+			if bytes.Equal(edited, data) {
+				t.Fatal("the edit did not apply")
+			}
+			if err := os.WriteFile(p, edited, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, _, stderr := cairn(t, "--base", dir, "build")
+			if code != 2 {
+				t.Fatalf("exit %d, want 2; stderr:\n%s", code, stderr)
+			}
+			if !strings.Contains(stderr, c.wantAt) || !diagLine.MatchString(stderr) {
+				t.Errorf("stderr lacks a file:line:col diagnostic at %s:\n%s", c.wantAt, stderr)
+			}
+			sameSnapshot(t, "failed build", before, takeSnapshot(t, filepath.Join(dir, ".cairn")))
+		})
+	}
+}
+
+func TestStaleOutputIsDeleted(t *testing.T) {
+	isolate(t)
+	dir := copyBase(t, "demo")
+	mustBuild(t, dir)
+	manifest := filepath.Join(dir, filepath.FromSlash(artifacts.ManifestPath))
+	data, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	// Pretend an earlier build wrote .cairn/retired.tsv.
+	m["outputs"] = append(m["outputs"].([]any), map[string]any{"path": ".cairn/retired.tsv", "bytes": 2, "xxhash": artifacts.Hash([]byte("x\n"))})
+	data, _ = json.Marshal(m)
+	if err := os.WriteFile(manifest, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	retired := filepath.Join(dir, ".cairn", "retired.tsv")
+	if err := os.WriteFile(retired, []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, _ := cairn(t, "--base", dir, "build", "--check")
+	if code != 1 || !strings.Contains(stdout, "delete\t.cairn/retired.tsv\n") {
+		t.Errorf("check: exit %d, stdout %q; want 1 naming the deletion", code, stdout)
+	}
+	mustBuild(t, dir)
+	if _, err := os.Stat(retired); !os.IsNotExist(err) {
+		t.Errorf("the stale output is still there: %v", err)
+	}
+}
+
+func TestConcurrentBuildFailsFast(t *testing.T) {
+	isolate(t)
+	dir := copyBase(t, "demo")
+	lock, err := artifacts.AcquireLock(dir, "a test holding the lock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Release()
+	code, _, stderr := cairn(t, "--base", dir, "build")
+	if code != 3 || !strings.Contains(stderr, "busy") || !strings.Contains(stderr, "a test holding the lock") {
+		t.Errorf("exit %d, stderr %q; want 3 naming the holder", code, stderr)
+	}
+}
+
+func TestBaseDiscovery(t *testing.T) {
+	isolate(t)
+	dir := copyBase(t, "demo")
+	deep := filepath.Join(dir, "docs", "api")
+	run := func(env map[string]string, wd string, args ...string) (int, string) {
+		var out, errb bytes.Buffer
+		e := &Env{Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return env[k] }, Getwd: func() (string, error) { return wd, nil }}
+		return runEnv(args, e), errb.String()
+	}
+	if code, stderr := run(nil, deep, "build", "--quiet"); code != 0 {
+		t.Errorf("from a folder inside the base: exit %d: %s", code, stderr)
+	}
+	elsewhere := t.TempDir()
+	if code, stderr := run(map[string]string{"CAIRN_BASE": dir}, elsewhere, "build", "--quiet"); code != 0 {
+		t.Errorf("with CAIRN_BASE: exit %d: %s", code, stderr)
+	}
+	if code, stderr := run(nil, elsewhere, "build"); code != 2 || !strings.Contains(stderr, "no cairn base here") {
+		t.Errorf("outside any base: exit %d, %q; want 2 and a hint", code, stderr)
+	}
+	if code, stderr := run(map[string]string{"CAIRN_BASE": dir}, elsewhere, "--base", elsewhere, "build"); code != 2 || !strings.Contains(stderr, "--base names") {
+		t.Errorf("--base wins over CAIRN_BASE: exit %d, %q", code, stderr)
+	}
+}
+
+func TestInitScaffoldsABaseThatBuilds(t *testing.T) {
+	isolate(t)
+	dir := filepath.Join(t.TempDir(), "kb")
+	if code, _, stderr := cairn(t, "init", dir); code != 0 {
+		t.Fatalf("init: exit %d: %s", code, stderr)
+	}
+	for _, p := range []string{"cairn.yaml", ".gitignore", "events", "wiki", "governance/voices"} {
+		if _, err := os.Stat(filepath.Join(dir, p)); err != nil {
+			t.Errorf("init did not create %s: %v", p, err)
+		}
+	}
+	mustBuild(t, dir)
+	if code, _, stderr := cairn(t, "init", dir); code != 2 || !strings.Contains(stderr, "already exists") {
+		t.Errorf("second init: exit %d, %q; want 2", code, stderr)
+	}
+}
+
+func TestDemoAndVersion(t *testing.T) {
+	isolate(t)
+	code, stdout, stderr := cairn(t, "demo")
+	if code != 0 {
+		t.Fatalf("demo: exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{".cairn/postings.tsv", "items: 48", "nothing to do"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, stdout)
+		}
+	}
+	code, stdout, _ = cairn(t, "version")
+	if code != 0 || !strings.Contains(stdout, "cairn "+Version) || !strings.Contains(stdout, "format 1") {
+		t.Errorf("version: exit %d, %q", code, stdout)
+	}
+	if code, _, _ := cairn(t, "no-such-command"); code != 2 {
+		t.Errorf("unknown command: exit %d, want 2", code)
+	}
+}

@@ -1,0 +1,140 @@
+package stages
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"testing/fstest"
+
+	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/diag"
+)
+
+// shuffledFS lists every folder in a random order, to prove that nothing
+// in the build depends on the order the file system returns.
+type shuffledFS struct {
+	fs.FS
+	rng *rand.Rand
+}
+
+func (s shuffledFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	entries, err := fs.ReadDir(s.FS, name)
+	s.rng.Shuffle(len(entries), func(i, j int) { entries[i], entries[j] = entries[j], entries[i] })
+	return entries, err
+}
+
+// buildFiles runs a full build and returns every planned file by path.
+func buildFiles(t *testing.T, fsys fs.FS) map[string][]byte {
+	t.Helper()
+	out, err := Build(context.Background(), Input{FS: fsys, ToolVersion: "test"})
+	var derr *diag.Errors
+	if errors.As(err, &derr) {
+		t.Fatalf("build failed: %v\n%v", err, derr.Diagnostics)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{out.Plan.Manifest.Path: out.Plan.Manifest.Data}
+	for _, f := range out.Plan.Files {
+		files[f.Path] = f.Data
+	}
+	return files
+}
+
+// goldenBases lists the golden bases that build without errors.
+func goldenBases(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	for _, name := range []string{"demo", "edge"} {
+		dir := filepath.Join("..", "golden", name, "base")
+		if _, err := os.Stat(dir); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, dir)
+	}
+	return out
+}
+
+// TestDeterministic builds every golden base twice, the second time with
+// shuffled directory listings and GOMAXPROCS=1, and requires the same bytes.
+func TestDeterministic(t *testing.T) {
+	for _, dir := range goldenBases(t) {
+		t.Run(filepath.Base(filepath.Dir(dir)), func(t *testing.T) {
+			first := buildFiles(t, os.DirFS(dir))
+			prev := runtime.GOMAXPROCS(1)
+			second := buildFiles(t, shuffledFS{FS: os.DirFS(dir), rng: rand.New(rand.NewPCG(7, 11))})
+			runtime.GOMAXPROCS(prev)
+			if len(first) != len(second) {
+				t.Fatalf("built %d files, then %d", len(first), len(second))
+			}
+			for p, data := range first {
+				if !bytes.Equal(data, second[p]) {
+					t.Errorf("%s differs between the two builds", p)
+				}
+			}
+		})
+	}
+}
+
+// TestBuildSkipsCurrentStages checks the make-style contract on an
+// in-memory base: with the previous manifest and intact outputs, nothing
+// runs; changing one record reruns index and graph only.
+func TestBuildSkipsCurrentStages(t *testing.T) {
+	base := fstest.MapFS{
+		"cairn.yaml": {Data: []byte("schema: {title: {weight: 5}}\n")},
+		"events/2026-11-02/notes.json": {Data: []byte(`{"cairn": 1, "source": "notes", "fields": {"id": ".id", "title": ".t", "time": ".at"},
+ "records": [{"id": "n1", "t": "first note", "at": "2026-11-02T10:00:00Z"}]}`)},
+		"wiki/topic.md": {Data: []byte("# Topic\n\nSome words.\n")},
+		"docs/readme.md": {Data: []byte("Content.\n")},
+	}
+	ctx := context.Background()
+	first, err := Build(ctx, Input{FS: base, ToolVersion: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := artifacts.DecodeManifest(first.Plan.Manifest.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := func(string) bool { return true }
+
+	again, err := Build(ctx, Input{FS: base, Stat: first.Stat, Previous: &m, Intact: all, ToolVersion: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(again.Ran) != 0 || len(again.Plan.Files) != 0 {
+		t.Errorf("no-op build ran %v and planned %d files", again.Ran, len(again.Plan.Files))
+	}
+	if !bytes.Equal(again.Plan.Manifest.Data, first.Plan.Manifest.Data) {
+		t.Errorf("no-op build changed the manifest")
+	}
+
+	// A damaged output makes its stage run again even though its key holds.
+	damaged, err := Build(ctx, Input{FS: base, Stat: first.Stat, Previous: &m, ToolVersion: "test",
+		Intact: func(p string) bool { return p != artifacts.PostingsPath }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := damaged.Ran; len(got) != 2 || got[0] != StageIndex || got[1] != StageGraph {
+		t.Errorf("with postings damaged, ran %v; want index and graph", got)
+	}
+
+	edited := fstest.MapFS{}
+	for k, v := range base {
+		edited[k] = v
+	}
+	edited["events/2026-11-02/notes.json"] = &fstest.MapFile{Data: bytes.Replace(base["events/2026-11-02/notes.json"].Data, []byte("first note"), []byte("first memo"), 1)}
+	changed, err := Build(ctx, Input{FS: edited, Previous: &m, Intact: all, ToolVersion: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := changed.Ran; len(got) != 2 || got[0] != StageIndex || got[1] != StageGraph {
+		t.Errorf("after a record edit, ran %v; want index and graph", got)
+	}
+}
