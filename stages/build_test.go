@@ -90,7 +90,7 @@ func TestBuildSkipsCurrentStages(t *testing.T) {
 		"cairn.yaml": {Data: []byte("schema: {title: {weight: 5}}\n")},
 		"events/2026-11-02/notes.json": {Data: []byte(`{"cairn": 1, "source": "notes", "fields": {"id": ".id", "title": ".t", "time": ".at"},
  "records": [{"id": "n1", "t": "first note", "at": "2026-11-02T10:00:00Z"}]}`)},
-		"wiki/topic.md": {Data: []byte("# Topic\n\nSome words.\n")},
+		"wiki/topic.md":  {Data: []byte("# Topic\n\nSome words.\n")},
 		"docs/readme.md": {Data: []byte("Content.\n")},
 	}
 	ctx := context.Background()
