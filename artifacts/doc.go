@@ -50,16 +50,25 @@
 // sorted by item then field. A query reads terms.tsv, then only the byte
 // ranges of its terms in postings.tsv.
 //
-// edges.tsv and edges.dst.tsv — the graph, one edge a row:
+// edges.tsv — the graph by source: one line per source node, sorted by
+// node, listing its outgoing edges sorted by kind then destination:
 //
-//	src   an item URI, or an alias for same-as edges
-//	kind  rel:<field> | tag | link | same-as | supersedes
-//	dst   an entity URI, https URL, base-relative path or tag:<name>
-//	at    the source item's time, else its date, else -
+//	<src> TAB <kind>=<dst> TAB <kind>=<dst> ...
 //
-// edges.tsv is sorted by (src, kind, dst, at); edges.dst.tsv holds the same
-// rows with the first and third columns swapped (dst, kind, src, at), sorted
-// the same way, so the inbound edges of an entity are one binary search.
+// src is an item URI, or an alias for same-as edges; kind is rel:<field>,
+// tag, link, same-as or supersedes (a kind never holds "="); dst is an
+// entity URI, an https URL, a base-relative path (with #anchor) or
+// tag:<name>. An edge's time is its source item's time in docs.tsv.
+//
+// edges.dst.tsv — the same edges by destination: one line per destination
+// node, sorted by node, listing its inbound edges newest source first (then
+// by kind and ordinal):
+//
+//	<dst> TAB <kind>=<src> TAB ...
+//
+// where an item source is written #<ordinal> (its row in docs.tsv) and an
+// alias as itself. A reader that wants the newest N inbound edges of a hub
+// reads one line and stops after N links.
 //
 // manifest.json — written last. Format and ranking versions, the semantics
 // digest, every input {path, bytes, xxhash}, every output {path, bytes,

@@ -41,6 +41,7 @@ var docsOffHeader = fmt.Sprintf("%-*s\n", docsOffWidth-1, fmt.Sprintf("#cairn %s
 func EncodeDocs(rows []Doc) (docs, off []byte) {
 	var b bytes.Buffer
 	var o bytes.Buffer
+	b.Grow(len(rows) * 160)
 	b.WriteString(docsHeader)
 	o.Grow(docsOffWidth * (len(rows) + 1))
 	o.WriteString(docsOffHeader)

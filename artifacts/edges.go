@@ -2,9 +2,7 @@ package artifacts
 
 import (
 	"bytes"
-	"cmp"
 	"fmt"
-	"slices"
 	"strings"
 )
 
@@ -17,86 +15,98 @@ const (
 	EdgeRelPrefix  = "rel:"
 )
 
-// Edge is one row of edges.tsv.
-type Edge struct {
-	Src  string
+// ItemRef is how edges.dst.tsv names an item: # and its docs.tsv ordinal.
+const ItemRef = "#"
+
+// Link is one neighbour of a node: the edge kind and the node at the other
+// end.
+type Link struct {
 	Kind string
-	Dst  string
-	At   string
+	Node string
+}
+
+// Adjacency is one line of an edge table: a node and its neighbours.
+type Adjacency struct {
+	Node  string
+	Links []Link
 }
 
 var (
-	edgesHeader    = header(edgesName, "src", "kind", "dst", "at")
-	edgesDstHeader = header(edgesDstName, "dst", "kind", "src", "at")
+	edgesHeader    = header(edgesName, "src", "kind=dst...")
+	edgesDstHeader = header(edgesDstName, "dst", "kind=src...")
 )
 
-func compareEdges(a, b Edge) int {
-	return cmp.Or(strings.Compare(a.Src, b.Src), strings.Compare(a.Kind, b.Kind),
-		strings.Compare(a.Dst, b.Dst), strings.Compare(a.At, b.At))
-}
+// EncodeEdges renders edges.tsv: rows sorted by source node, each source's
+// links sorted by kind then destination. The caller owns both orders.
+func EncodeEdges(rows []Adjacency) []byte { return encodeAdjacency(edgesHeader, rows) }
 
-// EncodeEdges sorts and de-duplicates edges and renders both tables.
-func EncodeEdges(edges []Edge) (bySrc, byDst []byte) {
-	es := slices.Clone(edges)
-	slices.SortFunc(es, compareEdges)
-	es = slices.Compact(es)
-	var s bytes.Buffer
-	s.WriteString(edgesHeader)
-	for _, e := range es {
-		writeEdge(&s, e.Src, e.Kind, e.Dst, e.At)
+// EncodeEdgesDst renders edges.dst.tsv: rows sorted by destination node,
+// each destination's links newest source first; item sources are written
+// as #<ordinal>.
+func EncodeEdgesDst(rows []Adjacency) []byte { return encodeAdjacency(edgesDstHeader, rows) }
+
+func encodeAdjacency(hdr string, rows []Adjacency) []byte {
+	size := len(hdr)
+	for _, r := range rows {
+		size += len(r.Node) + 1
+		for _, l := range r.Links {
+			size += len(l.Kind) + len(l.Node) + 2
+		}
 	}
-	rev := make([]Edge, len(es))
-	for i, e := range es {
-		rev[i] = Edge{Src: e.Dst, Kind: e.Kind, Dst: e.Src, At: e.At}
+	var b bytes.Buffer
+	b.Grow(size)
+	b.WriteString(hdr)
+	for _, r := range rows {
+		b.WriteString(cleanCell(r.Node))
+		for _, l := range r.Links {
+			b.WriteByte('\t')
+			b.WriteString(l.Kind)
+			b.WriteByte('=')
+			b.WriteString(cleanCell(l.Node))
+		}
+		b.WriteByte('\n')
 	}
-	slices.SortFunc(rev, compareEdges)
-	var d bytes.Buffer
-	d.WriteString(edgesDstHeader)
-	for _, e := range rev {
-		writeEdge(&d, e.Src, e.Kind, e.Dst, e.At)
-	}
-	return s.Bytes(), d.Bytes()
+	return b.Bytes()
 }
 
-func writeEdge(b *bytes.Buffer, a, kind, c, at string) {
-	b.WriteString(cleanCell(a))
-	b.WriteByte('\t')
-	b.WriteString(cleanCell(kind))
-	b.WriteByte('\t')
-	b.WriteString(cleanCell(c))
-	b.WriteByte('\t')
-	b.WriteString(dash(at))
-	b.WriteByte('\n')
+// DecodeEdges parses edges.tsv.
+func DecodeEdges(data []byte) ([]Adjacency, error) {
+	return decodeAdjacency(EdgesPath, edgesHeader, data)
 }
 
-// DecodeEdges parses edges.tsv (src-first) into edges.
-func DecodeEdges(data []byte) ([]Edge, error) {
-	return decodeEdges(EdgesPath, edgesHeader, data, false)
+// DecodeEdgesDst parses edges.dst.tsv.
+func DecodeEdgesDst(data []byte) ([]Adjacency, error) {
+	return decodeAdjacency(EdgesDstPath, edgesDstHeader, data)
 }
 
-// DecodeEdgesDst parses edges.dst.tsv; the edges come back with Src and Dst
-// in their true roles, ordered by destination.
-func DecodeEdgesDst(data []byte) ([]Edge, error) {
-	return decodeEdges(EdgesDstPath, edgesDstHeader, data, true)
-}
-
-func decodeEdges(path, hdr string, data []byte, swapped bool) ([]Edge, error) {
+func decodeAdjacency(path, hdr string, data []byte) ([]Adjacency, error) {
 	body, err := splitHeader(path, data, hdr)
 	if err != nil {
 		return nil, err
 	}
-	var out []Edge
+	var out []Adjacency
 	err = lines(path, body, func(n int, line []byte) error {
-		cols := strings.Split(string(line), "\t")
-		if len(cols) != 4 {
-			return &CorruptError{Path: path, Line: n, Msg: fmt.Sprintf("row has %d columns, want 4", len(cols))}
-		}
-		e := Edge{Src: cols[0], Kind: cols[1], Dst: cols[2], At: undash(cols[3])}
-		if swapped {
-			e.Src, e.Dst = e.Dst, e.Src
-		}
-		out = append(out, e)
-		return nil
+		r, err := DecodeAdjacencyLine(path, n, line)
+		out = append(out, r)
+		return err
 	})
 	return out, err
+}
+
+// DecodeAdjacencyLine parses one line (without LF) of either edge table.
+// A kind never holds "=", so each link splits at its first "=".
+func DecodeAdjacencyLine(path string, n int, line []byte) (Adjacency, error) {
+	cols := strings.Split(string(line), "\t")
+	if cols[0] == "" || len(cols) < 2 {
+		return Adjacency{}, &CorruptError{Path: path, Line: n, Msg: "row is not node TAB kind=node..."}
+	}
+	r := Adjacency{Node: cols[0], Links: make([]Link, 0, len(cols)-1)}
+	for _, c := range cols[1:] {
+		kind, node, ok := strings.Cut(c, "=")
+		if !ok || kind == "" || node == "" {
+			return r, &CorruptError{Path: path, Line: n, Msg: fmt.Sprintf("link %q is not kind=node", c)}
+		}
+		r.Links = append(r.Links, Link{Kind: kind, Node: node})
+	}
+	return r, nil
 }

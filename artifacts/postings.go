@@ -3,16 +3,22 @@ package artifacts
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
 
-// Posting says that a term occurs TF times in one field of one item.
+// Posting says that a term occurs TF times in one field of one item. It
+// is kept small (8 bytes) because a build holds millions of them.
 type Posting struct {
-	Doc   int // item ordinal in docs.tsv
-	Field int // field ordinal in fields.tsv
-	TF    int
+	Doc   int32  // item ordinal in docs.tsv
+	Field uint16 // field ordinal in fields.tsv
+	TF    uint16 // occurrences, capped at MaxTF
 }
+
+// MaxTF caps a posting's term frequency; length normalisation makes higher
+// counts irrelevant to ranking long before this.
+const MaxTF = 65535
 
 // TermPostings is a term with its postings, sorted by item then field.
 type TermPostings struct {
@@ -37,6 +43,12 @@ var (
 // bytewise and unique; each term's postings sorted by item then field.
 func EncodePostings(terms []TermPostings) (dict, postings []byte) {
 	var p, d bytes.Buffer
+	size := 0
+	for _, t := range terms {
+		size += len(t.Term) + 1 + 6*len(t.Postings)
+	}
+	p.Grow(size)
+	d.Grow(len(terms) * 24)
 	p.WriteString(postingsHeader)
 	d.WriteString(termsHeader)
 	var num []byte
@@ -44,7 +56,7 @@ func EncodePostings(terms []TermPostings) (dict, postings []byte) {
 		start := p.Len()
 		p.WriteString(t.Term)
 		p.WriteByte('\t')
-		prev, df := 0, 0
+		prev, df := int32(0), 0
 		for i, ps := range t.Postings {
 			if i > 0 {
 				p.WriteByte(' ')
@@ -128,7 +140,7 @@ func DecodePostingsLine(term string, line []byte) ([]Posting, error) {
 		return nil, bad("the byte range holds another term's line")
 	}
 	var out []Posting
-	doc := 0
+	var doc int32
 	for len(list) > 0 {
 		var item []byte
 		if i := bytes.IndexByte(list, ' '); i >= 0 {
@@ -138,18 +150,18 @@ func DecodePostingsLine(term string, line []byte) ([]Posting, error) {
 		}
 		ds, rest, ok1 := bytes.Cut(item, []byte{':'})
 		fs, tfs, hasTF := bytes.Cut(rest, []byte{'x'})
-		delta, err1 := strconv.Atoi(string(ds))
-		field, err2 := strconv.Atoi(string(fs))
-		tf := 1
+		delta, err1 := strconv.ParseInt(string(ds), 10, 32)
+		field, err2 := strconv.ParseUint(string(fs), 10, 16)
+		tf := uint64(1)
 		var err3 error
 		if hasTF {
-			tf, err3 = strconv.Atoi(string(tfs))
+			tf, err3 = strconv.ParseUint(string(tfs), 10, 16)
 		}
-		if !ok1 || err1 != nil || err2 != nil || err3 != nil || delta < 0 || field < 0 || tf < 1 {
+		if !ok1 || err1 != nil || err2 != nil || err3 != nil || delta < 0 || tf < 1 || int64(doc)+delta > math.MaxInt32 {
 			return nil, bad(fmt.Sprintf("posting %q is not delta:field[xTF]", item))
 		}
-		doc += delta
-		out = append(out, Posting{Doc: doc, Field: field, TF: tf})
+		doc += int32(delta)
+		out = append(out, Posting{Doc: doc, Field: uint16(field), TF: uint16(tf)})
 	}
 	return out, nil
 }

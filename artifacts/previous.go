@@ -1,7 +1,10 @@
 package artifacts
 
 import (
+	"io"
+
 	"errors"
+	"github.com/cespare/xxhash/v2"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -26,9 +29,11 @@ func ReadPrevious(root string) (*Manifest, error) {
 }
 
 // Intact returns a predicate that reports whether an output named by m is
-// on disk under root with the size and hash m records. Size is checked
-// first, so only outputs of the right size are read.
-func Intact(root string, m *Manifest) func(path string) bool {
+// on disk under root with the size and hash m records. It is stat-first:
+// an output whose size and modification time match the stat cache entry
+// recorded when it was written, with the hash m names, is intact without
+// being read; any other is read and hashed.
+func Intact(root string, m *Manifest, cache StatCache) func(path string) bool {
 	return func(p string) bool {
 		if m == nil {
 			return false
@@ -42,7 +47,38 @@ func Intact(root string, m *Manifest) func(path string) bool {
 		if err != nil || !st.Mode().IsRegular() || st.Size() != stamp.Bytes {
 			return false
 		}
-		data, err := os.ReadFile(full)
-		return err == nil && Hash(data) == stamp.XXHash
+		if c, ok := cache[p]; ok && c.Bytes == st.Size() && c.MtimeNS == st.ModTime().UnixNano() && c.XXHash == stamp.XXHash {
+			return true
+		}
+		sum, err := hashFile(full)
+		return err == nil && sum == stamp.XXHash
+	}
+}
+
+// hashFile streams a file through xxhash without holding it in memory.
+func hashFile(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := xxhash.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return HashSum(h.Sum64()), nil
+}
+
+// StampOutputs records in cache the stat of every output m names, as it is
+// on disk now, so that the next build's Intact needs no read. An output
+// whose size differs from m's record is left out.
+func StampOutputs(root string, m *Manifest, cache StatCache) {
+	for _, o := range m.Outputs {
+		st, err := os.Stat(filepath.Join(root, filepath.FromSlash(o.Path)))
+		if err != nil || st.Size() != o.Bytes {
+			delete(cache, o.Path)
+			continue
+		}
+		cache[o.Path] = StatEntry{Bytes: o.Bytes, MtimeNS: st.ModTime().UnixNano(), XXHash: o.XXHash}
 	}
 }

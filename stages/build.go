@@ -134,11 +134,20 @@ func Build(ctx context.Context, in Input) (Output, error) {
 		if ds.HasErrors() {
 			return out, &diag.Errors{Diagnostics: ds.Sorted()}
 		}
-		idx, err := index.Run(ctx, index.Input{Config: loaded.Base.Config, Items: proj.Items})
-		if err != nil {
-			return out, fmt.Errorf("index: %w", err)
-		}
+		// index and graph read the same items and share nothing else, so
+		// they run side by side.
+		var idx index.Output
+		var idxErr error
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			idx, idxErr = index.Run(ctx, index.Input{Config: loaded.Base.Config, Items: proj.Items})
+		}()
 		gr, err := graph.Run(ctx, graph.Input{Config: loaded.Base.Config, Items: proj.Items})
+		<-done
+		if idxErr != nil {
+			return out, fmt.Errorf("index: %w", idxErr)
+		}
 		if err != nil {
 			return out, fmt.Errorf("graph: %w", err)
 		}

@@ -103,11 +103,12 @@ func buildBase(root string, check bool, stderr io.Writer) (buildResult, error) {
 		return res, err
 	}
 	defer osRoot.Close()
+	cache := artifacts.ReadStatCache(root)
 	out, err := stages.Build(context.Background(), stages.Input{
 		FS:          osRoot.FS(),
-		Stat:        artifacts.ReadStatCache(root),
+		Stat:        cache,
 		Previous:    prev,
-		Intact:      artifacts.Intact(root, prev),
+		Intact:      artifacts.Intact(root, prev, cache),
 		ToolVersion: Version,
 	})
 	var derr *diag.Errors
@@ -132,6 +133,9 @@ func buildBase(root string, check bool, stderr io.Writer) (buildResult, error) {
 	res.sync, err = artifacts.Sync(out.Plan)
 	if err != nil {
 		return res, err
+	}
+	if m, err := artifacts.DecodeManifest(out.Plan.Manifest.Data); err == nil {
+		artifacts.StampOutputs(root, &m, out.Stat)
 	}
 	paths := slices.Sorted(maps.Keys(out.Stat))
 	if err := artifacts.WriteStatCache(root, out.Stat, paths); err != nil {

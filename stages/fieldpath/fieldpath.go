@@ -147,84 +147,68 @@ func firstRune(s string) string {
 	return string(r)
 }
 
-// Eval applies the path to a decoded JSON value (as produced by
-// encoding/json with UseNumber) and appends each scalar it reaches, as
-// text, to out.
-func (p Path) Eval(v any, out []string) []string {
+// Eval applies the path to a decoded JSON value and appends each scalar
+// it reaches, as text, to out.
+func (p Path) Eval(v *Value, out []string) []string {
 	return eval(p.steps, v, out)
 }
 
-func eval(steps []step, v any, out []string) []string {
-	if v == nil {
+func eval(steps []step, v *Value, out []string) []string {
+	if v == nil || v.Kind == Null {
 		return out
 	}
 	if len(steps) == 0 {
-		switch x := v.(type) {
-		case []any:
+		if v.Kind == Array {
 			// An array of scalars at the end of a path yields each scalar;
 			// nested containers are never stringified.
-			for _, e := range x {
-				if s, ok := scalar(e); ok {
-					out = append(out, s)
+			for i := range v.Items {
+				if e := &v.Items[i]; isScalar(e) {
+					out = append(out, e.Str)
 				}
 			}
-			return out
-		default:
-			if s, ok := scalar(v); ok {
-				out = append(out, s)
-			}
-			return out
+		} else if isScalar(v) {
+			out = append(out, v.Str)
 		}
+		return out
 	}
 	st, rest := steps[0], steps[1:]
 	switch st.kind {
 	case stepKey:
-		if m, ok := v.(map[string]any); ok {
-			return eval(rest, m[st.key], out)
+		if v.Kind == Object {
+			if m, ok := v.Member(st.key); ok {
+				return eval(rest, m, out)
+			}
 		}
 	case stepIndex:
-		if a, ok := v.([]any); ok {
+		if v.Kind == Array {
 			i := st.index
 			if i < 0 {
-				i += len(a)
+				i += len(v.Items)
 			}
-			if i >= 0 && i < len(a) {
-				return eval(rest, a[i], out)
+			if i >= 0 && i < len(v.Items) {
+				return eval(rest, &v.Items[i], out)
 			}
 		}
 	case stepEach:
-		switch x := v.(type) {
-		case []any:
-			for _, e := range x {
-				out = eval(rest, e, out)
+		switch v.Kind {
+		case Array:
+			for i := range v.Items {
+				out = eval(rest, &v.Items[i], out)
 			}
-		case map[string]any:
+		case Object:
 			// jq's .[] over an object yields its values; visit them in key
-			// order so the result never depends on map iteration.
-			keys := make([]string, 0, len(x))
-			for k := range x {
-				keys = append(keys, k)
+			// order so the result never depends on how the record was written.
+			order := make([]int, len(v.Keys))
+			for i := range order {
+				order[i] = i
 			}
-			slices.Sort(keys)
-			for _, k := range keys {
-				out = eval(rest, x[k], out)
+			slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(v.Keys[a], v.Keys[b]) })
+			for _, i := range order {
+				out = eval(rest, &v.Items[i], out)
 			}
 		}
 	}
 	return out
 }
 
-// scalar renders a JSON scalar as text; containers are not scalars.
-func scalar(v any) (string, bool) {
-	switch x := v.(type) {
-	case string:
-		return x, true
-	case json.Number:
-		return x.String(), true
-	case float64:
-		return strconv.FormatFloat(x, 'g', -1, 64), true
-	case bool:
-		return strconv.FormatBool(x), true
-	}
-	return "", false
-}
+func isScalar(v *Value) bool { return v.Kind == String || v.Kind == Number || v.Kind == Bool }

@@ -1,21 +1,18 @@
 package fieldpath
 
 import (
-	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
 )
 
-func decode(t testing.TB, s string) any {
+func decode(t testing.TB, s string) *Value {
 	t.Helper()
-	d := json.NewDecoder(strings.NewReader(s))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
+	v, err := ParseJSON(s)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return v
+	return &v
 }
 
 func TestEval(t *testing.T) {

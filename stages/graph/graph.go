@@ -1,16 +1,20 @@
-// Package graph is the build stage that writes the edge tables: one row per
-// edge from relation fields, page relations, tags, Markdown links,
-// supersedes and identity aliases, in edges.tsv (by source) and
-// edges.dst.tsv (by destination), so that one hop either way is a binary
-// search.
+// Package graph is the build stage that writes the edge tables: the edges
+// from relation fields, page relations, tags, Markdown links, supersedes
+// and identity aliases, as one line per source node in edges.tsv and one
+// line per destination node in edges.dst.tsv, so that one hop either way
+// is one binary search.
 //
-// In: the projected items and the configuration (for identities). Out: the
-// two artifact files. It must not read or write anything.
+// In: the projected items, sorted by URI, and the configuration (for
+// identities). Out: the two artifact files. It must not read or write
+// anything.
 package graph
 
 import (
+	"cmp"
 	"context"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages/model"
@@ -20,7 +24,7 @@ import (
 // Input is the projected corpus.
 type Input struct {
 	Config model.Config
-	Items  []project.Item
+	Items  []project.Item // sorted by URI
 }
 
 // Output holds the edge tables.
@@ -29,50 +33,125 @@ type Output struct {
 	Edges int
 }
 
+// inbound is one edge seen from its destination.
+type inbound struct {
+	kind string
+	src  string // #ordinal for items, the alias text for same-as
+	at   string // the source item's time or date, for newest-first order
+	ord  int    // item ordinal, -1 for non-item sources
+}
+
 // Run builds the edge tables.
 func Run(ctx context.Context, in Input) (Output, error) {
-	var edges []artifacts.Edge
+	var out Output
+	var bySrc []artifacts.Adjacency
+	byDst := map[string][]inbound{}
 	for i := range in.Items {
 		if i%4096 == 0 && ctx.Err() != nil {
-			return Output{}, ctx.Err()
+			return out, ctx.Err()
 		}
 		it := &in.Items[i]
-		at := it.Time
-		if at == "" {
-			at = it.Date
+		links := itemLinks(it)
+		if len(links) == 0 {
+			continue
 		}
-		add := func(kind, dst string) {
-			edges = append(edges, artifacts.Edge{Src: it.URI, Kind: kind, Dst: dst, At: at})
+		bySrc = append(bySrc, artifacts.Adjacency{Node: it.URI, Links: links})
+		at := cmp.Or(it.Time, it.Date)
+		ref := artifacts.ItemRef + strconv.Itoa(i)
+		for _, l := range links {
+			byDst[l.Node] = append(byDst[l.Node], inbound{kind: l.Kind, src: ref, at: at, ord: i})
 		}
-		for _, r := range it.Relations {
-			add(artifacts.EdgeRelPrefix+r.Field, r.Value)
-		}
-		for _, t := range it.Tags {
-			add(artifacts.EdgeTag, "tag:"+t)
-		}
-		for _, l := range it.Links {
-			add(artifacts.EdgeLink, l)
-		}
-		for _, s := range it.Supersedes {
-			add(artifacts.EdgeSupersedes, s)
-		}
+		out.Edges += len(links)
 	}
-	names := make([]string, 0, len(in.Config.Identities))
-	for n := range in.Config.Identities {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	for _, n := range names {
-		id := in.Config.Identities[n]
+	// Identity aliases: alias → canonical. Aliases are not items, so these
+	// rows merge into the source table by name.
+	aliases := map[string][]artifacts.Link{}
+	for _, name := range sortedKeys(in.Config.Identities) {
+		id := in.Config.Identities[name]
 		for _, a := range id.Aliases {
 			if a != id.Canonical {
-				edges = append(edges, artifacts.Edge{Src: a, Kind: artifacts.EdgeSameAs, Dst: id.Canonical})
+				aliases[a] = append(aliases[a], artifacts.Link{Kind: artifacts.EdgeSameAs, Node: id.Canonical})
+				byDst[id.Canonical] = append(byDst[id.Canonical], inbound{kind: artifacts.EdgeSameAs, src: a, ord: -1})
+				out.Edges++
 			}
 		}
 	}
-	bySrc, byDst := artifacts.EncodeEdges(edges)
-	return Output{
-		Files: []artifacts.File{{Path: artifacts.EdgesPath, Data: bySrc}, {Path: artifacts.EdgesDstPath, Data: byDst}},
-		Edges: len(edges),
-	}, nil
+	for _, a := range sortedKeys(aliases) {
+		bySrc = append(bySrc, artifacts.Adjacency{Node: a, Links: aliases[a]})
+	}
+	slices.SortStableFunc(bySrc, func(a, b artifacts.Adjacency) int { return strings.Compare(a.Node, b.Node) })
+	bySrc = mergeSameNode(bySrc)
+
+	dsts := sortedKeys(byDst)
+	rows := make([]artifacts.Adjacency, len(dsts))
+	for i, d := range dsts {
+		in := byDst[d]
+		// Newest source first, so a reader can stop after the newest N
+		// inbound edges of a hub; ties by kind, then source, to be total.
+		slices.SortFunc(in, func(a, b inbound) int {
+			return cmp.Or(strings.Compare(b.at, a.at), strings.Compare(a.kind, b.kind), cmp.Compare(a.ord, b.ord), strings.Compare(a.src, b.src))
+		})
+		links := make([]artifacts.Link, 0, len(in))
+		for j, e := range in {
+			if j > 0 && e == in[j-1] {
+				continue
+			}
+			links = append(links, artifacts.Link{Kind: e.kind, Node: e.src})
+		}
+		rows[i] = artifacts.Adjacency{Node: d, Links: links}
+	}
+	out.Files = []artifacts.File{
+		{Path: artifacts.EdgesPath, Data: artifacts.EncodeEdges(bySrc)},
+		{Path: artifacts.EdgesDstPath, Data: artifacts.EncodeEdgesDst(rows)},
+	}
+	return out, nil
+}
+
+// itemLinks lists an item's outgoing edges sorted by kind then destination,
+// without duplicates.
+func itemLinks(it *project.Item) []artifacts.Link {
+	var links []artifacts.Link
+	for _, r := range it.Relations {
+		links = append(links, artifacts.Link{Kind: artifacts.EdgeRelPrefix + r.Field, Node: r.Value})
+	}
+	for _, t := range it.Tags {
+		links = append(links, artifacts.Link{Kind: artifacts.EdgeTag, Node: "tag:" + t})
+	}
+	for _, l := range it.Links {
+		links = append(links, artifacts.Link{Kind: artifacts.EdgeLink, Node: l})
+	}
+	for _, s := range it.Supersedes {
+		links = append(links, artifacts.Link{Kind: artifacts.EdgeSupersedes, Node: s})
+	}
+	slices.SortFunc(links, compareLinks)
+	return slices.Compact(links)
+}
+
+func compareLinks(a, b artifacts.Link) int {
+	return cmp.Or(strings.Compare(a.Kind, b.Kind), strings.Compare(a.Node, b.Node))
+}
+
+// mergeSameNode joins rows of one node (an alias that is also an item URI)
+// into one line.
+func mergeSameNode(rows []artifacts.Adjacency) []artifacts.Adjacency {
+	out := rows[:0]
+	for _, r := range rows {
+		if n := len(out); n > 0 && out[n-1].Node == r.Node {
+			links := append(slices.Clone(out[n-1].Links), r.Links...)
+			slices.SortFunc(links, compareLinks)
+			out[n-1].Links = slices.Compact(links)
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }

@@ -50,7 +50,21 @@ func Run(ctx context.Context, in Input) (Output, error) {
 	}
 
 	rows := make([]artifacts.Doc, len(in.Items))
-	postings := map[string][]artifacts.Posting{}
+	total := 0
+	for i := range in.Items {
+		for _, f := range in.Items[i].Fields {
+			total += len(f.Terms)
+		}
+	}
+	// Inversion in two passes, so that no postings list ever grows by
+	// appending: the first numbers each distinct term and counts its
+	// postings, the second writes every posting into its term's slot of one
+	// flat array. Items are visited in ordinal order and fields in ordinal
+	// order, so each term's postings come out sorted by item then field.
+	termID := make(map[string]int32, total/8)
+	var terms []string
+	var counts []int32
+	seq := make([]int32, 0, total)
 	for i := range in.Items {
 		if i%4096 == 0 && ctx.Err() != nil {
 			return Output{}, ctx.Err()
@@ -62,23 +76,54 @@ func Run(ctx context.Context, in Input) (Output, error) {
 			Digest: it.Digest, SpanOff: it.SpanOff, SpanLen: it.SpanLen,
 		}
 		for _, f := range it.Fields {
-			fo := ordinal[f.Name]
 			if f.Words > 0 {
-				row.Lengths = append(row.Lengths, artifacts.FieldLen{Field: fo, N: f.Words})
+				row.Lengths = append(row.Lengths, artifacts.FieldLen{Field: ordinal[f.Name], N: f.Words})
 			}
 			for _, t := range f.Terms {
-				postings[t.Term] = append(postings[t.Term], artifacts.Posting{Doc: i, Field: fo, TF: t.N})
+				id, ok := termID[t.Term]
+				if !ok {
+					id = int32(len(terms))
+					termID[t.Term] = id
+					terms = append(terms, t.Term)
+					counts = append(counts, 0)
+				}
+				counts[id]++
+				seq = append(seq, id)
 			}
 		}
 		rows[i] = row
 	}
-	terms := make([]artifacts.TermPostings, 0, len(postings))
-	for t, ps := range postings {
-		terms = append(terms, artifacts.TermPostings{Term: t, Postings: ps})
+	next := make([]int32, len(terms))
+	var sum int32
+	for id, c := range counts {
+		next[id] = sum
+		sum += c
 	}
-	slices.SortFunc(terms, func(a, b artifacts.TermPostings) int { return strings.Compare(a.Term, b.Term) })
+	flat := make([]artifacts.Posting, total)
+	k := 0
+	for i := range in.Items {
+		for _, f := range in.Items[i].Fields {
+			fo := ordinal[f.Name]
+			for _, t := range f.Terms {
+				id := seq[k]
+				k++
+				flat[next[id]] = artifacts.Posting{Doc: int32(i), Field: uint16(fo), TF: uint16(min(t.N, artifacts.MaxTF))}
+				next[id]++
+			}
+		}
+	}
+	order := make([]int32, len(terms))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(terms[a], terms[b]) })
+	dictionary := make([]artifacts.TermPostings, len(order))
+	for i, id := range order {
+		end := next[id] // after the second pass, next[id] is the end of its slot
+		dictionary[i] = artifacts.TermPostings{Term: terms[id], Postings: flat[end-counts[id] : end]}
+	}
 	docs, off := artifacts.EncodeDocs(rows)
-	dict, post := artifacts.EncodePostings(terms)
+	dict, post := artifacts.EncodePostings(dictionary)
 	return Output{Files: []artifacts.File{
 		{Path: artifacts.DocsPath, Data: docs},
 		{Path: artifacts.DocsOffPath, Data: off},

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
 	"io/fs"
 	"path"
 	"slices"
@@ -19,49 +18,84 @@ import (
 // envelopeKeys are the keys a record document may carry.
 var envelopeKeys = []string{"body", "cairn", "collected_at", "count", "date", "fields", "fkf", "layer", "records", "schema", "source", "window_end", "window_start"}
 
-// docReader decodes one record document token by token, so that every
-// diagnostic can name the line and column it is about.
+// docReader checks one record document. It walks the JSON with a
+// validating scanner that records where every key and value sits, so each
+// diagnostic names its line and column, and it only locates records: they
+// are decoded later, by projection, in parallel.
 type docReader struct {
 	path string
 	data []byte
-	dec  *json.Decoder
+	s    string // data as a string, for the scanner
 	ds   *diag.List
-	keys map[string]int64 // offset of each envelope key, for messages about it
+	keys map[string]int // offset of each envelope key, for messages about it
 }
 
-// at converts a byte offset to a position, skipping the separators the
-// decoder has already consumed so that it points at the next value.
-func (r *docReader) at(off int64) (int, int) {
-	for off < int64(len(r.data)) && strings.IndexByte(" \t\r\n,:", r.data[off]) >= 0 {
-		off++
-	}
-	return diag.LineCol(r.data, off)
-}
-
-func (r *docReader) errorf(off int64, code, format string, args ...any) {
-	line, col := r.at(off)
+func (r *docReader) errorf(off int, code, format string, args ...any) {
+	line, col := diag.LineCol(r.data, int64(off))
 	r.ds.Errorf(r.path, line, col, code, format, args...)
 }
 
-// syntax reports a decoding error where it is. The streaming decoder's
-// offsets are relative to the value it was reading, so a syntax error is
-// located again by validating the whole document, whose offsets are
-// absolute: the offending byte is the last one read.
+// syntax reports broken JSON at the byte the scanner stopped on.
 func (r *docReader) syntax(err error) {
-	var se *json.SyntaxError
-	off := r.dec.InputOffset()
+	off := len(r.data)
+	var se *fieldpath.SyntaxError
 	if errors.As(err, &se) {
-		var whole json.RawMessage
-		if err2 := json.Unmarshal(r.data, &whole); errors.As(err2, &se) {
-			off, err = se.Offset-1, err2
+		off = se.Offset
+	}
+	r.errorf(off, "json-syntax", "invalid JSON: %v; fix the document so that it parses", err)
+}
+
+// space skips JSON whitespace from i.
+func (r *docReader) space(i int) int {
+	for i < len(r.s) && strings.IndexByte(" \t\r\n", r.s[i]) >= 0 {
+		i++
+	}
+	return i
+}
+
+// members walks the object that starts at i, calling fn with each key, the
+// key's offset and its value's span. It returns the offset after the
+// object, or -1 after reporting a syntax error.
+func (r *docReader) members(i int, what string, fn func(key string, keyOff, start, end int) bool) int {
+	i = r.space(i)
+	if i >= len(r.s) || r.s[i] != '{' {
+		if _, _, err := fieldpath.SkipValue(r.s, i); err != nil {
+			r.syntax(err)
+			return -1
+		}
+		r.errorf(i, "json-type", "%s must be a JSON object", what)
+		_, end, _ := fieldpath.SkipValue(r.s, i)
+		return end
+	}
+	if _, end, err := fieldpath.SkipValue(r.s, i); err != nil {
+		r.syntax(err)
+		return -1
+	} else if !r.eachMember(i, fn) {
+		return -1
+	} else {
+		return end
+	}
+}
+
+// eachMember visits the members of an object already known to be valid.
+func (r *docReader) eachMember(i int, fn func(key string, keyOff, start, end int) bool) bool {
+	i = r.space(i + 1)
+	for i < len(r.s) && r.s[i] != '}' {
+		keyOff := i
+		_, kend, _ := fieldpath.SkipValue(r.s, i)
+		var key string
+		json.Unmarshal(r.data[i:kend], &key)
+		i = r.space(kend) + 1 // past ':'
+		start, end, _ := fieldpath.SkipValue(r.s, i)
+		if !fn(key, keyOff, start, end) {
+			return false
+		}
+		i = r.space(end)
+		if i < len(r.s) && r.s[i] == ',' {
+			i = r.space(i + 1)
 		}
 	}
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		off = int64(len(r.data))
-		err = errors.New("unexpected end of file")
-	}
-	line, col := diag.LineCol(r.data, max(off, 0))
-	r.ds.Errorf(r.path, line, col, "json-syntax", "invalid JSON: %v; fix the document so that it parses", err)
+	return true
 }
 
 // loadDocument reads and checks the envelope of a record document and
@@ -71,8 +105,7 @@ func loadDocument(fsys fs.FS, cfg model.Config, p string, ds *diag.List) (model.
 	if !ok {
 		return model.Document{}, false
 	}
-	r := &docReader{path: p, data: data, ds: ds, dec: json.NewDecoder(bytes.NewReader(data)), keys: map[string]int64{}}
-	r.dec.UseNumber()
+	r := &docReader{path: p, data: data, s: string(data), ds: ds, keys: map[string]int{}}
 	doc := model.Document{Path: p}
 	mark := ds.Len()
 	if !r.envelope(&doc) {
@@ -85,82 +118,63 @@ func loadDocument(fsys fs.FS, cfg model.Config, p string, ds *diag.List) (model.
 // envelope walks the top-level object. It returns false when the JSON
 // itself is broken, after reporting where.
 func (r *docReader) envelope(doc *model.Document) bool {
-	tok, err := r.dec.Token()
-	if err != nil {
-		r.syntax(err)
-		return false
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		r.errorf(0, "not-a-document", "a record document is a JSON object with \"cairn\": 1, source, fields and records")
+	i := r.space(0)
+	if i >= len(r.s) || r.s[i] != '{' {
+		r.errorf(i, "not-a-document", "a record document is a JSON object with \"cairn\": 1, source, fields and records")
 		return false
 	}
 	seen := map[string]bool{}
-	var countOff int64 = -1
-	count := -1
-	for r.dec.More() {
-		keyOff := r.dec.InputOffset()
-		tok, err := r.dec.Token()
-		if err != nil {
-			r.syntax(err)
-			return false
-		}
-		key := tok.(string)
+	countOff, count := -1, -1
+	end := r.members(i, "the document", func(key string, keyOff, start, end int) bool {
 		r.keys[key] = keyOff
 		if seen[key] {
 			r.errorf(keyOff, "duplicate-key", "key %q appears twice; keep one", key)
 		}
 		seen[key] = true
-		valOff := r.dec.InputOffset()
-		var ok bool
+		val := r.data[start:end]
 		switch key {
 		case "cairn", "fkf":
 			var n json.Number
-			ok = r.value(&n)
-			if ok && n.String() != "1" {
-				r.errorf(valOff, "wrong-marker", "marker \"%s\": %s is not a version this cairn reads; use \"%s\": 1", key, n, key)
+			if r.value(start, val, &n) && n.String() != "1" {
+				r.errorf(start, "wrong-marker", "marker \"%s\": %s is not a version this cairn reads; use \"%s\": 1", key, n, key)
 			}
 			if doc.Marker != "" {
 				r.errorf(keyOff, "wrong-marker", "the document carries both \"cairn\" and \"fkf\" markers; keep one")
 			}
 			doc.Marker = key
 		case "source":
-			ok = r.value(&doc.Source)
+			r.value(start, val, &doc.Source)
 		case "layer":
-			ok = r.value(&doc.Layer)
+			r.value(start, val, &doc.Layer)
 		case "date":
-			ok = r.value(&doc.Date)
+			r.value(start, val, &doc.Date)
 		case "window_start":
-			ok = r.stamp(valOff, key, &doc.WindowStart)
+			r.stamp(start, val, key, &doc.WindowStart)
 		case "window_end":
-			ok = r.stamp(valOff, key, &doc.WindowEnd)
+			r.stamp(start, val, key, &doc.WindowEnd)
 		case "collected_at":
-			ok = r.stamp(valOff, key, &doc.CollectedAt)
+			r.stamp(start, val, key, &doc.CollectedAt)
 		case "body":
-			ok = r.value(&doc.Body)
+			r.value(start, val, &doc.Body)
 		case "count":
-			countOff = valOff
-			ok = r.value(&count)
+			countOff = start
+			r.value(start, val, &count)
 		case "schema":
-			ok = r.schema(doc)
+			r.schema(start, doc)
 		case "fields":
-			ok = r.fields(doc)
+			r.fields(start, doc)
 		case "records":
-			ok = r.records(doc)
+			r.records(start, end, doc)
 		default:
 			r.errorf(keyOff, "unknown-key", "unknown key %q in the document envelope; known keys: %s", key, strings.Join(envelopeKeys, ", "))
-			var skip json.RawMessage
-			ok = r.value(&skip)
 		}
-		if !ok {
-			return false
-		}
-	}
-	if _, err := r.dec.Token(); err != nil {
-		r.syntax(err)
+		return true
+	})
+	if end < 0 {
 		return false
 	}
-	if _, err := r.dec.Token(); err != io.EOF {
-		r.errorf(r.dec.InputOffset(), "json-syntax", "unexpected data after the document's closing brace; a record document holds one JSON object")
+	if rest := r.space(end); rest < len(r.s) {
+		r.errorf(rest, "json-syntax", "unexpected data after the document's closing brace; a record document holds one JSON object")
 		return false
 	}
 	if count >= 0 && count != len(doc.Records) {
@@ -169,32 +183,29 @@ func (r *docReader) envelope(doc *model.Document) bool {
 	return true
 }
 
-// value decodes the next value into v, reporting syntax and type errors.
-func (r *docReader) value(v any) bool {
-	off := r.dec.InputOffset()
-	if err := r.dec.Decode(v); err != nil {
+// value decodes one envelope value, reporting a type mismatch at off.
+func (r *docReader) value(off int, val []byte, v any) bool {
+	d := json.NewDecoder(bytes.NewReader(val))
+	d.UseNumber()
+	if err := d.Decode(v); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
 			r.errorf(off, "json-type", "expected %s here, found JSON %s", te.Type, te.Value)
-			return true // the decoder has consumed the value; go on
+		} else {
+			r.errorf(off, "json-type", "%v", err)
 		}
-		r.syntax(err)
 		return false
 	}
 	return true
 }
 
 // stamp decodes an RFC 3339 timestamp that must carry a zone.
-func (r *docReader) stamp(off int64, key string, dst *string) bool {
-	if !r.value(dst) {
-		return false
-	}
-	if *dst != "" {
+func (r *docReader) stamp(off int, val []byte, key string, dst *string) {
+	if r.value(off, val, dst) && *dst != "" {
 		if _, err := ParseStamp(*dst); err != nil {
 			r.errorf(off, "date-no-zone", "%s %q: %v", key, *dst, err)
 		}
 	}
-	return true
 }
 
 // ParseStamp parses an RFC 3339 time that must name its zone (Z or an
@@ -212,25 +223,20 @@ func ParseStamp(s string) (time.Time, error) {
 	return time.Time{}, errors.New("not an RFC 3339 time; write it like 2026-11-02T09:14:00Z")
 }
 
-func (r *docReader) schema(doc *model.Document) bool {
-	return r.object("schema", func(key string, keyOff int64) bool {
-		var raw json.RawMessage
-		valOff := r.dec.InputOffset()
-		if !r.value(&raw) {
-			return false
-		}
+func (r *docReader) schema(i int, doc *model.Document) {
+	r.members(i, "schema", func(key string, keyOff, start, end int) bool {
 		if !FieldNameRe.MatchString(key) {
 			r.errorf(keyOff, "bad-field-name", "field name %q must match ^[a-z][a-z0-9_-]*$; rename it", key)
 		}
 		var spec model.FieldSpec
-		d := json.NewDecoder(bytes.NewReader(raw))
+		d := json.NewDecoder(bytes.NewReader(r.data[start:end]))
 		d.DisallowUnknownFields()
 		if err := d.Decode(&spec); err != nil {
-			r.errorf(valOff, "bad-schema", "schema of field %q: %v; a field declares relation, cardinality, description, examples", key, err)
+			r.errorf(start, "bad-schema", "schema of field %q: %v; a field declares relation, cardinality, description, examples", key, err)
 			return true
 		}
 		if spec.Cardinality != "" && !slices.Contains(Cardinalities, spec.Cardinality) {
-			r.errorf(valOff, "bad-cardinality", "cardinality of %q is %q; use one of: %s", key, spec.Cardinality, strings.Join(Cardinalities, ", "))
+			r.errorf(start, "bad-cardinality", "cardinality of %q is %q; use one of: %s", key, spec.Cardinality, strings.Join(Cardinalities, ", "))
 		}
 		if doc.Schema == nil {
 			doc.Schema = map[string]model.FieldSpec{}
@@ -240,13 +246,9 @@ func (r *docReader) schema(doc *model.Document) bool {
 	})
 }
 
-func (r *docReader) fields(doc *model.Document) bool {
-	return r.object("fields", func(key string, keyOff int64) bool {
-		valOff := r.dec.InputOffset()
-		var raw json.RawMessage
-		if !r.value(&raw) {
-			return false
-		}
+func (r *docReader) fields(i int, doc *model.Document) {
+	r.members(i, "fields", func(key string, keyOff, start, end int) bool {
+		raw := r.data[start:end]
 		if !FieldNameRe.MatchString(key) {
 			r.errorf(keyOff, "bad-field-name", "field name %q must match ^[a-z][a-z0-9_-]*$; rename it", key)
 		}
@@ -255,12 +257,12 @@ func (r *docReader) fields(doc *model.Document) bool {
 		if err := json.Unmarshal(raw, &one); err == nil {
 			paths = []string{one}
 		} else if err := json.Unmarshal(raw, &paths); err != nil || len(paths) == 0 {
-			r.errorf(valOff, "bad-field-path", "field %q maps to %s; map it to a path string like \".title\" or a non-empty list of them", key, raw)
+			r.errorf(start, "bad-field-path", "field %q maps to %s; map it to a path string like \".title\" or a non-empty list of them", key, raw)
 			return true
 		}
 		for _, p := range paths {
 			if _, err := fieldpath.Parse(p); err != nil {
-				r.errorf(valOff, "bad-field-path", "field %q path %q: %v", key, p, err)
+				r.errorf(start, "bad-field-path", "field %q path %q: %v", key, p, err)
 			}
 		}
 		doc.Fields = append(doc.Fields, model.FieldMap{Field: key, Paths: paths})
@@ -268,91 +270,38 @@ func (r *docReader) fields(doc *model.Document) bool {
 	})
 }
 
-// object walks a JSON object value, calling each for its keys; the callback
-// decodes the value.
-func (r *docReader) object(name string, each func(key string, keyOff int64) bool) bool {
-	off := r.dec.InputOffset()
-	tok, err := r.dec.Token()
-	if err != nil {
-		r.syntax(err)
-		return false
+// records locates each record's bytes, line and column without decoding
+// it; the array's syntax was already checked with the whole envelope.
+func (r *docReader) records(i, end int, doc *model.Document) {
+	if r.s[i] != '[' {
+		r.errorf(i, "json-type", "records must be a JSON array of objects")
+		return
 	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		r.errorf(off, "json-type", "%s must be a JSON object", name)
-		return tok == nil || isScalar(tok)
-	}
-	for r.dec.More() {
-		keyOff := r.dec.InputOffset()
-		tok, err := r.dec.Token()
-		if err != nil {
-			r.syntax(err)
-			return false
-		}
-		if !each(tok.(string), keyOff) {
-			return false
-		}
-	}
-	if _, err := r.dec.Token(); err != nil {
-		r.syntax(err)
-		return false
-	}
-	return true
-}
-
-func isScalar(tok json.Token) bool {
-	_, delim := tok.(json.Delim)
-	return !delim
-}
-
-// records locates each record's bytes and line without decoding it.
-func (r *docReader) records(doc *model.Document) bool {
-	off := r.dec.InputOffset()
-	tok, err := r.dec.Token()
-	if err != nil {
-		r.syntax(err)
-		return false
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '[' {
-		r.errorf(off, "json-type", "records must be a JSON array of objects")
-		return tok == nil || isScalar(tok)
-	}
-	line, lineOff := 1, int64(0)
-	for r.dec.More() {
-		start := r.dec.InputOffset()
-		var raw json.RawMessage
-		if err := r.dec.Decode(&raw); err != nil {
-			r.syntax(err)
-			return false
-		}
-		end := r.dec.InputOffset()
-		for start < end && strings.IndexByte(" \t\r\n,", r.data[start]) >= 0 {
-			start++
-		}
+	line, lineOff := 1, 0
+	i = r.space(i + 1)
+	for i < end && r.s[i] != ']' {
+		start, stop, _ := fieldpath.SkipValue(r.s, i)
 		line += bytes.Count(r.data[lineOff:start], []byte{'\n'})
 		lineOff = start
-		col := int(start) - bytes.LastIndexByte(r.data[:start], '\n')
-		if raw[0] != '{' {
-			lc, col := diag.LineCol(r.data, start)
-			r.ds.Errorf(r.path, lc, col, "json-type", "record %d is not a JSON object; each record is an object", len(doc.Records)+1)
-			continue
+		col := start - bytes.LastIndexByte(r.data[:start], '\n')
+		if r.s[start] != '{' {
+			r.ds.Errorf(r.path, line, col, "json-type", "record %d is not a JSON object; each record is an object", len(doc.Records)+1)
+		} else {
+			doc.Records = append(doc.Records, model.Record{
+				Raw:    r.data[start:stop:stop],
+				Line:   line,
+				Col:    col,
+				Offset: int64(start),
+				Length: int64(stop - start),
+			})
 		}
-		doc.Records = append(doc.Records, model.Record{
-			Raw:    r.data[start:end:end],
-			Line:   line,
-			Col:    col,
-			Offset: start,
-			Length: end - start,
-		})
+		i = r.space(stop)
+		if i < end && r.s[i] == ',' {
+			i = r.space(i + 1)
+		}
 	}
-	if _, err := r.dec.Token(); err != nil {
-		r.syntax(err)
-		return false
-	}
-	return true
 }
 
-// checkEnvelope checks what the whole envelope must agree on: the marker,
-// the source and layer against the path, the day, and the fields map.
 func (r *docReader) checkEnvelope(cfg model.Config, doc *model.Document) {
 	stem := strings.TrimSuffix(path.Base(doc.Path), ".json")
 	wantLayer, day := model.LayerIndex, ""

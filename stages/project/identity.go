@@ -7,14 +7,15 @@ import (
 	"github.com/cairn-kb/cairn/stages/model"
 )
 
-// identities resolves any known URI, email or login to every name of the
+// Identities resolves any known URI, email or login to every name of the
 // entity it belongs to.
-type identities struct {
+type Identities struct {
 	names map[string][]string // any name → all names of its identity, canonical first
 }
 
-func newIdentities(cfg model.Config) identities {
-	ids := identities{names: map[string][]string{}}
+// NewIdentities indexes the identities of a configuration.
+func NewIdentities(cfg model.Config) Identities {
+	ids := Identities{names: map[string][]string{}}
 	for _, name := range sortedKeys(cfg.Identities) {
 		id := cfg.Identities[name]
 		all := append([]string{id.Canonical}, id.Aliases...)
@@ -25,10 +26,10 @@ func newIdentities(cfg model.Config) identities {
 	return ids
 }
 
-// exactForms lists the exact identifiers a relation value gives its item:
+// ExactForms lists the exact identifiers a relation value gives its item:
 // the value itself, for an entity URI the suffix after its last slash, and
 // the same for every alias of the identity the value names.
-func (ids identities) exactForms(value string) []string {
+func (ids Identities) ExactForms(value string) []string {
 	names := ids.names[value]
 	if names == nil {
 		names = []string{value}

@@ -1,6 +1,7 @@
 package project
 
 import (
+	"github.com/cairn-kb/cairn/stages/fieldpath"
 	"slices"
 	"strings"
 )
@@ -28,7 +29,6 @@ const (
 	FieldTime     = "time"
 	FieldBody     = "body"
 	FieldSlug     = "slug"
-	FieldURI      = "uri" // holds only the exact URI identifier, no words
 	FieldCategory = "category"
 	FieldVisible  = "visibility"
 )
@@ -72,7 +72,7 @@ type Field struct {
 	// included), the n of the length normalisation.
 	Words int
 	// Terms are the indexed terms with their frequency, sorted by term:
-	// words of MinPlainRunes or more, identifier tokens, and =exact values.
+	// words of MinPlainRunes or more, and identifier tokens.
 	Terms []TermFreq
 }
 
@@ -103,11 +103,19 @@ func (it *Item) Field(name string) (*Field, bool) {
 	return &it.Fields[i], true
 }
 
-// newField tokenises values into a field. exact lists values that are also
-// exact identifiers of the item (ids, titles, relation values, slugs).
-func newField(name string, values []string, exact []string) Field {
+// tokenizer turns field values into a Field, reusing one scratch buffer
+// across calls; each projection worker owns one.
+type tokenizer struct {
+	scratch []string
+	json    fieldpath.Decoder
+}
+
+// field tokenises values into a field: its length in words and its
+// indexed terms (words of MinPlainRunes or more, and identifier tokens)
+// with their frequencies.
+func (tk *tokenizer) field(name string, values []string) Field {
 	f := Field{Name: name, Values: values}
-	terms := make([]string, 0, 16)
+	terms := tk.scratch[:0]
 	for _, v := range values {
 		Words(v, func(w string, runes int) {
 			f.Words++
@@ -117,12 +125,16 @@ func newField(name string, values []string, exact []string) Field {
 		})
 		Identifiers(v, func(id string) { terms = append(terms, id) })
 	}
-	for _, v := range exact {
-		if e := Exact(v); e != "" {
-			terms = append(terms, ExactPrefix+e)
-		}
-	}
 	slices.Sort(terms)
+	n := 0
+	for i := 0; i < len(terms); n++ {
+		j := i + 1
+		for j < len(terms) && terms[j] == terms[i] {
+			j++
+		}
+		i = j
+	}
+	f.Terms = make([]TermFreq, 0, n)
 	for i := 0; i < len(terms); {
 		j := i + 1
 		for j < len(terms) && terms[j] == terms[i] {
@@ -131,5 +143,7 @@ func newField(name string, values []string, exact []string) Field {
 		f.Terms = append(f.Terms, TermFreq{Term: terms[i], N: j - i})
 		i = j
 	}
+	clear(terms)
+	tk.scratch = terms[:0]
 	return f
 }

@@ -18,9 +18,8 @@ var closedStatuses = map[string]string{
 
 // projectPage projects a wiki, project or task page: its slug, title,
 // description, type, status, tags, aliases, body, relations and commitment
-// metadata are searchable; slug, title, aliases, relations and the URI are
-// exact identifiers.
-func projectPage(cfg model.Config, ids identities, p model.Page) Item {
+// metadata are searchable.
+func projectPage(cfg model.Config, tk *tokenizer, p model.Page) Item {
 	f := p.Front
 	it := Item{
 		URI:        p.Path,
@@ -53,68 +52,51 @@ func projectPage(cfg model.Config, ids identities, p model.Page) Item {
 	if f.Visibility != "" {
 		it.Flags = append(it.Flags, f.Visibility)
 	}
-	add := func(name string, exact bool, vals ...string) {
+	add := func(name string, vals ...string) {
 		var kept []string
 		for _, v := range vals {
 			if strings.TrimSpace(v) != "" {
 				kept = append(kept, v)
 			}
 		}
-		if len(kept) == 0 {
-			return
+		if len(kept) > 0 {
+			it.Fields = append(it.Fields, tk.field(name, kept))
 		}
-		var ex []string
-		if exact {
-			ex = kept
-		}
-		it.Fields = append(it.Fields, newField(name, kept, ex))
 	}
-	add(FieldSlug, true, p.Slug)
-	add(FieldTitle, true, f.Title)
-	add("description", false, f.Description)
-	add("type", false, f.Type)
-	add("status", false, f.Status)
-	add("tags", false, f.Tags...)
-	add("aliases", true, f.Aliases...)
-	add(FieldBody, false, p.Body)
-	add("next_action", false, f.NextAction)
-	add("blocker", false, f.Blocker)
-	add("reviewed", false, f.Reviewed)
-	add("due", false, f.Due)
+	add(FieldSlug, p.Slug)
+	add(FieldTitle, f.Title)
+	add("description", f.Description)
+	add("type", f.Type)
+	add("status", f.Status)
+	add("tags", f.Tags...)
+	add("aliases", f.Aliases...)
+	add(FieldBody, p.Body)
+	add("next_action", f.NextAction)
+	add("blocker", f.Blocker)
+	add("reviewed", f.Reviewed)
+	add("due", f.Due)
 	for _, field := range sortedKeys(f.Relations) {
 		vals := f.Relations[field]
-		var exact []string
 		for _, v := range vals {
 			it.Relations = append(it.Relations, Relation{Field: field, Value: v})
-			exact = append(exact, ids.exactForms(v)...)
 		}
-		it.Fields = append(it.Fields, newField(field, vals, exact))
+		add(field, vals...)
 	}
-	it.Fields = append(it.Fields, newField(FieldURI, nil, []string{it.URI}))
 	it.Links = Links(p.Path, p.Body)
-	for _, s := range f.Supersedes {
-		it.Supersedes = append(it.Supersedes, s)
-	}
-	mergeFields(&it)
+	it.Supersedes = slices.Clone(f.Supersedes)
+	mergeFields(tk, &it)
 	finish(&it)
 	return it
 }
 
 // mergeFields joins fields of the same name (a relation named like a
 // built-in field) so that every item has each field once.
-func mergeFields(it *Item) {
+func mergeFields(tk *tokenizer, it *Item) {
 	slices.SortStableFunc(it.Fields, func(a, b Field) int { return strings.Compare(a.Name, b.Name) })
 	out := it.Fields[:0]
 	for _, f := range it.Fields {
 		if n := len(out); n > 0 && out[n-1].Name == f.Name {
-			prev := out[n-1]
-			var exact []string
-			for _, t := range append(prev.Terms, f.Terms...) {
-				if e, ok := strings.CutPrefix(t.Term, ExactPrefix); ok {
-					exact = append(exact, e)
-				}
-			}
-			out[n-1] = newField(f.Name, append(slices.Clone(prev.Values), f.Values...), exact)
+			out[n-1] = tk.field(f.Name, append(slices.Clone(out[n-1].Values), f.Values...))
 			continue
 		}
 		out = append(out, f)

@@ -1,10 +1,8 @@
 package project
 
 import (
-	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"path"
 	"runtime"
 	"slices"
@@ -40,7 +38,6 @@ var notText = []string{FieldTime, FieldCategory, FieldVisible}
 // its own slot, and joined in input order.
 func Run(ctx context.Context, in Input) (Output, error) {
 	b := in.Base
-	ids := newIdentities(b.Config)
 	bodies := map[string]model.Body{}
 	for _, body := range b.Bodies {
 		bodies[body.URI] = body
@@ -54,8 +51,9 @@ func Run(ctx context.Context, in Input) (Output, error) {
 	next := make(chan int)
 	for range min(runtime.GOMAXPROCS(0), max(len(b.Documents), 1)) {
 		wg.Go(func() {
+			var tk tokenizer
 			for i := range next {
-				results[i].items = projectDocument(b.Config, ids, bodies, b.Documents[i], &results[i].diags)
+				results[i].items = projectDocument(b.Config, &tk, bodies, b.Documents[i], &results[i].diags)
 			}
 		})
 	}
@@ -71,13 +69,19 @@ func Run(ctx context.Context, in Input) (Output, error) {
 		return Output{}, err
 	}
 	var ds diag.List
-	var items []Item
+	total := len(b.Pages)
+	for i := range results {
+		total += len(results[i].items)
+	}
+	items := make([]Item, 0, total)
 	for i := range results {
 		items = append(items, results[i].items...)
+		results[i].items = nil
 		ds.Merge(results[i].diags.Sorted())
 	}
+	var tk tokenizer
 	for _, p := range b.Pages {
-		items = append(items, projectPage(b.Config, ids, p))
+		items = append(items, projectPage(b.Config, &tk, p))
 	}
 	markSuperseded(items)
 	slices.SortFunc(items, func(a, b Item) int { return strings.Compare(a.URI, b.URI) })
@@ -93,13 +97,15 @@ func Run(ctx context.Context, in Input) (Output, error) {
 		}
 	}
 	for i := range items {
-		items[i].Digest = digest(&items[i])
+		if items[i].Digest == "" {
+			items[i].Digest = digest(&items[i])
+		}
 	}
 	return Output{Items: items, Diagnostics: ds.Sorted()}, nil
 }
 
 // projectDocument projects every record of one document.
-func projectDocument(cfg model.Config, ids identities, bodies map[string]model.Body, doc model.Document, ds *diag.List) []Item {
+func projectDocument(cfg model.Config, tk *tokenizer, bodies map[string]model.Body, doc model.Document, ds *diag.List) []Item {
 	type fieldPaths struct {
 		name     string
 		paths    []fieldpath.Path
@@ -121,25 +127,30 @@ func projectDocument(cfg model.Config, ids identities, bodies map[string]model.B
 	}
 	policy := cfg.Sources[doc.Source]
 	items := make([]Item, 0, len(doc.Records))
-	values := map[string][]string{}
+	values := make([][]string, len(fps))
+	valueOf := func(name string) []string {
+		for i, fp := range fps {
+			if fp.name == name {
+				return values[i]
+			}
+		}
+		return nil
+	}
 	for n, rec := range doc.Records {
 		errorf := func(code, format string, args ...any) {
 			ds.Errorf(doc.Path, rec.Line, rec.Col, code, "record %d: "+format, append([]any{n + 1}, args...)...)
 		}
-		var v any
-		dec := json.NewDecoder(bytes.NewReader(rec.Raw))
-		dec.UseNumber()
-		if err := dec.Decode(&v); err != nil {
+		v, err := tk.json.Parse(string(rec.Raw))
+		if err != nil {
 			errorf("json-syntax", "%v", err)
 			continue
 		}
-		clear(values)
-		for _, fp := range fps {
+		for i, fp := range fps {
 			var out []string
 			for _, p := range fp.paths {
-				out = p.Eval(v, out)
+				out = p.Eval(&v, out)
 			}
-			values[fp.name] = out
+			values[i] = out
 			switch {
 			case fp.card == "one" && len(out) != 1:
 				errorf("cardinality", "field %q must have exactly one value, it has %d", fp.name, len(out))
@@ -147,7 +158,7 @@ func projectDocument(cfg model.Config, ids identities, bodies map[string]model.B
 				errorf("cardinality", "field %q may have at most one value, it has %d", fp.name, len(out))
 			}
 		}
-		idv := values[FieldID]
+		idv := valueOf(FieldID)
 		if len(idv) == 0 || idv[0] == "" {
 			errorf("missing-id", "no id: the id path gives nothing for this record; every record needs an id")
 			continue
@@ -162,7 +173,7 @@ func projectDocument(cfg model.Config, ids identities, bodies map[string]model.B
 			SpanOff: rec.Offset,
 			SpanLen: rec.Length,
 		}
-		if t := values[FieldTime]; len(t) > 0 {
+		if t := valueOf(FieldTime); len(t) > 0 {
 			ts, err := load.ParseStamp(t[0])
 			if err != nil {
 				errorf("date-no-zone", "time %q: %v", t[0], err)
@@ -172,11 +183,11 @@ func projectDocument(cfg model.Config, ids identities, bodies map[string]model.B
 		} else if doc.Layer == model.LayerEvents {
 			errorf("missing-time", "no time: the time path gives nothing for this record; events need a time")
 		}
-		if t := values[FieldTitle]; len(t) > 0 {
+		if t := valueOf(FieldTitle); len(t) > 0 {
 			it.Title = t[0]
 		}
-		category := first(values[FieldCategory], policy.Category)
-		visibility := first(values[FieldVisible], policy.Visibility)
+		category := first(valueOf(FieldCategory), policy.Category)
+		visibility := first(valueOf(FieldVisible), policy.Visibility)
 		if category != "" {
 			if !slices.Contains(load.Categories, category) {
 				errorf("bad-category", "category %q; use one of: %s", category, strings.Join(load.Categories, ", "))
@@ -191,28 +202,24 @@ func projectDocument(cfg model.Config, ids identities, bodies map[string]model.B
 				it.Flags = append(it.Flags, visibility)
 			}
 		}
-		for _, fp := range fps {
-			vals := values[fp.name]
+		it.Fields = make([]Field, 0, len(fps)+1)
+		for i, fp := range fps {
+			vals := values[i]
 			if slices.Contains(notText, fp.name) || len(vals) == 0 {
 				continue
 			}
-			var exact []string
-			switch {
-			case fp.relation:
+			if fp.relation {
 				for _, val := range vals {
 					it.Relations = append(it.Relations, Relation{Field: fp.name, Value: val})
-					exact = append(exact, ids.exactForms(val)...)
 				}
-			case fp.name == FieldID || fp.name == FieldTitle:
-				exact = vals
 			}
-			it.Fields = append(it.Fields, newField(fp.name, vals, exact))
+			it.Fields = append(it.Fields, tk.field(fp.name, vals))
 		}
 		if body, ok := bodies[it.URI]; ok {
-			it.Fields = addValues(it.Fields, FieldBody, body.Text)
+			it.Fields = addValues(tk, it.Fields, FieldBody, body.Text)
 		}
-		it.Fields = append(it.Fields, newField(FieldURI, nil, []string{it.URI}))
 		finish(&it)
+		it.Digest = digest(&it)
 		items = append(items, it)
 	}
 	return items
@@ -227,14 +234,14 @@ func first(vals []string, def string) string {
 }
 
 // addValues appends text to the named field, creating it if needed.
-func addValues(fields []Field, name, text string) []Field {
+func addValues(tk *tokenizer, fields []Field, name, text string) []Field {
 	for i, f := range fields {
 		if f.Name == name {
-			fields[i] = newField(name, append(slices.Clone(f.Values), text), nil)
+			fields[i] = tk.field(name, append(slices.Clone(f.Values), text))
 			return fields
 		}
 	}
-	return append(fields, newField(name, []string{text}, nil))
+	return append(fields, tk.field(name, []string{text}))
 }
 
 // finish sorts an item's fields and flags and merges duplicate fields.
@@ -294,18 +301,22 @@ func digest(it *Item) string {
 	return artifacts.HashSum(h.Sum64())
 }
 
-// markSuperseded flags every page another page says it supersedes.
+// markSuperseded flags every item another item says it supersedes.
 func markSuperseded(items []Item) {
-	idx := map[string]int{}
-	for i, it := range items {
-		idx[it.URI] = i
-	}
+	targets := map[string]bool{}
 	for _, it := range items {
 		for _, old := range it.Supersedes {
-			if j, ok := idx[old]; ok && !items[j].HasFlag(FlagSuperseded) {
-				items[j].Flags = append(items[j].Flags, FlagSuperseded)
-				slices.Sort(items[j].Flags)
-			}
+			targets[old] = true
+		}
+	}
+	if len(targets) == 0 {
+		return
+	}
+	for j := range items {
+		if it := &items[j]; targets[it.URI] && !it.HasFlag(FlagSuperseded) {
+			it.Flags = append(it.Flags, FlagSuperseded)
+			slices.Sort(it.Flags)
+			it.Digest = "" // the flag is part of the digest
 		}
 	}
 }
