@@ -20,6 +20,9 @@ type Posting struct {
 // counts irrelevant to ranking long before this.
 const MaxTF = 65535
 
+// MaxFields is how many fields a posting's field ordinal can name.
+const MaxFields = 65536
+
 // TermPostings is a term with its postings, sorted by item then field.
 type TermPostings struct {
 	Term     string

@@ -50,6 +50,9 @@ type Input struct {
 	Intact func(path string) bool
 	// ToolVersion is recorded in the manifest.
 	ToolVersion string
+	// Mark, when set, is called as each stage ends, with the stage's name.
+	// The caller may read its clock there; the build itself never does.
+	Mark func(stage string)
 }
 
 // Output is a finished build, ready for artifacts.Sync or Diff.
@@ -70,6 +73,11 @@ type Output struct {
 // carrying every diagnostic; nothing is planned for writing then.
 func Build(ctx context.Context, in Input) (Output, error) {
 	var out Output
+	mark := func(stage string) {
+		if in.Mark != nil {
+			in.Mark(stage)
+		}
+	}
 	current := func(stage, key string) bool {
 		if in.Previous == nil || in.Intact == nil {
 			return false
@@ -98,6 +106,7 @@ func Build(ctx context.Context, in Input) (Output, error) {
 	if err != nil {
 		return out, fmt.Errorf("load: %w", err)
 	}
+	mark("load")
 	var ds diag.List
 	ds.Merge(loaded.Diagnostics)
 	out.Stat = loaded.Stat
@@ -130,6 +139,7 @@ func Build(ctx context.Context, in Input) (Output, error) {
 		if err != nil {
 			return out, fmt.Errorf("project: %w", err)
 		}
+		mark("project")
 		ds.Merge(proj.Diagnostics)
 		if ds.HasErrors() {
 			return out, &diag.Errors{Diagnostics: ds.Sorted()}
@@ -144,7 +154,9 @@ func Build(ctx context.Context, in Input) (Output, error) {
 			idx, idxErr = index.Run(ctx, index.Input{Config: loaded.Base.Config, Items: proj.Items})
 		}()
 		gr, err := graph.Run(ctx, graph.Input{Config: loaded.Base.Config, Items: proj.Items})
+		mark("graph")
 		<-done
+		mark("index")
 		if idxErr != nil {
 			return out, fmt.Errorf("index: %w", idxErr)
 		}
@@ -179,6 +191,7 @@ func Build(ctx context.Context, in Input) (Output, error) {
 	if err != nil {
 		return out, fmt.Errorf("emit: %w", err)
 	}
+	mark("emit")
 	out.Plan = artifacts.Plan{Files: em.Files, Keep: em.Keep, Manifest: em.Manifest}
 	if in.Previous != nil {
 		for _, o := range in.Previous.Outputs {

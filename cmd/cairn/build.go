@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages"
@@ -17,8 +18,9 @@ import (
 
 // BuildCmd is `cairn build`.
 type BuildCmd struct {
-	Check bool `help:"Build in memory and write nothing; list every file that would change and exit 1 if any would (for CI and pre-commit)."`
-	Quiet bool `help:"Print nothing but warnings and errors."`
+	Check   bool `help:"Build in memory and write nothing; list every file that would change and exit 1 if any would (for CI and pre-commit)."`
+	Quiet   bool `help:"Print nothing but warnings and errors."`
+	Timings bool `help:"Print how long each stage took, to stderr."`
 }
 
 // Run builds the base, or checks it with --check.
@@ -27,7 +29,11 @@ func (c *BuildCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
-	res, err := buildBase(root, c.Check, env.Stderr)
+	var clock *stageClock
+	if c.Timings {
+		clock = newStageClock(env.Stderr)
+	}
+	res, err := buildBase(root, c.Check, env.Stderr, clock)
 	if err != nil {
 		return err
 	}
@@ -84,7 +90,7 @@ func (r buildResult) summary() string {
 // buildBase runs the pipeline on the base at root. With check it only
 // diffs; otherwise it takes the build lock, syncs and saves the stat cache.
 // Diagnostics are printed to stderr; base mistakes exit 2.
-func buildBase(root string, check bool, stderr io.Writer) (buildResult, error) {
+func buildBase(root string, check bool, stderr io.Writer, clock *stageClock) (buildResult, error) {
 	var res buildResult
 	if !check {
 		lock, err := artifacts.AcquireLock(root, "cairn build")
@@ -110,6 +116,7 @@ func buildBase(root string, check bool, stderr io.Writer) (buildResult, error) {
 		Previous:    prev,
 		Intact:      artifacts.Intact(root, prev, cache),
 		ToolVersion: Version,
+		Mark:        clock.mark,
 	})
 	var derr *diag.Errors
 	if errors.As(err, &derr) {
@@ -134,6 +141,7 @@ func buildBase(root string, check bool, stderr io.Writer) (buildResult, error) {
 	if err != nil {
 		return res, err
 	}
+	clock.mark("sync")
 	if m, err := artifacts.DecodeManifest(out.Plan.Manifest.Data); err == nil {
 		artifacts.StampOutputs(root, &m, out.Stat)
 	}
@@ -142,4 +150,21 @@ func buildBase(root string, check bool, stderr io.Writer) (buildResult, error) {
 		fmt.Fprintf(stderr, "cairn: warning: cannot save the stat cache (%v); the next build will hash every input again\n", err)
 	}
 	return res, nil
+}
+
+// stageClock prints the time each stage took; a nil clock does nothing.
+type stageClock struct {
+	w    io.Writer
+	last time.Time
+}
+
+func newStageClock(w io.Writer) *stageClock { return &stageClock{w: w, last: time.Now()} }
+
+func (c *stageClock) mark(stage string) {
+	if c == nil {
+		return
+	}
+	now := time.Now()
+	fmt.Fprintf(c.w, "cairn: %-8s %6d ms\n", stage, now.Sub(c.last).Milliseconds())
+	c.last = now
 }

@@ -30,7 +30,7 @@ func (c *DemoCmd) Run(env *Env) error {
 	}
 	w := env.Stdout
 	fmt.Fprintf(w, "cairn demo: the bundled demo base, copied to %s\n\n", dir)
-	res, err := buildBase(dir, false, env.Stderr)
+	res, err := buildBase(dir, false, env.Stderr, nil)
 	if err != nil {
 		return err
 	}
@@ -77,7 +77,7 @@ func (c *DemoCmd) Run(env *Env) error {
 		fmt.Fprintf(w, "  %s\n", l)
 	}
 
-	again, err := buildBase(dir, false, env.Stderr)
+	again, err := buildBase(dir, false, env.Stderr, nil)
 	if err != nil {
 		return err
 	}

@@ -10,8 +10,8 @@ package index
 
 import (
 	"context"
+	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages/model"
@@ -49,26 +49,11 @@ func Run(ctx context.Context, in Input) (Output, error) {
 		fields[i] = artifacts.Field{Name: n, Weight: in.Config.Weight(n)}
 	}
 
-	rows := make([]artifacts.Doc, len(in.Items))
-	total := 0
-	for i := range in.Items {
-		for _, f := range in.Items[i].Fields {
-			total += len(f.Terms)
-		}
+	if len(names) > artifacts.MaxFields {
+		return Output{}, fmt.Errorf("the base has %d fields; the index holds at most %d", len(names), artifacts.MaxFields)
 	}
-	// Inversion in two passes, so that no postings list ever grows by
-	// appending: the first numbers each distinct term and counts its
-	// postings, the second writes every posting into its term's slot of one
-	// flat array. Items are visited in ordinal order and fields in ordinal
-	// order, so each term's postings come out sorted by item then field.
-	termID := make(map[string]int32, total/8)
-	var terms []string
-	var counts []int32
-	seq := make([]int32, 0, total)
+	rows := make([]artifacts.Doc, len(in.Items))
 	for i := range in.Items {
-		if i%4096 == 0 && ctx.Err() != nil {
-			return Output{}, ctx.Err()
-		}
 		it := &in.Items[i]
 		row := artifacts.Doc{
 			URI: it.URI, Kind: it.Kind, Source: it.Source, Date: it.Date, Time: it.Time,
@@ -79,48 +64,12 @@ func Run(ctx context.Context, in Input) (Output, error) {
 			if f.Words > 0 {
 				row.Lengths = append(row.Lengths, artifacts.FieldLen{Field: ordinal[f.Name], N: f.Words})
 			}
-			for _, t := range f.Terms {
-				id, ok := termID[t.Term]
-				if !ok {
-					id = int32(len(terms))
-					termID[t.Term] = id
-					terms = append(terms, t.Term)
-					counts = append(counts, 0)
-				}
-				counts[id]++
-				seq = append(seq, id)
-			}
 		}
 		rows[i] = row
 	}
-	next := make([]int32, len(terms))
-	var sum int32
-	for id, c := range counts {
-		next[id] = sum
-		sum += c
-	}
-	flat := make([]artifacts.Posting, total)
-	k := 0
-	for i := range in.Items {
-		for _, f := range in.Items[i].Fields {
-			fo := ordinal[f.Name]
-			for _, t := range f.Terms {
-				id := seq[k]
-				k++
-				flat[next[id]] = artifacts.Posting{Doc: int32(i), Field: uint16(fo), TF: uint16(min(t.N, artifacts.MaxTF))}
-				next[id]++
-			}
-		}
-	}
-	order := make([]int32, len(terms))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(terms[a], terms[b]) })
-	dictionary := make([]artifacts.TermPostings, len(order))
-	for i, id := range order {
-		end := next[id] // after the second pass, next[id] is the end of its slot
-		dictionary[i] = artifacts.TermPostings{Term: terms[id], Postings: flat[end-counts[id] : end]}
+	dictionary, err := invert(ctx, in.Items, ordinal)
+	if err != nil {
+		return Output{}, err
 	}
 	docs, off := artifacts.EncodeDocs(rows)
 	dict, post := artifacts.EncodePostings(dictionary)

@@ -116,14 +116,15 @@ type tokenizer struct {
 func (tk *tokenizer) field(name string, values []string) Field {
 	f := Field{Name: name, Values: values}
 	terms := tk.scratch[:0]
+	word := func(w string, runes int) {
+		f.Words++
+		if runes >= MinPlainRunes {
+			terms = append(terms, w)
+		}
+	}
+	ident := func(id string) { terms = append(terms, id) }
 	for _, v := range values {
-		Words(v, func(w string, runes int) {
-			f.Words++
-			if runes >= MinPlainRunes {
-				terms = append(terms, w)
-			}
-		})
-		Identifiers(v, func(id string) { terms = append(terms, id) })
+		Tokens(v, word, ident)
 	}
 	slices.Sort(terms)
 	n := 0

@@ -277,28 +277,35 @@ func EncodeID(id string) string {
 
 // digest hashes everything about an item that ranking can see: its URI,
 // kind, source, dates, validity, flags, relations, tags and every field's
-// values. Raw fields that the map does not name never reach it.
+// values. Raw fields that the map does not name never reach it. Parts are
+// separated by bytes that cannot occur in them (0x1f between parts, 0x1e
+// after each group), so different items cannot hash the same text.
 func digest(it *Item) string {
-	h := xxhash.New()
+	var b []byte
 	w := func(parts ...string) {
 		for _, p := range parts {
-			h.WriteString(p)
-			h.WriteString("\x1f")
+			b = append(b, p...)
+			b = append(b, 0x1f)
 		}
-		h.WriteString("\x1e")
+		b = append(b, 0x1e)
 	}
 	w("item", it.URI, it.Kind, it.Source, it.Date, it.Time, it.ValidFrom, it.ValidUntil)
-	w(append([]string{"flags"}, it.Flags...)...)
-	w(append([]string{"tags"}, it.Tags...)...)
-	w(append([]string{"links"}, it.Links...)...)
-	w(append([]string{"supersedes"}, it.Supersedes...)...)
+	w("flags")
+	w(it.Flags...)
+	w("tags")
+	w(it.Tags...)
+	w("links")
+	w(it.Links...)
+	w("supersedes")
+	w(it.Supersedes...)
 	for _, r := range it.Relations {
 		w("rel", r.Field, r.Value)
 	}
 	for _, f := range it.Fields {
-		w(append([]string{"field", f.Name, strconv.Itoa(len(f.Values))}, f.Values...)...)
+		w("field", f.Name, strconv.Itoa(len(f.Values)))
+		w(f.Values...)
 	}
-	return artifacts.HashSum(h.Sum64())
+	return artifacts.HashSum(xxhash.Sum64(b))
 }
 
 // markSuperseded flags every item another item says it supersedes.

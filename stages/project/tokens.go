@@ -32,53 +32,58 @@ func isIdentRune(r rune) bool {
 // Words calls fn for every word of s, lowercased, in order. Every word
 // counts toward a field's length; callers decide which are long enough to
 // index (see MinPlainRunes).
-func Words(s string, fn func(w string, runes int)) {
-	start, runes := -1, 0
-	for i, r := range s {
-		if isWordRune(r) {
-			if start < 0 {
-				start, runes = i, 0
-			}
-			runes++
-			continue
-		}
-		if start >= 0 {
-			fn(lower(s[start:i]), runes)
-			start = -1
-		}
-	}
-	if start >= 0 {
-		fn(lower(s[start:]), runes)
-	}
-}
+func Words(s string, fn func(w string, runes int)) { Tokens(s, fn, nil) }
 
 // Identifiers calls fn for every identifier-shaped token of s, lowercased:
 // a run of word runes and URI punctuation, trimmed of punctuation at its
 // ends, that still holds one of - / : @ . inside it. The words inside an
 // identifier are also words, so "repo:github.com/acme/harbor" yields the
 // identifier here and "repo", "github", "com", "acme", "harbor" from Words.
-func Identifiers(s string, fn func(id string)) {
-	start := -1
-	emit := func(tok string) {
-		tok = strings.TrimFunc(tok, func(r rune) bool { return !isWordRune(r) })
-		if utf8.RuneCountInString(tok) >= MinIdentRunes && strings.ContainsAny(tok, identMarks) {
-			fn(lower(tok))
+func Identifiers(s string, fn func(id string)) { Tokens(s, nil, fn) }
+
+// Tokens finds the words and the identifier tokens of s in one pass; either
+// callback may be nil.
+func Tokens(s string, word func(w string, runes int), ident func(id string)) {
+	ws, wr := -1, 0         // current word: start, runes
+	is, marked := -1, false // current identifier run: start, holds a mark
+	flushIdent := func(end int) {
+		if ident != nil && marked {
+			tok := strings.TrimFunc(s[is:end], func(r rune) bool { return !isWordRune(r) })
+			if utf8.RuneCountInString(tok) >= MinIdentRunes && strings.ContainsAny(tok, identMarks) {
+				ident(lower(tok))
+			}
 		}
+		is = -1
 	}
 	for i, r := range s {
-		if isIdentRune(r) {
-			if start < 0 {
-				start = i
+		w := isWordRune(r)
+		if w {
+			if ws < 0 {
+				ws, wr = i, 0
 			}
-			continue
+			wr++
+		} else if ws >= 0 {
+			if word != nil {
+				word(lower(s[ws:i]), wr)
+			}
+			ws = -1
 		}
-		if start >= 0 {
-			emit(s[start:i])
-			start = -1
+		if w || isIdentRune(r) {
+			if is < 0 {
+				is, marked = i, false
+			}
+			if !w && strings.ContainsRune(identMarks, r) {
+				marked = true
+			}
+		} else if is >= 0 {
+			flushIdent(i)
 		}
 	}
-	if start >= 0 {
-		emit(s[start:])
+	if ws >= 0 && word != nil {
+		word(lower(s[ws:]), wr)
+	}
+	if is >= 0 {
+		flushIdent(len(s))
 	}
 }
 
