@@ -46,6 +46,42 @@ type Output struct {
 	Diagnostics []diag.Diagnostic
 }
 
+// Inventory is the base's input files, stat-first hashed, with each
+// group's key: what a reader needs to tell whether artifacts are current
+// without parsing anything.
+type Inventory struct {
+	Config model.Config
+	Inputs []artifacts.FileStamp
+	// Groups names the group of each input, parallel to Inputs ("" for
+	// the configuration).
+	Groups          []string
+	Stat            artifacts.StatCache
+	Keys            map[string]string
+	SemanticsDigest string
+	Diagnostics     []diag.Diagnostic
+}
+
+// Take lists and hashes the base's inputs and computes the group keys,
+// reading only the configuration and the files whose stat changed.
+func Take(ctx context.Context, fsys fs.FS, stat artifacts.StatCache) (Inventory, error) {
+	var ds diag.List
+	inv := Inventory{}
+	cfg, _, cfgHash, ok := loadConfig(fsys, &ds)
+	inv.Config = cfg
+	if ok {
+		entries := walk(fsys, newClassifier(cfg), &ds)
+		inv.Stat = hashAll(fsys, entries, stat, &ds)
+		for _, e := range entries {
+			inv.Inputs = append(inv.Inputs, artifacts.FileStamp{Path: e.path, Bytes: e.size, XXHash: e.hash})
+			inv.Groups = append(inv.Groups, e.kind.group())
+		}
+		inv.SemanticsDigest = SemanticsDigest(cfg)
+		inv.Keys = groupKeys(entries, cfgHash, inv.SemanticsDigest)
+	}
+	inv.Diagnostics = ds.Sorted()
+	return inv, ctx.Err()
+}
+
 // Run finds the base's files, hashes them stat-first, computes each group's
 // key, and parses the groups whose outputs are not current.
 func Run(ctx context.Context, in Input) (Output, error) {

@@ -1,0 +1,119 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/load"
+)
+
+// State says whether a query can use the artifacts, and if not, why not.
+type State string
+
+// Index states, as reported in receipt.index.
+const (
+	StateUsed    State = "used"    // the artifacts are current and intact
+	StateMissing State = "missing" // no manifest: the base was never built here
+	StateStale   State = "stale"   // an input or the ranking semantics changed since the build
+	StateCorrupt State = "corrupt" // an artifact is unreadable, truncated or edited
+)
+
+// Index is the verdict on a base's artifacts.
+type Index struct {
+	// Path is the manifest's path, relative to the base root.
+	Path  string
+	State State
+	// Reason says, for any state but used, what was found.
+	Reason string
+	// Manifest is the decoded manifest when the state is used.
+	Manifest *artifacts.Manifest
+}
+
+// indexStage is the build stage whose key covers everything the lexical
+// index and the graph are built from.
+const indexStage = "index"
+
+// Open decides whether the artifacts under root can answer queries. It
+// never writes: it reads the manifest, takes the base's inventory
+// stat-first (hashing only inputs whose size or mtime changed since this
+// machine last saw them), and checks that every output the manifest names
+// is on disk with its recorded size and hash.
+func Open(ctx context.Context, root string) (*Index, error) {
+	ix := &Index{Path: artifacts.ManifestPath}
+	m, err := artifacts.ReadPrevious(root)
+	switch {
+	case err != nil:
+		ix.State, ix.Reason = StateCorrupt, err.Error()
+		return ix, nil
+	case m == nil:
+		ix.State, ix.Reason = StateMissing, "no manifest; run cairn build"
+		return ix, nil
+	}
+	osRoot, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	defer osRoot.Close()
+	cache := artifacts.ReadStatCache(root)
+	inv, err := load.Take(ctx, osRoot.FS(), cache)
+	if err != nil {
+		return nil, err
+	}
+	if inv.SemanticsDigest != m.SemanticsDigest {
+		ix.State, ix.Reason = StateStale, "the ranking semantics changed since the build (schema weights, source policies, identities or ranking version)"
+		return ix, nil
+	}
+	st, ok := m.Stage(indexStage)
+	if !ok || st.Key != inv.Keys[load.GroupCorpus] {
+		ix.State, ix.Reason = StateStale, staleReason(m, inv)
+		return ix, nil
+	}
+	intact := artifacts.Intact(root, m, cache)
+	for _, p := range st.Outputs {
+		if !intact(p) {
+			ix.State, ix.Reason = StateCorrupt, fmt.Sprintf("%s does not match the size and hash the manifest records", p)
+			return ix, nil
+		}
+	}
+	ix.State, ix.Manifest = StateUsed, m
+	return ix, nil
+}
+
+// staleReason names the first input of the index that differs from the
+// manifest: an index input, or the configuration.
+func staleReason(m *artifacts.Manifest, inv load.Inventory) string {
+	seen := make(map[string]bool, len(inv.Inputs))
+	for i, in := range inv.Inputs {
+		seen[in.Path] = true
+		if g := inv.Groups[i]; g != load.GroupCorpus && in.Path != load.ConfigFile {
+			continue
+		}
+		old, ok := m.Input(in.Path)
+		switch {
+		case !ok:
+			return in.Path + " was added since the build"
+		case old.XXHash != in.XXHash:
+			return in.Path + " changed since the build"
+		}
+	}
+	for _, in := range m.Inputs {
+		if !seen[in.Path] && !isNonIndexInput(in.Path, inv) {
+			return in.Path + " was removed since the build"
+		}
+	}
+	return "the build's input key differs; run cairn build"
+}
+
+// isNonIndexInput reports whether a path that vanished was outside the
+// index's inputs; a removed content file does not make the index stale.
+func isNonIndexInput(path string, inv load.Inventory) bool {
+	l := inv.Config.Layers
+	for _, dir := range []string{l.Events, l.Index, l.Wiki, l.Projects, l.Tasks, l.Bodies} {
+		if len(path) > len(dir) && path[:len(dir)+1] == dir+"/" {
+			return false
+		}
+	}
+	return path != load.ConfigFile
+}

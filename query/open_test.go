@@ -1,0 +1,119 @@
+package query
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages"
+)
+
+// builtDemo copies the demo base into a temporary folder and builds it the
+// way `cairn build` does.
+func builtDemo(t *testing.T) string {
+	t.Helper()
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	dir := filepath.Join(t.TempDir(), "base")
+	if err := os.CopyFS(dir, os.DirFS("../golden/demo/base")); err != nil {
+		t.Fatal(err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	out, err := stages.Build(context.Background(), stages.Input{FS: root.FS(), ToolVersion: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out.Plan.Root = dir
+	if _, err := artifacts.Sync(out.Plan); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func open(t *testing.T, dir string) *Index {
+	t.Helper()
+	ix, err := Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ix
+}
+
+func edit(t *testing.T, dir, rel, old, new string) {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), old) {
+		t.Fatalf("%s does not contain %q", rel, old)
+	}
+	if err := os.WriteFile(p, []byte(strings.Replace(string(data), old, new, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestOpenStates(t *testing.T) {
+	cases := []struct {
+		name   string
+		change func(t *testing.T, dir string)
+		state  State
+		reason string
+	}{
+		{"fresh build", func(*testing.T, string) {}, StateUsed, ""},
+		{"a content file changed", func(t *testing.T, dir string) {
+			edit(t, dir, "docs/getting-started.md", "docker", "container")
+		}, StateUsed, ""},
+		{"a record changed", func(t *testing.T, dir string) {
+			edit(t, dir, "events/2026-11-04/tickets.json", "Pull-through cache for ghcr.io", "Pull-through cache for quay.io")
+		}, StateStale, "events/2026-11-04/tickets.json changed since the build"},
+		{"a page was added", func(t *testing.T, dir string) {
+			if err := os.WriteFile(filepath.Join(dir, "wiki", "new.md"), []byte("# New\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, StateStale, "wiki/new.md was added since the build"},
+		{"a weight changed", func(t *testing.T, dir string) {
+			edit(t, dir, "cairn.yaml", "weight: 5", "weight: 6")
+		}, StateStale, "ranking semantics changed"},
+		{"postings truncated", func(t *testing.T, dir string) {
+			p := filepath.Join(dir, ".cairn", "postings.tsv")
+			data, _ := os.ReadFile(p)
+			os.WriteFile(p, data[:len(data)/2], 0o644)
+		}, StateCorrupt, ".cairn/postings.tsv does not match"},
+		{"terms edited in place", func(t *testing.T, dir string) {
+			p := filepath.Join(dir, ".cairn", "terms.tsv")
+			data, _ := os.ReadFile(p)
+			data[len(data)-3] ^= 1
+			os.WriteFile(p, data, 0o644)
+		}, StateCorrupt, ".cairn/terms.tsv does not match"},
+		{"manifest garbled", func(t *testing.T, dir string) {
+			os.WriteFile(filepath.Join(dir, ".cairn", "manifest.json"), []byte("{not json"), 0o644)
+		}, StateCorrupt, "manifest.json"},
+		{"never built", func(t *testing.T, dir string) {
+			os.RemoveAll(filepath.Join(dir, ".cairn"))
+		}, StateMissing, "run cairn build"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := builtDemo(t)
+			c.change(t, dir)
+			ix := open(t, dir)
+			if ix.State != c.state || !strings.Contains(ix.Reason, c.reason) {
+				t.Errorf("state %s (%q), want %s containing %q", ix.State, ix.Reason, c.state, c.reason)
+			}
+			if ix.Path != ".cairn/manifest.json" {
+				t.Errorf("path %q", ix.Path)
+			}
+			if (ix.State == StateUsed) != (ix.Manifest != nil) {
+				t.Errorf("manifest returned with state %s: %v", ix.State, ix.Manifest != nil)
+			}
+		})
+	}
+}
