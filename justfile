@@ -1,0 +1,42 @@
+# cairn's front door for people who have `just`. Every recipe is a plain
+# command you can also type.
+
+# List the recipes.
+default:
+    @just --list
+
+# Build the cairn binary into ./cairn.
+build:
+    go build -o cairn ./cmd/cairn
+
+# Run the bundled demo.
+demo:
+    go run ./cmd/cairn demo
+
+# Run every test (the README's test command).
+test:
+    go test ./...
+
+# Rewrite the golden outputs from the current code; review the diff like code.
+golden:
+    go test ./cmd/cairn -run TestGolden -update
+
+# Check formatting and vet.
+lint:
+    test -z "$(gofmt -l .)"
+    go vet ./...
+
+# Fuzz the parsers for a while each (FUZZTIME=30s by default).
+fuzz FUZZTIME="30s":
+    go test ./stages/fieldpath -run '^$' -fuzz FuzzParse$ -fuzztime {{FUZZTIME}}
+    go test ./stages/fieldpath -run '^$' -fuzz FuzzParseJSON -fuzztime {{FUZZTIME}}
+    go test ./stages/fieldpath -run '^$' -fuzz FuzzSkipValue -fuzztime {{FUZZTIME}}
+
+# Benchmark builds on synthetic bases (SIZES=10k,100k by default; add 1m for the large one).
+bench SIZES="10k,100k":
+    go build -o bench-out/cairn ./cmd/cairn
+    go run ./cmd/cairn-bench run --bin bench-out/cairn --sizes {{SIZES}}
+
+# What CI runs.
+ci:
+    bash .ci/run
