@@ -111,6 +111,11 @@ func DecodeDocRow(n int, line []byte) (Doc, error) {
 	if len(cols) != 10 {
 		return Doc{}, &CorruptError{Path: DocsPath, Line: n, Msg: fmt.Sprintf("row has %d columns, want 10", len(cols))}
 	}
+	for i, c := range cols {
+		if c == "" {
+			return Doc{}, &CorruptError{Path: DocsPath, Line: n, Msg: fmt.Sprintf("column %d is empty; empty values are written as -", i+1)}
+		}
+	}
 	d := Doc{
 		URI:     cols[0],
 		Kind:    undash(cols[1]),
@@ -158,7 +163,7 @@ func DecodeDocRow(n int, line []byte) (Doc, error) {
 func DocOffset(offLine []byte) (int64, error) {
 	s := strings.TrimSuffix(string(offLine), "\n")
 	v, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || len(offLine) != docsOffWidth {
+	if err != nil || len(offLine) != docsOffWidth || len(s) != docsOffWidth-1 || strings.Trim(s, "0123456789") != "" {
 		return 0, &CorruptError{Path: DocsOffPath, Msg: fmt.Sprintf("offset line %q is not %d digits and LF", offLine, docsOffWidth-1)}
 	}
 	return v, nil

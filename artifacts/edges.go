@@ -38,18 +38,29 @@ var (
 
 // EncodeEdges renders edges.tsv: rows sorted by source node, each source's
 // links sorted by kind then destination. The caller owns both orders.
-func EncodeEdges(rows []Adjacency) []byte { return encodeAdjacency(edgesHeader, rows) }
+func EncodeEdges(rows []Adjacency) ([]byte, error) { return encodeAdjacency(EdgesPath, edgesHeader, rows) }
 
 // EncodeEdgesDst renders edges.dst.tsv: rows sorted by destination node,
 // each destination's links newest source first; item sources are written
 // as #<ordinal>.
-func EncodeEdgesDst(rows []Adjacency) []byte { return encodeAdjacency(edgesDstHeader, rows) }
+func EncodeEdgesDst(rows []Adjacency) ([]byte, error) {
+	return encodeAdjacency(EdgesDstPath, edgesDstHeader, rows)
+}
 
-func encodeAdjacency(hdr string, rows []Adjacency) []byte {
+// encodeAdjacency refuses rows the format cannot carry (an empty node, a
+// node without links, a kind holding "=" or a separator) rather than write
+// a line its own decoder would reject.
+func encodeAdjacency(path, hdr string, rows []Adjacency) ([]byte, error) {
 	size := len(hdr)
 	for _, r := range rows {
+		if r.Node == "" || len(r.Links) == 0 {
+			return nil, fmt.Errorf("%s: node %q has no links or no name", path, r.Node)
+		}
 		size += len(r.Node) + 1
 		for _, l := range r.Links {
+			if l.Kind == "" || l.Node == "" || strings.ContainsAny(l.Kind, "=\t\n\r") {
+				return nil, fmt.Errorf("%s: node %q has a link %q=%q the format cannot carry", path, r.Node, l.Kind, l.Node)
+			}
 			size += len(l.Kind) + len(l.Node) + 2
 		}
 	}
@@ -66,7 +77,7 @@ func encodeAdjacency(hdr string, rows []Adjacency) []byte {
 		}
 		b.WriteByte('\n')
 	}
-	return b.Bytes()
+	return b.Bytes(), nil
 }
 
 // DecodeEdges parses edges.tsv.

@@ -77,6 +77,9 @@ func DecodeManifest(data []byte) (Manifest, error) {
 	if err := dec.Decode(&f); err != nil {
 		return Manifest{}, &CorruptError{Path: ManifestPath, Msg: err.Error()}
 	}
+	if rest := data[dec.InputOffset():]; string(rest) != "\n" {
+		return Manifest{}, &CorruptError{Path: ManifestPath, Msg: "the manifest must be one JSON object followed by one LF; the file is truncated or has extra bytes"}
+	}
 	if f.Kind != 1 {
 		return Manifest{}, &CorruptError{Path: ManifestPath, Msg: "not a cairn manifest"}
 	}

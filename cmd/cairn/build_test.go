@@ -203,6 +203,7 @@ func TestStaleOutputIsDeleted(t *testing.T) {
 	// Pretend an earlier build wrote .cairn/retired.tsv.
 	m["outputs"] = append(m["outputs"].([]any), map[string]any{"path": ".cairn/retired.tsv", "bytes": 2, "xxhash": artifacts.Hash([]byte("x\n"))})
 	data, _ = json.Marshal(m)
+	data = append(data, '\n')
 	if err := os.WriteFile(manifest, data, 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -100,10 +100,15 @@ func Run(ctx context.Context, in Input) (Output, error) {
 		}
 		rows[i] = artifacts.Adjacency{Node: d, Links: links}
 	}
-	out.Files = []artifacts.File{
-		{Path: artifacts.EdgesPath, Data: artifacts.EncodeEdges(bySrc)},
-		{Path: artifacts.EdgesDstPath, Data: artifacts.EncodeEdgesDst(rows)},
+	src, err := artifacts.EncodeEdges(bySrc)
+	if err != nil {
+		return out, err
 	}
+	dst, err := artifacts.EncodeEdgesDst(rows)
+	if err != nil {
+		return out, err
+	}
+	out.Files = []artifacts.File{{Path: artifacts.EdgesPath, Data: src}, {Path: artifacts.EdgesDstPath, Data: dst}}
 	return out, nil
 }
 

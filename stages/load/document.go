@@ -118,13 +118,17 @@ func loadDocument(fsys fs.FS, cfg model.Config, p string, ds *diag.List) (model.
 // envelope walks the top-level object. It returns false when the JSON
 // itself is broken, after reporting where.
 func (r *docReader) envelope(doc *model.Document) bool {
-	i := r.space(0)
+	i := 0
+	if strings.HasPrefix(r.s, "\xef\xbb\xbf") {
+		i = 3 // a UTF-8 byte order mark some editors write; JSON itself has none
+	}
+	i = r.space(i)
 	if i >= len(r.s) || r.s[i] != '{' {
 		r.errorf(i, "not-a-document", "a record document is a JSON object with \"cairn\": 1, source, fields and records")
 		return false
 	}
 	seen := map[string]bool{}
-	countOff, count := -1, -1
+	countOff, count := -1, 0
 	end := r.members(i, "the document", func(key string, keyOff, start, end int) bool {
 		r.keys[key] = keyOff
 		if seen[key] {
@@ -134,11 +138,10 @@ func (r *docReader) envelope(doc *model.Document) bool {
 		val := r.data[start:end]
 		switch key {
 		case "cairn", "fkf":
-			var n json.Number
-			if r.value(start, val, &n) && n.String() != "1" {
-				r.errorf(start, "wrong-marker", "marker \"%s\": %s is not a version this cairn reads; use \"%s\": 1", key, n, key)
+			if string(val) != "1" {
+				r.errorf(start, "wrong-marker", "marker \"%s\": %s is not a version this cairn reads; use \"%s\": 1", key, val, key)
 			}
-			if doc.Marker != "" {
+			if doc.Marker != "" && doc.Marker != key {
 				r.errorf(keyOff, "wrong-marker", "the document carries both \"cairn\" and \"fkf\" markers; keep one")
 			}
 			doc.Marker = key
@@ -157,8 +160,13 @@ func (r *docReader) envelope(doc *model.Document) bool {
 		case "body":
 			r.value(start, val, &doc.Body)
 		case "count":
-			countOff = start
-			r.value(start, val, &count)
+			if r.value(start, val, &count) {
+				countOff = start
+				if count < 0 {
+					r.errorf(start, "bad-count", "count is %d; a count is the number of records, 0 or more", count)
+					countOff = -1
+				}
+			}
 		case "schema":
 			r.schema(start, doc)
 		case "fields":
@@ -177,7 +185,7 @@ func (r *docReader) envelope(doc *model.Document) bool {
 		r.errorf(rest, "json-syntax", "unexpected data after the document's closing brace; a record document holds one JSON object")
 		return false
 	}
-	if count >= 0 && count != len(doc.Records) {
+	if countOff >= 0 && count != len(doc.Records) {
 		r.errorf(countOff, "bad-count", "count is %d but the document holds %d records; fix count or remove it", count, len(doc.Records))
 	}
 	return true

@@ -74,6 +74,11 @@ func decodeFrontmatter(p string, data []byte, ds *diag.List) (frontmatter, []byt
 	if fm.ValidFrom != "" && fm.ValidUntil != "" && fm.ValidFrom > fm.ValidUntil {
 		ds.Errorf(p, 2, 1, "bad-window", "valid_from %s is after valid_until %s; swap or fix them", fm.ValidFrom, fm.ValidUntil)
 	}
+	for _, name := range sortedKeys(fm.Relations) {
+		if !FieldNameRe.MatchString(name) {
+			ds.Errorf(p, 2, 1, "bad-field-name", "relation name %q must match ^[a-z][a-z0-9_-]*$; rename it", name)
+		}
+	}
 	if fm.Category != "" && !slices.Contains(Categories, fm.Category) {
 		ds.Errorf(p, 2, 1, "bad-category", "category %q; use one of: %s", fm.Category, strings.Join(Categories, ", "))
 	}
@@ -92,7 +97,7 @@ func checkDay(p string, line int, key string, v *string, ds *diag.List) {
 		return
 	}
 	if t, err := ParseStamp(*v); err == nil {
-		*v = t.UTC().Format(time.DateOnly)
+		*v = t.Format(time.DateOnly) // the day as written, in its own zone
 		return
 	}
 	ds.Errorf(p, line, 1, "bad-date", "%s %q is not a day; write YYYY-MM-DD", key, *v)
@@ -150,24 +155,12 @@ func hasPrefix(p, dir string) bool { return strings.HasPrefix(p, dir+"/") }
 func Headings(body string, firstLine int) []model.Heading {
 	var out []model.Heading
 	seen := map[string]int{}
-	fence := ""
+	var code CodeFences
 	for i, line := range strings.Split(body, "\n") {
 		line = strings.TrimRight(line, "\r")
 		trimmed := strings.TrimLeft(line, " ")
-		if len(line)-len(trimmed) > 3 {
-			continue // indented code
-		}
-		if f := fenceOf(trimmed); f != "" {
-			switch {
-			case fence == "":
-				fence = f
-			case strings.HasPrefix(f, fence) && strings.TrimSpace(strings.TrimLeft(trimmed, f[:1])) == "":
-				fence = ""
-			}
-			continue
-		}
-		if fence != "" {
-			continue
+		if code.InCode(line) || len(line)-len(trimmed) > 3 {
+			continue // fenced or indented code
 		}
 		level := 0
 		for level < len(trimmed) && trimmed[level] == '#' {
@@ -176,8 +169,7 @@ func Headings(body string, firstLine int) []model.Heading {
 		if level == 0 || level > 6 || (level < len(trimmed) && trimmed[level] != ' ' && trimmed[level] != '\t') {
 			continue
 		}
-		text := strings.TrimSpace(trimmed[level:])
-		text = strings.TrimSpace(strings.TrimRight(text, "#"))
+		text := closingHashes(strings.TrimSpace(trimmed[level:]))
 		if text == "" {
 			continue
 		}
@@ -191,6 +183,45 @@ func Headings(body string, firstLine int) []model.Heading {
 		out = append(out, model.Heading{Level: level, Text: text, Anchor: anchor, Line: firstLine + i})
 	}
 	return out
+}
+
+// closingHashes removes an ATX heading's optional closing run of #, which
+// CommonMark recognises only after a space or tab ("# Learning F#" keeps
+// its #).
+func closingHashes(text string) string {
+	t := strings.TrimRight(text, "#")
+	if t == "" {
+		return ""
+	}
+	if len(t) < len(text) && (strings.HasSuffix(t, " ") || strings.HasSuffix(t, "\t")) {
+		return strings.TrimSpace(t)
+	}
+	return text
+}
+
+// CodeFences follows fenced code blocks line by line: a fence opens with
+// three or more backticks or tildes and closes only with a line of the
+// same character, at least as long, and nothing else on it.
+type CodeFences struct {
+	open string
+}
+
+// InCode reports whether line is a fence or inside a fenced block.
+func (c *CodeFences) InCode(line string) bool {
+	trimmed := strings.TrimLeft(line, " ")
+	if len(line)-len(trimmed) > 3 {
+		return c.open != ""
+	}
+	f := fenceOf(trimmed)
+	switch {
+	case f == "":
+		return c.open != ""
+	case c.open == "":
+		c.open = f
+	case f[0] == c.open[0] && len(f) >= len(c.open) && strings.TrimSpace(trimmed[len(f):]) == "":
+		c.open = ""
+	}
+	return true
 }
 
 // fenceOf returns the fence marker (``` or ~~~, possibly longer) that opens

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cairn-kb/cairn/stages/load"
 	"github.com/cairn-kb/cairn/stages/model"
 )
 
@@ -78,7 +79,9 @@ func projectPage(cfg model.Config, tk *tokenizer, p model.Page) Item {
 	for _, field := range sortedKeys(f.Relations) {
 		vals := f.Relations[field]
 		for _, v := range vals {
-			it.Relations = append(it.Relations, Relation{Field: field, Value: v})
+			if strings.TrimSpace(v) != "" {
+				it.Relations = append(it.Relations, Relation{Field: field, Value: v})
+			}
 		}
 		add(field, vals...)
 	}
@@ -113,14 +116,9 @@ var linkRe = regexp.MustCompile(`\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)`)
 // are not graph edges.
 func Links(pagePath, body string) []string {
 	var out []string
-	inFence := false
+	var code load.CodeFences
 	for _, line := range strings.Split(body, "\n") {
-		t := strings.TrimSpace(line)
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			inFence = !inFence
-			continue
-		}
-		if inFence {
+		if code.InCode(strings.TrimRight(line, "\r")) {
 			continue
 		}
 		for _, m := range linkRe.FindAllStringSubmatch(line, -1) {

@@ -84,7 +84,11 @@ func Run(ctx context.Context, in Input) (Output, error) {
 		items = append(items, projectPage(b.Config, &tk, p))
 	}
 	markSuperseded(items)
-	slices.SortFunc(items, func(a, b Item) int { return strings.Compare(a.URI, b.URI) })
+	// URI, then where the item was read: a duplicate URI (an error) then
+	// reports its later occurrence, and the order is total.
+	slices.SortFunc(items, func(a, b Item) int {
+		return cmp.Or(strings.Compare(a.URI, b.URI), strings.Compare(a.DocPath, b.DocPath), cmp.Compare(a.Line, b.Line))
+	})
 	for i := 1; i < len(items); i++ {
 		if items[i].URI == items[i-1].URI {
 			it := items[i]
@@ -210,7 +214,9 @@ func projectDocument(cfg model.Config, tk *tokenizer, bodies map[string]model.Bo
 			}
 			if fp.relation {
 				for _, val := range vals {
-					it.Relations = append(it.Relations, Relation{Field: fp.name, Value: val})
+					if strings.TrimSpace(val) != "" {
+						it.Relations = append(it.Relations, Relation{Field: fp.name, Value: val})
+					}
 				}
 			}
 			it.Fields = append(it.Fields, tk.field(fp.name, vals))

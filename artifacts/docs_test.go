@@ -1,0 +1,255 @@
+package artifacts
+
+import (
+	"bytes"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// sampleDocs are realistic docs.tsv rows, sorted by URI: records with spans,
+// pages without, unicode URIs, empty flags and lengths, one-sided validity.
+var sampleDocs = []Doc{
+	{
+		URI: "events/2026-11-02/github.json#HAR-142", Kind: "events", Source: "github",
+		Date: "2026-11-02", Time: "2026-11-02T09:14:00Z",
+		Flags:   []string{"created", "shared"},
+		Lengths: []FieldLen{{Field: 0, N: 3}, {Field: 2, N: 12}, {Field: 5, N: 0}},
+		Digest:  "0123456789abcdef", SpanOff: 312, SpanLen: 148,
+	},
+	{
+		URI: "events/2026-11-02/mail.json#caf%C3%A9%20cr%C3%A8me", Kind: "events", Source: "mail",
+		Date: "2026-11-02", Time: "2026-11-02T23:59:59.5Z",
+		Flags:  []string{"private", "received"},
+		Digest: "fedcba9876543210", SpanOff: 0, SpanLen: 0,
+	},
+	{
+		URI: "index/people.json#person:email/ma%C3%AFa@x.test", Kind: "index", Source: "people",
+		Lengths: []FieldLen{{Field: 1, N: 1}},
+		Digest:  "00000000000000ff", SpanOff: 98765432109, SpanLen: 7,
+	},
+	{
+		URI: "wiki/café-crème.md", Kind: "wiki", Source: "wiki",
+		Date: "2026-01-05", ValidFrom: "2026-01-01",
+		Flags:   []string{"superseded"},
+		Lengths: []FieldLen{{Field: 3, N: 2}, {Field: 4, N: 120}},
+		Digest:  "1111111111111111", SpanOff: -1,
+	},
+	{
+		URI: "wiki/日本語/索引.md", Kind: "wiki", Source: "wiki",
+		ValidUntil: "2027-01-01",
+		Digest:     "2222222222222222", SpanOff: -1,
+	},
+	{URI: "wiki/𝔘nicode.md", Kind: "wiki", Source: "wiki", ValidFrom: "2026-01-01", ValidUntil: "2026-12-31", SpanOff: -1},
+}
+
+func TestDocsRoundTrip(t *testing.T) {
+	docs, off := EncodeDocs(sampleDocs)
+	got, err := DecodeDocs(docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(sampleDocs, got); diff != "" {
+		t.Errorf("DecodeDocs(EncodeDocs(x)) differs (-want +got):\n%s", diff)
+	}
+	docs2, off2 := EncodeDocs(got)
+	if !bytes.Equal(docs, docs2) {
+		t.Errorf("EncodeDocs(DecodeDocs(b)) != b:\n%s\n---\n%s", docs, docs2)
+	}
+	if !bytes.Equal(off, off2) {
+		t.Errorf("docs.off differs after a round trip")
+	}
+}
+
+func TestDocsEmptyTable(t *testing.T) {
+	docs, off := EncodeDocs(nil)
+	if want := "#cairn docs v1\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tlengths\tdigest\tspan\n"; string(docs) != want {
+		t.Errorf("docs.tsv = %q, want %q", docs, want)
+	}
+	if want := "#cairn docs.off v1 \n"; string(off) != want {
+		t.Errorf("docs.off = %q, want %q", off, want)
+	}
+	rows, err := DecodeDocs(docs)
+	if err != nil || rows != nil {
+		t.Errorf("DecodeDocs(empty) = %v, %v; want nil, nil", rows, err)
+	}
+}
+
+func TestDocsExactBytes(t *testing.T) {
+	docs, off := EncodeDocs([]Doc{
+		{URI: "events/2026-11-02/github.json#HAR-142", Kind: "events", Source: "github", Date: "2026-11-02",
+			Time: "2026-11-02T09:14:00Z", Flags: []string{"created", "shared"},
+			Lengths: []FieldLen{{0, 3}, {2, 12}}, Digest: "0123456789abcdef", SpanOff: 312, SpanLen: 148},
+		{URI: "wiki/café.md", Kind: "wiki", Source: "wiki", ValidUntil: "2027-01-01", SpanOff: -1},
+	})
+	want := "#cairn docs v1\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tlengths\tdigest\tspan\n" +
+		"events/2026-11-02/github.json#HAR-142\tevents\tgithub\t2026-11-02\t2026-11-02T09:14:00Z\t-\tcreated,shared\t0:3,2:12\t0123456789abcdef\t312+148\n" +
+		"wiki/café.md\twiki\twiki\t-\t-\t..2027-01-01\t-\t-\t-\t-\n"
+	if string(docs) != want {
+		t.Errorf("docs.tsv:\n got %q\nwant %q", docs, want)
+	}
+	wantOff := "#cairn docs.off v1 \n" +
+		"0000000000000000073\n" +
+		"0000000000000000208\n"
+	if string(off) != wantOff {
+		t.Errorf("docs.off:\n got %q\nwant %q", off, wantOff)
+	}
+}
+
+// TestDocsOffFetchesEachRow reads every ordinal the way a query does: the
+// fixed-width offset line, then the row at that offset.
+func TestDocsOffFetchesEachRow(t *testing.T) {
+	docs, off := EncodeDocs(sampleDocs)
+	if want := docsOffWidth * (len(sampleDocs) + 1); len(off) != want {
+		t.Fatalf("len(docs.off) = %d, want %d", len(off), want)
+	}
+	for i, want := range sampleDocs {
+		o, w := DocsOffLine(i)
+		if w != 20 {
+			t.Fatalf("DocsOffLine(%d) width = %d, want 20", i, w)
+		}
+		if o != int64(20*(i+1)) {
+			t.Errorf("DocsOffLine(%d) offset = %d, want %d", i, o, 20*(i+1))
+		}
+		at, err := DocOffset(off[o : o+int64(w)])
+		if err != nil {
+			t.Fatalf("ordinal %d: %v", i, err)
+		}
+		if at > 0 && docs[at-1] != '\n' {
+			t.Errorf("ordinal %d: offset %d is not at a line start", i, at)
+		}
+		rest := docs[at:]
+		end := bytes.IndexByte(rest, '\n')
+		if end < 0 {
+			t.Fatalf("ordinal %d: no LF after offset %d", i, at)
+		}
+		got, err := DecodeDocRow(i+2, rest[:end])
+		if err != nil {
+			t.Fatalf("ordinal %d: %v", i, err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("ordinal %d (-want +got):\n%s", i, diff)
+		}
+	}
+}
+
+func TestDocOffsetRejects(t *testing.T) {
+	for _, line := range []string{
+		"",
+		"0000000000000000073",         // no LF
+		"000000000000000073\n",        // 18 digits
+		"00000000000000000073\n",      // 20 digits
+		"00000000000000000x3\n",       // not a number
+		"#cairn docs.off v1 \n",       // the header
+		"0000000000000000073\r",       // CR instead of LF
+		"0000000000000000073\n0000\n", // more than a line
+	} {
+		if _, err := DocOffset([]byte(line)); err == nil {
+			t.Errorf("DocOffset(%q) accepted", line)
+		} else {
+			asCorrupt(t, err, DocsOffPath)
+		}
+	}
+}
+
+// TestDocOffsetRefusesSignedOffset: an offset line is exactly 19 digits and LF. Found as a bug and fixed; the test keeps it fixed.
+// corrupt docs.off line "-000000000000000001\n" decodes to offset -1, and a
+// reader slicing docs.tsv at it panics instead of falling back to a scan.
+func TestDocOffsetRefusesSignedOffset(t *testing.T) {
+	for _, line := range []string{"-000000000000000001\n", "+000000000000000001\n"} {
+		v, err := DocOffset([]byte(line))
+		if err == nil {
+			t.Errorf("DocOffset(%q) = %d, nil; want a *CorruptError (only 19 decimal digits are valid)", line, v)
+		}
+	}
+}
+
+func TestDecodeDocRowErrors(t *testing.T) {
+	good := strings.Split("wiki/a.md\twiki\twiki\t-\t-\t-\t-\t0:1\t-\t-", "\t")
+	with := func(col int, v string) string {
+		c := slices.Clone(good)
+		c[col] = v
+		return strings.Join(c, "\t")
+	}
+	cases := []struct{ name, row, msg string }{
+		{"nine columns", strings.Join(good[:9], "\t"), "row has 9 columns, want 10"},
+		{"eleven columns", strings.Join(append(slices.Clone(good), "x"), "\t"), "row has 11 columns, want 10"},
+		{"validity without dots", with(5, "2026-01-01"), `validity "2026-01-01" is not from..until`},
+		{"length not a number", with(7, "0:x"), `field length "0:x" is not field:count`},
+		{"length without colon", with(7, "3"), `field length "3" is not field:count`},
+		{"negative length", with(7, "0:-2"), `field length "0:-2" is not field:count`},
+		{"negative field", with(7, "-1:2"), `field length "-1:2" is not field:count`},
+		{"empty length item", with(7, "0:1,"), `field length "" is not field:count`},
+		{"span not a number", with(9, "12+x"), `span "12+x" is not offset+length`},
+		{"span without plus", with(9, "12"), `span "12" is not offset+length`},
+		{"negative span", with(9, "-5+3"), `span "-5+3" is not offset+length`},
+		{"empty lengths cell", with(7, ""), `column 8 is empty; empty values are written as -`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := DecodeDocRow(7, []byte(c.row))
+			ce := asCorrupt(t, err, DocsPath)
+			if ce.Line != 7 || ce.Msg != c.msg {
+				t.Errorf("got line %d %q, want line 7 %q", ce.Line, ce.Msg, c.msg)
+			}
+		})
+	}
+	if _, err := DecodeDocRow(2, []byte(strings.Join(good, "\t"))); err != nil {
+		t.Errorf("the good row does not decode: %v", err)
+	}
+}
+
+// TestDecodeDocRowRefusesEmptyCells: the encoder writes - for empty values, so an empty cell is corruption. Found as a bug and fixed; the test keeps it fixed.
+// cell, yet DecodeDocRow turns an empty flags cell into Flags [""], a flag
+// named "" that no writer could have meant; it should be corrupt.
+func TestDecodeDocRowRefusesEmptyCells(t *testing.T) {
+	row := "wiki/a.md\twiki\twiki\t-\t-\t-\t\t-\t-\t-"
+	d, err := DecodeDocRow(2, []byte(row))
+	if err == nil {
+		t.Errorf("DecodeDocRow(%q) = Flags %q, nil; want a *CorruptError for the empty flags cell", row, d.Flags)
+	}
+}
+
+func FuzzDecodeDocRow(f *testing.F) {
+	docs, _ := EncodeDocs(sampleDocs)
+	for _, line := range bytes.Split(docs, []byte{'\n'})[1:] {
+		if len(line) > 0 {
+			f.Add(line)
+		}
+	}
+	f.Add([]byte("a\t-\t-\t-\t-\t..\t-\t-\t-\t-"))
+	f.Add([]byte("a\tb\tc\td\te\tf..g..h\ti,,j\t+1:02\tk\t1++2"))
+	f.Add([]byte("\t\t\t\t\t\t\t\t\t"))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		d, err := DecodeDocRow(2, line)
+		if err != nil {
+			var ce *CorruptError
+			if !errors.As(err, &ce) || ce.Path != DocsPath || ce.Line != 2 {
+				t.Fatalf("error %v (%T), want a *CorruptError on %s:2", err, err, DocsPath)
+			}
+			return
+		}
+		if bytes.ContainsAny(line, "\n\r") {
+			return // no row holds a line break; the encoder would rewrite it
+		}
+		enc, off := EncodeDocs([]Doc{d})
+		hdrEnd := bytes.IndexByte(enc, '\n') + 1
+		at, err := DocOffset(off[20:40])
+		if err != nil || at != int64(hdrEnd) {
+			t.Fatalf("docs.off of one row = %d, %v; want %d", at, err, hdrEnd)
+		}
+		rows, err := DecodeDocs(enc)
+		if err != nil {
+			t.Fatalf("re-encoded %q does not decode: %v", enc, err)
+		}
+		if diff := cmp.Diff([]Doc{d}, rows); diff != "" {
+			t.Fatalf("round trip of %q (-first +second):\n%s", line, diff)
+		}
+		if again, _ := EncodeDocs(rows); !bytes.Equal(again, enc) {
+			t.Fatalf("second encoding %q differs from first %q", again, enc)
+		}
+	})
+}

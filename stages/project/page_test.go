@@ -1,0 +1,121 @@
+package project
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/cairn-kb/cairn/stages/model"
+)
+
+func page(path, layer, slug string, fm model.Frontmatter, body string) model.Page {
+	return model.Page{Path: path, Layer: layer, Slug: slug, Date: fm.Date, Front: fm, Body: body, BodyLine: 1}
+}
+
+func TestRunPages(t *testing.T) {
+	pages := []model.Page{
+		page("wiki/index.md", model.LayerWiki, "index", model.Frontmatter{Title: "Index"}, "Start at [the new way](new.md)."),
+		page("wiki/log.md", model.LayerWiki, "log", model.Frontmatter{Title: "Log"}, ""),
+		page("wiki/guides/index.md", model.LayerWiki, "guides/index", model.Frontmatter{Title: "Guides"}, ""),
+		page("wiki/new.md", model.LayerWiki, "new", model.Frontmatter{
+			Title: "New way", Date: "2026-11-01", Tags: []string{"ci", "arm64", "ci"}, Supersedes: []string{"wiki/old.md"},
+			Relations: map[string][]string{"owner": {"person:github/marc-b"}},
+			Category:  "created", Visibility: "public", ValidFrom: "2026-11-01", Aliases: []string{"The New Way"},
+		}, "Replaces [the old way](old.md#steps) and [outside](https://x.test/a)."),
+		page("wiki/old.md", model.LayerWiki, "old", model.Frontmatter{Title: "Old way"}, ""),
+		page("wiki/replaced.md", model.LayerWiki, "replaced", model.Frontmatter{Title: "Replaced", SupersededBy: "wiki/new.md"}, ""),
+		page("wiki/done.md", model.LayerWiki, "done", model.Frontmatter{Title: "Done", Status: "Done"}, ""),
+		page("wiki/deprecated.md", model.LayerWiki, "deprecated", model.Frontmatter{Title: "Deprecated", Status: "deprecated"}, ""),
+		page("projects/harbor.md", model.LayerProjects, "harbor", model.Frontmatter{Title: "Harbor", Status: "active", NextAction: "Ship arm64 runners"}, ""),
+		page("wiki/active.md", model.LayerWiki, "active", model.Frontmatter{Title: "Not a project", Status: "active"}, ""),
+		{Path: "tasks/2026-11-02/fix-ci/TASKS.md", Layer: model.LayerTasks, Slug: "fix-ci", Date: "2026-11-02", Front: model.Frontmatter{Title: "Fix CI"}, Body: "- [ ] retry"},
+	}
+	out := run(t, model.Base{Config: testConfig(), Pages: pages})
+	if len(out.Diagnostics) != 0 {
+		t.Fatalf("diagnostics: %v", diagStrings(out.Diagnostics))
+	}
+	wantFlags := map[string][]string{
+		"projects/harbor.md":               {"active"},
+		"tasks/2026-11-02/fix-ci/TASKS.md": nil,
+		"wiki/active.md":                   nil,
+		"wiki/deprecated.md":               {"deprecated"},
+		"wiki/done.md":                     {"done"},
+		"wiki/guides/index.md":             nil,
+		"wiki/index.md":                    {"nav"},
+		"wiki/log.md":                      {"nav"},
+		"wiki/new.md":                      {"created", "public"},
+		"wiki/old.md":                      {"superseded"},
+		"wiki/replaced.md":                 {"superseded"},
+	}
+	for _, it := range out.Items {
+		if diff := cmp.Diff(wantFlags[it.URI], it.Flags); diff != "" {
+			t.Errorf("%s flags (-want +got):\n%s", it.URI, diff)
+		}
+		if it.SpanOff != -1 || it.Line != 1 || it.DocPath != it.URI || it.Kind != it.Source {
+			t.Errorf("%s: span %d line %d doc %s kind %s source %s", it.URI, it.SpanOff, it.Line, it.DocPath, it.Kind, it.Source)
+		}
+	}
+	if len(out.Items) != len(wantFlags) {
+		t.Errorf("%d items, want %d", len(out.Items), len(wantFlags))
+	}
+
+	nw := item(t, out, "wiki/new.md")
+	if nw.Date != "2026-11-01" || nw.ValidFrom != "2026-11-01" || nw.Kind != "wiki" {
+		t.Errorf("new: date %q valid_from %q kind %q", nw.Date, nw.ValidFrom, nw.Kind)
+	}
+	if diff := cmp.Diff([]string{"arm64", "ci"}, nw.Tags); diff != "" {
+		t.Errorf("tags (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"https://x.test/a", "wiki/old.md#steps"}, nw.Links); diff != "" {
+		t.Errorf("links (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"wiki/old.md"}, nw.Supersedes); diff != "" {
+		t.Errorf("supersedes (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]Relation{{"owner", "person:github/marc-b"}}, nw.Relations); diff != "" {
+		t.Errorf("relations (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"aliases", "body", "owner", "slug", "tags", "title"}, fieldNames(nw)); diff != "" {
+		t.Errorf("fields (-want +got):\n%s", diff)
+	}
+	for field, want := range map[string][]string{
+		"slug":    {"new"},
+		"title":   {"new", "way"},
+		"aliases": {"new", "the", "way"},
+		"tags":    {"arm64"},
+		"owner":   {"github", "marc", "person", "person:github/marc-b"},
+	} {
+		if diff := cmp.Diff(want, terms(t, nw, field)); diff != "" {
+			t.Errorf("new %s terms (-want +got):\n%s", field, diff)
+		}
+	}
+	index, log, harbor := item(t, out, "wiki/index.md"), item(t, out, "wiki/log.md"), item(t, out, "projects/harbor.md")
+	if f, _ := index.Field("body"); f == nil || f.Values[0] != "Start at [the new way](new.md)." {
+		t.Errorf("index body field = %+v", f)
+	}
+	if _, ok := log.Field("body"); ok {
+		t.Errorf("an empty body became a field")
+	}
+	if f, ok := harbor.Field("next_action"); !ok || f.Values[0] != "Ship arm64 runners" {
+		t.Errorf("next_action = %+v", f)
+	}
+	task := item(t, out, "tasks/2026-11-02/fix-ci/TASKS.md")
+	if task.Kind != "tasks" || task.Date != "2026-11-02" {
+		t.Errorf("task kind %q date %q", task.Kind, task.Date)
+	}
+}
+
+func TestRunNavFollowsWikiFolder(t *testing.T) {
+	cfg := testConfig()
+	cfg.Layers.Wiki = "kb"
+	out := run(t, model.Base{Config: cfg, Pages: []model.Page{
+		page("kb/index.md", model.LayerWiki, "index", model.Frontmatter{Title: "Index"}, ""),
+		page("kb/log.md", model.LayerWiki, "log", model.Frontmatter{Title: "Log"}, ""),
+		page("kb/other.md", model.LayerWiki, "other", model.Frontmatter{Title: "Other"}, ""),
+	}})
+	for _, it := range out.Items {
+		if want := it.URI != "kb/other.md"; it.HasFlag(FlagNav) != want {
+			t.Errorf("%s nav = %v, want %v", it.URI, it.HasFlag(FlagNav), want)
+		}
+	}
+}
