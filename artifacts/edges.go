@@ -38,7 +38,9 @@ var (
 
 // EncodeEdges renders edges.tsv: rows sorted by source node, each source's
 // links sorted by kind then destination. The caller owns both orders.
-func EncodeEdges(rows []Adjacency) ([]byte, error) { return encodeAdjacency(EdgesPath, edgesHeader, rows) }
+func EncodeEdges(rows []Adjacency) ([]byte, error) {
+	return encodeAdjacency(EdgesPath, edgesHeader, rows)
+}
 
 // EncodeEdgesDst renders edges.dst.tsv: rows sorted by destination node,
 // each destination's links newest source first; item sources are written
