@@ -41,7 +41,11 @@ var docsOffHeader = fmt.Sprintf("%-*s\n", docsOffWidth-1, fmt.Sprintf("#cairn %s
 func EncodeDocs(rows []Doc) (docs, off []byte) {
 	var b bytes.Buffer
 	var o bytes.Buffer
-	b.Grow(len(rows) * 160)
+	size := len(docsHeader)
+	for _, d := range rows {
+		size += len(d.URI) + len(d.Source) + 96 + 8*len(d.Lengths) + 12*len(d.Flags)
+	}
+	b.Grow(size)
 	b.WriteString(docsHeader)
 	o.Grow(docsOffWidth * (len(rows) + 1))
 	o.WriteString(docsOffHeader)

@@ -48,7 +48,7 @@ func EncodePostings(terms []TermPostings) (dict, postings []byte) {
 	var p, d bytes.Buffer
 	size := 0
 	for _, t := range terms {
-		size += len(t.Term) + 1 + 6*len(t.Postings)
+		size += len(t.Term) + 2 + 8*len(t.Postings)
 	}
 	p.Grow(size)
 	d.Grow(len(terms) * 24)

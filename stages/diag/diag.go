@@ -4,6 +4,7 @@
 package diag
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
 	"slices"
@@ -122,14 +123,14 @@ func (e *Errors) ExitCode() int { return 2 }
 // LineCol converts a byte offset in data to a 1-based line and column
 // (columns count bytes, as editors that report byte columns do).
 func LineCol(data []byte, offset int64) (line, col int) {
-	if offset > int64(len(data)) {
-		offset = int64(len(data))
-	}
-	if offset < 0 {
-		offset = 0
-	}
+	offset = min(max(offset, 0), int64(len(data)))
 	head := data[:offset]
-	line = 1 + strings.Count(string(head), "\n")
-	col = int(offset) - strings.LastIndexByte(string(head), '\n')
-	return line, col
+	return 1 + bytes.Count(head, []byte{'\n'}), int(offset) - bytes.LastIndexByte(head, '\n')
+}
+
+// LineColString is LineCol over a string.
+func LineColString(s string, offset int) (line, col int) {
+	offset = min(max(offset, 0), len(s))
+	head := s[:offset]
+	return 1 + strings.Count(head, "\n"), offset - strings.LastIndexByte(head, '\n')
 }

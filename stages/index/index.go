@@ -60,6 +60,7 @@ func Run(ctx context.Context, in Input) (Output, error) {
 			ValidFrom: it.ValidFrom, ValidUntil: it.ValidUntil, Flags: it.Flags,
 			Digest: it.Digest, SpanOff: it.SpanOff, SpanLen: it.SpanLen,
 		}
+		row.Lengths = make([]artifacts.FieldLen, 0, len(it.Fields))
 		for _, f := range it.Fields {
 			if f.Words > 0 {
 				row.Lengths = append(row.Lengths, artifacts.FieldLen{Field: ordinal[f.Name], N: f.Words})

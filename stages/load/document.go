@@ -24,20 +24,19 @@ var envelopeKeys = []string{"body", "cairn", "collected_at", "count", "date", "f
 // are decoded later, by projection, in parallel.
 type docReader struct {
 	path string
-	data []byte
-	s    string // data as a string, for the scanner
+	s    string // the document's text
 	ds   *diag.List
 	keys map[string]int // offset of each envelope key, for messages about it
 }
 
 func (r *docReader) errorf(off int, code, format string, args ...any) {
-	line, col := diag.LineCol(r.data, int64(off))
+	line, col := diag.LineColString(r.s, off)
 	r.ds.Errorf(r.path, line, col, code, format, args...)
 }
 
 // syntax reports broken JSON at the byte the scanner stopped on.
 func (r *docReader) syntax(err error) {
-	off := len(r.data)
+	off := len(r.s)
 	var se *fieldpath.SyntaxError
 	if errors.As(err, &se) {
 		off = se.Offset
@@ -84,7 +83,7 @@ func (r *docReader) eachMember(i int, fn func(key string, keyOff, start, end int
 		keyOff := i
 		_, kend, _ := fieldpath.SkipValue(r.s, i)
 		var key string
-		json.Unmarshal(r.data[i:kend], &key)
+		json.Unmarshal([]byte(r.s[i:kend]), &key)
 		i = r.space(kend) + 1 // past ':'
 		start, end, _ := fieldpath.SkipValue(r.s, i)
 		if !fn(key, keyOff, start, end) {
@@ -101,11 +100,11 @@ func (r *docReader) eachMember(i int, fn func(key string, keyOff, start, end int
 // loadDocument reads and checks the envelope of a record document and
 // locates each record's bytes. Records are decoded later, by projection.
 func loadDocument(fsys fs.FS, cfg model.Config, p string, ds *diag.List) (model.Document, bool) {
-	data, ok := readFile(fsys, p, MaxDocumentBytes, ds)
+	text, ok := readText(fsys, p, MaxDocumentBytes, ds)
 	if !ok {
 		return model.Document{}, false
 	}
-	r := &docReader{path: p, data: data, s: string(data), ds: ds, keys: map[string]int{}}
+	r := &docReader{path: p, s: text, ds: ds, keys: map[string]int{}}
 	doc := model.Document{Path: p}
 	mark := ds.Len()
 	if !r.envelope(&doc) {
@@ -135,7 +134,11 @@ func (r *docReader) envelope(doc *model.Document) bool {
 			r.errorf(keyOff, "duplicate-key", "key %q appears twice; keep one", key)
 		}
 		seen[key] = true
-		val := r.data[start:end]
+		// Every envelope value but records is small; records is only located.
+		var val []byte
+		if key != "records" {
+			val = []byte(r.s[start:end])
+		}
 		switch key {
 		case "cairn", "fkf":
 			if string(val) != "1" {
@@ -237,7 +240,7 @@ func (r *docReader) schema(i int, doc *model.Document) {
 			r.errorf(keyOff, "bad-field-name", "field name %q must match ^[a-z][a-z0-9_-]*$; rename it", key)
 		}
 		var spec model.FieldSpec
-		d := json.NewDecoder(bytes.NewReader(r.data[start:end]))
+		d := json.NewDecoder(strings.NewReader(r.s[start:end]))
 		d.DisallowUnknownFields()
 		if err := d.Decode(&spec); err != nil {
 			r.errorf(start, "bad-schema", "schema of field %q: %v; a field declares relation, cardinality, description, examples", key, err)
@@ -256,7 +259,7 @@ func (r *docReader) schema(i int, doc *model.Document) {
 
 func (r *docReader) fields(i int, doc *model.Document) {
 	r.members(i, "fields", func(key string, keyOff, start, end int) bool {
-		raw := r.data[start:end]
+		raw := []byte(r.s[start:end])
 		if !FieldNameRe.MatchString(key) {
 			r.errorf(keyOff, "bad-field-name", "field name %q must match ^[a-z][a-z0-9_-]*$; rename it", key)
 		}
@@ -289,14 +292,14 @@ func (r *docReader) records(i, end int, doc *model.Document) {
 	i = r.space(i + 1)
 	for i < end && r.s[i] != ']' {
 		start, stop, _ := fieldpath.SkipValue(r.s, i)
-		line += bytes.Count(r.data[lineOff:start], []byte{'\n'})
+		line += strings.Count(r.s[lineOff:start], "\n")
 		lineOff = start
-		col := start - bytes.LastIndexByte(r.data[:start], '\n')
+		col := start - strings.LastIndexByte(r.s[:start], '\n')
 		if r.s[start] != '{' {
 			r.ds.Errorf(r.path, line, col, "json-type", "record %d is not a JSON object; each record is an object", len(doc.Records)+1)
 		} else {
 			doc.Records = append(doc.Records, model.Record{
-				Raw:    r.data[start:stop:stop],
+				Raw:    r.s[start:stop],
 				Line:   line,
 				Col:    col,
 				Offset: int64(start),

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"io"
 	"io/fs"
 	"path"
 	"regexp"
@@ -11,6 +12,7 @@ import (
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages/diag"
 	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cespare/xxhash/v2"
 )
 
 // ConfigFile is the base's configuration, at the base root.
@@ -226,20 +228,36 @@ func walk(fsys fs.FS, c classifier, ds *diag.List) []entry {
 // read and hashed. It returns the refreshed cache.
 func hashAll(fsys fs.FS, entries []entry, cache artifacts.StatCache, ds *diag.List) artifacts.StatCache {
 	fresh := make(artifacts.StatCache, len(entries))
+	buf := make([]byte, 256<<10)
 	for i := range entries {
 		e := &entries[i]
 		if c, ok := cache[e.path]; ok && c.Bytes == e.size && c.MtimeNS == e.mtimeNS && c.XXHash != "" {
 			e.hash = c.XXHash
 		} else {
-			data, err := fs.ReadFile(fsys, e.path)
+			size, sum, err := hashFile(fsys, e.path, buf)
 			if err != nil {
 				ds.Errorf(e.path, 0, 0, "read", "cannot read the file: %v", unwrapPath(err))
 				continue
 			}
-			e.size = int64(len(data))
-			e.hash = artifacts.Hash(data)
+			e.size, e.hash = size, sum
 		}
 		fresh[e.path] = artifacts.StatEntry{Bytes: e.size, MtimeNS: e.mtimeNS, XXHash: e.hash}
 	}
 	return fresh
+}
+
+// hashFile streams a file through xxhash with a reused buffer, so hashing
+// a large base never holds a whole file in memory.
+func hashFile(fsys fs.FS, path string, buf []byte) (int64, string, error) {
+	f, err := fsys.Open(path)
+	if err != nil {
+		return 0, "", err
+	}
+	defer f.Close()
+	h := xxhash.New()
+	n, err := io.CopyBuffer(h, f, buf)
+	if err != nil {
+		return 0, "", err
+	}
+	return n, artifacts.HashSum(h.Sum64()), nil
 }

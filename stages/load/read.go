@@ -1,9 +1,11 @@
 package load
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"io/fs"
+	"strings"
 
 	"github.com/cairn-kb/cairn/stages/diag"
 )
@@ -27,11 +29,19 @@ func readFile(fsys fs.FS, path string, limit int64, ds *diag.List) (data []byte,
 		return nil, false
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.Size() > limit {
-		ds.Errorf(path, 0, 0, "too-large", "the file is %d bytes, over the %d-byte cap for this kind of file; split it into smaller files", st.Size(), limit)
-		return nil, false
+	size := int64(0)
+	if st, err := f.Stat(); err == nil {
+		if st.Size() > limit {
+			ds.Errorf(path, 0, 0, "too-large", "the file is %d bytes, over the %d-byte cap for this kind of file; split it into smaller files", st.Size(), limit)
+			return nil, false
+		}
+		size = st.Size()
 	}
-	data, err = io.ReadAll(io.LimitReader(f, limit+1))
+	// Read into a buffer of the stat size (plus one byte to see growth), so
+	// a large document is not copied through a growing buffer.
+	buf := bytes.NewBuffer(make([]byte, 0, size+1))
+	_, err = buf.ReadFrom(io.LimitReader(f, limit+1))
+	data = buf.Bytes()
 	if err != nil {
 		ds.Errorf(path, 0, 0, "read", "cannot read the file: %v", unwrapPath(err))
 		return nil, false
@@ -51,4 +61,32 @@ func unwrapPath(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// readText reads a text file into a string with one allocation of its
+// stat size, refusing files over limit like readFile.
+func readText(fsys fs.FS, path string, limit int64, ds *diag.List) (string, bool) {
+	f, err := fsys.Open(path)
+	if err != nil {
+		ds.Errorf(path, 0, 0, "read", "cannot read the file: %v", unwrapPath(err))
+		return "", false
+	}
+	defer f.Close()
+	var b strings.Builder
+	if st, err := f.Stat(); err == nil {
+		if st.Size() > limit {
+			ds.Errorf(path, 0, 0, "too-large", "the file is %d bytes, over the %d-byte cap for this kind of file; split it into smaller files", st.Size(), limit)
+			return "", false
+		}
+		b.Grow(int(st.Size()))
+	}
+	if _, err := io.Copy(&b, io.LimitReader(f, limit+1)); err != nil {
+		ds.Errorf(path, 0, 0, "read", "cannot read the file: %v", unwrapPath(err))
+		return "", false
+	}
+	if int64(b.Len()) > limit {
+		ds.Errorf(path, 0, 0, "too-large", "the file is over the %d-byte cap for this kind of file; split it into smaller files", limit)
+		return "", false
+	}
+	return b.String(), true
 }

@@ -54,8 +54,9 @@ type FieldMap struct {
 
 // Record is one collected record, kept raw: projection happens later.
 type Record struct {
-	// Raw is the record's JSON object exactly as it appears in the document.
-	Raw []byte
+	// Raw is the record's JSON object exactly as it appears in the document
+	// (a string sharing the document's one copy of its text).
+	Raw string
 	// Line and Col locate the record's opening brace (1-based).
 	Line int
 	Col  int

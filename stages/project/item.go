@@ -108,6 +108,7 @@ func (it *Item) Field(name string) (*Field, bool) {
 type tokenizer struct {
 	scratch []string
 	json    fieldpath.Decoder
+	buf     []byte // the digest's scratch
 }
 
 // field tokenises values into a field: its length in words and its

@@ -102,7 +102,7 @@ func Run(ctx context.Context, in Input) (Output, error) {
 	}
 	for i := range items {
 		if items[i].Digest == "" {
-			items[i].Digest = digest(&items[i])
+			items[i].Digest = digest(&items[i], &tk.buf)
 		}
 	}
 	return Output{Items: items, Diagnostics: ds.Sorted()}, nil
@@ -144,7 +144,7 @@ func projectDocument(cfg model.Config, tk *tokenizer, bodies map[string]model.Bo
 		errorf := func(code, format string, args ...any) {
 			ds.Errorf(doc.Path, rec.Line, rec.Col, code, "record %d: "+format, append([]any{n + 1}, args...)...)
 		}
-		v, err := tk.json.Parse(string(rec.Raw))
+		v, err := tk.json.Parse(rec.Raw)
 		if err != nil {
 			errorf("json-syntax", "%v", err)
 			continue
@@ -225,7 +225,7 @@ func projectDocument(cfg model.Config, tk *tokenizer, bodies map[string]model.Bo
 			it.Fields = addValues(tk, it.Fields, FieldBody, body.Text)
 		}
 		finish(&it)
-		it.Digest = digest(&it)
+		it.Digest = digest(&it, &tk.buf)
 		items = append(items, it)
 	}
 	return items
@@ -286,8 +286,8 @@ func EncodeID(id string) string {
 // values. Raw fields that the map does not name never reach it. Parts are
 // separated by bytes that cannot occur in them (0x1f between parts, 0x1e
 // after each group), so different items cannot hash the same text.
-func digest(it *Item) string {
-	var b []byte
+func digest(it *Item, buf *[]byte) string {
+	b := (*buf)[:0]
 	w := func(parts ...string) {
 		for _, p := range parts {
 			b = append(b, p...)
@@ -311,6 +311,7 @@ func digest(it *Item) string {
 		w("field", f.Name, strconv.Itoa(len(f.Values)))
 		w(f.Values...)
 	}
+	*buf = b
 	return artifacts.HashSum(xxhash.Sum64(b))
 }
 

@@ -55,7 +55,7 @@ func document(path, layer, source, date string, fm []model.FieldMap, records ...
 	d := model.Document{Path: path, Layer: layer, Marker: "cairn", Source: source, Date: date, Fields: fm}
 	off := int64(200)
 	for i, r := range records {
-		d.Records = append(d.Records, model.Record{Raw: []byte(r), Line: 8 + i, Col: 5, Offset: off, Length: int64(len(r))})
+		d.Records = append(d.Records, model.Record{Raw: r, Line: 8 + i, Col: 5, Offset: off, Length: int64(len(r))})
 		off += int64(len(r)) + 6
 	}
 	return d
