@@ -51,7 +51,11 @@ func EncodeManifest(m Manifest) []byte {
 	m.Stages = slices.Clone(m.Stages)
 	slices.SortFunc(m.Stages, func(a, b StageStamp) int { return strings.Compare(a.Stage, b.Stage) })
 	for i := range m.Stages {
-		m.Stages[i].Outputs = slices.Sorted(slices.Values(m.Stages[i].Outputs))
+		outs := slices.Sorted(slices.Values(m.Stages[i].Outputs))
+		if outs == nil {
+			outs = []string{} // a stage with no outputs says so: [], not null
+		}
+		m.Stages[i].Outputs = outs
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -64,7 +68,7 @@ func EncodeManifest(m Manifest) []byte {
 }
 
 func sortedStamps(s []FileStamp) []FileStamp {
-	s = slices.Clone(s)
+	s = append([]FileStamp{}, s...) // never nil: an empty list is written []
 	slices.SortFunc(s, func(a, b FileStamp) int { return strings.Compare(a.Path, b.Path) })
 	return s
 }

@@ -25,7 +25,7 @@ var sampleManifest = Manifest{
 	Stages: []StageStamp{
 		{Stage: "graph", Key: "aaaaaaaaaaaaaaaa", Outputs: []string{".cairn/edges.dst.tsv", ".cairn/edges.tsv"}},
 		{Stage: "index", Key: "bbbbbbbbbbbbbbbb", Outputs: []string{".cairn/docs.off", ".cairn/docs.tsv"}},
-		{Stage: "rules", Key: "cccccccccccccccc"},
+		{Stage: "rules", Key: "cccccccccccccccc", Outputs: []string{}},
 	},
 }
 
@@ -85,12 +85,12 @@ func TestManifestSortsAndFixesFormat(t *testing.T) {
       "xxhash": "b"
     }
   ],
-  "outputs": null,
+  "outputs": [],
   "stages": [
     {
       "stage": "graph",
       "key": "k1",
-      "outputs": null
+      "outputs": []
     },
     {
       "stage": "index",

@@ -135,7 +135,7 @@ func Build(ctx context.Context, in Input) (Output, error) {
 		// Projection runs even when loading found mistakes, on the
 		// documents that did load, so that record-level mistakes are
 		// reported in the same run; nothing is indexed then.
-		proj, err := project.Run(ctx, project.Input{Base: loaded.Base})
+		proj, err := project.Run(ctx, project.Input{Base: loaded.Base, TermsOnly: true})
 		if err != nil {
 			return out, fmt.Errorf("project: %w", err)
 		}

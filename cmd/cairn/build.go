@@ -42,7 +42,7 @@ func (c *BuildCmd) Run(env *Env) error {
 			fmt.Fprintf(env.Stdout, "%s\t%s\n", ch.Action, ch.Path)
 		}
 		if len(res.sync.Changes) > 0 {
-			return &exitError{code: 1, msg: fmt.Sprintf("%d file(s) would change; run `cairn build` and commit the result", len(res.sync.Changes))}
+			return &exitError{code: 1, msg: fmt.Sprintf("%d file(s) would change; run `cairn build` to bring them up to date", len(res.sync.Changes))}
 		}
 		if !c.Quiet {
 			fmt.Fprintln(env.Stderr, "cairn: up to date: a build would change nothing")

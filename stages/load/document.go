@@ -239,13 +239,21 @@ func (r *docReader) schema(i int, doc *model.Document) {
 		if !FieldNameRe.MatchString(key) {
 			r.errorf(keyOff, "bad-field-name", "field name %q must match ^[a-z][a-z0-9_-]*$; rename it", key)
 		}
-		var spec model.FieldSpec
+		// A document declares what its fields mean; how much they weigh
+		// is the root schema's, so weight is not a key here.
+		var decl struct {
+			Relation    bool     `json:"relation"`
+			Cardinality string   `json:"cardinality"`
+			Description string   `json:"description"`
+			Examples    []string `json:"examples"`
+		}
 		d := json.NewDecoder(strings.NewReader(r.s[start:end]))
 		d.DisallowUnknownFields()
-		if err := d.Decode(&spec); err != nil {
-			r.errorf(start, "bad-schema", "schema of field %q: %v; a field declares relation, cardinality, description, examples", key, err)
+		if err := d.Decode(&decl); err != nil {
+			r.errorf(start, "bad-schema", "schema of field %q: %v; a document's schema declares relation, cardinality, description and examples (weights belong in cairn.yaml)", key, err)
 			return true
 		}
+		spec := model.FieldSpec{Relation: decl.Relation, Cardinality: decl.Cardinality, Description: decl.Description, Examples: decl.Examples}
 		if spec.Cardinality != "" && !slices.Contains(Cardinalities, spec.Cardinality) {
 			r.errorf(start, "bad-cardinality", "cardinality of %q is %q; use one of: %s", key, spec.Cardinality, strings.Join(Cardinalities, ", "))
 		}

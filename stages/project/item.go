@@ -108,8 +108,14 @@ func (it *Item) Field(name string) (*Field, bool) {
 type tokenizer struct {
 	scratch []string
 	json    fieldpath.Decoder
-	buf     []byte // the digest's scratch
+	buf     []byte     // the digest's scratch
+	tfs     []TermFreq // a chunk that field carves its Terms from
 }
+
+// tfChunk is how many TermFreq one allocation holds. Carving every field's
+// terms out of shared chunks turns millions of small allocations into a
+// few hundred large ones.
+const tfChunk = 1 << 14
 
 // field tokenises values into a field: its length in words and its
 // indexed terms (words of MinPlainRunes or more, and identifier tokens)
@@ -136,7 +142,10 @@ func (tk *tokenizer) field(name string, values []string) Field {
 		}
 		i = j
 	}
-	f.Terms = make([]TermFreq, 0, n)
+	if len(tk.tfs) < n {
+		tk.tfs = make([]TermFreq, max(n, tfChunk))
+	}
+	f.Terms, tk.tfs = tk.tfs[:0:n], tk.tfs[n:]
 	for i := 0; i < len(terms); {
 		j := i + 1
 		for j < len(terms) && terms[j] == terms[i] {

@@ -22,6 +22,10 @@ import (
 // Input is the loaded base.
 type Input struct {
 	Base model.Base
+	// TermsOnly drops each field's values once the item's digest is taken,
+	// keeping only what the index and graph need; the build sets it, since
+	// a large base's values would otherwise stay in memory to the end.
+	TermsOnly bool
 }
 
 // Output is every searchable item, sorted by URI.
@@ -54,6 +58,11 @@ func Run(ctx context.Context, in Input) (Output, error) {
 			var tk tokenizer
 			for i := range next {
 				results[i].items = projectDocument(b.Config, &tk, bodies, b.Documents[i], &results[i].diags)
+				if in.TermsOnly {
+					for j := range results[i].items {
+						dropValues(&results[i].items[j])
+					}
+				}
 			}
 		})
 	}
@@ -103,6 +112,9 @@ func Run(ctx context.Context, in Input) (Output, error) {
 	for i := range items {
 		if items[i].Digest == "" {
 			items[i].Digest = digest(&items[i], &tk.buf)
+		}
+		if in.TermsOnly {
+			dropValues(&items[i])
 		}
 	}
 	return Output{Items: items, Diagnostics: ds.Sorted()}, nil
@@ -338,4 +350,11 @@ func markSuperseded(items []Item) {
 // nav reports whether a page is a navigation page of the wiki layer.
 func nav(cfg model.Config, p string) bool {
 	return p == path.Join(cfg.Layers.Wiki, "index.md") || p == path.Join(cfg.Layers.Wiki, "log.md")
+}
+
+// dropValues forgets an item's field values, keeping terms and lengths.
+func dropValues(it *Item) {
+	for i := range it.Fields {
+		it.Fields[i].Values = nil
+	}
 }
