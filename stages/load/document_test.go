@@ -181,7 +181,7 @@ func TestDocumentEnvelopeErrors(t *testing.T) {
 			" \"fields\": {\"id\": \".id\", \"title\": [], \"time\": 7, \"Up\": \".u\"}, \"records\": []}", []string{
 			`events/2026-11-02/j.json:2:13: error: field name "Bad" must match ^[a-z][a-z0-9_-]*$; rename it [bad-field-name]`,
 			`events/2026-11-02/j.json:2:45: error: cardinality of "x" is "lots"; use one of: one, optional, many [bad-cardinality]`,
-			`events/2026-11-02/j.json:2:75: error: schema of field "y": json: unknown field "nope"; a field declares relation, cardinality, description, examples [bad-schema]`,
+			`events/2026-11-02/j.json:2:75: error: schema of field "y": json: unknown field "weight"; a document's schema declares relation, cardinality, description and examples (weights belong in cairn.yaml) [bad-schema]`,
 			`events/2026-11-02/j.json:3:2: error: the fields map does not map "time"; every source maps id and title, and events map time too [missing-field]`,
 			`events/2026-11-02/j.json:3:2: error: the fields map does not map "title"; every source maps id and title, and events map time too [missing-field]`,
 			`events/2026-11-02/j.json:3:35: error: field "title" maps to []; map it to a path string like ".title" or a non-empty list of them [bad-field-path]`,
