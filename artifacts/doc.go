@@ -34,7 +34,8 @@
 //
 // terms.tsv — the term dictionary, sorted bytewise by term.
 //
-//	term    a word token, an identifier token, or =<exact value>
+//	term    a lowercased word of 3+ runes, or an identifier token (a run
+//	        holding - / : @ or . inside it, such as har-142)
 //	df      number of items whose postings hold the term
 //	offset  byte offset of the term's line in postings.tsv
 //	length  byte length of that line, LF included

@@ -99,10 +99,6 @@ func Exact(s string) string {
 	return lower(strings.Join(fields, " "))
 }
 
-// ExactPrefix marks exact identifier terms in the dictionary, so they can
-// never collide with a word or identifier token.
-const ExactPrefix = "="
-
 // lower lowercases s without allocating when it is already lowercase ASCII.
 func lower(s string) string {
 	for i := 0; i < len(s); i++ {
