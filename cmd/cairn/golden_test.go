@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -12,10 +11,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairn-kb/cairn/golden/goldentest"
 	"github.com/google/go-cmp/cmp"
 )
 
-var update = flag.Bool("update", false, "rewrite golden/*/want from the current output; review the diff like code")
+// update is the shared -update flag: go test ./... -update rewrites want/.
+var update = goldentest.Update
 
 // goldenRoot is the golden folder, relative to this package.
 const goldenRoot = "../../golden"

@@ -154,7 +154,8 @@ func hasPrefix(p, dir string) bool { return strings.HasPrefix(p, dir+"/") }
 // to hyphens, a -N suffix for repeats). firstLine is the body's first line.
 func Headings(body string, firstLine int) []model.Heading {
 	var out []model.Heading
-	seen := map[string]int{}
+	seen := map[string]int{}  // base anchor → highest suffix given
+	used := map[string]bool{} // every anchor given so far
 	var code CodeFences
 	for i, line := range strings.Split(body, "\n") {
 		line = strings.TrimRight(line, "\r")
@@ -173,13 +174,17 @@ func Headings(body string, firstLine int) []model.Heading {
 		if text == "" {
 			continue
 		}
-		anchor := Anchor(text)
-		if n, ok := seen[anchor]; ok {
-			seen[anchor] = n + 1
-			anchor = anchor + "-" + strconv.Itoa(n+1)
-		} else {
-			seen[anchor] = 0
+		// A repeat gets -1, -2, ... as on GitHub; the loop also steps over a
+		// heading whose own text already reads like "setup-1", so every
+		// anchor of a page stays unique and addressable.
+		base := Anchor(text)
+		anchor := base
+		for n := seen[base]; used[anchor]; {
+			n++
+			anchor = base + "-" + strconv.Itoa(n)
+			seen[base] = n
 		}
+		used[anchor] = true
 		out = append(out, model.Heading{Level: level, Text: text, Anchor: anchor, Line: firstLine + i})
 	}
 	return out
