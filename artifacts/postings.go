@@ -45,52 +45,88 @@ var (
 // EncodePostings renders terms.tsv and postings.tsv. Terms must be sorted
 // bytewise and unique; each term's postings sorted by item then field.
 func EncodePostings(terms []TermPostings) (dict, postings []byte) {
-	var p, d bytes.Buffer
 	size := 0
 	for _, t := range terms {
 		size += len(t.Term) + 2 + 8*len(t.Postings)
 	}
-	p.Grow(size)
-	d.Grow(len(terms) * 24)
-	p.WriteString(postingsHeader)
-	d.WriteString(termsHeader)
-	var num []byte
+	w := NewPostingsWriter(len(terms), size)
 	for _, t := range terms {
-		start := p.Len()
-		p.WriteString(t.Term)
-		p.WriteByte('\t')
-		prev, df := int32(0), 0
-		for i, ps := range t.Postings {
-			if i > 0 {
-				p.WriteByte(' ')
-			}
-			if i == 0 || ps.Doc != prev {
-				df++
-			}
-			num = strconv.AppendInt(num[:0], int64(ps.Doc-prev), 10)
-			p.Write(num)
-			p.WriteByte(':')
-			num = strconv.AppendInt(num[:0], int64(ps.Field), 10)
-			p.Write(num)
-			if ps.TF > 1 {
-				p.WriteByte('x')
-				num = strconv.AppendInt(num[:0], int64(ps.TF), 10)
-				p.Write(num)
-			}
-			prev = ps.Doc
+		w.Begin(t.Term)
+		for _, p := range t.Postings {
+			w.Add(p)
 		}
-		p.WriteByte('\n')
-		d.WriteString(t.Term)
-		d.WriteByte('\t')
-		d.WriteString(strconv.Itoa(df))
-		d.WriteByte('\t')
-		d.WriteString(strconv.Itoa(start))
-		d.WriteByte('\t')
-		d.WriteString(strconv.Itoa(p.Len() - start))
-		d.WriteByte('\n')
+		w.End()
 	}
-	return d.Bytes(), p.Bytes()
+	return w.Bytes()
 }
+
+// PostingsWriter renders terms.tsv and postings.tsv one term at a time, so
+// that a caller merging several sources never holds all postings twice.
+// Terms must come sorted bytewise and unique, and a term's postings sorted
+// by item then field.
+type PostingsWriter struct {
+	dict, post bytes.Buffer
+	num        []byte
+	start      int   // where the current term's line starts
+	prev       int32 // the previous posting's item
+	df, n      int   // distinct items and postings of the current term
+}
+
+// NewPostingsWriter starts both files; the sizes only pre-allocate.
+func NewPostingsWriter(terms, postingBytes int) *PostingsWriter {
+	w := &PostingsWriter{}
+	w.post.Grow(postingBytes + len(postingsHeader))
+	w.dict.Grow(terms*24 + len(termsHeader))
+	w.post.WriteString(postingsHeader)
+	w.dict.WriteString(termsHeader)
+	return w
+}
+
+// Begin starts a term's line.
+func (w *PostingsWriter) Begin(term string) {
+	w.start = w.post.Len()
+	w.prev, w.df, w.n = 0, 0, 0
+	w.post.WriteString(term)
+	w.post.WriteByte('\t')
+	w.dict.WriteString(term)
+}
+
+// Add appends one posting to the current term.
+func (w *PostingsWriter) Add(p Posting) {
+	if w.n > 0 {
+		w.post.WriteByte(' ')
+	}
+	if w.n == 0 || p.Doc != w.prev {
+		w.df++
+	}
+	w.num = strconv.AppendInt(w.num[:0], int64(p.Doc-w.prev), 10)
+	w.post.Write(w.num)
+	w.post.WriteByte(':')
+	w.num = strconv.AppendInt(w.num[:0], int64(p.Field), 10)
+	w.post.Write(w.num)
+	if p.TF > 1 {
+		w.post.WriteByte('x')
+		w.num = strconv.AppendInt(w.num[:0], int64(p.TF), 10)
+		w.post.Write(w.num)
+	}
+	w.prev = p.Doc
+	w.n++
+}
+
+// End finishes the current term's line and its dictionary row.
+func (w *PostingsWriter) End() {
+	w.post.WriteByte('\n')
+	w.dict.WriteByte('\t')
+	w.dict.WriteString(strconv.Itoa(w.df))
+	w.dict.WriteByte('\t')
+	w.dict.WriteString(strconv.Itoa(w.start))
+	w.dict.WriteByte('\t')
+	w.dict.WriteString(strconv.Itoa(w.post.Len() - w.start))
+	w.dict.WriteByte('\n')
+}
+
+// Bytes returns terms.tsv and postings.tsv.
+func (w *PostingsWriter) Bytes() (dict, postings []byte) { return w.dict.Bytes(), w.post.Bytes() }
 
 // DecodeTerms parses a whole terms.tsv.
 func DecodeTerms(data []byte) ([]TermEntry, error) {

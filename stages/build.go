@@ -17,7 +17,6 @@ import (
 	"github.com/cairn-kb/cairn/stages/graph"
 	"github.com/cairn-kb/cairn/stages/index"
 	"github.com/cairn-kb/cairn/stages/load"
-	"github.com/cairn-kb/cairn/stages/project"
 )
 
 // Stage names, as recorded in the manifest.
@@ -135,25 +134,24 @@ func Build(ctx context.Context, in Input) (Output, error) {
 		// Projection runs even when loading found mistakes, on the
 		// documents that did load, so that record-level mistakes are
 		// reported in the same run; nothing is indexed then.
-		proj, err := project.Run(ctx, project.Input{Base: loaded.Base, TermsOnly: true})
+		segs, nodes, diags, err := projectCorpus(ctx, loaded.Base)
 		if err != nil {
 			return out, fmt.Errorf("project: %w", err)
 		}
 		mark("project")
-		ds.Merge(proj.Diagnostics)
+		ds.Merge(diags)
 		if ds.HasErrors() {
 			return out, &diag.Errors{Diagnostics: ds.Sorted()}
 		}
-		// index and graph read the same items and share nothing else, so
-		// they run side by side.
+		// index and graph share nothing, so they run side by side.
 		var idx index.Output
 		var idxErr error
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			idx, idxErr = index.Run(ctx, index.Input{Config: loaded.Base.Config, Items: proj.Items})
+			idx, idxErr = index.Run(ctx, index.Input{Config: loaded.Base.Config, Segments: segs})
 		}()
-		gr, err := graph.Run(ctx, graph.Input{Config: loaded.Base.Config, Items: proj.Items})
+		gr, err := graph.Run(ctx, graph.Input{Config: loaded.Base.Config, Nodes: nodes})
 		mark("graph")
 		<-done
 		mark("index")
@@ -163,7 +161,7 @@ func Build(ctx context.Context, in Input) (Output, error) {
 		if err != nil {
 			return out, fmt.Errorf("graph: %w", err)
 		}
-		out.Items, out.Edges = len(proj.Items), gr.Edges
+		out.Items, out.Edges = idx.Items, gr.Edges
 		out.Ran = append(out.Ran, StageIndex, StageGraph)
 		stagesOut = append(stagesOut,
 			emit.Stage{Name: StageIndex, Key: corpusKey, Files: idx.Files},

@@ -4,9 +4,10 @@
 // line per destination node in edges.dst.tsv, so that one hop either way
 // is one binary search.
 //
-// In: the projected items, sorted by URI, and the configuration (for
-// identities). Out: the two artifact files. It must not read or write
-// anything.
+// In: one node per item, in URI order (NodeOf makes a node from a
+// projected item, so the build can let items go early), and the
+// configuration (for identities). Out: the two artifact files. It must not
+// read or write anything.
 package graph
 
 import (
@@ -21,10 +22,23 @@ import (
 	"github.com/cairn-kb/cairn/stages/project"
 )
 
-// Input is the projected corpus.
+// Input is the corpus as graph nodes.
 type Input struct {
 	Config model.Config
-	Items  []project.Item // sorted by URI
+	Nodes  []Node // one per item, in URI order: a node's index is its ordinal
+}
+
+// Node is what the graph needs of an item: its URI, its time (or date) and
+// its outgoing links, sorted by kind then destination.
+type Node struct {
+	URI   string
+	At    string
+	Links []artifacts.Link
+}
+
+// NodeOf makes the graph node of a projected item.
+func NodeOf(it *project.Item) Node {
+	return Node{URI: it.URI, At: cmp.Or(it.Time, it.Date), Links: itemLinks(it)}
 }
 
 // Output holds the edge tables.
@@ -44,24 +58,22 @@ type inbound struct {
 // Run builds the edge tables.
 func Run(ctx context.Context, in Input) (Output, error) {
 	var out Output
-	var bySrc []artifacts.Adjacency
+	var items []artifacts.Adjacency
 	byDst := map[string][]inbound{}
-	for i := range in.Items {
+	for i := range in.Nodes {
 		if i%4096 == 0 && ctx.Err() != nil {
 			return out, ctx.Err()
 		}
-		it := &in.Items[i]
-		links := itemLinks(it)
-		if len(links) == 0 {
+		n := &in.Nodes[i]
+		if len(n.Links) == 0 {
 			continue
 		}
-		bySrc = append(bySrc, artifacts.Adjacency{Node: it.URI, Links: links})
-		at := cmp.Or(it.Time, it.Date)
+		items = append(items, artifacts.Adjacency{Node: n.URI, Links: n.Links})
 		ref := artifacts.ItemRef + strconv.Itoa(i)
-		for _, l := range links {
-			byDst[l.Node] = append(byDst[l.Node], inbound{kind: l.Kind, src: ref, at: at, ord: i})
+		for _, l := range n.Links {
+			byDst[l.Node] = append(byDst[l.Node], inbound{kind: l.Kind, src: ref, at: n.At, ord: i})
 		}
-		out.Edges += len(links)
+		out.Edges += len(n.Links)
 	}
 	// Identity aliases: alias → canonical. Aliases are not items, so these
 	// rows merge into the source table by name.
@@ -76,11 +88,13 @@ func Run(ctx context.Context, in Input) (Output, error) {
 			}
 		}
 	}
+	var aliasRows []artifacts.Adjacency
 	for _, a := range sortedKeys(aliases) {
-		bySrc = append(bySrc, artifacts.Adjacency{Node: a, Links: aliases[a]})
+		aliasRows = append(aliasRows, artifacts.Adjacency{Node: a, Links: aliases[a]})
 	}
-	slices.SortStableFunc(bySrc, func(a, b artifacts.Adjacency) int { return strings.Compare(a.Node, b.Node) })
-	bySrc = mergeSameNode(bySrc)
+	// Item rows come in URI order already; merge the alias rows in rather
+	// than sort a million rows again.
+	bySrc := mergeSameNode(mergeSorted(items, aliasRows))
 
 	dsts := sortedKeys(byDst)
 	rows := make([]artifacts.Adjacency, len(dsts))
@@ -134,6 +148,19 @@ func itemLinks(it *project.Item) []artifacts.Link {
 
 func compareLinks(a, b artifacts.Link) int {
 	return cmp.Or(strings.Compare(a.Kind, b.Kind), strings.Compare(a.Node, b.Node))
+}
+
+// mergeSorted merges two row lists sorted by node, a's rows first on ties.
+func mergeSorted(a, b []artifacts.Adjacency) []artifacts.Adjacency {
+	out := make([]artifacts.Adjacency, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		if b[0].Node < a[0].Node {
+			out, b = append(out, b[0]), b[1:]
+		} else {
+			out, a = append(out, a[0]), a[1:]
+		}
+	}
+	return append(append(out, a...), b...)
 }
 
 // mergeSameNode joins rows of one node (an alias that is also an item URI)

@@ -3,9 +3,14 @@
 // their weights) and the term dictionary with its sorted postings
 // (terms.tsv, postings.tsv).
 //
-// In: the projected items, sorted by URI, and the configuration (for field
-// weights). Out: artifact files. It must not read or write anything; the
-// byte layouts belong to package artifacts.
+// It works in two halves so that a large base never holds all its items at
+// once: NewSegment inverts one run of items that are consecutive in URI
+// order (the build calls it per document, in parallel, and lets the items
+// go), and Run merges the segments, in URI order, into the artifacts.
+//
+// In: segments, in URI order, and the configuration (for field weights).
+// Out: artifact files. It must not read or write anything; the byte
+// layouts belong to package artifacts.
 package index
 
 import (
@@ -15,66 +20,67 @@ import (
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages/model"
-	"github.com/cairn-kb/cairn/stages/project"
 )
 
-// Input is the projected corpus.
+// Input is the inverted corpus, one segment per run of items.
 type Input struct {
-	Config model.Config
-	Items  []project.Item // sorted by URI
+	Config   model.Config
+	Segments []Segment // in URI order; their runs must not overlap
 }
 
 // Output holds the index artifacts.
 type Output struct {
 	Files []artifacts.File
+	Items int
 }
 
-// Run builds the index artifacts.
+// Run merges the segments into the index artifacts.
 func Run(ctx context.Context, in Input) (Output, error) {
-	fieldNames := map[string]bool{}
-	for i := range in.Items {
-		for _, f := range in.Items[i].Fields {
-			fieldNames[f.Name] = true
-		}
-	}
-	names := make([]string, 0, len(fieldNames))
-	for n := range fieldNames {
-		names = append(names, n)
+	var names []string
+	for _, s := range in.Segments {
+		names = append(names, s.Fields...)
 	}
 	slices.Sort(names)
-	ordinal := make(map[string]int, len(names))
-	fields := make([]artifacts.Field, len(names))
-	for i, n := range names {
-		ordinal[n] = i
-		fields[i] = artifacts.Field{Name: n, Weight: in.Config.Weight(n)}
-	}
-
+	names = slices.Compact(names)
 	if len(names) > artifacts.MaxFields {
 		return Output{}, fmt.Errorf("the base has %d fields; the index holds at most %d", len(names), artifacts.MaxFields)
 	}
-	rows := make([]artifacts.Doc, len(in.Items))
-	for i := range in.Items {
-		it := &in.Items[i]
-		row := artifacts.Doc{
-			URI: it.URI, Kind: it.Kind, Source: it.Source, Date: it.Date, Time: it.Time,
-			ValidFrom: it.ValidFrom, ValidUntil: it.ValidUntil, Flags: it.Flags,
-			Digest: it.Digest, SpanOff: it.SpanOff, SpanLen: it.SpanLen,
-		}
-		row.Lengths = make([]artifacts.FieldLen, 0, len(it.Fields))
-		for _, f := range it.Fields {
-			if f.Words > 0 {
-				row.Lengths = append(row.Lengths, artifacts.FieldLen{Field: ordinal[f.Name], N: f.Words})
-			}
-		}
-		rows[i] = row
+	fields := make([]artifacts.Field, len(names))
+	for i, n := range names {
+		fields[i] = artifacts.Field{Name: n, Weight: in.Config.Weight(n)}
 	}
-	dictionary, err := invert(ctx, in.Items, ordinal)
-	if err != nil {
+	// Each segment's field positions map to global ordinals; both are in
+	// name order, so a row's lengths stay sorted by ordinal.
+	remap := make([][]uint16, len(in.Segments))
+	total := 0
+	for i, s := range in.Segments {
+		remap[i] = make([]uint16, len(s.Fields))
+		for j, f := range s.Fields {
+			k, _ := slices.BinarySearch(names, f)
+			remap[i][j] = uint16(k)
+		}
+		total += len(s.Rows)
+	}
+	rows := make([]artifacts.Doc, 0, total)
+	for i, s := range in.Segments {
+		for _, r := range s.Rows {
+			for j := range r.Lengths {
+				r.Lengths[j].Field = int(remap[i][r.Lengths[j].Field])
+			}
+			rows = append(rows, r)
+		}
+	}
+	if err := ctx.Err(); err != nil {
 		return Output{}, err
 	}
+	for i := 1; i < len(rows); i++ {
+		if rows[i-1].URI >= rows[i].URI {
+			return Output{}, fmt.Errorf("segments out of URI order at %s", rows[i].URI)
+		}
+	}
 	docs, off := artifacts.EncodeDocs(rows)
-	dict, post := artifacts.EncodePostings(dictionary)
-	return Output{Files: []artifacts.File{
+	dict, post := merge(in.Segments, remap)
+	return Output{Items: len(rows), Files: []artifacts.File{
 		{Path: artifacts.DocsPath, Data: docs},
 		{Path: artifacts.DocsOffPath, Data: off},
 		{Path: artifacts.FieldsPath, Data: artifacts.EncodeFields(fields)},

@@ -1,68 +1,59 @@
 package index
 
 import (
-	"context"
-	"runtime"
+	"container/heap"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages/project"
 )
 
-// chunksPerCore splits the items finely enough that cores stay busy when
-// chunks differ in size.
-const chunksPerCore = 4
-
-// segment is the inverted index of a run of consecutive items: its terms,
-// sorted, and each term's postings in item order.
-type segment struct {
-	terms []string
-	posts [][]artifacts.Posting
+// Segment is the inverted index of a run of items that are consecutive in
+// URI order: their docs rows, the fields they use, and their terms, sorted,
+// each with postings whose Doc is the item's position in the run and whose
+// Field is a position in Fields. Rows' lengths use the same positions.
+type Segment struct {
+	Rows   []artifacts.Doc
+	Fields []string
+	terms  []string
+	posts  [][]artifacts.Posting
 }
 
-// invert builds the sorted dictionary with its postings. Items are cut
-// into runs of consecutive ordinals, each run is inverted on its own core,
-// and the runs' sorted dictionaries are merged; since runs are in ordinal
-// order, concatenating a term's postings run by run keeps them sorted.
-func invert(ctx context.Context, items []project.Item, ordinal map[string]int) ([]artifacts.TermPostings, error) {
-	n := max(1, min(len(items), runtime.GOMAXPROCS(0)*chunksPerCore))
-	segs := make([]segment, n)
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range min(n, runtime.GOMAXPROCS(0)) {
-		wg.Go(func() {
-			for c := range next {
-				lo, hi := c*len(items)/n, (c+1)*len(items)/n
-				segs[c] = invertRun(items[lo:hi], lo, ordinal)
-			}
-		})
-	}
-	for c := range n {
-		if ctx.Err() != nil {
-			break
-		}
-		next <- c
-	}
-	close(next)
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return merge(segs), nil
-}
-
-// invertRun inverts items whose first ordinal is base, in two counting
-// passes so that no postings list ever grows by appending: the first
-// numbers each distinct term and counts its postings, the second writes
-// every posting into its term's slot of one flat array.
-func invertRun(items []project.Item, base int, ordinal map[string]int) segment {
-	total := 0
+// NewSegment inverts items (sorted by URI) in two counting passes, so that
+// no postings list ever grows by appending: the first numbers each distinct
+// term and counts its postings, the second writes every posting into its
+// term's slot of one flat array.
+func NewSegment(items []project.Item) Segment {
+	var seg Segment
 	for i := range items {
 		for _, f := range items[i].Fields {
+			seg.Fields = append(seg.Fields, f.Name)
+		}
+	}
+	slices.Sort(seg.Fields)
+	seg.Fields = slices.Compact(seg.Fields)
+	local := make(map[string]uint16, len(seg.Fields))
+	for i, f := range seg.Fields {
+		local[f] = uint16(i)
+	}
+	total := 0
+	seg.Rows = make([]artifacts.Doc, len(items))
+	for i := range items {
+		it := &items[i]
+		row := artifacts.Doc{
+			URI: it.URI, Kind: it.Kind, Source: it.Source, Date: it.Date, Time: it.Time,
+			ValidFrom: it.ValidFrom, ValidUntil: it.ValidUntil, Flags: it.Flags,
+			Digest: it.Digest, SpanOff: it.SpanOff, SpanLen: it.SpanLen,
+			Lengths: make([]artifacts.FieldLen, 0, len(it.Fields)),
+		}
+		for _, f := range it.Fields {
+			if f.Words > 0 {
+				row.Lengths = append(row.Lengths, artifacts.FieldLen{Field: int(local[f.Name]), N: f.Words})
+			}
 			total += len(f.Terms)
 		}
+		seg.Rows[i] = row
 	}
 	termID := make(map[string]int32, total/4)
 	var terms []string
@@ -92,13 +83,12 @@ func invertRun(items []project.Item, base int, ordinal map[string]int) segment {
 	flat := make([]artifacts.Posting, total)
 	k := 0
 	for i := range items {
-		doc := int32(base + i)
 		for _, f := range items[i].Fields {
-			fo := uint16(ordinal[f.Name])
+			fo := local[f.Name]
 			for _, t := range f.Terms {
 				id := seq[k]
 				k++
-				flat[next[id]] = artifacts.Posting{Doc: doc, Field: fo, TF: uint16(min(t.N, artifacts.MaxTF))}
+				flat[next[id]] = artifacts.Posting{Doc: int32(i), Field: fo, TF: uint16(min(t.N, artifacts.MaxTF))}
 				next[id]++
 			}
 		}
@@ -108,7 +98,8 @@ func invertRun(items []project.Item, base int, ordinal map[string]int) segment {
 		order[i] = int32(i)
 	}
 	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(terms[a], terms[b]) })
-	seg := segment{terms: make([]string, len(order)), posts: make([][]artifacts.Posting, len(order))}
+	seg.terms = make([]string, len(order))
+	seg.posts = make([][]artifacts.Posting, len(order))
 	for i, id := range order {
 		end := next[id] // after the second pass, next[id] is the end of its slot
 		seg.terms[i] = terms[id]
@@ -117,40 +108,81 @@ func invertRun(items []project.Item, base int, ordinal map[string]int) segment {
 	return seg
 }
 
-// merge joins the segments' sorted dictionaries into one, term by term.
-// A term held by several segments gets their postings concatenated in
-// segment order, into one flat array shared by every term.
-func merge(segs []segment) []artifacts.TermPostings {
-	total, entries := 0, 0
-	for _, s := range segs {
-		entries += len(s.terms)
-		for _, p := range s.posts {
-			total += len(p)
+// cursor is a segment's position in the merge.
+type cursor struct {
+	seg  int
+	term int
+}
+
+// cursors is a min-heap of segment cursors by current term, then segment,
+// so equal terms come out in segment (URI) order.
+type cursors struct {
+	segs []Segment
+	c    []cursor
+}
+
+func (h *cursors) Len() int { return len(h.c) }
+func (h *cursors) Less(i, j int) bool {
+	a, b := h.c[i], h.c[j]
+	if ta, tb := h.segs[a.seg].terms[a.term], h.segs[b.seg].terms[b.term]; ta != tb {
+		return ta < tb
+	}
+	return a.seg < b.seg
+}
+func (h *cursors) Swap(i, j int) { h.c[i], h.c[j] = h.c[j], h.c[i] }
+func (h *cursors) Push(x any)    { h.c = append(h.c, x.(cursor)) }
+func (h *cursors) Pop() any {
+	x := h.c[len(h.c)-1]
+	h.c = h.c[:len(h.c)-1]
+	return x
+}
+
+// merge writes the dictionary and postings of all segments, term by term
+// through a heap of segment cursors. A term held by several segments gets
+// their postings in segment order, each item moved by its segment's base
+// ordinal and each field mapped to its global ordinal, so the merged
+// postings stay sorted by item then field.
+func merge(segs []Segment, remap [][]uint16) (dict, postings []byte) {
+	base := make([]int32, len(segs))
+	terms, size := 0, 0
+	var at int32
+	for i, s := range segs {
+		base[i] = at
+		at += int32(len(s.Rows))
+		terms += len(s.terms)
+		for j, p := range s.posts {
+			size += len(s.terms[j]) + 2 + 8*len(p)
 		}
 	}
-	flat := make([]artifacts.Posting, 0, total)
-	out := make([]artifacts.TermPostings, 0, entries)
-	heads := make([]int, len(segs))
-	for {
-		// The smallest head term across segments; k is small, so a linear
-		// scan beats a heap.
-		min := ""
-		found := false
-		for s, h := range heads {
-			if h < len(segs[s].terms) && (!found || segs[s].terms[h] < min) {
-				min, found = segs[s].terms[h], true
-			}
+	w := artifacts.NewPostingsWriter(terms, size)
+	h := &cursors{segs: segs}
+	for i, s := range segs {
+		if len(s.terms) > 0 {
+			h.c = append(h.c, cursor{seg: i})
 		}
-		if !found {
-			return out
-		}
-		start := len(flat)
-		for s, h := range heads {
-			if h < len(segs[s].terms) && segs[s].terms[h] == min {
-				flat = append(flat, segs[s].posts[h]...)
-				heads[s]++
-			}
-		}
-		out = append(out, artifacts.TermPostings{Term: min, Postings: flat[start:len(flat):len(flat)]})
 	}
+	heap.Init(h)
+	for h.Len() > 0 {
+		term := segs[h.c[0].seg].terms[h.c[0].term]
+		w.Begin(term)
+		for h.Len() > 0 {
+			c := h.c[0]
+			if segs[c.seg].terms[c.term] != term {
+				break
+			}
+			for _, p := range segs[c.seg].posts[c.term] {
+				p.Doc += base[c.seg]
+				p.Field = remap[c.seg][p.Field]
+				w.Add(p)
+			}
+			if c.term+1 < len(segs[c.seg].terms) {
+				h.c[0].term++
+				heap.Fix(h, 0)
+			} else {
+				heap.Pop(h)
+			}
+		}
+		w.End()
+	}
+	return w.Bytes()
 }

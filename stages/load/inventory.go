@@ -213,6 +213,10 @@ func walk(fsys fs.FS, c classifier, ds *diag.List) []entry {
 		if k == kindIgnored {
 			return nil
 		}
+		if (k == kindDocument || k == kindPage) && strings.Contains(p, "#") {
+			ds.Errorf(p, 0, 0, "bad-path", "the path holds #, which in a URI starts a record id or a heading anchor; rename the file")
+			return nil
+		}
 		out = append(out, entry{path: p, kind: k, size: info.Size(), mtimeNS: info.ModTime().UnixNano()})
 		return nil
 	})

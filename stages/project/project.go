@@ -38,35 +38,28 @@ type Output struct {
 var notText = []string{FieldTime, FieldCategory, FieldVisible}
 
 // Run projects records through their document's fields map and pages
-// through their frontmatter. Documents are projected in parallel, each into
-// its own slot, and joined in input order.
+// through their frontmatter, all at once: the form a query's scan and the
+// tests use. The build streams the same work document by document through
+// a Projector instead, so that a large base's items never all live at once.
 func Run(ctx context.Context, in Input) (Output, error) {
-	b := in.Base
-	bodies := map[string]model.Body{}
-	for _, body := range b.Bodies {
-		bodies[body.URI] = body
-	}
+	p := NewProjector(in.Base)
 	type result struct {
 		items []Item
 		diags diag.List
 	}
-	results := make([]result, len(b.Documents))
+	docs := in.Base.Documents
+	results := make([]result, len(docs))
 	var wg sync.WaitGroup
 	next := make(chan int)
-	for range min(runtime.GOMAXPROCS(0), max(len(b.Documents), 1)) {
+	for range min(runtime.GOMAXPROCS(0), max(len(docs), 1)) {
 		wg.Go(func() {
-			var tk tokenizer
+			var s Scratch
 			for i := range next {
-				results[i].items = projectDocument(b.Config, &tk, bodies, b.Documents[i], &results[i].diags)
-				if in.TermsOnly {
-					for j := range results[i].items {
-						dropValues(&results[i].items[j])
-					}
-				}
+				results[i].items = p.Document(docs[i], &s, &results[i].diags, in.TermsOnly)
 			}
 		})
 	}
-	for i := range b.Documents {
+	for i := range docs {
 		if ctx.Err() != nil {
 			break
 		}
@@ -78,46 +71,116 @@ func Run(ctx context.Context, in Input) (Output, error) {
 		return Output{}, err
 	}
 	var ds diag.List
-	total := len(b.Pages)
-	for i := range results {
-		total += len(results[i].items)
-	}
-	items := make([]Item, 0, total)
+	ds.Merge(p.Diagnostics())
+	var s Scratch
+	items := p.Pages(&s, in.TermsOnly)
 	for i := range results {
 		items = append(items, results[i].items...)
 		results[i].items = nil
 		ds.Merge(results[i].diags.Sorted())
 	}
-	var tk tokenizer
-	for _, p := range b.Pages {
-		items = append(items, projectPage(b.Config, &tk, p))
+	// Every document's URIs share its path and a #, which no page path
+	// holds, so sorting by URI alone is total here.
+	slices.SortFunc(items, func(a, b Item) int { return strings.Compare(a.URI, b.URI) })
+	return Output{Items: items, Diagnostics: ds.Sorted()}, nil
+}
+
+// Scratch is one worker's reusable memory for projection.
+type Scratch struct {
+	tk tokenizer
+}
+
+// Projector projects a base one document at a time. It is safe for
+// concurrent use, each goroutine with its own Scratch.
+type Projector struct {
+	cfg        model.Config
+	bodies     map[string]model.Body
+	superseded map[string]bool // URIs that some page supersedes
+	pages      []model.Page
+	diags      []diag.Diagnostic
+}
+
+// NewProjector prepares the projection of b: the cached bodies by record,
+// and the URIs pages supersede (a flag on the superseded item).
+func NewProjector(b model.Base) *Projector {
+	p := &Projector{cfg: b.Config, bodies: map[string]model.Body{}, superseded: map[string]bool{}, pages: b.Pages}
+	docs := map[string]bool{}
+	for _, d := range b.Documents {
+		docs[d.Path] = true
 	}
-	markSuperseded(items)
-	// URI, then where the item was read: a duplicate URI (an error) then
-	// reports its later occurrence, and the order is total.
-	slices.SortFunc(items, func(a, b Item) int {
-		return cmp.Or(strings.Compare(a.URI, b.URI), strings.Compare(a.DocPath, b.DocPath), cmp.Compare(a.Line, b.Line))
-	})
-	for i := 1; i < len(items); i++ {
-		if items[i].URI == items[i-1].URI {
-			it := items[i]
-			ds.Errorf(it.DocPath, it.Line, 1, "duplicate-id", "two records share the URI %s; ids must be unique within a document", it.URI)
-		}
-	}
+	var ds diag.List
 	for _, body := range b.Bodies {
-		if _, ok := slices.BinarySearchFunc(items, body.URI, func(it Item, u string) int { return strings.Compare(it.URI, u) }); !ok {
+		p.bodies[body.URI] = body
+		if doc, _, _ := strings.Cut(body.URI, "#"); !docs[doc] {
 			ds.Warnf(body.Path, 0, 0, "body-orphan", "the cached body is for %s, which no record has; fix the URI in the bodies manifest", body.URI)
 		}
 	}
-	for i := range items {
-		if items[i].Digest == "" {
-			items[i].Digest = digest(&items[i], &tk.buf)
-		}
-		if in.TermsOnly {
-			dropValues(&items[i])
+	for _, pg := range b.Pages {
+		for _, old := range pg.Front.Supersedes {
+			p.superseded[old] = true
 		}
 	}
-	return Output{Items: items, Diagnostics: ds.Sorted()}, nil
+	p.diags = ds.Sorted()
+	return p
+}
+
+// Diagnostics are the mistakes found while preparing the projection.
+func (p *Projector) Diagnostics() []diag.Diagnostic { return p.diags }
+
+// Document projects one document's records, sorted by URI. Record-level
+// mistakes go to ds. With termsOnly, field values are dropped once each
+// item's digest is taken.
+func (p *Projector) Document(doc model.Document, s *Scratch, ds *diag.List, termsOnly bool) []Item {
+	items := projectDocument(p.cfg, &s.tk, p.bodies, doc, ds)
+	// A duplicate id is reported at its later occurrence: sort by URI,
+	// then by where the record sits.
+	slices.SortFunc(items, func(a, b Item) int {
+		return cmp.Or(strings.Compare(a.URI, b.URI), cmp.Compare(a.Line, b.Line))
+	})
+	matched := map[string]bool{}
+	for i := range items {
+		it := &items[i]
+		if i > 0 && it.URI == items[i-1].URI {
+			ds.Errorf(it.DocPath, it.Line, 1, "duplicate-id", "two records share the URI %s; ids must be unique within a document", it.URI)
+		}
+		if _, ok := p.bodies[it.URI]; ok {
+			matched[it.URI] = true
+		}
+		if p.superseded[it.URI] {
+			it.Flags = append(it.Flags, FlagSuperseded)
+			slices.Sort(it.Flags)
+			it.Flags = slices.Compact(it.Flags)
+		}
+		it.Digest = digest(it, &s.tk.buf)
+		if termsOnly {
+			dropValues(it)
+		}
+	}
+	for uri, body := range p.bodies {
+		if doc2, _, _ := strings.Cut(uri, "#"); doc2 == doc.Path && !matched[uri] {
+			ds.Warnf(body.Path, 0, 0, "body-orphan", "the cached body is for %s, which no record has; fix the URI in the bodies manifest", uri)
+		}
+	}
+	return items
+}
+
+// Pages projects every page, sorted by URI.
+func (p *Projector) Pages(s *Scratch, termsOnly bool) []Item {
+	items := make([]Item, 0, len(p.pages))
+	for _, pg := range p.pages {
+		it := projectPage(p.cfg, &s.tk, pg)
+		if p.superseded[it.URI] && !it.HasFlag(FlagSuperseded) {
+			it.Flags = append(it.Flags, FlagSuperseded)
+			slices.Sort(it.Flags)
+		}
+		it.Digest = digest(&it, &s.tk.buf)
+		if termsOnly {
+			dropValues(&it)
+		}
+		items = append(items, it)
+	}
+	slices.SortFunc(items, func(a, b Item) int { return strings.Compare(a.URI, b.URI) })
+	return items
 }
 
 // projectDocument projects every record of one document.
@@ -237,7 +300,6 @@ func projectDocument(cfg model.Config, tk *tokenizer, bodies map[string]model.Bo
 			it.Fields = addValues(tk, it.Fields, FieldBody, body.Text)
 		}
 		finish(&it)
-		it.Digest = digest(&it, &tk.buf)
 		items = append(items, it)
 	}
 	return items
@@ -325,26 +387,6 @@ func digest(it *Item, buf *[]byte) string {
 	}
 	*buf = b
 	return artifacts.HashSum(xxhash.Sum64(b))
-}
-
-// markSuperseded flags every item another item says it supersedes.
-func markSuperseded(items []Item) {
-	targets := map[string]bool{}
-	for _, it := range items {
-		for _, old := range it.Supersedes {
-			targets[old] = true
-		}
-	}
-	if len(targets) == 0 {
-		return
-	}
-	for j := range items {
-		if it := &items[j]; targets[it.URI] && !it.HasFlag(FlagSuperseded) {
-			it.Flags = append(it.Flags, FlagSuperseded)
-			slices.Sort(it.Flags)
-			it.Digest = "" // the flag is part of the digest
-		}
-	}
 }
 
 // nav reports whether a page is a navigation page of the wiki layer.
