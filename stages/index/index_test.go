@@ -1,0 +1,67 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"testing"
+
+	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/load"
+	"github.com/cairn-kb/cairn/stages/project"
+)
+
+// demoItems projects the golden demo base.
+func demoItems(t *testing.T) ([]project.Item, load.Output) {
+	t.Helper()
+	loaded, err := load.Run(context.Background(), load.Input{FS: os.DirFS("../../golden/demo/base")})
+	if err != nil || len(loaded.Diagnostics) > 0 {
+		t.Fatalf("load: %v %v", err, loaded.Diagnostics)
+	}
+	proj, err := project.Run(context.Background(), project.Input{Base: loaded.Base, TermsOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return proj.Items, loaded
+}
+
+// TestSplittingIntoRunsChangesNothing cuts the items into runs at many
+// places: merging the runs' segments must give the same bytes as one
+// segment of everything.
+func TestSplittingIntoRunsChangesNothing(t *testing.T) {
+	items, loaded := demoItems(t)
+	build := func(cuts ...int) []artifacts.File {
+		var segs []Segment
+		prev := 0
+		for _, c := range append(cuts, len(items)) {
+			if c > prev {
+				segs = append(segs, NewSegment(items[prev:c]))
+			}
+			prev = c
+		}
+		out, err := Run(context.Background(), Input{Config: loaded.Base.Config, Segments: segs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.Files
+	}
+	want := build()
+	for _, cuts := range [][]int{{1}, {len(items) - 1}, {5, 17, 30}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, {24}} {
+		got := build(cuts...)
+		for i := range want {
+			if !bytes.Equal(want[i].Data, got[i].Data) {
+				t.Errorf("cut at %v: %s differs from the one-segment build", cuts, want[i].Path)
+			}
+		}
+	}
+}
+
+// TestRunRefusesOverlappingSegments checks the one ordering rule Run
+// relies on.
+func TestRunRefusesOverlappingSegments(t *testing.T) {
+	items, loaded := demoItems(t)
+	segs := []Segment{NewSegment(items[10:20]), NewSegment(items[0:10])}
+	if _, err := Run(context.Background(), Input{Config: loaded.Base.Config, Segments: segs}); err == nil {
+		t.Fatal("Run accepted segments out of URI order")
+	}
+}
