@@ -54,23 +54,14 @@ const maxDepth = 512
 // whitespace allowed). Invalid UTF-8 inside strings becomes U+FFFD, as with
 // encoding/json.
 func ParseJSON(data string) (Value, error) {
-	p := jsonParser{s: data}
-	p.space()
-	v, err := p.value(0)
-	if err != nil {
-		return Value{}, err
-	}
-	p.space()
-	if p.i != len(p.s) {
-		return Value{}, p.fail("unexpected data after the value")
-	}
-	return v, nil
+	var d Decoder // a Decoder of its own: nothing will overwrite the result
+	return d.Parse(data)
 }
 
 type jsonParser struct {
 	s string
 	i int
-	d *Decoder // nil: every container gets its own slices
+	d *Decoder // where containers gather their members; nil only when skipping
 }
 
 // Decoder parses many JSON values in a row, reusing its memory: the
@@ -315,10 +306,7 @@ func (p *jsonParser) hex4() (rune, bool) {
 func (p *jsonParser) array(depth int) (Value, error) {
 	p.i++
 	v := Value{Kind: Array}
-	var base int
-	if p.d != nil {
-		base = len(p.d.stack)
-	}
+	base := len(p.d.stack)
 	p.space()
 	if p.i < len(p.s) && p.s[p.i] == ']' {
 		p.i++
@@ -330,11 +318,7 @@ func (p *jsonParser) array(depth int) (Value, error) {
 		if err != nil {
 			return Value{}, err
 		}
-		if p.d != nil {
-			p.d.stack = append(p.d.stack, e)
-		} else {
-			v.Items = append(v.Items, e)
-		}
+		p.d.stack = append(p.d.stack, e)
 		p.space()
 		if p.i >= len(p.s) {
 			return Value{}, p.fail("unterminated array")
@@ -344,9 +328,7 @@ func (p *jsonParser) array(depth int) (Value, error) {
 			p.i++
 		case ']':
 			p.i++
-			if p.d != nil {
-				v.Items, _ = p.d.collect(base, 0, false)
-			}
+			v.Items, _ = p.d.collect(base, 0, false)
 			return v, nil
 		default:
 			return Value{}, p.fail("expected , or ] in array")
@@ -357,10 +339,7 @@ func (p *jsonParser) array(depth int) (Value, error) {
 func (p *jsonParser) object(depth int) (Value, error) {
 	p.i++
 	v := Value{Kind: Object}
-	var base, kbase int
-	if p.d != nil {
-		base, kbase = len(p.d.stack), len(p.d.kstack)
-	}
+	base, kbase := len(p.d.stack), len(p.d.kstack)
 	p.space()
 	if p.i < len(p.s) && p.s[p.i] == '}' {
 		p.i++
@@ -385,13 +364,8 @@ func (p *jsonParser) object(depth int) (Value, error) {
 		if err != nil {
 			return Value{}, err
 		}
-		if p.d != nil {
-			p.d.kstack = append(p.d.kstack, k)
-			p.d.stack = append(p.d.stack, e)
-		} else {
-			v.Keys = append(v.Keys, k)
-			v.Items = append(v.Items, e)
-		}
+		p.d.kstack = append(p.d.kstack, k)
+		p.d.stack = append(p.d.stack, e)
 		p.space()
 		if p.i >= len(p.s) {
 			return Value{}, p.fail("unterminated object")
@@ -401,9 +375,7 @@ func (p *jsonParser) object(depth int) (Value, error) {
 			p.i++
 		case '}':
 			p.i++
-			if p.d != nil {
-				v.Items, v.Keys = p.d.collect(base, kbase, true)
-			}
+			v.Items, v.Keys = p.d.collect(base, kbase, true)
 			return v, nil
 		default:
 			return Value{}, p.fail("expected , or } in object")
