@@ -37,11 +37,31 @@ func (ids Identities) ExactForms(value string) []string {
 	var out []string
 	for _, n := range names {
 		out = append(out, n)
-		if s := EntitySuffix(n); s != "" && s != n {
+		if id := EntityIdentity(n); id != "" {
+			out = append(out, id)
+		}
+		if s := EntitySuffix(n); s != "" {
 			out = append(out, s)
 		}
 	}
-	return out
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// EntityIdentity returns the identity of an entity URI, the part after its
+// scheme (HAR-142 for ticket:HAR-142, email/marc@x.test for
+// person:email/marc@x.test), or "" for a URL or a value without a scheme.
+func EntityIdentity(v string) string {
+	scheme, rest, ok := strings.Cut(v, ":")
+	if !ok || scheme == "" || rest == "" || scheme == "http" || scheme == "https" || strings.HasPrefix(rest, "//") {
+		return ""
+	}
+	for _, r := range scheme {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '+' || r == '-' || r == '.') {
+			return ""
+		}
+	}
+	return rest
 }
 
 // EntitySuffix returns the part of an entity URI after its last slash

@@ -29,6 +29,7 @@ const (
 	FieldTime     = "time"
 	FieldBody     = "body"
 	FieldSlug     = "slug"
+	FieldAliases  = "aliases"
 	FieldCategory = "category"
 	FieldVisible  = "visibility"
 )
@@ -72,7 +73,9 @@ type Field struct {
 	// included), the n of the length normalisation.
 	Words int
 	// Terms are the indexed terms with their frequency, sorted by term:
-	// words of MinPlainRunes or more, and identifier tokens.
+	// words of MinPlainRunes or more, identifier tokens, and the exact
+	// identifiers the field holds (ExactTerm: ids, titles, slugs, aliases,
+	// relation values with their identity and suffix forms).
 	Terms []TermFreq
 }
 
@@ -103,6 +106,14 @@ func (it *Item) Field(name string) (*Field, bool) {
 	return &it.Fields[i], true
 }
 
+// ExactPrefix starts the dictionary terms of exact identifiers, which no
+// word or identifier token can start with.
+const ExactPrefix = "="
+
+// ExactTerm is the dictionary term of an exact identifier value: its
+// Exact form after ExactPrefix.
+func ExactTerm(v string) string { return ExactPrefix + Exact(v) }
+
 // tokenizer turns field values into a Field, reusing one scratch buffer
 // across calls; each projection worker owns one.
 type tokenizer struct {
@@ -120,9 +131,14 @@ const tfChunk = 1 << 14
 // field tokenises values into a field: its length in words and its
 // indexed terms (words of MinPlainRunes or more, and identifier tokens)
 // with their frequencies.
-func (tk *tokenizer) field(name string, values []string) Field {
+func (tk *tokenizer) field(name string, values []string, exact ...string) Field {
 	f := Field{Name: name, Values: values}
 	terms := tk.scratch[:0]
+	for _, e := range exact {
+		if t := ExactTerm(e); t != ExactPrefix {
+			terms = append(terms, t)
+		}
+	}
 	word := func(w string, runes int) {
 		f.Words++
 		if runes >= MinPlainRunes {

@@ -20,7 +20,7 @@ var closedStatuses = map[string]string{
 // projectPage projects a wiki, project or task page: its slug, title,
 // description, type, status, tags, aliases, body, relations and commitment
 // metadata are searchable.
-func projectPage(cfg model.Config, tk *tokenizer, p model.Page) Item {
+func projectPage(cfg model.Config, ids Identities, tk *tokenizer, p model.Page) Item {
 	f := p.Front
 	it := Item{
 		URI:        p.Path,
@@ -53,37 +53,44 @@ func projectPage(cfg model.Config, tk *tokenizer, p model.Page) Item {
 	if f.Visibility != "" {
 		it.Flags = append(it.Flags, f.Visibility)
 	}
-	add := func(name string, vals ...string) {
-		var kept []string
+	add := func(name string, exact bool, vals ...string) {
+		var kept, ex []string
 		for _, v := range vals {
 			if strings.TrimSpace(v) != "" {
 				kept = append(kept, v)
 			}
 		}
+		if exact {
+			ex = kept
+		}
 		if len(kept) > 0 {
-			it.Fields = append(it.Fields, tk.field(name, kept))
+			it.Fields = append(it.Fields, tk.field(name, kept, ex...))
 		}
 	}
-	add(FieldSlug, p.Slug)
-	add(FieldTitle, f.Title)
-	add("description", f.Description)
-	add("type", f.Type)
-	add("status", f.Status)
-	add("tags", f.Tags...)
-	add("aliases", f.Aliases...)
-	add(FieldBody, p.Body)
-	add("next_action", f.NextAction)
-	add("blocker", f.Blocker)
-	add("reviewed", f.Reviewed)
-	add("due", f.Due)
+	add(FieldSlug, true, p.Slug)
+	add(FieldTitle, true, f.Title)
+	add("description", false, f.Description)
+	add("type", false, f.Type)
+	add("status", false, f.Status)
+	add("tags", false, f.Tags...)
+	add(FieldAliases, true, f.Aliases...)
+	add(FieldBody, false, p.Body)
+	add("next_action", false, f.NextAction)
+	add("blocker", false, f.Blocker)
+	add("reviewed", false, f.Reviewed)
+	add("due", false, f.Due)
 	for _, field := range sortedKeys(f.Relations) {
-		vals := f.Relations[field]
-		for _, v := range vals {
+		var kept, exact []string
+		for _, v := range f.Relations[field] {
 			if strings.TrimSpace(v) != "" {
 				it.Relations = append(it.Relations, Relation{Field: field, Value: v})
+				kept = append(kept, v)
+				exact = append(exact, ids.ExactForms(v)...)
 			}
 		}
-		add(field, vals...)
+		if len(kept) > 0 {
+			it.Fields = append(it.Fields, tk.field(field, kept, exact...))
+		}
 	}
 	it.Links = Links(p.Path, p.Body)
 	it.Supersedes = slices.Clone(f.Supersedes)
@@ -99,7 +106,13 @@ func mergeFields(tk *tokenizer, it *Item) {
 	out := it.Fields[:0]
 	for _, f := range it.Fields {
 		if n := len(out); n > 0 && out[n-1].Name == f.Name {
-			out[n-1] = tk.field(f.Name, append(slices.Clone(out[n-1].Values), f.Values...))
+			var exact []string
+			for _, t := range append(slices.Clone(out[n-1].Terms), f.Terms...) {
+				if e, ok := strings.CutPrefix(t.Term, ExactPrefix); ok {
+					exact = append(exact, e)
+				}
+			}
+			out[n-1] = tk.field(f.Name, append(slices.Clone(out[n-1].Values), f.Values...), exact...)
 			continue
 		}
 		out = append(out, f)

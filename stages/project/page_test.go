@@ -89,6 +89,17 @@ func TestRunPages(t *testing.T) {
 			t.Errorf("new %s terms (-want +got):\n%s", field, diff)
 		}
 	}
+	// Slugs, titles, aliases and relation values are exact identifiers.
+	for field, want := range map[string][]string{
+		"slug":    {"=new"},
+		"title":   {"=new way"},
+		"aliases": {"=the new way"},
+		"tags":    nil,
+	} {
+		if diff := cmp.Diff(want, exactTerms(t, nw, field)); diff != "" {
+			t.Errorf("new %s exact terms (-want +got):\n%s", field, diff)
+		}
+	}
 	index, log, harbor := item(t, out, "wiki/index.md"), item(t, out, "wiki/log.md"), item(t, out, "projects/harbor.md")
 	if f, _ := index.Field("body"); f == nil || f.Values[0] != "Start at [the new way](new.md)." {
 		t.Errorf("index body field = %+v", f)

@@ -94,6 +94,7 @@ type Scratch struct {
 // concurrent use, each goroutine with its own Scratch.
 type Projector struct {
 	cfg        model.Config
+	ids        Identities
 	bodies     map[string]model.Body
 	superseded map[string]bool // URIs that some page supersedes
 	pages      []model.Page
@@ -103,7 +104,7 @@ type Projector struct {
 // NewProjector prepares the projection of b: the cached bodies by record,
 // and the URIs pages supersede (a flag on the superseded item).
 func NewProjector(b model.Base) *Projector {
-	p := &Projector{cfg: b.Config, bodies: map[string]model.Body{}, superseded: map[string]bool{}, pages: b.Pages}
+	p := &Projector{cfg: b.Config, ids: NewIdentities(b.Config), bodies: map[string]model.Body{}, superseded: map[string]bool{}, pages: b.Pages}
 	docs := map[string]bool{}
 	for _, d := range b.Documents {
 		docs[d.Path] = true
@@ -131,7 +132,7 @@ func (p *Projector) Diagnostics() []diag.Diagnostic { return p.diags }
 // mistakes go to ds. With termsOnly, field values are dropped once each
 // item's digest is taken.
 func (p *Projector) Document(doc model.Document, s *Scratch, ds *diag.List, termsOnly bool) []Item {
-	items := projectDocument(p.cfg, &s.tk, p.bodies, doc, ds)
+	items := projectDocument(p.cfg, p.ids, &s.tk, p.bodies, doc, ds)
 	// A duplicate id is reported at its later occurrence: sort by URI,
 	// then by where the record sits.
 	slices.SortFunc(items, func(a, b Item) int {
@@ -168,7 +169,7 @@ func (p *Projector) Document(doc model.Document, s *Scratch, ds *diag.List, term
 func (p *Projector) Pages(s *Scratch, termsOnly bool) []Item {
 	items := make([]Item, 0, len(p.pages))
 	for _, pg := range p.pages {
-		it := projectPage(p.cfg, &s.tk, pg)
+		it := projectPage(p.cfg, p.ids, &s.tk, pg)
 		if p.superseded[it.URI] && !it.HasFlag(FlagSuperseded) {
 			it.Flags = append(it.Flags, FlagSuperseded)
 			slices.Sort(it.Flags)
@@ -184,7 +185,7 @@ func (p *Projector) Pages(s *Scratch, termsOnly bool) []Item {
 }
 
 // projectDocument projects every record of one document.
-func projectDocument(cfg model.Config, tk *tokenizer, bodies map[string]model.Body, doc model.Document, ds *diag.List) []Item {
+func projectDocument(cfg model.Config, ids Identities, tk *tokenizer, bodies map[string]model.Body, doc model.Document, ds *diag.List) []Item {
 	type fieldPaths struct {
 		name     string
 		paths    []fieldpath.Path
@@ -287,14 +288,19 @@ func projectDocument(cfg model.Config, tk *tokenizer, bodies map[string]model.Bo
 			if slices.Contains(notText, fp.name) || len(vals) == 0 {
 				continue
 			}
-			if fp.relation {
+			var exact []string
+			switch {
+			case fp.relation:
 				for _, val := range vals {
 					if strings.TrimSpace(val) != "" {
 						it.Relations = append(it.Relations, Relation{Field: fp.name, Value: val})
+						exact = append(exact, ids.ExactForms(val)...)
 					}
 				}
+			case fp.name == FieldID || fp.name == FieldTitle:
+				exact = vals
 			}
-			it.Fields = append(it.Fields, tk.field(fp.name, vals))
+			it.Fields = append(it.Fields, tk.field(fp.name, vals, exact...))
 		}
 		if body, ok := bodies[it.URI]; ok {
 			it.Fields = addValues(tk, it.Fields, FieldBody, body.Text)

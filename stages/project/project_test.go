@@ -97,7 +97,13 @@ func uris(out Output) []string {
 	return u
 }
 
-func terms(t *testing.T, it Item, field string) []string {
+// terms lists a field's word and identifier terms; exactTerms lists its
+// exact identifier terms.
+func terms(t *testing.T, it Item, field string) []string { return fieldTerms(t, it, field, false) }
+
+func exactTerms(t *testing.T, it Item, field string) []string { return fieldTerms(t, it, field, true) }
+
+func fieldTerms(t *testing.T, it Item, field string, exact bool) []string {
 	t.Helper()
 	f, ok := it.Field(field)
 	if !ok {
@@ -105,6 +111,9 @@ func terms(t *testing.T, it Item, field string) []string {
 	}
 	var out []string
 	for _, tf := range f.Terms {
+		if strings.HasPrefix(tf.Term, ExactPrefix) != exact {
+			continue
+		}
 		s := tf.Term
 		if tf.N > 1 {
 			s += fmt.Sprintf("x%d", tf.N)
@@ -123,7 +132,9 @@ func termNames(t *testing.T, it Item, field string) []string {
 	}
 	var out []string
 	for _, tf := range f.Terms {
-		out = append(out, tf.Term)
+		if !strings.HasPrefix(tf.Term, ExactPrefix) {
+			out = append(out, tf.Term)
+		}
 	}
 	return out
 }
@@ -177,18 +188,29 @@ func TestRunRecords(t *testing.T) {
 	if diff := cmp.Diff([]Relation{{"author", "person:email/marc@x.test"}, {"repo", "repo:github.com/acme/harbor"}}, har.Relations); diff != "" {
 		t.Errorf("HAR-142 relations (-want +got):\n%s", diff)
 	}
-	// Terms are words of three runes or more and identifier tokens; exact
-	// identifiers are not terms (the query checks exactness itself).
-	fieldTerms := map[string][]string{
+	// Terms are words of three runes or more and identifier tokens, and
+	// the exact identifiers of id, title and relation fields.
+	wantTerms := map[string][]string{
 		"author": {"email", "marc", "person", "person:email/marc@x.test", "test"},
 		"id":     {"142", "har", "har-142"},
 		"labels": {"arm64"},
 		"repo":   {"acme", "com", "github", "harbor", "repo", "repo:github.com/acme/harbor"},
 		"title":  {"build", "fix", "harbor", "the"},
 	}
-	for name, want := range fieldTerms {
+	for name, want := range wantTerms {
 		if diff := cmp.Diff(want, terms(t, har, name)); diff != "" {
 			t.Errorf("HAR-142 %s terms (-want +got):\n%s", name, diff)
+		}
+	}
+	wantExact := map[string][]string{
+		"author": {"=email/marc@x.test", "=github/marc-b", "=marc-b", "=marc@old.test", "=marc@x.test", "=person:email/marc@x.test", "=person:github/marc-b"},
+		"id":     {"=har-142"},
+		"labels": nil,
+		"repo":   {"=github.com/acme/harbor", "=harbor", "=repo:github.com/acme/harbor"},
+	}
+	for name, want := range wantExact {
+		if diff := cmp.Diff(want, exactTerms(t, har, name)); diff != "" {
+			t.Errorf("HAR-142 %s exact terms (-want +got):\n%s", name, diff)
 		}
 	}
 	for name, want := range map[string]int{"author": 5, "id": 2, "labels": 2, "title": 4} {
