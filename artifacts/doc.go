@@ -20,6 +20,8 @@
 //	lengths  comma-separated <field ordinal>:<word tokens>, by field ordinal
 //	digest   16 hex digits: xxhash64 of the item's projected semantics
 //	span     <byte offset>+<byte length> of the record inside its document, or -
+//	urlkey   16 hex digits: xxhash64 of the item's url field value, or -
+//	title    the item's title (tabs and line breaks as spaces), or -
 //
 // docs.off — fixed-width offsets of docs.tsv rows, so that a reader can fetch
 // the row of ordinal i without reading the file: line i (0-based, after a
@@ -70,6 +72,24 @@
 // where an item source is written #<ordinal> (its row in docs.tsv) and an
 // alias as itself. A reader that wants the newest N inbound edges of a hub
 // reads one line and stops after N links.
+//
+// documents.tsv — one row per record document, sorted by path: what a
+// reader needs to project one record from its span without reading the
+// rest of its document.
+//
+//	path       the document's base-relative path
+//	layer      events | index
+//	source     the source name
+//	date       YYYY-MM-DD, or - for snapshots
+//	relations  comma-separated fields that hold relations, or -
+//	fields     the fields map as compact JSON: {"field": ["path", ...]}
+//
+// bodies.tsv — one row per verified cached body, sorted by record URI:
+//
+//	uri     the record's URI
+//	path    the body file, base-relative
+//	bytes   its size
+//	sha256  its SHA-256, as verified by the build
 //
 // manifest.json — written last. Format and ranking versions, the semantics
 // digest, every input {path, bytes, xxhash}, every output {path, bytes,

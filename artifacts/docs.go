@@ -27,9 +27,14 @@ type Doc struct {
 	Digest     string
 	SpanOff    int64 // -1 when the item is not a record
 	SpanLen    int64
+	// URLKey is the xxhash of the item's external URL (its url field), so
+	// representations of one URL from different sources can be grouped.
+	URLKey string
+	// Title is the item's title, with tabs and line breaks as spaces.
+	Title string
 }
 
-var docsHeader = header(docsName, "uri", "kind", "source", "date", "time", "valid", "flags", "lengths", "digest", "span")
+var docsHeader = header(docsName, "uri", "kind", "source", "date", "time", "valid", "flags", "lengths", "digest", "span", "urlkey", "title")
 
 // docsOffWidth is the width of one docs.off line, LF included.
 const docsOffWidth = 20
@@ -43,7 +48,7 @@ func EncodeDocs(rows []Doc) (docs, off []byte) {
 	var o bytes.Buffer
 	size := len(docsHeader)
 	for _, d := range rows {
-		size += len(d.URI) + len(d.Source) + 96 + 8*len(d.Lengths) + 12*len(d.Flags)
+		size += len(d.URI) + len(d.Source) + len(d.Title) + 116 + 8*len(d.Lengths) + 12*len(d.Flags)
 	}
 	b.Grow(size)
 	b.WriteString(docsHeader)
@@ -88,6 +93,10 @@ func EncodeDocs(rows []Doc) (docs, off []byte) {
 		} else {
 			b.WriteString(strconv.FormatInt(d.SpanOff, 10) + "+" + strconv.FormatInt(d.SpanLen, 10))
 		}
+		b.WriteByte('\t')
+		b.WriteString(dash(d.URLKey))
+		b.WriteByte('\t')
+		b.WriteString(dash(cleanCell(d.Title)))
 		b.WriteByte('\n')
 	}
 	return b.Bytes(), o.Bytes()
@@ -112,8 +121,8 @@ func DecodeDocs(data []byte) ([]Doc, error) {
 // number for error messages.
 func DecodeDocRow(n int, line []byte) (Doc, error) {
 	cols := strings.Split(string(line), "\t")
-	if len(cols) != 10 {
-		return Doc{}, &CorruptError{Path: DocsPath, Line: n, Msg: fmt.Sprintf("row has %d columns, want 10", len(cols))}
+	if len(cols) != 12 {
+		return Doc{}, &CorruptError{Path: DocsPath, Line: n, Msg: fmt.Sprintf("row has %d columns, want 12", len(cols))}
 	}
 	for i, c := range cols {
 		if c == "" {
@@ -128,6 +137,8 @@ func DecodeDocRow(n int, line []byte) (Doc, error) {
 		Time:    undash(cols[4]),
 		Digest:  undash(cols[8]),
 		SpanOff: -1,
+		URLKey:  undash(cols[10]),
+		Title:   undash(cols[11]),
 	}
 	if v := cols[5]; v != "-" {
 		from, until, ok := strings.Cut(v, "..")

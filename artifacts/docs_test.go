@@ -19,6 +19,7 @@ var sampleDocs = []Doc{
 		Flags:   []string{"created", "shared"},
 		Lengths: []FieldLen{{Field: 0, N: 3}, {Field: 2, N: 12}, {Field: 5, N: 0}},
 		Digest:  "0123456789abcdef", SpanOff: 312, SpanLen: 148,
+		URLKey: "a1b2c3d4e5f60718", Title: "Fix the arm64 build (HAR-142)",
 	},
 	{
 		URI: "events/2026-11-02/mail.json#caf%C3%A9%20cr%C3%A8me", Kind: "events", Source: "mail",
@@ -36,7 +37,7 @@ var sampleDocs = []Doc{
 		Date: "2026-01-05", ValidFrom: "2026-01-01",
 		Flags:   []string{"superseded"},
 		Lengths: []FieldLen{{Field: 3, N: 2}, {Field: 4, N: 120}},
-		Digest:  "1111111111111111", SpanOff: -1,
+		Digest:  "1111111111111111", SpanOff: -1, Title: "Café crème ☕",
 	},
 	{
 		URI: "wiki/日本語/索引.md", Kind: "wiki", Source: "wiki",
@@ -66,7 +67,7 @@ func TestDocsRoundTrip(t *testing.T) {
 
 func TestDocsEmptyTable(t *testing.T) {
 	docs, off := EncodeDocs(nil)
-	if want := "#cairn docs v1\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tlengths\tdigest\tspan\n"; string(docs) != want {
+	if want := "#cairn docs v1\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tlengths\tdigest\tspan\turlkey\ttitle\n"; string(docs) != want {
 		t.Errorf("docs.tsv = %q, want %q", docs, want)
 	}
 	if want := "#cairn docs.off v1 \n"; string(off) != want {
@@ -82,18 +83,19 @@ func TestDocsExactBytes(t *testing.T) {
 	docs, off := EncodeDocs([]Doc{
 		{URI: "events/2026-11-02/github.json#HAR-142", Kind: "events", Source: "github", Date: "2026-11-02",
 			Time: "2026-11-02T09:14:00Z", Flags: []string{"created", "shared"},
-			Lengths: []FieldLen{{0, 3}, {2, 12}}, Digest: "0123456789abcdef", SpanOff: 312, SpanLen: 148},
-		{URI: "wiki/café.md", Kind: "wiki", Source: "wiki", ValidUntil: "2027-01-01", SpanOff: -1},
+			Lengths: []FieldLen{{0, 3}, {2, 12}}, Digest: "0123456789abcdef", SpanOff: 312, SpanLen: 148,
+			Title: "Fix\tthe build"},
+		{URI: "wiki/café.md", Kind: "wiki", Source: "wiki", ValidUntil: "2027-01-01", SpanOff: -1, URLKey: "00000000000000aa"},
 	})
-	want := "#cairn docs v1\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tlengths\tdigest\tspan\n" +
-		"events/2026-11-02/github.json#HAR-142\tevents\tgithub\t2026-11-02\t2026-11-02T09:14:00Z\t-\tcreated,shared\t0:3,2:12\t0123456789abcdef\t312+148\n" +
-		"wiki/café.md\twiki\twiki\t-\t-\t..2027-01-01\t-\t-\t-\t-\n"
+	want := "#cairn docs v1\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tlengths\tdigest\tspan\turlkey\ttitle\n" +
+		"events/2026-11-02/github.json#HAR-142\tevents\tgithub\t2026-11-02\t2026-11-02T09:14:00Z\t-\tcreated,shared\t0:3,2:12\t0123456789abcdef\t312+148\t-\tFix the build\n" +
+		"wiki/café.md\twiki\twiki\t-\t-\t..2027-01-01\t-\t-\t-\t-\t00000000000000aa\t-\n"
 	if string(docs) != want {
 		t.Errorf("docs.tsv:\n got %q\nwant %q", docs, want)
 	}
 	wantOff := "#cairn docs.off v1 \n" +
-		"0000000000000000073\n" +
-		"0000000000000000208\n"
+		"0000000000000000086\n" +
+		"0000000000000000237\n"
 	if string(off) != wantOff {
 		t.Errorf("docs.off:\n got %q\nwant %q", off, wantOff)
 	}
@@ -168,15 +170,15 @@ func TestDocOffsetRefusesSignedOffset(t *testing.T) {
 }
 
 func TestDecodeDocRowErrors(t *testing.T) {
-	good := strings.Split("wiki/a.md\twiki\twiki\t-\t-\t-\t-\t0:1\t-\t-", "\t")
+	good := strings.Split("wiki/a.md\twiki\twiki\t-\t-\t-\t-\t0:1\t-\t-\t-\tA page", "\t")
 	with := func(col int, v string) string {
 		c := slices.Clone(good)
 		c[col] = v
 		return strings.Join(c, "\t")
 	}
 	cases := []struct{ name, row, msg string }{
-		{"nine columns", strings.Join(good[:9], "\t"), "row has 9 columns, want 10"},
-		{"eleven columns", strings.Join(append(slices.Clone(good), "x"), "\t"), "row has 11 columns, want 10"},
+		{"eleven columns", strings.Join(good[:11], "\t"), "row has 11 columns, want 12"},
+		{"thirteen columns", strings.Join(append(slices.Clone(good), "x"), "\t"), "row has 13 columns, want 12"},
 		{"validity without dots", with(5, "2026-01-01"), `validity "2026-01-01" is not from..until`},
 		{"length not a number", with(7, "0:x"), `field length "0:x" is not field:count`},
 		{"length without colon", with(7, "3"), `field length "3" is not field:count`},

@@ -136,7 +136,7 @@ func TestBadRows(t *testing.T) {
 	termsHdr := "#cairn terms v1\tterm\tdf\toffset\tlength\n"
 	postHdr := "#cairn postings v1\tterm\tpostings\n"
 	edgesHdr := "#cairn edges v1\tsrc\tkind=dst...\n"
-	docsHdr := "#cairn docs v1\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tlengths\tdigest\tspan\n"
+	docsHdr := "#cairn docs v1\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tlengths\tdigest\tspan\turlkey\ttitle\n"
 	fields := func(b []byte) error { _, err := DecodeFields(b); return err }
 	terms := func(b []byte) error { _, err := DecodeTerms(b); return err }
 	post := func(b []byte) error { _, err := DecodePostings(b); return err }
@@ -161,8 +161,8 @@ func TestBadRows(t *testing.T) {
 		{"postings row without tab", PostingsPath, postHdr + "a 0:1\n", post, 2, "row has no TAB"},
 		{"edge row without links", EdgesPath, edgesHdr + "wiki/a.md\tlink=wiki/b.md\nwiki/c.md\n", edges, 3, "row is not node TAB kind=node..."},
 		{"edge link without =", EdgesPath, edgesHdr + "wiki/a.md\tlink:wiki/b.md\n", edges, 2, `link "link:wiki/b.md" is not kind=node`},
-		{"docs span", DocsPath, docsHdr + "wiki/a.md\twiki\twiki\t-\t-\t-\t-\t-\t-\t1+x\n", docs, 2, `span "1+x" is not offset+length`},
-		{"docs CRLF row", DocsPath, docsHdr + "wiki/a.md\twiki\twiki\t-\t-\t-\t-\t-\t-\t1+2\r\n", docs, 2, `span "1+2\r" is not offset+length`},
+		{"docs span", DocsPath, docsHdr + "wiki/a.md\twiki\twiki\t-\t-\t-\t-\t-\t-\t1+x\t-\t-\n", docs, 2, `span "1+x" is not offset+length`},
+		{"docs CRLF row", DocsPath, docsHdr + "wiki/a.md\twiki\twiki\t-\t-\t-\t-\t-\t-\t-\t-\t1+2\r\n", docs, 2, "the line ends with CR; artifacts use LF line endings"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

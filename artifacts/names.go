@@ -5,15 +5,17 @@ const Dir = ".cairn"
 
 // Artifact paths, relative to the base root.
 const (
-	DocsPath     = Dir + "/docs.tsv"
-	DocsOffPath  = Dir + "/docs.off"
-	FieldsPath   = Dir + "/fields.tsv"
-	TermsPath    = Dir + "/terms.tsv"
-	PostingsPath = Dir + "/postings.tsv"
-	EdgesPath    = Dir + "/edges.tsv"
-	EdgesDstPath = Dir + "/edges.dst.tsv"
-	ManifestPath = Dir + "/manifest.json"
-	LockPath     = Dir + "/lock"
+	DocsPath      = Dir + "/docs.tsv"
+	DocsOffPath   = Dir + "/docs.off"
+	FieldsPath    = Dir + "/fields.tsv"
+	TermsPath     = Dir + "/terms.tsv"
+	PostingsPath  = Dir + "/postings.tsv"
+	EdgesPath     = Dir + "/edges.tsv"
+	EdgesDstPath  = Dir + "/edges.dst.tsv"
+	ManifestPath  = Dir + "/manifest.json"
+	DocumentsPath = Dir + "/documents.tsv"
+	BodiesPath    = Dir + "/bodies.tsv"
+	LockPath      = Dir + "/lock"
 )
 
 // FormatVersion is the version of every artifact layout in this package.
@@ -22,13 +24,15 @@ const FormatVersion = 1
 
 // Header names of the TSV artifacts.
 const (
-	docsName     = "docs"
-	docsOffName  = "docs.off"
-	fieldsName   = "fields"
-	termsName    = "terms"
-	postingsName = "postings"
-	edgesName    = "edges"
-	edgesDstName = "edges.dst"
+	docsName      = "docs"
+	docsOffName   = "docs.off"
+	fieldsName    = "fields"
+	termsName     = "terms"
+	postingsName  = "postings"
+	edgesName     = "edges"
+	documentsName = "documents"
+	bodiesName    = "bodies"
+	edgesDstName  = "edges.dst"
 )
 
 // RankingVersion is the version of the ranking arithmetic. It is part of

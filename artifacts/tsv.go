@@ -47,6 +47,9 @@ func lines(path string, data []byte, fn func(n int, line []byte) error) error {
 		if i < 0 {
 			return &CorruptError{Path: path, Line: n, Msg: "last line has no LF; the file is truncated"}
 		}
+		if i > 0 && data[i-1] == '\r' {
+			return &CorruptError{Path: path, Line: n, Msg: "the line ends with CR; artifacts use LF line endings"}
+		}
 		if err := fn(n, data[:i]); err != nil {
 			return err
 		}

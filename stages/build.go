@@ -149,7 +149,8 @@ func Build(ctx context.Context, in Input) (Output, error) {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			idx, idxErr = index.Run(ctx, index.Input{Config: loaded.Base.Config, Segments: segs})
+			idx, idxErr = index.Run(ctx, index.Input{Config: loaded.Base.Config, Segments: segs,
+				Documents: loaded.Base.Documents, Bodies: loaded.Base.Bodies})
 		}()
 		gr, err := graph.Run(ctx, graph.Input{Config: loaded.Base.Config, Nodes: nodes})
 		mark("graph")

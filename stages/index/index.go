@@ -26,6 +26,10 @@ import (
 type Input struct {
 	Config   model.Config
 	Segments []Segment // in URI order; their runs must not overlap
+	// Documents and Bodies become documents.tsv and bodies.tsv, so a
+	// reader can project one record, with its cached body, from its span.
+	Documents []model.Document
+	Bodies    []model.Body
 }
 
 // Output holds the index artifacts.
@@ -83,8 +87,36 @@ func Run(ctx context.Context, in Input) (Output, error) {
 	return Output{Items: len(rows), Files: []artifacts.File{
 		{Path: artifacts.DocsPath, Data: docs},
 		{Path: artifacts.DocsOffPath, Data: off},
+		{Path: artifacts.DocumentsPath, Data: artifacts.EncodeDocuments(documentRows(in.Config, in.Documents))},
+		{Path: artifacts.BodiesPath, Data: artifacts.EncodeBodies(bodyRows(in.Bodies))},
 		{Path: artifacts.FieldsPath, Data: artifacts.EncodeFields(fields)},
 		{Path: artifacts.TermsPath, Data: dict},
 		{Path: artifacts.PostingsPath, Data: post},
 	}}, nil
+}
+
+// documentRows describes each record document for documents.tsv.
+func documentRows(cfg model.Config, docs []model.Document) []artifacts.Document {
+	out := make([]artifacts.Document, 0, len(docs))
+	for _, d := range docs {
+		row := artifacts.Document{Path: d.Path, Layer: d.Layer, Source: d.Source, Date: d.Date, Fields: map[string][]string{}}
+		for _, f := range d.Fields {
+			row.Fields[f.Field] = f.Paths
+			if cfg.Schema[f.Field].Relation || d.Schema[f.Field].Relation {
+				row.Relations = append(row.Relations, f.Field)
+			}
+		}
+		slices.Sort(row.Relations)
+		out = append(out, row)
+	}
+	return out
+}
+
+// bodyRows lists the verified cached bodies for bodies.tsv.
+func bodyRows(bodies []model.Body) []artifacts.Body {
+	out := make([]artifacts.Body, 0, len(bodies))
+	for _, b := range bodies {
+		out = append(out, artifacts.Body{URI: b.URI, Path: b.Path, Bytes: b.Bytes, SHA256: b.SHA256})
+	}
+	return out
 }

@@ -46,6 +46,10 @@ func NewSegment(items []project.Item) Segment {
 			ValidFrom: it.ValidFrom, ValidUntil: it.ValidUntil, Flags: it.Flags,
 			Digest: it.Digest, SpanOff: it.SpanOff, SpanLen: it.SpanLen,
 			Lengths: make([]artifacts.FieldLen, 0, len(it.Fields)),
+			Title:   it.Title,
+		}
+		if it.URL != "" {
+			row.URLKey = artifacts.Hash([]byte(it.URL))
 		}
 		for _, f := range it.Fields {
 			if f.Words > 0 {

@@ -30,6 +30,7 @@ const (
 	FieldBody     = "body"
 	FieldSlug     = "slug"
 	FieldAliases  = "aliases"
+	FieldURL      = "url"
 	FieldCategory = "category"
 	FieldVisible  = "visibility"
 )
@@ -45,6 +46,9 @@ type Item struct {
 	ValidUntil string
 	Flags      []string // sorted
 	Title      string
+	// URL is the item's external URL: the first http(s) value of its url
+	// field. Representations of one URL from several sources collapse.
+	URL string
 	// Fields holds every searchable field, sorted by name.
 	Fields []Field
 	// Relations are the values of relation fields (and page relations).

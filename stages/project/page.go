@@ -92,6 +92,12 @@ func projectPage(cfg model.Config, ids Identities, tk *tokenizer, p model.Page) 
 			it.Fields = append(it.Fields, tk.field(field, kept, exact...))
 		}
 	}
+	for _, u := range f.Relations[FieldURL] {
+		if strings.HasPrefix(u, "https://") || strings.HasPrefix(u, "http://") {
+			it.URL = u
+			break
+		}
+	}
 	it.Links = Links(p.Path, p.Body)
 	it.Supersedes = slices.Clone(f.Supersedes)
 	mergeFields(tk, &it)

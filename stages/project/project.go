@@ -266,6 +266,12 @@ func projectDocument(cfg model.Config, ids Identities, tk *tokenizer, bodies map
 		if t := valueOf(FieldTitle); len(t) > 0 {
 			it.Title = t[0]
 		}
+		for _, u := range valueOf(FieldURL) {
+			if strings.HasPrefix(u, "https://") || strings.HasPrefix(u, "http://") {
+				it.URL = u
+				break
+			}
+		}
 		category := first(valueOf(FieldCategory), policy.Category)
 		visibility := first(valueOf(FieldVisible), policy.Visibility)
 		if category != "" {
@@ -375,7 +381,7 @@ func digest(it *Item, buf *[]byte) string {
 		}
 		b = append(b, 0x1e)
 	}
-	w("item", it.URI, it.Kind, it.Source, it.Date, it.Time, it.ValidFrom, it.ValidUntil)
+	w("item", it.URI, it.Kind, it.Source, it.Date, it.Time, it.ValidFrom, it.ValidUntil, it.Title, it.URL)
 	w("flags")
 	w(it.Flags...)
 	w("tags")

@@ -1,0 +1,112 @@
+package artifacts
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Document is one row of documents.tsv: what a reader needs to project a
+// single record of a record document from its span, without reading the
+// rest of the document.
+type Document struct {
+	Path      string
+	Layer     string
+	Source    string
+	Date      string
+	Relations []string            // the fields that hold relations, sorted
+	Fields    map[string][]string // the document's fields map
+}
+
+// Body is one row of bodies.tsv: a verified cached body of a record.
+type Body struct {
+	URI    string
+	Path   string // base-relative
+	Bytes  int64
+	SHA256 string
+}
+
+var (
+	documentsHeader = header(documentsName, "path", "layer", "source", "date", "relations", "fields")
+	bodiesHeader    = header(bodiesName, "uri", "path", "bytes", "sha256")
+)
+
+// EncodeDocuments renders documents.tsv, sorted by path. The fields map is
+// compact JSON with sorted keys.
+func EncodeDocuments(rows []Document) []byte {
+	rows = slices.Clone(rows)
+	slices.SortFunc(rows, func(a, b Document) int { return strings.Compare(a.Path, b.Path) })
+	var b bytes.Buffer
+	b.WriteString(documentsHeader)
+	for _, d := range rows {
+		fields, err := json.Marshal(d.Fields)
+		if err != nil {
+			panic(err) // a map of string slices always encodes
+		}
+		fmt.Fprintf(&b, "%s\t%s\t%s\t%s\t%s\t%s\n", cleanCell(d.Path), dash(d.Layer), dash(cleanCell(d.Source)),
+			dash(d.Date), dash(strings.Join(d.Relations, ",")), fields)
+	}
+	return b.Bytes()
+}
+
+// DecodeDocuments parses documents.tsv.
+func DecodeDocuments(data []byte) ([]Document, error) {
+	body, err := splitHeader(DocumentsPath, data, documentsHeader)
+	if err != nil {
+		return nil, err
+	}
+	var out []Document
+	err = lines(DocumentsPath, body, func(n int, line []byte) error {
+		cols := strings.Split(string(line), "\t")
+		if len(cols) != 6 {
+			return &CorruptError{Path: DocumentsPath, Line: n, Msg: fmt.Sprintf("row has %d columns, want 6", len(cols))}
+		}
+		d := Document{Path: cols[0], Layer: undash(cols[1]), Source: undash(cols[2]), Date: undash(cols[3])}
+		if r := undash(cols[4]); r != "" {
+			d.Relations = strings.Split(r, ",")
+		}
+		if err := json.Unmarshal([]byte(cols[5]), &d.Fields); err != nil {
+			return &CorruptError{Path: DocumentsPath, Line: n, Msg: "fields is not a JSON object of path lists: " + err.Error()}
+		}
+		out = append(out, d)
+		return nil
+	})
+	return out, err
+}
+
+// EncodeBodies renders bodies.tsv, sorted by URI.
+func EncodeBodies(rows []Body) []byte {
+	rows = slices.Clone(rows)
+	slices.SortFunc(rows, func(a, b Body) int { return strings.Compare(a.URI, b.URI) })
+	var b bytes.Buffer
+	b.WriteString(bodiesHeader)
+	for _, r := range rows {
+		fmt.Fprintf(&b, "%s\t%s\t%d\t%s\n", cleanCell(r.URI), cleanCell(r.Path), r.Bytes, r.SHA256)
+	}
+	return b.Bytes()
+}
+
+// DecodeBodies parses bodies.tsv.
+func DecodeBodies(data []byte) ([]Body, error) {
+	body, err := splitHeader(BodiesPath, data, bodiesHeader)
+	if err != nil {
+		return nil, err
+	}
+	var out []Body
+	err = lines(BodiesPath, body, func(n int, line []byte) error {
+		cols := strings.Split(string(line), "\t")
+		if len(cols) != 4 {
+			return &CorruptError{Path: BodiesPath, Line: n, Msg: fmt.Sprintf("row has %d columns, want 4", len(cols))}
+		}
+		size, err := strconv.ParseInt(cols[2], 10, 64)
+		if err != nil || size < 0 {
+			return &CorruptError{Path: BodiesPath, Line: n, Msg: fmt.Sprintf("bytes %q is not a size", cols[2])}
+		}
+		out = append(out, Body{URI: cols[0], Path: cols[1], Bytes: size, SHA256: cols[3]})
+		return nil
+	})
+	return out, err
+}
