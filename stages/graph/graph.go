@@ -38,7 +38,7 @@ type Node struct {
 
 // NodeOf makes the graph node of a projected item.
 func NodeOf(it *project.Item) Node {
-	return Node{URI: it.URI, At: cmp.Or(it.Time, it.Date), Links: itemLinks(it)}
+	return Node{URI: it.URI, At: cmp.Or(it.Time, it.Date), Links: it.Edges()}
 }
 
 // Output holds the edge tables.
@@ -126,30 +126,6 @@ func Run(ctx context.Context, in Input) (Output, error) {
 	return out, nil
 }
 
-// itemLinks lists an item's outgoing edges sorted by kind then destination,
-// without duplicates.
-func itemLinks(it *project.Item) []artifacts.Link {
-	var links []artifacts.Link
-	for _, r := range it.Relations {
-		links = append(links, artifacts.Link{Kind: artifacts.EdgeRelPrefix + r.Field, Node: r.Value})
-	}
-	for _, t := range it.Tags {
-		links = append(links, artifacts.Link{Kind: artifacts.EdgeTag, Node: "tag:" + t})
-	}
-	for _, l := range it.Links {
-		links = append(links, artifacts.Link{Kind: artifacts.EdgeLink, Node: l})
-	}
-	for _, s := range it.Supersedes {
-		links = append(links, artifacts.Link{Kind: artifacts.EdgeSupersedes, Node: s})
-	}
-	slices.SortFunc(links, compareLinks)
-	return slices.Compact(links)
-}
-
-func compareLinks(a, b artifacts.Link) int {
-	return cmp.Or(strings.Compare(a.Kind, b.Kind), strings.Compare(a.Node, b.Node))
-}
-
 // mergeSorted merges two row lists sorted by node, a's rows first on ties.
 func mergeSorted(a, b []artifacts.Adjacency) []artifacts.Adjacency {
 	out := make([]artifacts.Adjacency, 0, len(a)+len(b))
@@ -170,7 +146,7 @@ func mergeSameNode(rows []artifacts.Adjacency) []artifacts.Adjacency {
 	for _, r := range rows {
 		if n := len(out); n > 0 && out[n-1].Node == r.Node {
 			links := append(slices.Clone(out[n-1].Links), r.Links...)
-			slices.SortFunc(links, compareLinks)
+			slices.SortFunc(links, project.CompareLinks)
 			out[n-1].Links = slices.Compact(links)
 			continue
 		}

@@ -39,25 +39,12 @@ func NewSegment(items []project.Item) Segment {
 	}
 	total := 0
 	seg.Rows = make([]artifacts.Doc, len(items))
+	ordinal := func(name string) int { return int(local[name]) }
 	for i := range items {
-		it := &items[i]
-		row := artifacts.Doc{
-			URI: it.URI, Kind: it.Kind, Source: it.Source, Date: it.Date, Time: it.Time,
-			ValidFrom: it.ValidFrom, ValidUntil: it.ValidUntil, Flags: it.Flags,
-			Digest: it.Digest, SpanOff: it.SpanOff, SpanLen: it.SpanLen,
-			Lengths: make([]artifacts.FieldLen, 0, len(it.Fields)),
-			Title:   it.Title,
-		}
-		if it.URL != "" {
-			row.URLKey = artifacts.Hash([]byte(it.URL))
-		}
-		for _, f := range it.Fields {
-			if f.Words > 0 {
-				row.Lengths = append(row.Lengths, artifacts.FieldLen{Field: int(local[f.Name]), N: f.Words})
-			}
+		seg.Rows[i] = items[i].Row(ordinal)
+		for _, f := range items[i].Fields {
 			total += len(f.Terms)
 		}
-		seg.Rows[i] = row
 	}
 	termID := make(map[string]int32, total/4)
 	var terms []string

@@ -258,3 +258,11 @@ func Anchor(text string) string {
 	}
 	return b.String()
 }
+
+// Page reads and decodes one page, for a reader that needs a single page
+// without loading the base. Its diagnostics are returned, not collected.
+func Page(fsys fs.FS, cfg model.Config, path string) (model.Page, []diag.Diagnostic, bool) {
+	var ds diag.List
+	p, ok := loadPage(fsys, cfg, path, &ds)
+	return p, ds.Sorted(), ok
+}

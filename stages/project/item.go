@@ -1,6 +1,7 @@
 package project
 
 import (
+	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages/fieldpath"
 	"slices"
 	"strings"
@@ -177,4 +178,55 @@ func (tk *tokenizer) field(name string, values []string, exact ...string) Field 
 	clear(terms)
 	tk.scratch = terms[:0]
 	return f
+}
+
+// Row is the item's docs.tsv row; field gives each field's ordinal. The
+// build's index and the query's scan both make rows here, so they agree.
+func (it *Item) Row(field func(name string) int) artifacts.Doc {
+	row := artifacts.Doc{
+		URI: it.URI, Kind: it.Kind, Source: it.Source, Date: it.Date, Time: it.Time,
+		ValidFrom: it.ValidFrom, ValidUntil: it.ValidUntil, Flags: it.Flags,
+		Digest: it.Digest, SpanOff: it.SpanOff, SpanLen: it.SpanLen,
+		Lengths: make([]artifacts.FieldLen, 0, len(it.Fields)),
+		Title:   it.Title,
+	}
+	if it.URL != "" {
+		row.URLKey = artifacts.Hash([]byte(it.URL))
+	}
+	for _, f := range it.Fields {
+		if f.Words > 0 {
+			row.Lengths = append(row.Lengths, artifacts.FieldLen{Field: field(f.Name), N: f.Words})
+		}
+	}
+	return row
+}
+
+// Edges lists the item's outgoing graph edges, sorted by kind then
+// destination, without duplicates: relation values, tags, Markdown links
+// and the pages it supersedes. The build's graph and the query's scan both
+// take edges from here.
+func (it *Item) Edges() []artifacts.Link {
+	var links []artifacts.Link
+	for _, r := range it.Relations {
+		links = append(links, artifacts.Link{Kind: artifacts.EdgeRelPrefix + r.Field, Node: r.Value})
+	}
+	for _, t := range it.Tags {
+		links = append(links, artifacts.Link{Kind: artifacts.EdgeTag, Node: "tag:" + t})
+	}
+	for _, l := range it.Links {
+		links = append(links, artifacts.Link{Kind: artifacts.EdgeLink, Node: l})
+	}
+	for _, s := range it.Supersedes {
+		links = append(links, artifacts.Link{Kind: artifacts.EdgeSupersedes, Node: s})
+	}
+	slices.SortFunc(links, CompareLinks)
+	return slices.Compact(links)
+}
+
+// CompareLinks orders links by kind, then node.
+func CompareLinks(a, b artifacts.Link) int {
+	if c := strings.Compare(a.Kind, b.Kind); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Node, b.Node)
 }

@@ -412,3 +412,31 @@ func dropValues(it *Item) {
 		it.Fields[i].Values = nil
 	}
 }
+
+// Record projects one record of doc (doc.Records is not read) the way
+// Document would, digest included: the query re-reads a candidate from its
+// span with it. Flags another item sets (superseded) are the caller's to
+// apply. ok is false when the record has a mistake.
+func (p *Projector) Record(doc model.Document, rec model.Record, s *Scratch) (Item, bool) {
+	one := doc
+	one.Records = []model.Record{rec}
+	var ds diag.List
+	items := projectDocument(p.cfg, p.ids, &s.tk, p.bodies, one, &ds)
+	if len(items) != 1 || ds.HasErrors() {
+		return Item{}, false
+	}
+	it := items[0]
+	it.Digest = digest(&it, &s.tk.buf)
+	return it, true
+}
+
+// Page projects one page the way Pages would.
+func (p *Projector) Page(pg model.Page, s *Scratch) Item {
+	it := projectPage(p.cfg, p.ids, &s.tk, pg)
+	if p.superseded[it.URI] && !it.HasFlag(FlagSuperseded) {
+		it.Flags = append(it.Flags, FlagSuperseded)
+		slices.Sort(it.Flags)
+	}
+	it.Digest = digest(&it, &s.tk.buf)
+	return it
+}
