@@ -7,6 +7,7 @@ import (
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages/load"
+	"github.com/cairn-kb/cairn/stages/model"
 )
 
 // State says whether a query can use the artifacts, and if not, why not.
@@ -29,6 +30,8 @@ type Index struct {
 	Reason string
 	// Manifest is the decoded manifest when the state is used.
 	Manifest *artifacts.Manifest
+	// cfg is the base's configuration, read while checking freshness.
+	cfg model.Config
 }
 
 // indexStage is the build stage whose key covers everything the lexical
@@ -61,6 +64,7 @@ func Open(ctx context.Context, root string) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
+	ix.cfg = inv.Config
 	if inv.SemanticsDigest != m.SemanticsDigest {
 		ix.State, ix.Reason = StateStale, "the ranking semantics changed since the build (schema weights, source policies, identities or ranking version)"
 		return ix, nil

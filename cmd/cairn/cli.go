@@ -20,6 +20,7 @@ type CLI struct {
 
 	Init    InitCmd    `cmd:"" help:"Scaffold a new base: cairn.yaml, empty layer folders and a .gitignore for .cairn/."`
 	Build   BuildCmd   `cmd:"" help:"Compile the base into .cairn/ (make-style: only what changed is rebuilt)."`
+	Context ContextCmd `cmd:"" help:"The best few records and pages for a query, under a token budget, with a receipt."`
 	Demo    DemoCmd    `cmd:"" help:"Build the bundled demo base in a temporary folder and show what was built."`
 	Version VersionCmd `cmd:"" help:"Print the version, commit, ranking and format versions."`
 }

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"time"
+
+	"github.com/cairn-kb/cairn/query"
+)
+
+// ContextCmd is `cairn context QUERY…`.
+type ContextCmd struct {
+	Query        []string `arg:"" optional:"" help:"The question or identifiers to find context for."`
+	Budget       int      `help:"Token budget of the whole delivered pack (⌈bytes/4⌉, receipt and notice included)." default:"4096"`
+	Since        string   `help:"First day of dated evidence (YYYY-MM-DD)." placeholder:"DAY"`
+	Until        string   `help:"Last day of dated evidence (YYYY-MM-DD); alone it means the 30 days ending there." placeholder:"DAY"`
+	AsOf         string   `name:"as-of" help:"The day every date rule is evaluated at (default: $CAIRN_AS_OF, else today, UTC)." placeholder:"DAY"`
+	Pin          []string `help:"Include this wiki or project page first (repeatable; exact URI)." placeholder:"URI"`
+	Expand       bool     `help:"Join items that share an entity with the strongest candidates."`
+	Explain      bool     `help:"Show every item's reasons with their points."`
+	Format       string   `help:"Output format: text, json or jsonl." default:"text" enum:"text,json,jsonl"`
+	SaveReceipt  bool     `name:"save-receipt" help:"Not available yet."`
+	SinceReceipt string   `name:"since-receipt" help:"Not available yet." placeholder:"DIGEST"`
+}
+
+// Run answers the query and prints the pack.
+func (c *ContextCmd) Run(env *Env) error {
+	if c.SaveReceipt || c.SinceReceipt != "" {
+		return usageError("--save-receipt and --since-receipt (delta packs) are not built yet; run the query without them")
+	}
+	if len(c.Query) == 0 {
+		return usageError("give a query: cairn context \"what changed in retention\"")
+	}
+	root, err := env.findBase()
+	if err != nil {
+		return err
+	}
+	asOf, err := asOfDay(c.AsOf, env)
+	if err != nil {
+		return err
+	}
+	out, err := query.Context(context.Background(), root, query.Request{
+		Words: c.Query, Budget: c.Budget, Since: c.Since, Until: c.Until, AsOf: asOf,
+		Pins: c.Pin, Expand: c.Expand, Explain: c.Explain, Format: c.Format, ToolVersion: Version,
+	})
+	if err != nil {
+		return err
+	}
+	_, err = env.Stdout.Write(out)
+	return err
+}
+
+// asOfDay resolves the as-of day: the flag, then $CAIRN_AS_OF, then today
+// in UTC. This is the one place a query reads the clock.
+func asOfDay(flag string, env *Env) (time.Time, error) {
+	v := flag
+	from := "--as-of"
+	if v == "" {
+		v, from = env.Getenv("CAIRN_AS_OF"), "$CAIRN_AS_OF"
+	}
+	if v == "" {
+		now := time.Now().UTC()
+		return time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC), nil
+	}
+	t, err := time.Parse(time.DateOnly, v)
+	if err != nil {
+		return time.Time{}, usageError("%s %q is not a day; write YYYY-MM-DD", from, v)
+	}
+	return t, nil
+}

@@ -1,0 +1,443 @@
+package query
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/project"
+)
+
+// Formats a pack can be delivered in.
+const (
+	FormatText  = "text"
+	FormatJSON  = "json"
+	FormatJSONL = "jsonl"
+)
+
+// DefaultBudget is the token budget of a pack when none is given.
+const DefaultBudget = 4096
+
+// Request is one context query.
+type Request struct {
+	Words   []string // the query, as words
+	Budget  int
+	Since   string // YYYY-MM-DD or ""
+	Until   string // YYYY-MM-DD or ""
+	AsOf    time.Time
+	Pins    []string
+	Expand  bool
+	Explain bool
+	Format  string
+	// ToolVersion goes into the receipt.
+	ToolVersion string
+}
+
+// UsageError is a request that cannot be answered as asked; exit 2.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+// ExitCode makes a bad request exit 2.
+func (e *UsageError) ExitCode() int { return 2 }
+
+// Context answers a request against the base at root: from its artifacts
+// when they are current, else from a scan of the base. It returns the
+// delivered bytes.
+func Context(ctx context.Context, root string, req Request) ([]byte, error) {
+	if req.Budget <= 0 {
+		return nil, &UsageError{Msg: fmt.Sprintf("--budget %d: give a positive number of tokens", req.Budget)}
+	}
+	switch req.Format {
+	case FormatText, FormatJSON, FormatJSONL:
+	default:
+		return nil, &UsageError{Msg: fmt.Sprintf("--format %q: use text, json or jsonl", req.Format)}
+	}
+	parsed, err := Parse(req.Words, req.AsOf, req.Since, req.Until)
+	if err != nil {
+		return nil, err
+	}
+	c, state, closeFn, err := openCorpus(ctx, root)
+	if err != nil {
+		return nil, err
+	}
+	defer closeFn()
+	e := &engine{c: c, req: req, parsed: parsed, state: state}
+	out, err := e.run()
+	var ce *artifacts.CorruptError
+	if errors.As(err, &ce) && state.State == StateUsed {
+		// The artifacts looked current but a read failed: answer from the
+		// scan, and say why.
+		closeFn()
+		osRoot, rerr := os.OpenRoot(root)
+		if rerr != nil {
+			return nil, rerr
+		}
+		defer osRoot.Close()
+		sc, serr := openScan(ctx, osRoot.FS())
+		if serr != nil {
+			return nil, serr
+		}
+		e = &engine{c: sc, req: req, parsed: parsed, state: Index{Path: state.Path, State: StateCorrupt, Reason: ce.Error()}}
+		return e.run()
+	}
+	return out, err
+}
+
+// openCorpus picks the index or the scan, as Open decides.
+func openCorpus(ctx context.Context, root string) (corpus, Index, func(), error) {
+	ix, err := Open(ctx, root)
+	if err != nil {
+		return nil, Index{}, nil, err
+	}
+	osRoot, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, *ix, nil, err
+	}
+	closeRoot := func() { osRoot.Close() }
+	if ix.State == StateUsed {
+		ic, err := openIndex(root, osRoot.FS(), ix.cfg, ix.Manifest)
+		if err == nil {
+			return ic, *ix, func() { ic.Close(); closeRoot() }, nil
+		}
+		var ce *artifacts.CorruptError
+		if !errors.As(err, &ce) {
+			closeRoot()
+			return nil, *ix, nil, err
+		}
+		ix.State, ix.Reason = StateCorrupt, err.Error()
+	}
+	sc, err := openScan(ctx, osRoot.FS())
+	if err != nil {
+		closeRoot()
+		return nil, *ix, nil, err
+	}
+	return sc, *ix, closeRoot, nil
+}
+
+// engine is one request in flight.
+type engine struct {
+	c      corpus
+	req    Request
+	parsed Parsed
+	state  Index
+
+	window      Window
+	win         *candidates
+	terms       []*termStats
+	roles       []string // role flags the query names (private, received)
+	pool        []*scored
+	floorOut    int      // matched items left below the floor
+	policyOut   int      // received or private items kept out
+	truncated   []string // hub entities whose inbound edges were cut at hubInbound
+	closedSeeds []string // seeds whose neighbourhood was too large to expand
+}
+
+// roleTerms are query terms that name a policy role: they identify the
+// items holding it and recover them from exclusion.
+var roleTerms = map[string]string{
+	"visibility:private": project.FlagPrivate,
+	"category:received":  project.FlagReceived,
+}
+
+func (e *engine) run() ([]byte, error) {
+	var err error
+	e.window, e.win, err = resolveWindow(e.c, e.parsed.Window, e.req.AsOf)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range e.parsed.Terms {
+		if role, ok := roleTerms[t]; ok {
+			e.roles = append(e.roles, role)
+		}
+		st, err := lookupTerm(e.c, t, e.win)
+		if err != nil {
+			return nil, err
+		}
+		st.rarity = rarity(e.win.n, st.df)
+		e.terms = append(e.terms, st)
+	}
+	if err := e.score(); err != nil {
+		return nil, err
+	}
+	if e.req.Expand {
+		if err := e.expand(); err != nil {
+			return nil, err
+		}
+	}
+	pins, rejected, err := e.pins()
+	if err != nil {
+		return nil, err
+	}
+	e.order()
+	ranked := e.collapse(e.admissible())
+	return e.deliver(pins, ranked, rejected)
+}
+
+// score computes every matched item's score.
+func (e *engine) score() error {
+	fields := e.c.Fields()
+	cfg := e.c.Config()
+	byOrd := map[int32]*scored{}
+	get := func(ord int32) (*scored, error) {
+		if s, ok := byOrd[ord]; ok {
+			return s, nil
+		}
+		row, err := e.c.Row(int(ord))
+		if err != nil {
+			return nil, err
+		}
+		s := &scored{ord: int(ord), row: row, count: 1}
+		byOrd[ord] = s
+		return s, nil
+	}
+	for _, st := range e.terms {
+		ords := map[int32]bool{}
+		for o := range st.exact {
+			ords[o] = true
+		}
+		for o := range st.matches {
+			ords[o] = true
+		}
+		for _, o := range sortedOrds(ords) {
+			s, err := get(o)
+			if err != nil {
+				return err
+			}
+			s.matched++
+			if st.exact[o] {
+				s.direct = true
+				s.score += pointsIdentifier
+				s.reasons = append(s.reasons, Reason{Code: "identifier", Points: pointsIdentifier, Detail: st.term})
+				if exactOwn(s.row, st.term) {
+					s.identity = true
+				}
+				continue
+			}
+			pts, w := termPoints(st.matches[o], s.row, fields, st.rarity)
+			s.bestWeight = max(s.bestWeight, w)
+			s.score += pts
+			s.reasons = append(s.reasons, Reason{Code: "term", Points: pts, Detail: fmt.Sprintf("%s r=%d", st.term, st.rarity)})
+		}
+	}
+	// A complete item URI is an exact identifier too.
+	for _, t := range e.parsed.Terms {
+		if ord, ok, err := e.uriTerm(t); err != nil {
+			return err
+		} else if ok && e.win.has(ord) {
+			s, err := get(int32(ord))
+			if err != nil {
+				return err
+			}
+			if !s.direct || !slices.ContainsFunc(s.reasons, func(r Reason) bool { return r.Detail == t && r.Code == "identifier" }) {
+				s.direct, s.identity = true, true
+				s.matched++
+				s.score += pointsIdentifier
+				s.reasons = append(s.reasons, Reason{Code: "identifier", Points: pointsIdentifier, Detail: "uri " + t})
+			}
+		}
+	}
+	whole := strings.Join(e.parsed.Terms, " ")
+	for _, s := range byOrd {
+		if len(e.terms) > 0 && titleTerms(s.row.Title) == whole {
+			s.score += pointsTitle
+			s.reasons = append(s.reasons, Reason{Code: "title", Points: pointsTitle, Detail: "the title is the whole query"})
+		}
+		if len(e.terms) > 1 && s.matched == len(e.terms) {
+			ok, err := e.phrase(s)
+			if err != nil {
+				return err
+			}
+			if ok {
+				s.score += pointsPhrase
+				s.reasons = append(s.reasons, Reason{Code: "phrase", Points: pointsPhrase, Detail: whole})
+			}
+		}
+		if s.score > 0 {
+			if hasFlag(s.row, project.FlagCreated) {
+				s.score += pointsCreated
+				s.reasons = append(s.reasons, Reason{Code: "created", Points: pointsCreated})
+			}
+			if hl := cfg.Sources[s.row.Source].Recency.HalfLifeDays; hl > 0 {
+				if r := recency(s.row.Date, e.req.AsOf, hl); r > 0 {
+					s.score += r
+					s.reasons = append(s.reasons, Reason{Code: "recency", Points: r, Detail: fmt.Sprintf("%s half-life %dd", s.row.Date, hl)})
+				}
+			}
+			for _, f := range []string{project.FlagSuperseded, project.FlagDone, project.FlagDeprecated} {
+				if hasFlag(s.row, f) {
+					s.score += pointsClosed
+					s.reasons = append(s.reasons, Reason{Code: f, Points: pointsClosed})
+					break
+				}
+			}
+			if hasFlag(s.row, project.FlagNav) {
+				s.score += pointsNav
+				s.reasons = append(s.reasons, Reason{Code: "navigation", Points: pointsNav})
+			}
+		}
+	}
+	for _, o := range sortedOrds(keysOf(byOrd)) {
+		e.pool = append(e.pool, byOrd[o])
+	}
+	return nil
+}
+
+// exactOwn reports whether term exactly names the item itself (its id or
+// URI) rather than something it relates to: that recovers a private or
+// received record.
+func exactOwn(row artifacts.Doc, term string) bool {
+	_, id, ok := strings.Cut(row.URI, "#")
+	return ok && (strings.EqualFold(decodeID(id), term) || strings.EqualFold(row.URI, term))
+}
+
+// uriTerm finds the item whose complete URI the term is, whatever case the
+// query used: the term is lowercase, so the query's own spelling of it is
+// looked up.
+func (e *engine) uriTerm(t string) (int, bool, error) {
+	if !strings.ContainsAny(t, "/#") {
+		return 0, false, nil
+	}
+	for _, w := range e.req.Words {
+		cand := strings.Trim(w, "\"'()[]<>,;")
+		if !strings.EqualFold(cand, t) {
+			continue
+		}
+		ord, err := e.c.Search(cand)
+		if err != nil {
+			return 0, false, err
+		}
+		if ord < e.c.Len() {
+			row, err := e.c.Row(ord)
+			if err != nil {
+				return 0, false, err
+			}
+			if row.URI == cand {
+				return ord, true, nil
+			}
+		}
+	}
+	return 0, false, nil
+}
+
+// phrase reports whether the query's terms appear in a row, in order, in
+// one of the item's fields.
+func (e *engine) phrase(s *scored) (bool, error) {
+	it, err := e.itemOf(s)
+	if err != nil {
+		return false, err
+	}
+	for _, f := range it.Fields {
+		for _, v := range f.Values {
+			if containsRun(queryWords(v), e.parsed.Terms) {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}
+
+// itemOf re-reads a scored item once.
+func (e *engine) itemOf(s *scored) (*project.Item, error) {
+	if s.item == nil {
+		it, err := e.c.Item(s.ord)
+		if err != nil {
+			return nil, err
+		}
+		s.item = &it
+	}
+	return s.item, nil
+}
+
+// queryWords splits text the way a query is split into terms, keeping
+// every word, so a phrase can be matched against it.
+func queryWords(text string) []string {
+	var out []string
+	for _, chunk := range strings.Fields(text) {
+		chunk = strings.TrimFunc(chunk, func(r rune) bool { return strings.ContainsRune("\"'()[]{}<>,;:!?.", r) })
+		if chunk == "" {
+			continue
+		}
+		if project.IsIdentifierShaped(chunk) {
+			out = append(out, strings.ToLower(chunk))
+			continue
+		}
+		project.Words(chunk, func(w string, _ int) { out = append(out, w) })
+	}
+	return out
+}
+
+// containsRun reports whether run appears consecutively in words, ignoring
+// words the query would have dropped (short and scaffolding words).
+func containsRun(words, run []string) bool {
+	var kept []string
+	for _, w := range words {
+		if keepAsTerm(w) {
+			kept = append(kept, w)
+		}
+	}
+	for i := 0; i+len(run) <= len(kept); i++ {
+		if slices.Equal(kept[i:i+len(run)], run) {
+			return true
+		}
+	}
+	return false
+}
+
+// titleTerms normalises a title like a query: its terms joined by spaces.
+func titleTerms(title string) string {
+	var kept []string
+	seen := map[string]bool{}
+	for _, w := range queryWords(title) {
+		if keepAsTerm(w) && !seen[w] {
+			seen[w] = true
+			kept = append(kept, w)
+		}
+	}
+	return strings.Join(kept, " ")
+}
+
+// keepAsTerm reports whether a word would survive query normalisation.
+func keepAsTerm(w string) bool {
+	if project.IsIdentifierShaped(w) {
+		return len([]rune(w)) >= 2
+	}
+	return len([]rune(w)) >= project.MinPlainRunes && !scaffoldingVocab[w]
+}
+
+func sortedOrds[V any](m map[int32]V) []int32 {
+	out := make([]int32, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func keysOf[V any](m map[int32]V) map[int32]bool {
+	out := make(map[int32]bool, len(m))
+	for k := range m {
+		out[k] = true
+	}
+	return out
+}
+
+// compareChrono orders rows newest first, then by URI.
+func compareChrono(a, b artifacts.Doc) int {
+	return cmp.Or(strings.Compare(newest(b), newest(a)), strings.Compare(a.URI, b.URI))
+}
+
+// decodeID undoes a record id's percent-encoding.
+func decodeID(id string) string {
+	if s, err := url.PathUnescape(id); err == nil {
+		return s
+	}
+	return id
+}

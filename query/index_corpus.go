@@ -1,0 +1,185 @@
+package query
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/load"
+	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/project"
+)
+
+// indexCorpus reads a base through its current artifacts: the dictionary,
+// only the postings ranges of the query's terms, the rows of candidates,
+// and, for the few items a pack shows or checks in full, their records'
+// spans and their pages.
+type indexCorpus struct {
+	cfg       model.Config
+	semantics string
+	r         *Reader
+	fsys      fs.FS
+	documents map[string]artifacts.Document
+	proj      *project.Projector
+	scratch   project.Scratch
+	bodies    map[string]bool
+}
+
+// openIndex opens the artifacts that Open found current.
+func openIndex(root string, fsys fs.FS, cfg model.Config, m *artifacts.Manifest) (*indexCorpus, error) {
+	r, err := OpenReader(root)
+	if err != nil {
+		return nil, err
+	}
+	c := &indexCorpus{cfg: cfg, semantics: m.SemanticsDigest, r: r, fsys: fsys, documents: map[string]artifacts.Document{}}
+	docs, err := loadArtifact(root, artifacts.DocumentsPath, artifacts.DecodeDocuments)
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	for _, d := range docs {
+		c.documents[d.Path] = d
+	}
+	bodies, err := loadArtifact(root, artifacts.BodiesPath, artifacts.DecodeBodies)
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	base := model.Base{Config: cfg}
+	c.bodies = map[string]bool{}
+	for _, b := range bodies {
+		c.bodies[b.URI] = true
+		text, err := fs.ReadFile(fsys, b.Path)
+		if err != nil || int64(len(text)) != b.Bytes {
+			r.Close()
+			return nil, &artifacts.CorruptError{Path: artifacts.BodiesPath, Msg: fmt.Sprintf("the cached body %s changed since the build", b.Path)}
+		}
+		base.Bodies = append(base.Bodies, model.Body{URI: b.URI, Path: b.Path, SHA256: b.SHA256, Bytes: b.Bytes, Text: string(text)})
+	}
+	c.proj = project.NewProjector(base)
+	return c, nil
+}
+
+// readArtifact reads and decodes one small artifact whole.
+func loadArtifact[T any](root, path string, decode func([]byte) ([]T, error)) ([]T, error) {
+	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(path)))
+	if err != nil {
+		return nil, &artifacts.CorruptError{Path: path, Msg: err.Error()}
+	}
+	return decode(data)
+}
+
+func (c *indexCorpus) Close() error                       { return c.r.Close() }
+func (c *indexCorpus) Config() model.Config               { return c.cfg }
+func (c *indexCorpus) SemanticsDigest() string            { return c.semantics }
+func (c *indexCorpus) Len() int                           { return c.r.Items() }
+func (c *indexCorpus) Fields() []artifacts.Field          { return c.r.Fields() }
+func (c *indexCorpus) Row(ord int) (artifacts.Doc, error) { return c.r.Row(ord) }
+
+func (c *indexCorpus) Search(uri string) (int, error) {
+	ord, _, err := c.r.Search(uri)
+	return ord, err
+}
+
+func (c *indexCorpus) Postings(term string) ([]artifacts.Posting, bool, error) {
+	e, ok, err := c.r.Term(term)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	p, err := c.r.Postings(e)
+	return p, err == nil, err
+}
+
+func (c *indexCorpus) TermsWith(sub string) ([]string, error) {
+	entries, err := c.r.TermsWith(sub)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(entries))
+	for i, e := range entries {
+		out[i] = e.Term
+	}
+	return out, nil
+}
+
+func (c *indexCorpus) Outgoing(node string) ([]artifacts.Link, error) {
+	links, _, err := c.r.Outgoing(node)
+	return links, err
+}
+
+func (c *indexCorpus) Incoming(node string, limit int) ([]artifacts.Link, error) {
+	links, _, err := c.r.Incoming(node, limit)
+	return links, err
+}
+
+// Item re-projects one item: a record from its span, with its document's
+// fields map from documents.tsv, or a page from its file. The flags of the
+// row win, since some (superseded) come from other items.
+func (c *indexCorpus) Item(ord int) (project.Item, error) {
+	row, err := c.r.Row(ord)
+	if err != nil {
+		return project.Item{}, err
+	}
+	var it project.Item
+	if row.SpanOff >= 0 {
+		path, _, _ := strings.Cut(row.URI, "#")
+		d, ok := c.documents[path]
+		if !ok {
+			return it, &artifacts.CorruptError{Path: artifacts.DocumentsPath, Msg: "no row for " + path}
+		}
+		raw, err := c.span(path, row.SpanOff, row.SpanLen)
+		if err != nil {
+			return it, err
+		}
+		doc := model.Document{Path: d.Path, Layer: d.Layer, Source: d.Source, Date: d.Date, Schema: map[string]model.FieldSpec{}}
+		for _, f := range sortedKeys(d.Fields) {
+			doc.Fields = append(doc.Fields, model.FieldMap{Field: f, Paths: d.Fields[f]})
+		}
+		for _, f := range d.Relations {
+			doc.Schema[f] = model.FieldSpec{Relation: true}
+		}
+		it, ok = c.proj.Record(doc, model.Record{Raw: raw, Offset: row.SpanOff, Length: row.SpanLen}, &c.scratch)
+		if !ok {
+			return it, &artifacts.CorruptError{Path: path, Msg: "a record's span no longer projects; the document changed since the build"}
+		}
+	} else {
+		p, _, ok := load.Page(c.fsys, c.cfg, row.URI)
+		if !ok {
+			return it, &artifacts.CorruptError{Path: row.URI, Msg: "the page no longer loads; it changed since the build"}
+		}
+		it = c.proj.Page(p, &c.scratch)
+	}
+	if it.URI != row.URI {
+		return it, &artifacts.CorruptError{Path: artifacts.DocsPath, Msg: fmt.Sprintf("row %d names %s but its span holds %s", ord, row.URI, it.URI)}
+	}
+	it.Flags, it.Digest = row.Flags, row.Digest
+	return it, nil
+}
+
+// span reads one record's bytes from its document.
+func (c *indexCorpus) span(path string, off, n int64) (string, error) {
+	f, err := c.fsys.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	ra, ok := f.(io.ReaderAt)
+	if !ok {
+		data, err := io.ReadAll(f)
+		if err != nil || off+n > int64(len(data)) {
+			return "", &artifacts.CorruptError{Path: path, Msg: "record span beyond the end of the document"}
+		}
+		return string(data[off : off+n]), nil
+	}
+	buf := make([]byte, n)
+	if _, err := ra.ReadAt(buf, off); err != nil {
+		return "", &artifacts.CorruptError{Path: path, Msg: "cannot read the record span: " + err.Error()}
+	}
+	return string(buf), nil
+}
+
+func (c *indexCorpus) HasBody(uri string) bool { return c.bodies[uri] }

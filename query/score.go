@@ -1,0 +1,208 @@
+package query
+
+import (
+	"math"
+	"math/bits"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/project"
+)
+
+// The ranking arithmetic. Every contribution is a reason with integer
+// points, so a score can be added up by hand from --explain. Changing any
+// of these changes packs: bump artifacts.RankingVersion with them.
+const (
+	// pointsIdentifier rewards an exact identifier: a relation value, an
+	// entity alias, an id, a slug, an exact title or a complete URI.
+	pointsIdentifier = 100
+	// pointsPhrase rewards the whole multi-term query as a phrase in a field.
+	pointsPhrase = 50
+	// pointsTitle rewards a title equal to the whole query.
+	pointsTitle = 100
+	// pointsPerRarity scales a term's rarity into points.
+	pointsPerRarity = 10
+	// maxRarity caps a term's rarity.
+	maxRarity = 16
+	// pointsCreated prefers category: created, once an item matched.
+	pointsCreated = 10
+	// pointsRecency is the recency bonus of an item dated today.
+	pointsRecency = 15
+	// pointsClosed penalises superseded, done and deprecated items.
+	pointsClosed = -50
+	// pointsNav penalises navigation pages.
+	pointsNav = -50
+	// pointsExpand is the --expand join bonus.
+	pointsExpand = 20
+	// relevanceFloor is the least score an unpinned item needs.
+	relevanceFloor = 10
+)
+
+// Reason is one contribution to a score.
+type Reason struct {
+	Code   string `json:"code"`
+	Points int    `json:"points"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// scored is one candidate item with its score and the facts that order it.
+type scored struct {
+	ord        int
+	row        artifacts.Doc
+	score      int
+	reasons    []Reason
+	matched    int  // query terms it matched
+	direct     bool // an exact identifier matched
+	identity   bool // an exact match on its own id or URI (recovers a policy role)
+	related    bool // joined by --expand
+	bestWeight int  // the weight of its strongest matching field
+	pinned     bool
+	count      int // items it stands for after collapse (1 or more)
+	item       *project.Item
+}
+
+// termStats is what one query term matched across the corpus.
+type termStats struct {
+	term    string
+	exact   map[int32]bool                // items holding the term as an exact identifier
+	matches map[int32][]artifacts.Posting // items with the term in a field, by item
+	df      int                           // window items matching it either way
+	rarity  int
+}
+
+// lookupTerm gathers a query term's postings: exact identifier entries,
+// and word or identifier tokens (identifier-shaped terms match every
+// dictionary term containing them). Only the window's items count.
+func lookupTerm(c corpus, term string, win *candidates) (*termStats, error) {
+	st := &termStats{term: term, exact: map[int32]bool{}, matches: map[int32][]artifacts.Posting{}}
+	add := func(ps []artifacts.Posting, exact bool) {
+		for _, p := range ps {
+			if !win.has(int(p.Doc)) {
+				continue
+			}
+			if exact {
+				st.exact[p.Doc] = true
+			} else {
+				st.matches[p.Doc] = append(st.matches[p.Doc], p)
+			}
+		}
+	}
+	ps, _, err := c.Postings(project.ExactTerm(term))
+	if err != nil {
+		return nil, err
+	}
+	add(ps, true)
+	var dict []string
+	if project.IsIdentifierShaped(term) {
+		dict, err = c.TermsWith(term)
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		dict = []string{term}
+	}
+	for _, d := range dict {
+		if strings.HasPrefix(d, project.ExactPrefix) {
+			continue
+		}
+		ps, _, err := c.Postings(d)
+		if err != nil {
+			return nil, err
+		}
+		add(ps, false)
+	}
+	seen := map[int32]bool{}
+	for d := range st.exact {
+		seen[d] = true
+	}
+	for d := range st.matches {
+		seen[d] = true
+	}
+	st.df = len(seen)
+	return st, nil
+}
+
+// rarity is a term's log-scaled rarity in the window: 0 for a stop term (in
+// more than half of a multi-item window), else min(16, ⌊log2(N/df)⌋+1).
+func rarity(n, df int) int {
+	if df == 0 {
+		return 0
+	}
+	if n > 1 && 2*df > n {
+		return 0
+	}
+	return min(maxRarity, bits.Len(uint(n/df)))
+}
+
+// lengthNorm is L = ⌊log2 n⌋+1 for a field of n word tokens (1 for n ≤ 1).
+func lengthNorm(n int) int {
+	if n <= 1 {
+		return 1
+	}
+	return bits.Len(uint(n))
+}
+
+// termPoints is a term's points in its best matching field of an item:
+// max(10·r, ⌊10·weight·r / L⌋), and that field's weight.
+func termPoints(ps []artifacts.Posting, row artifacts.Doc, fields []artifacts.Field, r int) (points, weight int) {
+	for _, p := range ps {
+		w := 1
+		if int(p.Field) < len(fields) {
+			w = fields[p.Field].Weight
+		}
+		n := 0
+		for _, l := range row.Lengths {
+			if l.Field == int(p.Field) {
+				n = l.N
+			}
+		}
+		pts := max(pointsPerRarity*r, pointsPerRarity*w*r/lengthNorm(n))
+		if pts > points || pts == points && w > weight {
+			points, weight = pts, w
+		}
+	}
+	return points, weight
+}
+
+// recency is round(15·0.5^(age/halfLife)) for an item dated day at asOf.
+func recency(day string, asOf time.Time, halfLife int) int {
+	if halfLife <= 0 || day == "" {
+		return 0
+	}
+	d, err := time.Parse(time.DateOnly, day)
+	if err != nil {
+		return 0
+	}
+	age := asOf.Sub(d).Hours() / 24
+	if age < 0 {
+		age = 0
+	}
+	return int(math.Round(pointsRecency * math.Pow(0.5, age/float64(halfLife))))
+}
+
+// hasField reports whether a row has text in the named field.
+func hasField(row artifacts.Doc, fields []artifacts.Field, name string) bool {
+	for _, l := range row.Lengths {
+		if l.Field < len(fields) && fields[l.Field].Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func hasFlag(row artifacts.Doc, f string) bool { return slices.Contains(row.Flags, f) }
+
+// isPage reports whether a row is an authored wiki or project page.
+func isPage(row artifacts.Doc) bool {
+	return row.Kind == "wiki" || row.Kind == "projects"
+}
+
+// newest is the row's time, else its date, for chronological order.
+func newest(row artifacts.Doc) string {
+	if row.Time != "" {
+		return row.Time
+	}
+	return row.Date
+}

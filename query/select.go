@@ -1,0 +1,375 @@
+package query
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/load"
+	"github.com/cairn-kb/cairn/stages/project"
+)
+
+// Selection and expansion limits.
+const (
+	// expandSeeds is how many of the strongest candidates --expand follows.
+	expandSeeds = 10
+	// hubInbound bounds the inbound edges followed from one entity.
+	hubInbound = 200
+	// maxSeedEntities is the largest outgoing neighbourhood a seed may have;
+	// a seed with more is not expanded at all (it fails closed).
+	maxSeedEntities = 64
+	// sourceCapPercent is the largest share of a pack one source may take.
+	sourceCapPercent = 40
+	// diversifyFrom is the pack size from which the source cap applies.
+	diversifyFrom = 5
+	// pageShareEvery reserves one slot in this many for matching pages.
+	pageShareEvery = 5
+	// pinShareDivisor: pins together take at most 1/3 of the item budget.
+	pinShareDivisor = 3
+)
+
+// pins resolves --pin URIs: each must be an existing wiki or project page.
+func (e *engine) pins() ([]*scored, []RejectedPin, error) {
+	var pins []*scored
+	var rejected []RejectedPin
+	cfg := e.c.Config()
+	for _, uri := range e.req.Pins {
+		if !strings.HasPrefix(uri, cfg.Layers.Wiki+"/") && !strings.HasPrefix(uri, cfg.Layers.Projects+"/") {
+			rejected = append(rejected, RejectedPin{URI: uri, Reason: "only wiki and project pages can be pinned"})
+			continue
+		}
+		ord, err := e.c.Search(uri)
+		if err != nil {
+			return nil, nil, err
+		}
+		if ord >= e.c.Len() {
+			rejected = append(rejected, RejectedPin{URI: uri, Reason: "no such page"})
+			continue
+		}
+		row, err := e.c.Row(ord)
+		if err != nil {
+			return nil, nil, err
+		}
+		if row.URI != uri {
+			rejected = append(rejected, RejectedPin{URI: uri, Reason: "no such page"})
+			continue
+		}
+		if slices.ContainsFunc(pins, func(s *scored) bool { return s.ord == ord }) {
+			continue
+		}
+		s := e.find(ord)
+		if s == nil {
+			s = &scored{ord: ord, row: row, count: 1}
+			e.pool = append(e.pool, s)
+		}
+		s.pinned = true
+		s.reasons = append(s.reasons, Reason{Code: "pin", Points: 0, Detail: "requested with --pin"})
+		pins = append(pins, s)
+	}
+	return pins, rejected, nil
+}
+
+func (e *engine) find(ord int) *scored {
+	for _, s := range e.pool {
+		if s.ord == ord {
+			return s
+		}
+	}
+	return nil
+}
+
+// expand gives the join bonus to matched items that share an entity with
+// one of the strongest candidates.
+func (e *engine) expand() error {
+	e.order()
+	var seeds []*scored
+	for _, s := range e.pool {
+		if s.score >= relevanceFloor && len(seeds) < expandSeeds {
+			seeds = append(seeds, s)
+		}
+	}
+	joined := map[int]bool{}
+	var hubs, closed []string
+	seen := map[string]bool{}
+	for _, seed := range seeds {
+		links, err := e.c.Outgoing(seed.row.URI)
+		if err != nil {
+			return err
+		}
+		var entities []string
+		for _, l := range links {
+			if strings.HasPrefix(l.Kind, artifacts.EdgeRelPrefix) && isEntity(l.Node) {
+				entities = append(entities, l.Node)
+			}
+		}
+		if len(entities) > maxSeedEntities {
+			closed = append(closed, seed.row.URI)
+			continue
+		}
+		for _, ent := range entities {
+			if seen[ent] {
+				continue
+			}
+			seen[ent] = true
+			in, err := e.c.Incoming(ent, 0)
+			if err != nil {
+				return err
+			}
+			followed := 0
+			for _, l := range in {
+				ord, ok := itemRef(l.Node)
+				if !ok || !e.win.has(ord) {
+					continue
+				}
+				if followed == hubInbound {
+					hubs = append(hubs, ent)
+					break
+				}
+				followed++
+				if ord != seed.ord {
+					joined[ord] = true
+				}
+			}
+		}
+	}
+	for _, s := range e.pool {
+		if joined[s.ord] && s.score > 0 && !s.related {
+			s.related = true
+			s.score += pointsExpand
+			s.reasons = append(s.reasons, Reason{Code: "expand", Points: pointsExpand, Detail: "shares an entity with a top candidate"})
+		}
+	}
+	slices.Sort(hubs)
+	slices.Sort(closed)
+	e.truncated, e.closedSeeds = hubs, closed
+	return nil
+}
+
+// isEntity reports whether a relation value is an entity URI (not a URL
+// or a path), the only kind of node expansion follows.
+func isEntity(v string) bool {
+	return load.IsEntityURI(v) && !strings.HasPrefix(v, "http:") && !strings.HasPrefix(v, "https:")
+}
+
+// itemRef decodes edges.dst.tsv's #<ordinal>.
+func itemRef(node string) (int, bool) {
+	n, ok := strings.CutPrefix(node, artifacts.ItemRef)
+	if !ok {
+		return 0, false
+	}
+	v, err := strconv.Atoi(n)
+	return v, err == nil
+}
+
+// order sorts the pool by standing. Normally: direct identity, more
+// matched terms, related identity, authored pages before collected
+// records, score, newest, URI. With "last": dated evidence first, then
+// direct and related identity, the strongest matching field, newest, URI.
+// A single-term exact identity query puts an active project with a
+// next_action first.
+func (e *engine) order() {
+	fields := e.c.Fields()
+	commitment := func(s *scored) bool {
+		return len(e.terms) == 1 && s.direct && hasFlag(s.row, project.FlagActive) && s.row.Kind == "projects" &&
+			hasField(s.row, fields, "next_action")
+	}
+	b2i := func(b bool) int {
+		if b {
+			return 1
+		}
+		return 0
+	}
+	slices.SortStableFunc(e.pool, func(a, b *scored) int {
+		if c := cmp.Compare(b2i(commitment(b)), b2i(commitment(a))); c != 0 {
+			return c
+		}
+		if e.parsed.Last {
+			return cmp.Or(
+				cmp.Compare(b2i(b.row.Date != ""), b2i(a.row.Date != "")),
+				cmp.Compare(b2i(b.direct), b2i(a.direct)),
+				cmp.Compare(b2i(b.related), b2i(a.related)),
+				cmp.Compare(b.bestWeight, a.bestWeight),
+				compareChrono(a.row, b.row),
+			)
+		}
+		return cmp.Or(
+			cmp.Compare(b2i(b.direct), b2i(a.direct)),
+			cmp.Compare(b.matched, a.matched),
+			cmp.Compare(b2i(b.related), b2i(a.related)),
+			cmp.Compare(b2i(isPage(b.row)), b2i(isPage(a.row))),
+			cmp.Compare(b.score, a.score),
+			compareChrono(a.row, b.row),
+		)
+	})
+}
+
+// admissible keeps the pool's unpinned items above the floor whose policy
+// role is not excluded, in order, and counts those below the floor.
+func (e *engine) admissible() []*scored {
+	var out []*scored
+	for _, s := range e.pool {
+		if s.pinned {
+			continue
+		}
+		if s.score < relevanceFloor {
+			e.floorOut++
+			continue
+		}
+		if e.excluded(s) {
+			e.policyOut++
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// excluded reports whether a received or private record stays out: it
+// does unless the query names its role or the record itself.
+func (e *engine) excluded(s *scored) bool {
+	for _, role := range []string{project.FlagReceived, project.FlagPrivate} {
+		if hasFlag(s.row, role) && !slices.Contains(e.roles, role) && !s.identity {
+			return true
+		}
+	}
+	return false
+}
+
+// collapse folds identical non-empty title+source runs into their newest
+// member, and representations of one external URL from different sources
+// into the best covered one; each survivor counts what it stands for.
+func (e *engine) collapse(ranked []*scored) []*scored {
+	type key struct{ source, title string }
+	groups := map[key][]*scored{}
+	for _, s := range ranked {
+		if s.row.Title != "" {
+			k := key{s.row.Source, s.row.Title}
+			groups[k] = append(groups[k], s)
+		}
+	}
+	var out []*scored
+	done := map[key]bool{}
+	for _, s := range ranked {
+		if s.row.Title == "" {
+			out = append(out, s)
+			continue
+		}
+		k := key{s.row.Source, s.row.Title}
+		if done[k] {
+			continue
+		}
+		done[k] = true
+		g := groups[k]
+		rep := slices.MinFunc(g, func(a, b *scored) int { return compareChrono(a.row, b.row) })
+		rep.count = len(g)
+		out = append(out, rep)
+	}
+	byURL := map[string][]*scored{}
+	for _, s := range out {
+		if s.row.URLKey != "" {
+			byURL[s.row.URLKey] = append(byURL[s.row.URLKey], s)
+		}
+	}
+	var final []*scored
+	kept := map[string]*scored{}
+	for _, s := range out {
+		g := byURL[s.row.URLKey]
+		if s.row.URLKey == "" || len(g) == 1 || !manySources(g) {
+			final = append(final, s)
+			continue
+		}
+		if _, ok := kept[s.row.URLKey]; ok {
+			continue
+		}
+		best := slices.MaxFunc(g, func(a, b *scored) int {
+			return cmp.Or(cmp.Compare(a.matched, b.matched),
+				cmp.Compare(b2int(hasBody(a.row, e.c.Fields())), b2int(hasBody(b.row, e.c.Fields()))),
+				cmp.Compare(len(a.row.Lengths), len(b.row.Lengths)),
+				cmp.Compare(rankOf(out, b), rankOf(out, a)))
+		})
+		for _, o := range g {
+			if o != best {
+				best.count += o.count
+			}
+		}
+		kept[s.row.URLKey] = best
+		final = append(final, best)
+	}
+	return final
+}
+
+func manySources(g []*scored) bool {
+	for _, s := range g[1:] {
+		if s.row.Source != g[0].row.Source {
+			return true
+		}
+	}
+	return false
+}
+
+func hasBody(row artifacts.Doc, fields []artifacts.Field) bool {
+	return hasField(row, fields, project.FieldBody) && row.SpanOff >= 0
+}
+
+func rankOf(list []*scored, s *scored) int { return slices.Index(list, s) }
+
+func b2int(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// diversify picks, in order, the items a pack of about k items shows: one
+// source takes at most 40% of a pack of five or more, and matching pages
+// keep at least one slot in five.
+func diversify(ranked []*scored, k int) []*scored {
+	if k < diversifyFrom {
+		return ranked
+	}
+	limit := max(1, k*sourceCapPercent/100)
+	reserve := (k + pageShareEvery - 1) / pageShareEvery
+	pages := 0
+	for _, s := range ranked {
+		if isPage(s.row) {
+			pages++
+		}
+	}
+	reserve = min(reserve, pages)
+	var out, rest []*scored
+	perSource := map[string]int{}
+	pagesIn := 0
+	for _, s := range ranked {
+		if isPage(s.row) {
+			if perSource[s.row.Source] < limit {
+				perSource[s.row.Source]++
+				pagesIn++
+				out = append(out, s)
+				continue
+			}
+		} else if perSource[s.row.Source] < limit && len(out)+(reserve-pagesIn) < k {
+			perSource[s.row.Source]++
+			out = append(out, s)
+			continue
+		}
+		rest = append(rest, s)
+	}
+	return append(out, rest...)
+}
+
+func fmtReasons(rs []Reason) string {
+	var b strings.Builder
+	for i, r := range rs {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s %+d", r.Code, r.Points)
+		if r.Detail != "" {
+			fmt.Fprintf(&b, " (%s)", r.Detail)
+		}
+	}
+	return b.String()
+}

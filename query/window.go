@@ -1,0 +1,154 @@
+package query
+
+import (
+	"time"
+
+	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/model"
+)
+
+// windowDays is how many populated event days a query looks back by
+// default, and how long an --until-only or task-only window is.
+const windowDays = 30
+
+// span is a run of ordinals [lo, hi).
+type span struct{ lo, hi int }
+
+// candidates is the candidate window as ordinals: the items of dated
+// layers within the window's days, and every undated item except pages
+// outside their validity at the as-of day. Because docs.tsv is sorted by
+// URI and a dated item's URI starts with its layer and day, each dated
+// layer's window is one run of ordinals, found by two binary searches.
+type candidates struct {
+	spans    []span
+	excluded map[int]bool // undated pages outside their validity
+	n        int
+}
+
+func (c *candidates) has(ord int) bool {
+	if c.excluded[ord] {
+		return false
+	}
+	for _, s := range c.spans {
+		if ord >= s.lo && ord < s.hi {
+			return true
+		}
+	}
+	return false
+}
+
+const day = 24 * time.Hour
+
+func dayString(t time.Time) string { return t.Format(time.DateOnly) }
+
+// layerSpan returns the ordinals of layer's items dated since..until
+// (inclusive), or the whole layer when since and until are empty.
+func layerSpan(c corpus, layer, since, until string) (span, error) {
+	from, to := layer+"/", layer+"0" // "0" follows "/" in byte order
+	if since != "" {
+		from = layer + "/" + since
+	}
+	if until != "" {
+		t, _ := time.Parse(time.DateOnly, until)
+		to = layer + "/" + dayString(t.Add(day))
+	}
+	lo, err := c.Search(from)
+	if err != nil {
+		return span{}, err
+	}
+	hi, err := c.Search(to)
+	return span{lo, max(lo, hi)}, err
+}
+
+// populatedDays lists, newest first, up to n distinct days of the events
+// layer on or before until that hold items, by stepping back through the
+// layer one day at a time with binary searches.
+func populatedDays(c corpus, cfg model.Config, until string, n int) ([]string, error) {
+	all, err := layerSpan(c, cfg.Layers.Events, "", until)
+	if err != nil {
+		return nil, err
+	}
+	var days []string
+	hi := all.hi
+	for hi > all.lo && len(days) < n {
+		row, err := c.Row(hi - 1)
+		if err != nil {
+			return nil, err
+		}
+		if row.Date == "" {
+			return nil, &artifacts.CorruptError{Path: artifacts.DocsPath, Msg: "an events row has no date: " + row.URI}
+		}
+		days = append(days, row.Date)
+		lo, err := c.Search(cfg.Layers.Events + "/" + row.Date)
+		if err != nil {
+			return nil, err
+		}
+		if lo >= hi {
+			return nil, &artifacts.CorruptError{Path: artifacts.DocsPath, Msg: "events rows out of order near " + row.URI}
+		}
+		hi = lo
+	}
+	return days, nil
+}
+
+// resolveWindow fills the default bounds and returns the candidate
+// window. Without bounds the window starts at the oldest of the last 30
+// populated event days and ends at the as-of day; a base without events
+// looks back 30 calendar days.
+func resolveWindow(c corpus, w Window, asOf time.Time) (Window, *candidates, error) {
+	cfg := c.Config()
+	today := dayString(asOf)
+	if w.Until == "" {
+		w.Until = today
+	}
+	if w.Since == "" {
+		days, err := populatedDays(c, cfg, w.Until, windowDays)
+		if err != nil {
+			return w, nil, err
+		}
+		if len(days) > 0 {
+			w.Since = days[len(days)-1]
+			if w.DerivedFrom == "" {
+				w.DerivedFrom = "default: the last 30 populated event days"
+			}
+		} else {
+			u, _ := time.Parse(time.DateOnly, w.Until)
+			w.Since = dayString(u.Add(-(windowDays - 1) * day))
+			if w.DerivedFrom == "" {
+				w.DerivedFrom = "default: no events, the last 30 calendar days"
+			}
+		}
+	}
+	cand := &candidates{excluded: map[int]bool{}}
+	for _, dated := range []string{cfg.Layers.Events, cfg.Layers.Tasks} {
+		s, err := layerSpan(c, dated, w.Since, w.Until)
+		if err != nil {
+			return w, nil, err
+		}
+		cand.spans = append(cand.spans, s)
+	}
+	for _, undated := range []string{cfg.Layers.Index, cfg.Layers.Wiki, cfg.Layers.Projects} {
+		s, err := layerSpan(c, undated, "", "")
+		if err != nil {
+			return w, nil, err
+		}
+		cand.spans = append(cand.spans, s)
+		if undated == cfg.Layers.Index {
+			continue
+		}
+		for ord := s.lo; ord < s.hi; ord++ {
+			row, err := c.Row(ord)
+			if err != nil {
+				return w, nil, err
+			}
+			if (row.ValidFrom != "" && today < row.ValidFrom) || (row.ValidUntil != "" && today > row.ValidUntil) {
+				cand.excluded[ord] = true
+			}
+		}
+	}
+	for _, s := range cand.spans {
+		cand.n += s.hi - s.lo
+	}
+	cand.n -= len(cand.excluded)
+	return w, cand, nil
+}
