@@ -134,10 +134,11 @@ type engine struct {
 	terms       []*termStats
 	roles       []string // role flags the query names (private, received)
 	pool        []*scored
-	floorOut    int      // matched items left below the floor
-	policyOut   int      // received or private items kept out
-	truncated   []string // hub entities whose inbound edges were cut at hubInbound
-	closedSeeds []string // seeds whose neighbourhood was too large to expand
+	floorOut    int               // matched items left below the floor
+	policyOut   int               // received or private items kept out
+	truncated   []string          // hub entities whose inbound edges were cut at hubInbound
+	closedSeeds []string          // seeds whose neighbourhood was too large to expand
+	built       map[*scored]entry // rendered candidates, whatever the budget
 }
 
 // roleTerms are query terms that name a policy role: they identify the
@@ -148,10 +149,27 @@ var roleTerms = map[string]string{
 }
 
 func (e *engine) run() ([]byte, error) {
+	prep, err := e.prepare()
+	if err != nil {
+		return nil, err
+	}
+	return e.deliver(prep.pins, prep.ranked, prep.rejected)
+}
+
+// prepared is a ranked request, ready to be fitted to any budget.
+type prepared struct {
+	pins     []*scored
+	ranked   []*scored
+	rejected []RejectedPin
+}
+
+// prepare does everything but delivery: window, terms, scores,
+// expansion, pins, order and collapse.
+func (e *engine) prepare() (prepared, error) {
 	var err error
 	e.window, e.win, err = resolveWindow(e.c, e.parsed.Window, e.req.AsOf)
 	if err != nil {
-		return nil, err
+		return prepared{}, err
 	}
 	for _, t := range e.parsed.Terms {
 		if role, ok := roleTerms[t]; ok {
@@ -159,26 +177,25 @@ func (e *engine) run() ([]byte, error) {
 		}
 		st, err := lookupTerm(e.c, t, e.win)
 		if err != nil {
-			return nil, err
+			return prepared{}, err
 		}
 		st.rarity = rarity(e.win.n, st.df)
 		e.terms = append(e.terms, st)
 	}
 	if err := e.score(); err != nil {
-		return nil, err
+		return prepared{}, err
 	}
 	if e.req.Expand {
 		if err := e.expand(); err != nil {
-			return nil, err
+			return prepared{}, err
 		}
 	}
 	pins, rejected, err := e.pins()
 	if err != nil {
-		return nil, err
+		return prepared{}, err
 	}
 	e.order()
-	ranked := e.collapse(e.admissible())
-	return e.deliver(pins, ranked, rejected)
+	return prepared{pins: pins, ranked: e.collapse(e.admissible()), rejected: rejected}, nil
 }
 
 // score computes every matched item's score.

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/cespare/xxhash/v2"
 
@@ -29,25 +30,82 @@ func (e *BudgetError) ExitCode() int { return 2 }
 // items until the real output fits, then add back dropped detail as fits.
 func (e *engine) deliver(pins []*scored, ranked []*scored, rejected []RejectedPin) ([]byte, error) {
 	base := e.receipt(rejected)
-	empty := &Pack{Query: base.Query, Items: []PackItem{}, Receipt: base}
-	floorOut := fixTokens(empty, e.req.Format, e.req.Explain)
-	if tokens(len(floorOut)) > e.req.Budget {
-		return nil, &BudgetError{Budget: e.req.Budget, Minimum: e.minimumBudget(base)}
-	}
-	itemBudget := e.req.Budget - tokens(len(floorOut))
-
-	// Estimate each candidate's cost by rendering it alone.
+	empty := func() int {
+		return tokens(len(render(&Pack{Items: []PackItem{}}, e.req.Format, e.req.Explain)))
+	}()
+	// build renders a candidate alone to estimate what it adds to a pack.
 	build := func(s *scored) (entry, error) {
+		if en, ok := e.built[s]; ok {
+			return en, nil
+		}
 		it, err := e.itemOf(s)
 		if err != nil {
 			return entry{}, err
 		}
 		pi := packItem(s, it, e.excerpt(s, it), e.req.Explain)
-		one := &Pack{Items: []PackItem{pi}}
-		cost := tokens(len(render(one, e.req.Format, e.req.Explain))) - tokens(len(render(&Pack{Items: []PackItem{}}, e.req.Format, e.req.Explain)))
-		return entry{s, pi, max(cost, 1)}, nil
+		if e.req.Format != FormatText {
+			pi.json(e.req.Format == FormatJSON) // encoded once; copies keep it
+		}
+		cost := tokens(len(render(&Pack{Items: []PackItem{pi}}, e.req.Format, e.req.Explain))) - empty
+		en := entry{s: s, item: pi, cost: max(cost, 1), built: true}
+		if e.built == nil {
+			e.built = map[*scored]entry{}
+		}
+		e.built[s] = en
+		return en, nil
 	}
-	var admitted []entry
+	// A candidate that cannot be shown gets a cost from its row alone, so
+	// the long tail is never read in full.
+	rough := func(s *scored) entry {
+		return entry{s: s, cost: tokens(len(s.row.URI) + len(s.row.Title) + len(s.row.Source) + roughItemBytes)}
+	}
+	var admitted, dropped []entry
+	// assemble makes the pack of the first n admitted entries, with detail
+	// entries of the dropped list named.
+	assemble := func(n, detail int) *Pack {
+		p := &Pack{Query: base.Query, Items: make([]PackItem, 0, n), Receipt: base}
+		p.Receipt.RejectedPins = append([]RejectedPin{}, rejected...)
+		for _, en := range admitted[:n] {
+			p.Items = append(p.Items, en.item)
+			p.Receipt.UsedTokens += en.cost
+		}
+		all := append(slices.Clone(admitted[n:]), dropped...)
+		p.Receipt.Dropped = []Dropped{}
+		for _, en := range all[:min(detail, len(all))] {
+			p.Receipt.Dropped = append(p.Receipt.Dropped, Dropped{URI: en.s.row.URI, Reason: en.reason, Score: en.s.score, Tokens: en.cost})
+		}
+		p.Receipt.DroppedTotal = len(all)
+		p.Receipt.Selected = n
+		p.Receipt.ConsultedBodies = e.consulted(admitted[:n])
+		if n == 0 {
+			p.Receipt.Warning = e.warning(len(ranked) > 0 || len(pins) > 0)
+		}
+		return p
+	}
+	// Fitting measures each candidate pack with the widest receipt.index
+	// there can be, so that what fits never depends on whether the index
+	// or a scan answered: the two packs stay identical but for that field.
+	measure := func(p *Pack) int {
+		real := p.Receipt.Index
+		p.Receipt.Index = widestIndex(real)
+		n := tokens(len(fixTokens(p, e.req.Format, e.req.Explain)))
+		p.Receipt.Index = real
+		return n
+	}
+	// The smallest honest pack names no item and no dropped detail.
+	for _, s := range pins {
+		dropped = append(dropped, entry{s: s, reason: "budget"})
+	}
+	for _, s := range ranked {
+		dropped = append(dropped, entry{s: s, reason: "budget"})
+	}
+	overhead := measure(assemble(0, 0))
+	if overhead > e.req.Budget {
+		return nil, &BudgetError{Budget: e.req.Budget, Minimum: e.minimumBudget(assemble(0, 0))}
+	}
+	dropped = dropped[:0]
+	itemBudget := e.req.Budget - overhead
+
 	used := 0
 	pinBudget := itemBudget / pinShareDivisor
 	pinUsed := 0
@@ -64,33 +122,44 @@ func (e *engine) deliver(pins []*scored, ranked []*scored, rejected []RejectedPi
 		used += en.cost
 		admitted = append(admitted, en)
 	}
-	// How many items a pack of this budget holds, to diversify it.
+	// Build candidates in rank order while they could still fit, and a
+	// margin beyond for diversity to draw on; estimate the rest roughly.
 	var cands []entry
-	k := 0
-	room := itemBudget - used
-	for _, s := range ranked {
-		en, err := build(s)
-		if err != nil {
-			return nil, err
+	k, room := 0, itemBudget-used
+	for i, s := range ranked {
+		if room > 0 || i < k+diversityMargin {
+			en, err := build(s)
+			if err != nil {
+				return nil, err
+			}
+			cands = append(cands, en)
+			if room >= en.cost {
+				room -= en.cost
+				k++
+			} else {
+				room = 0
+			}
+			continue
 		}
-		cands = append(cands, en)
-		if room >= en.cost {
-			room -= en.cost
-			k++
-		}
+		cands = append(cands, rough(s))
 	}
-	order := diversify(scoredOf(cands, func(x entry) *scored { return x.s }), k)
 	byS := map[*scored]entry{}
 	for _, c := range cands {
 		byS[c.s] = c
 	}
-	var dropped []entry
-	for _, s := range order {
+	for _, s := range diversify(ranked, k) {
 		en := byS[s]
-		if used+en.cost <= itemBudget && (k >= diversifyFrom && len(admitted)-len(pins) < k || k < diversifyFrom) {
+		fitsNow := en.built && used+en.cost <= itemBudget
+		underCap := k < diversifyFrom || len(admitted)-len(pins) < k
+		switch {
+		case fitsNow && underCap:
 			used += en.cost
 			admitted = append(admitted, en)
-		} else {
+		case fitsNow:
+			en.reason = "diversity"
+			dropped = append(dropped, en)
+		default:
+			en.reason = "budget"
 			dropped = append(dropped, en)
 		}
 	}
@@ -99,71 +168,37 @@ func (e *engine) deliver(pins []*scored, ranked []*scored, rejected []RejectedPi
 	for i, s := range ranked {
 		rank[s] = i
 	}
-	slices.SortStableFunc(admitted[len(admitted)-countUnpinned(admitted):], func(a, b entry) int { return rank[a.s] - rank[b.s] })
-	reasonOf := func(en entry) string {
-		if used+en.cost > itemBudget {
-			return "budget"
-		}
-		return "diversity"
+	tail := admitted[len(admitted)-countUnpinned(admitted):]
+	slices.SortStableFunc(tail, func(a, b entry) int { return rank[a.s] - rank[b.s] })
+	for i := range admitted {
+		admitted[i].reason = "budget" // if the real output cannot hold it
 	}
-	pack := func(n int, detail int) *Pack {
-		p := &Pack{Query: base.Query, Items: make([]PackItem, 0, n), Receipt: base}
-		p.Receipt.RejectedPins = slices.Clone(rejected)
-		for _, en := range admitted[:n] {
-			p.Items = append(p.Items, en.item)
-			p.Receipt.UsedTokens += en.cost
-		}
-		all := append(slices.Clone(admitted[n:]), dropped...)
-		for i, en := range all {
-			if i < detail {
-				p.Receipt.Dropped = append(p.Receipt.Dropped, Dropped{URI: en.s.row.URI, Reason: reasonOf(en), Score: en.s.score, Tokens: en.cost})
-			}
-		}
-		p.Receipt.DroppedTotal = len(all)
-		p.Receipt.Selected = n
-		p.Receipt.ConsultedBodies = e.consulted(admitted[:n])
-		if n == 0 {
-			p.Receipt.Warning = e.warning(len(ranked) > 0 || len(pins) > 0)
-		}
-		if p.Receipt.RejectedPins == nil {
-			p.Receipt.RejectedPins = []RejectedPin{}
-		}
-		if p.Receipt.Dropped == nil {
-			p.Receipt.Dropped = []Dropped{}
-		}
-		return p
-	}
-	fits := func(p *Pack) ([]byte, bool) {
-		out := fixTokens(p, e.req.Format, e.req.Explain)
-		return out, tokens(len(out)) <= e.req.Budget
-	}
+
 	n := len(admitted)
-	var out []byte
-	var ok bool
-	for ; n >= 0; n-- {
-		if out, ok = fits(pack(n, 0)); ok {
-			break
-		}
-	}
-	if !ok {
-		return nil, &BudgetError{Budget: e.req.Budget, Minimum: e.minimumBudget(base)}
+	for n > 0 && measure(assemble(n, 0)) > e.req.Budget {
+		n--
 	}
 	// Add back as much dropped detail as fits (binary search on its length).
 	total := len(admitted) - n + len(dropped)
 	lo, hi := 0, total
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
-		if _, ok := fits(pack(n, mid)); ok {
+		if measure(assemble(n, mid)) <= e.req.Budget {
 			lo = mid
 		} else {
 			hi = mid - 1
 		}
 	}
-	if lo > 0 {
-		out, _ = fits(pack(n, lo))
-	}
-	return out, nil
+	return fixTokens(assemble(n, lo), e.req.Format, e.req.Explain), nil
 }
+
+// roughItemBytes is the metadata, excerpt and receipt share assumed for a
+// candidate that is not rendered to be measured.
+const roughItemBytes = 160
+
+// diversityMargin is how many candidates past the last that fits are
+// still rendered, for diversity to draw on.
+const diversityMargin = 8
 
 func scoredOf[T any](list []T, f func(T) *scored) []*scored {
 	out := make([]*scored, len(list))
@@ -173,15 +208,19 @@ func scoredOf[T any](list []T, f func(T) *scored) []*scored {
 	return out
 }
 
-// minimumBudget is the least budget whose empty pack fits, found where the
-// stated budget's own digits are part of the size.
-func (e *engine) minimumBudget(base Receipt) int {
+// minimumBudget is the least budget whose smallest honest pack fits,
+// found where the stated budget's own digits (and a warning naming it)
+// are part of the size.
+func (e *engine) minimumBudget(p *Pack) int {
 	b := 1
 	for range 16 {
-		r := base
-		r.Budget = b
-		out := fixTokens(&Pack{Query: base.Query, Items: []PackItem{}, Receipt: r}, e.req.Format, e.req.Explain)
-		t := tokens(len(out))
+		q := *p
+		q.Receipt.Budget = b
+		q.Receipt.Index = widestIndex(p.Receipt.Index)
+		if q.Receipt.Warning != "" {
+			q.Receipt.Warning = strings.Replace(q.Receipt.Warning, strconv.Itoa(e.req.Budget), strconv.Itoa(b), 1)
+		}
+		t := tokens(len(fixTokens(&q, e.req.Format, e.req.Explain)))
 		if t <= b {
 			return b
 		}
@@ -233,24 +272,30 @@ func nonNil(s []string) []string {
 	return s
 }
 
-// warning says which of the three empty-pack cases happened.
-func (e *engine) warning(matched bool) string {
+// warning says which of the three empty-pack cases happened: nothing in
+// the window matched the query, matches stayed under the relevance floor,
+// or matches above the floor could not fit the budget.
+func (e *engine) warning(fitLost bool) string {
 	switch {
 	case len(e.parsed.Terms) == 0 && len(e.req.Pins) == 0:
-		return "empty pack: the query has no terms left after normalisation (scaffolding words and words under three letters are dropped); ask with the words that matter"
-	case e.win.n == 0:
-		return fmt.Sprintf("empty pack: no candidates in the window %s..%s; widen it with --since/--until or check --as-of", e.window.Since, e.window.Until)
-	case !matched:
-		return fmt.Sprintf("empty pack: nothing scored above the relevance floor (%d) among %d candidates; add a more specific term or name an identifier", relevanceFloor, e.win.n)
+		return "empty pack: no candidates, the query has no terms left after normalisation (scaffolding words and words under three letters are dropped); ask with the words that matter"
+	case len(e.pool) == 0:
+		return fmt.Sprintf("empty pack: no candidates in the window %s..%s match the query (%d items searched); widen it with --since/--until, check --as-of, or use other words", e.window.Since, e.window.Until, e.win.n)
+	case !fitLost && e.policyOut > 0:
+		return fmt.Sprintf("empty pack: %d items matched; those above the relevance floor (%d) are private or received records, which stay out unless the query names visibility:private, category:received or the record itself", len(e.pool), relevanceFloor)
+	case !fitLost:
+		return fmt.Sprintf("empty pack: %d items matched but none scored above the relevance floor (%d); add a more specific term or name an identifier", len(e.pool), relevanceFloor)
 	}
 	return fmt.Sprintf("empty pack: matching items do not fit the budget of %d tokens; raise --budget", e.req.Budget)
 }
 
 // entry is a candidate with its delivered form and estimated cost.
 type entry struct {
-	s    *scored
-	item PackItem
-	cost int
+	s      *scored
+	item   PackItem
+	cost   int
+	built  bool   // item holds its rendered form
+	reason string // why it is dropped, if it is
 }
 
 // consulted lists the admitted records whose verified cached body joined
@@ -305,4 +350,37 @@ func countUnpinned(list []entry) int {
 		}
 	}
 	return n
+}
+
+// maxIndexReason bounds receipt.index's reason, in bytes.
+const maxIndexReason = 160
+
+// widestIndex is the largest receipt.index a pack can carry for this
+// path: the longest state and a reason of maxIndexReason bytes.
+func widestIndex(ix IndexState) IndexState {
+	return IndexState{Path: ix.Path, State: "query-too-short", Reason: strings.Repeat("x", maxIndexReason)}
+}
+
+// indexReason makes a reason safe for the receipt: no characters that
+// JSON escapes or that break a text line, at most maxIndexReason bytes.
+func indexReason(s string) string {
+	s = strings.Map(func(r rune) rune {
+		switch {
+		case r == '"':
+			return '\''
+		case r == '\\':
+			return '/'
+		case r < 0x20 || r == 0x7f || r == 0x2028 || r == 0x2029:
+			return ' '
+		}
+		return r
+	}, strings.ToValidUTF8(s, "?"))
+	if len(s) > maxIndexReason {
+		i := maxIndexReason
+		for i > 0 && !utf8.RuneStart(s[i]) {
+			i--
+		}
+		s = s[:i]
+	}
+	return s
 }

@@ -35,22 +35,41 @@ func (e *engine) excerpt(s *scored, it *project.Item) string {
 	for _, f := range e.c.Fields() {
 		weight[f.Name] = f.Weight
 	}
-	best, bestHits, bestWeight := "", 0, -1
+	// A passage ranks by the distinct query terms it holds, then by how
+	// much prose it carries (up to a sentence's worth, so a heading or a
+	// label loses to a sentence), then by its field's weight; the first
+	// such passage wins.
+	type rank struct{ hits, words, weight int }
+	better := func(a, b rank) bool {
+		if a.hits != b.hits {
+			return a.hits > b.hits
+		}
+		if a.words != b.words {
+			return a.words > b.words
+		}
+		return a.weight > b.weight
+	}
+	var best string
+	bestRank := rank{-1, -1, -1}
 	for _, f := range it.Fields {
 		if excerptSkip[f.Name] || slices.ContainsFunc(it.Relations, func(r project.Relation) bool { return r.Field == f.Name }) {
 			continue
 		}
 		for _, v := range f.Values {
 			for _, passage := range passages(v) {
-				hits := e.coverage(passage)
-				if hits > bestHits || hits == bestHits && hits > 0 && weight[f.Name] > bestWeight || best == "" && hits == 0 && bestWeight < 0 {
-					best, bestHits, bestWeight = passage, hits, weight[f.Name]
+				r := rank{e.coverage(passage), min(len(strings.Fields(passage)), proseWords), weight[f.Name]}
+				if better(r, bestRank) {
+					best, bestRank = passage, r
 				}
 			}
 		}
 	}
 	return cut(best)
 }
+
+// proseWords is the passage length past which more words no longer make
+// a passage a better excerpt.
+const proseWords = 12
 
 // coverage counts the distinct query terms a passage holds.
 func (e *engine) coverage(passage string) int {
@@ -69,24 +88,52 @@ func (e *engine) coverage(passage string) int {
 	return n
 }
 
-// passages splits text into sentences and lines.
+// passages splits text into sentences. Wrapped Markdown lines join into
+// their paragraph first; a heading, a list item or a quote starts a new one.
 func passages(text string) []string {
-	var out []string
+	var paras []string
+	var cur []string
+	flush := func() {
+		if len(cur) > 0 {
+			paras = append(paras, strings.Join(cur, " "))
+			cur = nil
+		}
+	}
 	for _, line := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(line)
+		switch {
+		case t == "":
+			flush()
+		case strings.HasPrefix(t, "#") || strings.HasPrefix(t, ">") || strings.HasPrefix(t, "- ") || strings.HasPrefix(t, "* ") || strings.HasPrefix(t, "+ ") || strings.HasPrefix(t, "|"):
+			flush()
+			cur = []string{t}
+			if strings.HasPrefix(t, "#") {
+				flush()
+			}
+		default:
+			cur = append(cur, t)
+		}
+	}
+	flush()
+	var out []string
+	for _, para := range paras {
 		start := 0
-		for i := 0; i < len(line); i++ {
-			if (line[i] == '.' || line[i] == '!' || line[i] == '?' || line[i] == ';') && (i+1 == len(line) || line[i+1] == ' ') {
-				if p := strings.TrimSpace(line[start : i+1]); p != "" {
+		for i := 0; i < len(para); i++ {
+			if (para[i] == '.' || para[i] == '!' || para[i] == '?' || para[i] == ';') && (i+1 == len(para) || para[i+1] == ' ') {
+				if p := strings.TrimSpace(para[start : i+1]); p != "" {
 					out = append(out, p)
 				}
 				start = i + 1
 			}
 		}
-		if p := strings.TrimSpace(line[start:]); p != "" {
+		if p := strings.TrimSpace(para[start:]); p != "" {
 			out = append(out, p)
 		}
 	}
-	return out
+	for i, p := range out {
+		out[i] = strings.TrimSpace(strings.TrimLeft(p, "#>-*+| "))
+	}
+	return slices.DeleteFunc(out, func(p string) bool { return p == "" })
 }
 
 // cut trims a passage to maxExcerptBytes on a word boundary.

@@ -34,6 +34,8 @@ type PackItem struct {
 	Pinned  bool     `json:"pinned,omitempty"`
 	Excerpt string   `json:"excerpt,omitempty"`
 	Reasons []Reason `json:"reasons,omitempty"`
+	// frag caches the item's JSON, compact and indented.
+	frag [2][]byte
 }
 
 // KV is a field shown on an item's metadata line.
@@ -107,24 +109,7 @@ func tokens(n int) int { return (n + 3) / 4 }
 func render(p *Pack, format string, explain bool) []byte {
 	switch format {
 	case FormatJSON, FormatJSONL:
-		q := *p
-		if !explain {
-			q.Items = make([]PackItem, len(p.Items))
-			for i, it := range p.Items {
-				it.Reasons = nil
-				q.Items[i] = it
-			}
-		}
-		var b bytes.Buffer
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(false)
-		if format == FormatJSON {
-			enc.SetIndent("", "  ")
-		}
-		if err := enc.Encode(q); err != nil {
-			panic(err) // strings, numbers and slices always encode
-		}
-		return b.Bytes()
+		return renderJSON(p, format == FormatJSON)
 	}
 	var b strings.Builder
 	for _, it := range p.Items {
@@ -136,11 +121,11 @@ func render(p *Pack, format string, explain bool) []byte {
 	fmt.Fprintf(&b, "receipt: terms=%s · filtered=%s · floor=%d · tokens used=%d encoded=%d budget=%d · digest=%s · ranking=%d\n",
 		listOrDash(r.Terms), listOrDash(r.FilteredTerms), r.RelevanceFloor, r.UsedTokens, r.EncodedTokens, r.Budget, r.InputDigest, r.RankingVersion)
 	var notes []string
-	if r.Warning != "" {
-		notes = append(notes, "warning="+r.Warning)
-	}
 	if r.Index.Reason != "" {
 		notes = append(notes, "index_reason="+r.Index.Reason)
+	}
+	if r.Warning != "" {
+		notes = append(notes, "warning="+r.Warning)
 	}
 	for _, p := range r.RejectedPins {
 		notes = append(notes, "rejected_pin="+p.URI+" ("+p.Reason+")")
@@ -160,6 +145,73 @@ func render(p *Pack, format string, explain bool) []byte {
 	fmt.Fprintf(&b, "receipt: %s\n", clean(strings.Join(notes, " · ")))
 	b.WriteString(Notice + "\n")
 	return []byte(b.String())
+}
+
+// renderJSON writes {"query", "items", "receipt"}, indented by two spaces
+// or on one line. Items are encoded once and kept (PackItem.frag), since
+// fitting a budget renders the same items many times over.
+func renderJSON(p *Pack, indent bool) []byte {
+	var b bytes.Buffer
+	nl, in1, in2 := "", "", ""
+	if indent {
+		nl, in1, in2 = "\n", "  ", "    "
+	}
+	sep := ":"
+	if indent {
+		sep = ": "
+	}
+	b.WriteString("{" + nl + in1 + `"query"` + sep)
+	b.Write(marshal(p.Query, "", ""))
+	b.WriteString("," + nl + in1 + `"items"` + sep + "[")
+	for i := range p.Items {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(nl + in2)
+		b.Write(p.Items[i].json(indent))
+	}
+	if len(p.Items) > 0 {
+		b.WriteString(nl + in1)
+	}
+	b.WriteString("]," + nl + in1 + `"receipt"` + sep)
+	if indent {
+		b.Write(marshal(p.Receipt, in1, "  "))
+	} else {
+		b.Write(marshal(p.Receipt, "", ""))
+	}
+	b.WriteString(nl + "}\n")
+	return b.Bytes()
+}
+
+// json encodes the item once per indentation and keeps it.
+func (it *PackItem) json(indent bool) []byte {
+	k := 0
+	if indent {
+		k = 1
+	}
+	if it.frag[k] == nil {
+		if indent {
+			it.frag[k] = marshal(it, "    ", "  ")
+		} else {
+			it.frag[k] = marshal(it, "", "")
+		}
+	}
+	return it.frag[k]
+}
+
+// marshal is json.Marshal without HTML escaping, indented when indent is
+// set, without a trailing newline.
+func marshal(v any, prefix, indent string) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if indent != "" {
+		enc.SetIndent(prefix, indent)
+	}
+	if err := enc.Encode(v); err != nil {
+		panic(err) // strings, numbers and slices always encode
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'})
 }
 
 // itemText is one item's metadata line, excerpt and, with --explain, its

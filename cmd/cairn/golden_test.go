@@ -113,6 +113,11 @@ func TestGolden(t *testing.T) {
 			code, _, stderr := cairn(t, "--base", dir, "build", "--quiet")
 			got := outputs(t, before, readTree(t, dir))
 			got["build.out"] = []byte(fmt.Sprintf("exit %d\n%s", code, strings.ReplaceAll(stderr, dir, "$BASE")))
+			if code == 0 {
+				for p, data := range contextOutputs(t, name, dir) {
+					got[p] = data
+				}
+			}
 			compareTree(t, filepath.Join(goldenRoot, name, "want"), got)
 		})
 	}

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// goldenQuery is one line of golden/<case>/queries.txt.
+type goldenQuery struct {
+	name string
+	args []string
+}
+
+// readQueries parses a case's queries.txt; a case without one has none.
+func readQueries(t *testing.T, name string) []goldenQuery {
+	t.Helper()
+	f, err := os.Open(filepath.Join(goldenRoot, name, "queries.txt"))
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []goldenQuery
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		n, rest, ok := strings.Cut(line, ":")
+		if !ok {
+			t.Fatalf("queries.txt line %q has no name", line)
+		}
+		out = append(out, goldenQuery{name: n, args: strings.Fields(rest)})
+	}
+	return out
+}
+
+// runContext runs cairn context on a base and returns what a user sees:
+// stdout, then, when it failed, the exit status and stderr.
+func runContext(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	code, stdout, stderr := cairn(t, append([]string{"--base", dir, "context"}, args...)...)
+	if code == 0 {
+		return stdout
+	}
+	return fmt.Sprintf("%sexit %d\n%s", stdout, code, strings.ReplaceAll(stderr, dir, "$BASE"))
+}
+
+// contextOutputs answers every golden query of a built base in text and
+// JSON, keyed by their file in want/.
+func contextOutputs(t *testing.T, name, dir string) map[string][]byte {
+	out := map[string][]byte{}
+	for _, q := range readQueries(t, name) {
+		for _, f := range formatsOf(q) {
+			ext := map[string]string{"text": ".txt", "json": ".json", "jsonl": ".jsonl"}[f]
+			out["context/"+q.name+ext] = []byte(runContext(t, dir, withFormat(q.args, f)...))
+		}
+	}
+	return out
+}
+
+var (
+	textIndexState = regexp.MustCompile(`index=\S+ (used|missing|stale|corrupt|query-too-short)`)
+	textEncoded    = regexp.MustCompile(`encoded=\d+`)
+	textReason     = regexp.MustCompile(`index_reason=[^·\n]*(· )?`)
+	minimumBudget  = regexp.MustCompile(`use --budget \d+ or more`)
+)
+
+// normalise removes what may differ between the indexed and the scanned
+// answer: receipt.index, and encoded_tokens, which measures it.
+func normalise(t *testing.T, format, out string) string {
+	t.Helper()
+	if format == "text" {
+		out = minimumBudget.ReplaceAllString(out, "use --budget N or more")
+		out = textIndexState.ReplaceAllString(out, "index=X")
+		out = textEncoded.ReplaceAllString(out, "encoded=N")
+		out = textReason.ReplaceAllString(out, "")
+		return strings.ReplaceAll(out, "receipt: \n", "receipt: complete: nothing was dropped or rejected\n")
+	}
+	if strings.Contains(out, "\nexit ") || strings.HasPrefix(out, "exit ") {
+		// The least budget measures the receipt, receipt.index included.
+		return minimumBudget.ReplaceAllString(out, "use --budget N or more")
+	}
+	var v map[string]any
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	r := v["receipt"].(map[string]any)
+	delete(r, "index")
+	delete(r, "encoded_tokens")
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// TestIndexScanParity answers every golden query from the artifacts and
+// from a scan of the base, in all three formats, and requires the same
+// bytes apart from receipt.index.
+func TestIndexScanParity(t *testing.T) {
+	for _, name := range goldenCases(t) {
+		queries := readQueries(t, name)
+		if len(queries) == 0 {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			isolate(t)
+			dir := copyBase(t, name)
+			mustBuild(t, dir)
+			for _, q := range queries {
+				for _, format := range []string{"text", "json", "jsonl"} {
+					args := withFormat(q.args, format)
+					indexed := runContext(t, dir, args...)
+					if !strings.Contains(indexed, "used") && !strings.Contains(indexed, "exit ") && !strings.Contains(indexed, "query-too-short") {
+						t.Fatalf("%s: the indexed answer did not use the index:\n%s", q.name, indexed)
+					}
+					if err := os.Rename(filepath.Join(dir, ".cairn"), filepath.Join(dir, ".cairn.off")); err != nil {
+						t.Fatal(err)
+					}
+					scanned := runContext(t, dir, args...)
+					if err := os.Rename(filepath.Join(dir, ".cairn.off"), filepath.Join(dir, ".cairn")); err != nil {
+						t.Fatal(err)
+					}
+					if a, b := normalise(t, format, indexed), normalise(t, format, scanned); a != b {
+						t.Errorf("%s %s: indexed and scanned answers differ\n--- indexed\n%s\n--- scanned\n%s", q.name, format, a, b)
+					}
+				}
+			}
+		})
+	}
+}
+
+// formatsOf is text and JSON, or the one format a query line names.
+func formatsOf(q goldenQuery) []string {
+	for i, a := range q.args {
+		if a == "--format" && i+1 < len(q.args) {
+			return []string{q.args[i+1]}
+		}
+	}
+	return []string{"text", "json"}
+}
+
+// withFormat sets --format, replacing one the query line names.
+func withFormat(args []string, format string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		if args[i] == "--format" {
+			i++
+			continue
+		}
+		out = append(out, args[i])
+	}
+	return append(out, "--format", format)
+}
