@@ -1,0 +1,128 @@
+package query
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// answer runs a JSON context query on dir and returns the pack.
+func answer(t *testing.T, dir string, words ...string) Pack {
+	t.Helper()
+	out, err := Context(context.Background(), dir, Request{
+		Words: words, Budget: DefaultBudget, AsOf: time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC),
+		Format: FormatJSON, ToolVersion: "test",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p Pack
+	if err := json.Unmarshal(out, &p); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	return p
+}
+
+func uris(p Pack) []string {
+	var out []string
+	for _, it := range p.Items {
+		out = append(out, it.URI)
+	}
+	return out
+}
+
+// TestFallbackToScan damages the artifacts in the ways a reader can meet
+// and checks that the answer is the scan's, with receipt.index saying why.
+func TestFallbackToScan(t *testing.T) {
+	query := []string{"why", "did", "the", "arm64", "nightly", "time", "out"}
+	want := uris(answer(t, builtDemo(t), query...))
+	if len(want) < 5 {
+		t.Fatalf("the reference answer has only %v", want)
+	}
+	cases := []struct {
+		name   string
+		damage func(t *testing.T, dir string)
+		state  string
+		reason string
+	}{
+		{"postings truncated", func(t *testing.T, dir string) {
+			p := filepath.Join(dir, ".cairn", "postings.tsv")
+			data, _ := os.ReadFile(p)
+			os.WriteFile(p, data[:len(data)*2/3], 0o644)
+		}, "corrupt", "postings.tsv"},
+		{"postings edited", func(t *testing.T, dir string) {
+			p := filepath.Join(dir, ".cairn", "postings.tsv")
+			data, _ := os.ReadFile(p)
+			i := strings.Index(string(data), "\narm64\t")
+			data[i+3] = 'X'
+			os.WriteFile(p, data, 0o644)
+		}, "corrupt", "postings.tsv"},
+		{"docs emptied", func(t *testing.T, dir string) {
+			os.WriteFile(filepath.Join(dir, ".cairn", "docs.tsv"), nil, 0o644)
+		}, "corrupt", "docs.tsv"},
+		{"manifest garbled", func(t *testing.T, dir string) {
+			os.WriteFile(filepath.Join(dir, ".cairn", "manifest.json"), []byte("{"), 0o644)
+		}, "corrupt", "manifest"},
+		{"record edited after the build", func(t *testing.T, dir string) {
+			// An edit that changes no ranking input: the answer stays, and
+			// it comes from the scan, which reads the edited record.
+			edit(t, dir, "events/2026-11-09/tickets.json", `"name": "In Review"`, `"name": "In Progress"`)
+		}, "stale", "events/2026-11-09/tickets.json changed"},
+		{"artifacts removed", func(t *testing.T, dir string) {
+			os.RemoveAll(filepath.Join(dir, ".cairn"))
+		}, "missing", "run cairn build"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := builtDemo(t)
+			c.damage(t, dir)
+			p := answer(t, dir, query...)
+			if p.Receipt.Index.State != c.state || !strings.Contains(p.Receipt.Index.Reason, c.reason) {
+				t.Errorf("receipt.index = %+v, want %s naming %q", p.Receipt.Index, c.state, c.reason)
+			}
+			if got := uris(p); strings.Join(got, " ") != strings.Join(want, " ") {
+				t.Errorf("answer from the scan:\n%v\nwant:\n%v", got, want)
+			}
+		})
+	}
+}
+
+// TestQueryReadsOnlyItsTerms checks that an indexed query reads postings
+// only in its terms' byte ranges, never the whole file.
+func TestQueryReadsOnlyItsTerms(t *testing.T) {
+	dir := builtDemo(t)
+	ix, err := Open(context.Background(), dir)
+	if err != nil || ix.State != StateUsed {
+		t.Fatalf("Open: %v %+v", err, ix)
+	}
+	root, _ := os.OpenRoot(dir)
+	defer root.Close()
+	c, err := openIndex(dir, root.FS(), ix.cfg, ix.Manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	asOf := time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC)
+	req := Request{Words: []string{"retention", "policy"}, Budget: DefaultBudget, AsOf: asOf, Format: FormatText}
+	parsed, _ := Parse(req.Words, asOf, "", "")
+	e := &engine{c: c, req: req, parsed: parsed, state: *ix}
+	if _, err := e.run(); err != nil {
+		t.Fatal(err)
+	}
+	var want int64
+	for _, term := range []string{"retention", "policy", "=retention", "=policy"} {
+		if entry, ok, _ := c.r.Term(term); ok {
+			want += entry.Length
+		}
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, ".cairn", "postings.tsv"))
+	header := int64(strings.IndexByte(string(data), '\n') + 1) // checked when the reader opens
+	got := c.r.BytesRead()["postings.tsv"]
+	if got < want || got > header+1+want || got >= int64(len(data)) {
+		t.Errorf("read %d bytes of postings.tsv (%d in all), want the header's %d and the terms' %d", got, len(data), header, want)
+	}
+}

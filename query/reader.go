@@ -1,0 +1,558 @@
+package query
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/cairn-kb/cairn/artifacts"
+)
+
+// Read sizes: a read that has not found the line boundary it looks for
+// reads again, twice as much, up to maxChunk.
+const (
+	probeChunk = 256
+	keyPad     = 64
+	maxChunk   = 1 << 20
+)
+
+// Reader reads a built base's artifacts with positioned reads, never
+// loading a whole large file. It counts what it reads (for tests and
+// receipts). Its methods may be called concurrently.
+//
+// Every error that means an artifact is damaged (a wrong header, a
+// truncated file, a line that does not decode, a byte range that holds
+// another term) is an *artifacts.CorruptError, so that the caller can fall
+// back to a scan and say why. Other errors are I/O errors.
+type Reader struct {
+	docs, off, terms, post, edges, edgesDst *file
+	fields                                  []artifacts.Field
+	fieldsRead                              int64
+	items                                   int
+}
+
+// file is one open artifact and what has been read from it.
+type file struct {
+	f     *os.File
+	path  string // relative to the base root, e.g. .cairn/terms.tsv
+	size  int64
+	start int64 // where the first line after the header starts
+	read  atomic.Int64
+}
+
+// Expected headers, taken from the encoders themselves so that the
+// artifacts package stays the only place that spells them.
+var (
+	wantDocs, wantOff   = artifacts.EncodeDocs(nil)
+	wantTerms, wantPost = artifacts.EncodePostings(nil)
+	wantEdges, _        = artifacts.EncodeEdges(nil)
+	wantEdgesDst, _     = artifacts.EncodeEdgesDst(nil)
+)
+
+// OpenReader opens the artifacts under root/.cairn, checks every header,
+// that every file ends with LF, reads fields.tsv whole and takes the item
+// count from the size of docs.off. It reads a few bytes of each file.
+func OpenReader(root string) (_ *Reader, err error) {
+	osRoot, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	defer osRoot.Close()
+	r := &Reader{}
+	defer func() {
+		if err != nil {
+			r.Close()
+		}
+	}()
+	for _, a := range []struct {
+		dst  **file
+		path string
+		hdr  []byte
+	}{
+		{&r.docs, artifacts.DocsPath, wantDocs},
+		{&r.off, artifacts.DocsOffPath, wantOff},
+		{&r.terms, artifacts.TermsPath, wantTerms},
+		{&r.post, artifacts.PostingsPath, wantPost},
+		{&r.edges, artifacts.EdgesPath, wantEdges},
+		{&r.edgesDst, artifacts.EdgesDstPath, wantEdgesDst},
+	} {
+		if *a.dst, err = openArtifact(osRoot, a.path, a.hdr); err != nil {
+			return nil, err
+		}
+	}
+	fields, err := openArtifact(osRoot, artifacts.FieldsPath, nil)
+	if err != nil {
+		return nil, err
+	}
+	data, err := fields.readAt(0, int(fields.size))
+	fields.f.Close()
+	if err != nil {
+		return nil, err
+	}
+	r.fieldsRead = fields.read.Load()
+	if r.fields, err = artifacts.DecodeFields(data); err != nil {
+		return nil, err
+	}
+	width := int64(len(wantOff))
+	if r.off.size%width != 0 {
+		return nil, r.off.corrupt(0, "size %d is not a multiple of the line width %d", r.off.size, width)
+	}
+	// The last row must be whole and end the file: a cheap check that the
+	// two files belong together and docs.tsv was not cut short.
+	if r.items = int(r.off.size/width) - 1; r.items > 0 {
+		_, err = r.Row(r.items - 1)
+	} else if r.docs.size != r.docs.start {
+		err = r.docs.corrupt(0, "docs.off lists no rows but docs.tsv has some")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// openArtifact opens one artifact and checks its header (unless hdr is nil)
+// and final LF.
+func openArtifact(root *os.Root, p string, hdr []byte) (*file, error) {
+	f, err := root.Open(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, &artifacts.CorruptError{Path: p, Msg: "the file is missing"}
+	} else if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	a := &file{f: f, path: p, size: st.Size(), start: int64(len(hdr))}
+	if hdr == nil {
+		return a, nil
+	}
+	got, err := a.readAt(0, len(hdr))
+	if err == nil && !bytes.Equal(got, hdr) {
+		err = &artifacts.CorruptError{Path: p, Line: 1, Msg: fmt.Sprintf("header is not %q", bytes.TrimSuffix(hdr, []byte{'\n'}))}
+	}
+	if err == nil && a.size > a.start {
+		if got, err = a.readAt(a.size-1, 1); err == nil && got[0] != '\n' {
+			err = a.corrupt(0, truncated)
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return a, nil
+}
+
+// Close closes every artifact.
+func (r *Reader) Close() error {
+	var errs []error
+	for _, a := range []*file{r.docs, r.off, r.terms, r.post, r.edges, r.edgesDst} {
+		if a != nil {
+			errs = append(errs, a.f.Close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Items is the number of rows in docs.tsv.
+func (r *Reader) Items() int { return r.items }
+
+// Fields returns the rows of fields.tsv; the index is the field ordinal.
+func (r *Reader) Fields() []artifacts.Field { return append([]artifacts.Field(nil), r.fields...) }
+
+// BytesRead returns, per artifact file name (docs.tsv, postings.tsv, ...),
+// the bytes read so far, the headers checked by OpenReader included.
+func (r *Reader) BytesRead() map[string]int64 {
+	m := map[string]int64{path.Base(artifacts.FieldsPath): r.fieldsRead}
+	for _, a := range []*file{r.docs, r.off, r.terms, r.post, r.edges, r.edgesDst} {
+		m[path.Base(a.path)] = a.read.Load()
+	}
+	return m
+}
+
+// Row returns the docs.tsv row of ordinal ord: one read of docs.off (its
+// offset and the next row's), then exactly that row's bytes of docs.tsv.
+func (r *Reader) Row(ord int) (artifacts.Doc, error) {
+	if ord < 0 || ord >= r.items {
+		return artifacts.Doc{}, fmt.Errorf("row %d out of range: docs.tsv has %d rows", ord, r.items)
+	}
+	at, width := artifacts.DocsOffLine(ord)
+	b, err := r.off.readAt(at, 2*width) // one line at the last row
+	if err != nil {
+		return artifacts.Doc{}, err
+	}
+	start, err := artifacts.DocOffset(b[:width])
+	end := r.docs.size
+	if err == nil && len(b) > width {
+		end, err = artifacts.DocOffset(b[width:])
+	}
+	if err != nil {
+		return artifacts.Doc{}, err
+	}
+	if start < r.docs.start || end <= start || end > r.docs.size {
+		return artifacts.Doc{}, r.docs.corrupt(0, "docs.off puts row %d at bytes %d..%d, outside the file's %d bytes", ord, start, end, r.docs.size)
+	}
+	// One byte more in front: the LF that ends the previous row (or the
+	// header) proves that the offset is a row start.
+	line, err := r.docs.readAt(start-1, int(end-start+1))
+	if err != nil {
+		return artifacts.Doc{}, err
+	}
+	if line[0] != '\n' || bytes.IndexByte(line[1:], '\n') != len(line)-2 {
+		return artifacts.Doc{}, &artifacts.CorruptError{Path: artifacts.DocsPath, Line: ord + 2, Msg: "docs.off does not point at one whole row"}
+	}
+	line = line[1 : len(line)-1]
+	if bytes.HasSuffix(line, []byte{'\r'}) {
+		return artifacts.Doc{}, r.docs.corrupt(start, crlf)
+	}
+	return artifacts.DecodeDocRow(ord+2, line)
+}
+
+// Search returns the first ordinal whose URI is >= uri (Items() when there
+// is none) and whether that row's URI is uri. It reads O(log Items) rows.
+func (r *Reader) Search(uri string) (ord int, found bool, err error) {
+	lo, hi := 0, r.items
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		d, err := r.Row(mid)
+		if err != nil {
+			return 0, false, err
+		}
+		if d.URI < uri {
+			lo = mid + 1
+		} else {
+			hi, found = mid, d.URI == uri // the last hi is the answer
+		}
+	}
+	return lo, found, nil
+}
+
+// Term returns the dictionary entry of term, found by a binary search of
+// terms.tsv in O(log size) positioned reads.
+func (r *Reader) Term(term string) (artifacts.TermEntry, bool, error) {
+	s, _, found, err := r.terms.locate(term)
+	if err != nil || !found {
+		return artifacts.TermEntry{}, false, err
+	}
+	line, err := r.terms.readUntil(s, "\n")
+	if err != nil {
+		return artifacts.TermEntry{}, false, err
+	}
+	e, err := artifacts.DecodeTermRow(0, line)
+	if err != nil {
+		return e, false, r.terms.at(err, s)
+	}
+	return e, true, nil
+}
+
+// TermsWith returns every dictionary entry whose term contains sub, in
+// dictionary order. It reads terms.tsv in full, in large chunks, and
+// decodes only the rows where sub occurs: bytes.Index finds them, so the
+// cost is a memory scan rather than a parse of every row.
+func (r *Reader) TermsWith(sub string) ([]artifacts.TermEntry, error) {
+	a, want := r.terms, []byte(sub)
+	if strings.ContainsAny(sub, "\t\n") {
+		return nil, nil // no term holds a separator
+	}
+	var out []artifacts.TermEntry
+	buf := make([]byte, min(maxChunk, a.size-a.start))
+	n := 0 // buf[:n] is the start of a line the last chunk cut
+	for off := a.start; off < a.size; {
+		if n == len(buf) {
+			buf = append(buf, make([]byte, len(buf))...) // a line longer than buf
+		}
+		m, err := a.ReadAt(buf[n:min(int64(len(buf)), int64(n)+a.size-off)], off)
+		if err != nil && err != io.EOF {
+			return nil, err
+		} else if m == 0 {
+			return nil, a.corrupt(0, "the file is shorter than the %d bytes it had when opened", a.size)
+		}
+		base := off - int64(n) // where buf starts in the file
+		off += int64(m)
+		data := buf[:n+m]
+		whole := data[:bytes.LastIndexByte(data, '\n')+1]
+		for pos := 0; pos < len(whole); {
+			i := bytes.Index(whole[pos:], want)
+			if i < 0 {
+				break
+			}
+			s := pos + bytes.LastIndexByte(whole[pos:pos+i], '\n') + 1
+			e := s + bytes.IndexByte(whole[s:], '\n')
+			if tab := bytes.IndexByte(whole[s:e], '\t'); tab < 0 || pos+i+len(want) <= s+tab {
+				t, err := artifacts.DecodeTermRow(0, whole[s:e])
+				if err == nil && len(out) > 0 && out[len(out)-1].Term >= t.Term {
+					err = &artifacts.CorruptError{Path: a.path, Msg: fmt.Sprintf("term %q is out of order", t.Term)}
+				}
+				if err != nil {
+					return nil, a.at(err, base+int64(s))
+				}
+				out = append(out, t)
+			}
+			pos = e + 1
+		}
+		n = copy(buf, data[len(whole):])
+	}
+	if n > 0 {
+		return nil, a.corrupt(0, truncated)
+	}
+	return out, nil
+}
+
+// Postings reads exactly the byte range e names in postings.tsv and decodes
+// it, checking that the range holds e's term, that its item ordinals exist
+// and that it has e.DF distinct items.
+func (r *Reader) Postings(e artifacts.TermEntry) ([]artifacts.Posting, error) {
+	a := r.post
+	if e.Offset < a.start || e.Length < 1 || e.Offset > a.size-e.Length {
+		return nil, a.corrupt(0, "the range %d+%d of %q is outside the file's %d bytes; it is truncated", e.Offset, e.Length, e.Term, a.size)
+	}
+	line, err := a.readAt(e.Offset, int(e.Length))
+	if err != nil {
+		return nil, err
+	}
+	if bytes.HasSuffix(line, []byte("\r\n")) {
+		return nil, a.corrupt(e.Offset, crlf)
+	}
+	ps, err := artifacts.DecodePostingsLine(e.Term, line)
+	if err != nil {
+		return nil, a.at(err, e.Offset)
+	}
+	df := 0
+	for i, p := range ps {
+		if int(p.Doc) >= r.items {
+			return nil, a.corrupt(e.Offset, "postings of %q name item %d; docs.tsv has %d", e.Term, p.Doc, r.items)
+		}
+		if i == 0 || p.Doc != ps[i-1].Doc {
+			df++
+		}
+	}
+	if df != e.DF {
+		return nil, a.corrupt(e.Offset, "postings of %q hold %d items, terms.tsv says %d", e.Term, df, e.DF)
+	}
+	return ps, nil
+}
+
+// Outgoing returns the outgoing links of node from edges.tsv, and whether
+// the node has any.
+func (r *Reader) Outgoing(node string) ([]artifacts.Link, bool, error) {
+	return r.adjacency(r.edges, node, 0)
+}
+
+// Incoming returns the inbound links of node from edges.dst.tsv, newest
+// source first, at most limit of them (all when limit <= 0), and whether
+// the node has any. An item source is written #<ordinal>. A long line is
+// read and decoded only as far as the limit needs.
+func (r *Reader) Incoming(node string, limit int) ([]artifacts.Link, bool, error) {
+	return r.adjacency(r.edgesDst, node, limit)
+}
+
+func (r *Reader) adjacency(a *file, node string, limit int) ([]artifacts.Link, bool, error) {
+	s, klen, found, err := a.locate(node)
+	if err != nil || !found {
+		return nil, false, err
+	}
+	if limit <= 0 {
+		limit = math.MaxInt
+	}
+	links, err := a.streamLinks(s, klen, node, limit)
+	if err != nil {
+		return nil, false, err
+	}
+	for _, l := range links { // an item source #<ordinal> must be a row
+		if ref, ok := strings.CutPrefix(l.Node, artifacts.ItemRef); ok && a == r.edgesDst {
+			if n, err := strconv.Atoi(ref); err != nil || n < 0 || n >= r.items {
+				return nil, false, a.corrupt(s, "source %q is not an item of docs.tsv, which has %d", l.Node, r.items)
+			}
+		}
+	}
+	return links, true, nil
+}
+
+// streamLinks decodes the links of the line at s whose node column has
+// klen bytes, a batch of whole cells at a time with DecodeAdjacencyLine,
+// until it has limit links or reaches the end of the line. The batches
+// grow, so a whole megabyte line costs a few dozen reads.
+func (a *file) streamLinks(s int64, klen int, node string, limit int) ([]artifacts.Link, error) {
+	pos := s + int64(klen)
+	sep, err := a.readAt(pos, 1)
+	if err != nil {
+		return nil, err
+	}
+	if len(sep) == 0 || sep[0] != '\t' {
+		return nil, a.corrupt(s, "node %q has no links", node)
+	}
+	pos++
+	var links []artifacts.Link
+	for c := probeChunk; len(links) < limit; {
+		buf, err := a.readAt(pos, c)
+		if err != nil {
+			return nil, err
+		}
+		seg, last := buf, false
+		if i := bytes.IndexByte(buf, '\n'); i >= 0 {
+			seg, last = buf[:i], true
+			if bytes.HasSuffix(seg, []byte{'\r'}) {
+				return nil, a.corrupt(s, crlf)
+			}
+		} else if pos+int64(len(buf)) >= a.size {
+			return nil, a.corrupt(s, truncated)
+		} else if j := bytes.LastIndexByte(buf, '\t'); j >= 0 {
+			seg = buf[:j]
+			pos += int64(j) + 1
+		} else {
+			c = min(2*c, maxChunk) // one cell longer than the chunk
+			continue
+		}
+		adj, err := artifacts.DecodeAdjacencyLine(a.path, 0, append([]byte(node+"\t"), seg...))
+		if err != nil {
+			return nil, a.at(err, s)
+		}
+		links = append(links, adj.Links...)
+		if last {
+			break
+		}
+		c = min(2*c, maxChunk)
+	}
+	return links[:min(limit, len(links))], nil
+}
+
+// ReadAt reads from the artifact and counts what it read.
+func (a *file) ReadAt(p []byte, off int64) (int, error) {
+	n, err := a.f.ReadAt(p, off)
+	a.read.Add(int64(n))
+	return n, err
+}
+
+// readAt reads n bytes at off, fewer only where the file ends.
+func (a *file) readAt(off int64, n int) ([]byte, error) {
+	if rest := a.size - off; int64(n) > rest {
+		n = int(max(rest, 0))
+	}
+	buf := make([]byte, n)
+	m, err := a.ReadAt(buf, off)
+	if m < n {
+		if err != nil && err != io.EOF {
+			return nil, err
+		}
+		return nil, a.corrupt(0, "the file is shorter than the %d bytes it had when opened; it was truncated", a.size)
+	}
+	return buf, nil
+}
+
+// readUntil reads from s up to the first of the stop bytes and returns the
+// bytes before it, extending its read while it has not found one.
+func (a *file) readUntil(s int64, stops string) ([]byte, error) {
+	var out []byte
+	for c := probeChunk; ; c = min(2*c, maxChunk) {
+		at := s + int64(len(out))
+		if at >= a.size {
+			return nil, a.corrupt(s, truncated)
+		}
+		buf, err := a.readAt(at, c)
+		if err != nil {
+			return nil, err
+		}
+		if i := bytes.IndexAny(buf, stops); i >= 0 {
+			out = append(out, buf[:i]...)
+			if buf[i] == '\n' && bytes.HasSuffix(out, []byte{'\r'}) {
+				return nil, a.corrupt(s, crlf)
+			}
+			return out, nil
+		}
+		out = append(out, buf...)
+	}
+}
+
+// Reasons shared by several reads.
+const (
+	truncated = "last line has no LF; the file is truncated"
+	crlf      = "the line ends with CR; artifacts use LF line endings"
+)
+
+// corrupt is a CorruptError about a's line starting at byte s (0: the
+// whole file).
+func (a *file) corrupt(s int64, format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	if s > 0 {
+		msg = fmt.Sprintf("line at byte %d: %s", s, msg)
+	}
+	return &artifacts.CorruptError{Path: a.path, Msg: msg}
+}
+
+// at adds the byte offset of the line to a decoder's CorruptError, whose
+// line number a positioned read does not know.
+func (a *file) at(err error, s int64) error {
+	var ce *artifacts.CorruptError
+	if errors.As(err, &ce) && ce.Line == 0 {
+		ce.Msg = fmt.Sprintf("line at byte %d: %s", s, ce.Msg)
+	}
+	return err
+}
+
+// locate finds the line of a sorted line file whose first column is key,
+// by a binary search over byte offsets, and returns where the line starts
+// and the length of its first column. Invariant: floor lies in a line that
+// sorts below key (the header sorts below everything) and hi is the start
+// of a line that sorts above it, or the end of the file; the line sought,
+// if any, starts in (floor, hi). A probe scans back from the middle to the
+// start of the line it lands in, whose first column decides, so no byte is
+// read twice and landing inside a long line costs the distance to its start.
+func (a *file) locate(key string) (start int64, klen int, found bool, err error) {
+	want := []byte(key)
+	for floor, hi := int64(0), a.size; hi-floor > 1; {
+		mid := floor + (hi-floor)/2
+		s, k, err := a.lineOf(floor, mid)
+		if err != nil {
+			return 0, 0, false, err
+		}
+		c := -1 // no line starts in (floor, mid]: mid is in floor's line
+		if s >= 0 {
+			c = bytes.Compare(k, want)
+		}
+		switch {
+		case c == 0:
+			return s, len(k), true, nil
+		case c < 0:
+			floor = mid
+		default:
+			hi = s
+		}
+	}
+	return 0, 0, false, nil
+}
+
+// lineOf finds the start s of the line holding byte mid by scanning back
+// in growing chunks, and returns it with the line's first column; s is -1
+// when no line starts in (floor, mid]. The first read goes keyPad bytes
+// past mid, so that a line starting just before mid brings its key along.
+func (a *file) lineOf(floor, mid int64) (int64, []byte, error) {
+	for end, c := mid, int64(probeChunk); end > floor; c = min(2*c, maxChunk) {
+		from, to := max(floor, end-c), end
+		if end == mid {
+			to = min(mid+keyPad, a.size)
+		}
+		buf, err := a.readAt(from, int(to-from))
+		if err != nil {
+			return 0, nil, err
+		}
+		if i := bytes.LastIndexByte(buf[:end-from], '\n'); i >= 0 {
+			s := from + int64(i) + 1
+			if j := bytes.IndexAny(buf[i+1:], "\t\n"); j >= 0 {
+				return s, buf[i+1 : i+1+j], nil
+			}
+			k, err := a.readUntil(s, "\t\n")
+			return s, k, err
+		}
+		end = from
+	}
+	return -1, nil, nil
+}
