@@ -24,6 +24,8 @@ var measurements = []measurement{
 	{"no-op rebuild", measureNoopBuild},
 	{"artifact bytes", measureArtifacts},
 	{"one-record edit", measureOneEdit},
+	{"context indexed", measureContextIndexed},
+	{"context scan", measureContextScan},
 }
 
 // measureColdBuild builds from nothing: the artifacts, any rules files a
