@@ -1,7 +1,11 @@
 package main
 
 import (
+	"context"
+	"time"
+
 	"fmt"
+	"github.com/cairn-kb/cairn/query"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +13,14 @@ import (
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/golden"
 )
+
+// The demo's questions, the day they are asked and their budget.
+var (
+	demoQuestions = [][]string{{"why", "did", "the", "arm64", "nightly", "time", "out"}, {"marc@x.test"}}
+	demoAsOf      = time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC)
+)
+
+const demoBudget = 1200
 
 // DemoCmd is `cairn demo`.
 type DemoCmd struct {
@@ -82,6 +94,19 @@ func (c *DemoCmd) Run(env *Env) error {
 		return err
 	}
 	fmt.Fprintf(w, "\n$ cairn build   # again, nothing changed\n%s\n", again.summary())
+
+	// The demo base's records run to 2026-11-09, so its questions are
+	// asked as of the next day.
+	for _, q := range demoQuestions {
+		fmt.Fprintf(w, "\n$ cairn context --as-of %s --budget %d %q\n", demoAsOf.Format(time.DateOnly), demoBudget, strings.Join(q, " "))
+		out, err := query.Context(context.Background(), dir, query.Request{
+			Words: q, Budget: demoBudget, AsOf: demoAsOf, Format: query.FormatText, ToolVersion: Version,
+		})
+		if err != nil {
+			return err
+		}
+		w.Write(out)
+	}
 	if c.Keep {
 		fmt.Fprintf(w, "\nthe demo base stays in %s; try: cairn --base %s build --check\n", dir, dir)
 	}
