@@ -159,3 +159,47 @@ func withFormat(args []string, format string) []string {
 	}
 	return append(out, "--format", format)
 }
+
+func TestContextCommandErrors(t *testing.T) {
+	isolate(t)
+	dir := copyBase(t, "demo")
+	mustBuild(t, dir)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--save-receipt", "retention"}, "not built yet"},
+		{[]string{"--since-receipt", "0123456789abcdef", "retention"}, "not built yet"},
+		{[]string{"--as-of", "tomorrow", "retention"}, `--as-of "tomorrow" is not a day`},
+		{[]string{"--format", "yaml", "retention"}, "--format"},
+		{[]string{"--budget", "0", "retention"}, "positive number of tokens"},
+		{[]string{"--since", "2026-11-09", "--until", "2026-11-01", "retention"}, "since"},
+		{[]string{"--as-of", "2026-11-10", "retention", "2026-13"}, "2026-13"},
+		{nil, "give a query"},
+	}
+	for _, c := range cases {
+		code, _, stderr := cairn(t, append([]string{"--base", dir, "context"}, c.args...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("context %v: exit %d, stderr %q; want 2 mentioning %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+func TestContextAsOfFromEnvironment(t *testing.T) {
+	isolate(t)
+	dir := copyBase(t, "demo")
+	mustBuild(t, dir)
+	var out, errb strings.Builder
+	env := &Env{Stdout: &out, Stderr: &errb, Getenv: func(k string) string {
+		if k == "CAIRN_AS_OF" {
+			return "2026-11-10"
+		}
+		return ""
+	}, Getwd: os.Getwd}
+	if code := runEnv([]string{"--base", dir, "context", "HAR-151"}, env); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "as_of=2026-11-10") {
+		t.Errorf("CAIRN_AS_OF was not used:\n%s", out.String())
+	}
+}
