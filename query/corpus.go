@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"io/fs"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -120,7 +121,7 @@ func openScan(ctx context.Context, fsys fs.FS) (*scanCorpus, error) {
 			in[l.Node] = append(in[l.Node], inbound{artifacts.Link{Kind: l.Kind, Node: artifacts.ItemRef + strconv.Itoa(i)}, at, i})
 		}
 	}
-	for _, name := range sortedKeys(c.cfg.Identities) {
+	for _, name := range slices.Sorted(maps.Keys(c.cfg.Identities)) {
 		id := c.cfg.Identities[name]
 		for _, a := range id.Aliases {
 			if a != id.Canonical {
@@ -148,7 +149,7 @@ func openScan(ctx context.Context, fsys fs.FS) (*scanCorpus, error) {
 		}
 		c.incoming[node] = links
 	}
-	c.terms = sortedKeys(c.postings)
+	c.terms = slices.Sorted(maps.Keys(c.postings))
 	return c, nil
 }
 
@@ -160,15 +161,6 @@ func errorsOnly(ds []diag.Diagnostic) []diag.Diagnostic {
 		}
 	}
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 func (c *scanCorpus) Config() model.Config      { return c.cfg }

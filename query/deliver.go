@@ -2,6 +2,7 @@ package query
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -257,7 +258,7 @@ func (e *engine) receipt(rejected []RejectedPin) Receipt {
 		r.Index.State = "query-too-short"
 		r.Index.Reason = "the query has no terms left after normalisation"
 	}
-	for _, src := range sortedKeys(cfg.Sources) {
+	for _, src := range slices.Sorted(maps.Keys(cfg.Sources)) {
 		if hl := cfg.Sources[src].Recency.HalfLifeDays; hl > 0 {
 			r.RecencyModel = append(r.RecencyModel, HalfLife{Source: src, HalfLifeDays: hl})
 		}

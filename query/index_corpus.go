@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/cairn-kb/cairn/artifacts"
@@ -136,7 +138,7 @@ func (c *indexCorpus) Item(ord int) (project.Item, error) {
 			return it, err
 		}
 		doc := model.Document{Path: d.Path, Layer: d.Layer, Source: d.Source, Date: d.Date, Schema: map[string]model.FieldSpec{}}
-		for _, f := range sortedKeys(d.Fields) {
+		for _, f := range slices.Sorted(maps.Keys(d.Fields)) {
 			doc.Fields = append(doc.Fields, model.FieldMap{Field: f, Paths: d.Fields[f]})
 		}
 		for _, f := range d.Relations {

@@ -13,6 +13,7 @@ package graph
 import (
 	"cmp"
 	"context"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -78,7 +79,7 @@ func Run(ctx context.Context, in Input) (Output, error) {
 	// Identity aliases: alias → canonical. Aliases are not items, so these
 	// rows merge into the source table by name.
 	aliases := map[string][]artifacts.Link{}
-	for _, name := range sortedKeys(in.Config.Identities) {
+	for _, name := range slices.Sorted(maps.Keys(in.Config.Identities)) {
 		id := in.Config.Identities[name]
 		for _, a := range id.Aliases {
 			if a != id.Canonical {
@@ -89,14 +90,14 @@ func Run(ctx context.Context, in Input) (Output, error) {
 		}
 	}
 	var aliasRows []artifacts.Adjacency
-	for _, a := range sortedKeys(aliases) {
+	for _, a := range slices.Sorted(maps.Keys(aliases)) {
 		aliasRows = append(aliasRows, artifacts.Adjacency{Node: a, Links: aliases[a]})
 	}
 	// Item rows come in URI order already; merge the alias rows in rather
 	// than sort a million rows again.
 	bySrc := mergeSameNode(mergeSorted(items, aliasRows))
 
-	dsts := sortedKeys(byDst)
+	dsts := slices.Sorted(maps.Keys(byDst))
 	rows := make([]artifacts.Adjacency, len(dsts))
 	for i, d := range dsts {
 		in := byDst[d]
@@ -153,13 +154,4 @@ func mergeSameNode(rows []artifacts.Adjacency) []artifacts.Adjacency {
 		out = append(out, r)
 	}
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

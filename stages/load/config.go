@@ -3,6 +3,7 @@ package load
 import (
 	"errors"
 	"io/fs"
+	"maps"
 	"path"
 	"regexp"
 	"slices"
@@ -86,7 +87,7 @@ func validateConfig(cfg model.Config, root *yaml.Node, ds *diag.List) {
 		line, col := keyLine(root, keys...)
 		ds.Errorf(ConfigFile, line, col, code, format, args...)
 	}
-	for _, name := range sortedKeys(cfg.Schema) {
+	for _, name := range slices.Sorted(maps.Keys(cfg.Schema)) {
 		f := cfg.Schema[name]
 		at := []string{"schema", name}
 		if !FieldNameRe.MatchString(name) {
@@ -99,7 +100,7 @@ func validateConfig(cfg model.Config, root *yaml.Node, ds *diag.List) {
 			errAt(append(at, "cardinality"), "bad-cardinality", "cardinality of %q is %q; use one of: %s", name, f.Cardinality, strings.Join(Cardinalities, ", "))
 		}
 	}
-	for _, name := range sortedKeys(cfg.Sources) {
+	for _, name := range slices.Sorted(maps.Keys(cfg.Sources)) {
 		s := cfg.Sources[name]
 		at := []string{"sources", name}
 		if !sourceRe.MatchString(name) {
@@ -116,7 +117,7 @@ func validateConfig(cfg model.Config, root *yaml.Node, ds *diag.List) {
 		}
 	}
 	owner := map[string]string{}
-	for _, name := range sortedKeys(cfg.Identities) {
+	for _, name := range slices.Sorted(maps.Keys(cfg.Identities)) {
 		id := cfg.Identities[name]
 		at := []string{"identities", name}
 		if !IsEntityURI(id.Canonical) {

@@ -3,6 +3,7 @@ package load
 import (
 	"context"
 	"io/fs"
+	"maps"
 	"runtime"
 	"slices"
 	"strconv"
@@ -245,28 +246,19 @@ func SemanticsDigest(cfg model.Config) string {
 		h.WriteString("\x1e")
 	}
 	w("ranking", strconv.Itoa(artifacts.RankingVersion))
-	for _, name := range sortedKeys(cfg.Schema) {
+	for _, name := range slices.Sorted(maps.Keys(cfg.Schema)) {
 		f := cfg.Schema[name]
 		w("field", name, strconv.Itoa(cfg.Weight(name)), strconv.FormatBool(f.Relation), f.Cardinality)
 	}
-	for _, name := range sortedKeys(cfg.Sources) {
+	for _, name := range slices.Sorted(maps.Keys(cfg.Sources)) {
 		s := cfg.Sources[name]
 		w("source", name, strconv.Itoa(s.Recency.HalfLifeDays), s.Category, s.Visibility)
 	}
-	for _, name := range sortedKeys(cfg.Identities) {
+	for _, name := range slices.Sorted(maps.Keys(cfg.Identities)) {
 		id := cfg.Identities[name]
 		w(append([]string{"identity", name, id.Canonical}, id.Aliases...)...)
 	}
 	l := cfg.Layers
 	w("layers", l.Events, l.Index, l.Wiki, l.Projects, l.Tasks, l.Bodies)
 	return artifacts.HashSum(h.Sum64())
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

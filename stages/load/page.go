@@ -3,6 +3,7 @@ package load
 import (
 	"bytes"
 	"io/fs"
+	"maps"
 	"path"
 	"slices"
 	"strconv"
@@ -74,7 +75,7 @@ func decodeFrontmatter(p string, data []byte, ds *diag.List) (frontmatter, []byt
 	if fm.ValidFrom != "" && fm.ValidUntil != "" && fm.ValidFrom > fm.ValidUntil {
 		ds.Errorf(p, 2, 1, "bad-window", "valid_from %s is after valid_until %s; swap or fix them", fm.ValidFrom, fm.ValidUntil)
 	}
-	for _, name := range sortedKeys(fm.Relations) {
+	for _, name := range slices.Sorted(maps.Keys(fm.Relations)) {
 		if !FieldNameRe.MatchString(name) {
 			ds.Errorf(p, 2, 1, "bad-field-name", "relation name %q must match ^[a-z][a-z0-9_-]*$; rename it", name)
 		}

@@ -1,6 +1,7 @@
 package project
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -16,7 +17,7 @@ type Identities struct {
 // NewIdentities indexes the identities of a configuration.
 func NewIdentities(cfg model.Config) Identities {
 	ids := Identities{names: map[string][]string{}}
-	for _, name := range sortedKeys(cfg.Identities) {
+	for _, name := range slices.Sorted(maps.Keys(cfg.Identities)) {
 		id := cfg.Identities[name]
 		all := append([]string{id.Canonical}, id.Aliases...)
 		for _, n := range all {
@@ -78,13 +79,4 @@ func EntitySuffix(v string) string {
 		return ""
 	}
 	return rest[i+1:]
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -1,6 +1,7 @@
 package project
 
 import (
+	"maps"
 	"path"
 	"regexp"
 	"slices"
@@ -79,7 +80,7 @@ func projectPage(cfg model.Config, ids Identities, tk *tokenizer, p model.Page) 
 	add("blocker", false, f.Blocker)
 	add("reviewed", false, f.Reviewed)
 	add("due", false, f.Due)
-	for _, field := range sortedKeys(f.Relations) {
+	for _, field := range slices.Sorted(maps.Keys(f.Relations)) {
 		var kept, exact []string
 		for _, v := range f.Relations[field] {
 			if strings.TrimSpace(v) != "" {
