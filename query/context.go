@@ -134,11 +134,11 @@ type engine struct {
 	terms       []*termStats
 	roles       []string // role flags the query names (private, received)
 	pool        []*scored
-	floorOut    int               // matched items left below the floor
-	policyOut   int               // received or private items kept out
-	truncated   []string          // hub entities whose inbound edges were cut at hubInbound
-	closedSeeds []string          // seeds whose neighbourhood was too large to expand
-	built       map[*scored]entry // rendered candidates, whatever the budget
+	floorOut    int                // matched items left below the floor
+	policyOut   int                // received or private items kept out
+	truncated   []string           // hub entities whose inbound edges were cut at hubInbound
+	closedSeeds []string           // seeds whose neighbourhood was too large to expand
+	built       map[*scored]*entry // rendered candidates, whatever the budget
 }
 
 // roleTerms are query terms that name a policy role: they identify the
@@ -203,6 +203,28 @@ func (e *engine) score() error {
 	fields := e.c.Fields()
 	cfg := e.c.Config()
 	byOrd := map[int32]*scored{}
+	// Read every matched item's row at once, in ordinal order, so that
+	// near rows share reads.
+	var all []int
+	seen := map[int32]bool{}
+	for _, st := range e.terms {
+		for o := range st.exact {
+			seen[o] = true
+		}
+		for o := range st.matches {
+			seen[o] = true
+		}
+	}
+	for _, o := range sortedOrds(seen) {
+		all = append(all, int(o))
+	}
+	rows, err := e.c.Rows(all)
+	if err != nil {
+		return err
+	}
+	for i, o := range all {
+		byOrd[int32(o)] = &scored{ord: o, row: rows[i], count: 1}
+	}
 	get := func(ord int32) (*scored, error) {
 		if s, ok := byOrd[ord]; ok {
 			return s, nil

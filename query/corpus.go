@@ -27,6 +27,8 @@ type corpus interface {
 	Len() int
 	Fields() []artifacts.Field
 	Row(ord int) (artifacts.Doc, error)
+	// Rows reads the rows of sorted, distinct ordinals.
+	Rows(ords []int) ([]artifacts.Doc, error)
 	// Search is the lower bound: the first ordinal whose URI is >= uri.
 	Search(uri string) (int, error)
 	// Postings of an exact dictionary term; ok is false when absent.
@@ -203,3 +205,11 @@ func (c *scanCorpus) Incoming(node string, limit int) ([]artifacts.Link, error) 
 }
 
 func (c *scanCorpus) HasBody(uri string) bool { return c.bodies[uri] }
+
+func (c *scanCorpus) Rows(ords []int) ([]artifacts.Doc, error) {
+	out := make([]artifacts.Doc, len(ords))
+	for i, o := range ords {
+		out[i] = c.rows[o]
+	}
+	return out, nil
+}

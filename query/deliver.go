@@ -35,34 +35,35 @@ func (e *engine) deliver(pins []*scored, ranked []*scored, rejected []RejectedPi
 		return tokens(len(render(&Pack{Items: []PackItem{}}, e.req.Format, e.req.Explain)))
 	}()
 	// build renders a candidate alone to estimate what it adds to a pack.
-	build := func(s *scored) (entry, error) {
+	build := func(s *scored) (*entry, error) {
 		if en, ok := e.built[s]; ok {
 			return en, nil
 		}
 		it, err := e.itemOf(s)
 		if err != nil {
-			return entry{}, err
+			return nil, err
 		}
 		pi := packItem(s, it, e.excerpt(s, it), e.req.Explain)
 		if e.req.Format != FormatText {
 			pi.json(e.req.Format == FormatJSON) // encoded once; copies keep it
 		}
 		cost := tokens(len(render(&Pack{Items: []PackItem{pi}}, e.req.Format, e.req.Explain))) - empty
-		en := entry{s: s, item: pi, cost: max(cost, 1), built: true}
+		en := &entry{s: s, item: pi, cost: max(cost, 1), built: true}
 		if e.built == nil {
-			e.built = map[*scored]entry{}
+			e.built = map[*scored]*entry{}
 		}
 		e.built[s] = en
 		return en, nil
 	}
 	// A candidate that cannot be shown gets a cost from its row alone, so
 	// the long tail is never read in full.
-	rough := func(s *scored) entry {
-		return entry{s: s, cost: tokens(len(s.row.URI) + len(s.row.Title) + len(s.row.Source) + roughItemBytes)}
+	rough := func(s *scored) *entry {
+		return &entry{s: s, cost: tokens(len(s.row.URI) + len(s.row.Title) + len(s.row.Source) + roughItemBytes)}
 	}
-	var admitted, dropped []entry
-	// assemble makes the pack of the first n admitted entries, with detail
-	// entries of the dropped list named.
+	var admitted, dropped []*entry
+	dropAll := 0 // the smallest pack drops everything; only the count shows
+	// assemble makes the pack of the first n admitted entries, naming the
+	// first detail entries of what is dropped.
 	assemble := func(n, detail int) *Pack {
 		p := &Pack{Query: base.Query, Items: make([]PackItem, 0, n), Receipt: base}
 		p.Receipt.RejectedPins = append([]RejectedPin{}, rejected...)
@@ -70,12 +71,16 @@ func (e *engine) deliver(pins []*scored, ranked []*scored, rejected []RejectedPi
 			p.Items = append(p.Items, en.item)
 			p.Receipt.UsedTokens += en.cost
 		}
-		all := append(slices.Clone(admitted[n:]), dropped...)
-		p.Receipt.Dropped = []Dropped{}
-		for _, en := range all[:min(detail, len(all))] {
+		rest := admitted[n:]
+		p.Receipt.Dropped = make([]Dropped, 0, detail)
+		for i := 0; i < detail && i < len(rest)+len(dropped); i++ {
+			en := dropped[max(0, i-len(rest))]
+			if i < len(rest) {
+				en = rest[i]
+			}
 			p.Receipt.Dropped = append(p.Receipt.Dropped, Dropped{URI: en.s.row.URI, Reason: en.reason, Score: en.s.score, Tokens: en.cost})
 		}
-		p.Receipt.DroppedTotal = len(all)
+		p.Receipt.DroppedTotal = len(rest) + len(dropped) + dropAll
 		p.Receipt.Selected = n
 		p.Receipt.ConsultedBodies = e.consulted(admitted[:n])
 		if n == 0 {
@@ -94,17 +99,12 @@ func (e *engine) deliver(pins []*scored, ranked []*scored, rejected []RejectedPi
 		return n
 	}
 	// The smallest honest pack names no item and no dropped detail.
-	for _, s := range pins {
-		dropped = append(dropped, entry{s: s, reason: "budget"})
-	}
-	for _, s := range ranked {
-		dropped = append(dropped, entry{s: s, reason: "budget"})
-	}
+	dropAll = len(pins) + len(ranked)
 	overhead := measure(assemble(0, 0))
 	if overhead > e.req.Budget {
 		return nil, &BudgetError{Budget: e.req.Budget, Minimum: e.minimumBudget(assemble(0, 0))}
 	}
-	dropped = dropped[:0]
+	dropAll = 0
 	itemBudget := e.req.Budget - overhead
 
 	used := 0
@@ -125,7 +125,7 @@ func (e *engine) deliver(pins []*scored, ranked []*scored, rejected []RejectedPi
 	}
 	// Build candidates in rank order while they could still fit, and a
 	// margin beyond for diversity to draw on; estimate the rest roughly.
-	var cands []entry
+	var cands []*entry
 	k, room := 0, itemBudget-used
 	for i, s := range ranked {
 		if room > 0 || i < k+diversityMargin {
@@ -144,24 +144,25 @@ func (e *engine) deliver(pins []*scored, ranked []*scored, rejected []RejectedPi
 		}
 		cands = append(cands, rough(s))
 	}
-	byS := map[*scored]entry{}
+	byS := map[*scored]*entry{}
 	for _, c := range cands {
 		byS[c.s] = c
 	}
 	for _, s := range diversify(ranked, k) {
-		en := byS[s]
+		en := *byS[s] // a copy: its reason is this call's
+		enp := &en
 		fitsNow := en.built && used+en.cost <= itemBudget
 		underCap := k < diversifyFrom || len(admitted)-len(pins) < k
 		switch {
 		case fitsNow && underCap:
 			used += en.cost
-			admitted = append(admitted, en)
+			admitted = append(admitted, enp)
 		case fitsNow:
 			en.reason = "diversity"
-			dropped = append(dropped, en)
+			dropped = append(dropped, enp)
 		default:
 			en.reason = "budget"
-			dropped = append(dropped, en)
+			dropped = append(dropped, enp)
 		}
 	}
 	// Display order follows standing, whatever order diversity admitted in.
@@ -170,17 +171,20 @@ func (e *engine) deliver(pins []*scored, ranked []*scored, rejected []RejectedPi
 		rank[s] = i
 	}
 	tail := admitted[len(admitted)-countUnpinned(admitted):]
-	slices.SortStableFunc(tail, func(a, b entry) int { return rank[a.s] - rank[b.s] })
-	for i := range admitted {
-		admitted[i].reason = "budget" // if the real output cannot hold it
+	slices.SortStableFunc(tail, func(a, b *entry) int { return rank[a.s] - rank[b.s] })
+	for i, en := range admitted {
+		c := *en
+		c.reason = "budget" // if the real output cannot hold it
+		admitted[i] = &c
 	}
 
 	n := len(admitted)
 	for n > 0 && measure(assemble(n, 0)) > e.req.Budget {
 		n--
 	}
-	// Add back as much dropped detail as fits (binary search on its length).
-	total := len(admitted) - n + len(dropped)
+	// Add back as much dropped detail as fits (binary search on its
+	// length), up to maxDroppedDetail entries; dropped_total counts all.
+	total := min(maxDroppedDetail, len(admitted)-n+len(dropped))
 	lo, hi := 0, total
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
@@ -192,6 +196,9 @@ func (e *engine) deliver(pins []*scored, ranked []*scored, rejected []RejectedPi
 	}
 	return fixTokens(assemble(n, lo), e.req.Format, e.req.Explain), nil
 }
+
+// maxDroppedDetail bounds the dropped items a receipt names one by one.
+const maxDroppedDetail = 32
 
 // roughItemBytes is the metadata, excerpt and receipt share assumed for a
 // candidate that is not rendered to be measured.
@@ -301,7 +308,7 @@ type entry struct {
 
 // consulted lists the admitted records whose verified cached body joined
 // their ranking.
-func (e *engine) consulted(admitted []entry) []string {
+func (e *engine) consulted(admitted []*entry) []string {
 	out := []string{}
 	for _, en := range admitted {
 		if en.s.item != nil && en.s.row.SpanOff >= 0 && hasBody(en.s.row, e.c.Fields()) && e.c.HasBody(en.s.row.URI) {
@@ -343,7 +350,7 @@ func (e *engine) inputDigest() string {
 }
 
 // countUnpinned counts the admitted entries after the pins.
-func countUnpinned(list []entry) int {
+func countUnpinned(list []*entry) int {
 	n := 0
 	for _, en := range list {
 		if !en.s.pinned {

@@ -185,3 +185,5 @@ func (c *indexCorpus) span(path string, off, n int64) (string, error) {
 }
 
 func (c *indexCorpus) HasBody(uri string) bool { return c.bodies[uri] }
+
+func (c *indexCorpus) Rows(ords []int) ([]artifacts.Doc, error) { return c.r.Rows(ords) }

@@ -556,3 +556,79 @@ func (a *file) lineOf(floor, mid int64) (int64, []byte, error) {
 	}
 	return -1, nil, nil
 }
+
+// rowGap is how many unwanted rows a batched read may span to join two
+// wanted ones: reading a few more bytes beats another system call.
+const rowGap = 32
+
+// Rows reads the rows of many ordinals (sorted, distinct) in a few
+// positioned reads: ordinals close together share one read of docs.off and
+// one of docs.tsv. It checks each row as Row does.
+func (r *Reader) Rows(ords []int) ([]artifacts.Doc, error) {
+	out := make([]artifacts.Doc, 0, len(ords))
+	for i := 0; i < len(ords); {
+		j := i + 1
+		for j < len(ords) && ords[j]-ords[j-1] <= rowGap {
+			j++
+		}
+		first, last := ords[i], ords[j-1]
+		if first < 0 || last >= r.items {
+			return nil, fmt.Errorf("rows %d..%d out of range: docs.tsv has %d rows", first, last, r.items)
+		}
+		at, width := artifacts.DocsOffLine(first)
+		n := last - first + 1
+		offs, err := r.off.readAt(at, min((n+1)*width, int(r.off.size-at)))
+		if err != nil {
+			return nil, err
+		}
+		offset := func(k int) (int64, error) {
+			if (k+1)*width > len(offs) {
+				return r.docs.size, nil // the end of the last row is the file's end
+			}
+			return artifacts.DocOffset(offs[k*width : (k+1)*width])
+		}
+		start, err := offset(0)
+		if err != nil {
+			return nil, err
+		}
+		end, err := offset(n)
+		if err != nil {
+			return nil, err
+		}
+		if start < r.docs.start || end <= start || end > r.docs.size {
+			return nil, r.docs.corrupt(0, "docs.off puts rows %d..%d at bytes %d..%d, outside the file's %d bytes", first, last, start, end, r.docs.size)
+		}
+		block, err := r.docs.readAt(start-1, int(end-start+1))
+		if err != nil {
+			return nil, err
+		}
+		for _, ord := range ords[i:j] {
+			a, err := offset(ord - first)
+			if err != nil {
+				return nil, err
+			}
+			b, err := offset(ord - first + 1)
+			if err != nil {
+				return nil, err
+			}
+			if a < start || b > end || b <= a {
+				return nil, r.docs.corrupt(a, "docs.off is out of order at row %d", ord)
+			}
+			line := block[a-start : b-start+1] // with the LF before it
+			if line[0] != '\n' || bytes.IndexByte(line[1:], '\n') != len(line)-2 {
+				return nil, &artifacts.CorruptError{Path: artifacts.DocsPath, Line: ord + 2, Msg: "docs.off does not point at one whole row"}
+			}
+			line = line[1 : len(line)-1]
+			if bytes.HasSuffix(line, []byte{'\r'}) {
+				return nil, r.docs.corrupt(a, crlf)
+			}
+			d, err := artifacts.DecodeDocRow(ord+2, line)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, d)
+		}
+		i = j
+	}
+	return out, nil
+}

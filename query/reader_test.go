@@ -465,3 +465,42 @@ func TestReaderLongLines(t *testing.T) {
 		}
 	}
 }
+
+// TestRowsMatchesRow reads many rows at once, dense and sparse, and
+// compares each with Row.
+func TestRowsMatchesRow(t *testing.T) {
+	dir := builtDemo(t)
+	r, err := OpenReader(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var all, sparse []int
+	for i := range r.Items() {
+		all = append(all, i)
+		if i%7 == 0 || i == r.Items()-1 {
+			sparse = append(sparse, i)
+		}
+	}
+	for _, ords := range [][]int{all, sparse, {0}, {r.Items() - 1}, {}} {
+		rows, err := r.Rows(ords)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) != len(ords) {
+			t.Fatalf("Rows(%d ordinals) gave %d rows", len(ords), len(rows))
+		}
+		for i, o := range ords {
+			want, err := r.Row(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rows[i].URI != want.URI || rows[i].Digest != want.Digest || rows[i].Title != want.Title {
+				t.Errorf("Rows gave %s for ordinal %d, Row gives %s", rows[i].URI, o, want.URI)
+			}
+		}
+	}
+	if _, err := r.Rows([]int{r.Items()}); err == nil {
+		t.Error("Rows accepted an ordinal past the end")
+	}
+}
