@@ -64,7 +64,7 @@ func Context(ctx context.Context, root string, req Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, state, closeFn, err := openCorpus(ctx, root)
+	c, state, closeFn, err := openCorpus(ctx, root, parsed.Terms)
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +81,7 @@ func Context(ctx context.Context, root string, req Request) ([]byte, error) {
 			return nil, rerr
 		}
 		defer osRoot.Close()
-		sc, serr := openScan(ctx, osRoot.FS())
+		sc, serr := openScan(ctx, osRoot.FS(), parsed.Terms)
 		if serr != nil {
 			return nil, serr
 		}
@@ -92,7 +92,7 @@ func Context(ctx context.Context, root string, req Request) ([]byte, error) {
 }
 
 // openCorpus picks the index or the scan, as Open decides.
-func openCorpus(ctx context.Context, root string) (corpus, Index, func(), error) {
+func openCorpus(ctx context.Context, root string, terms []string) (corpus, Index, func(), error) {
 	ix, err := Open(ctx, root)
 	if err != nil {
 		return nil, Index{}, nil, err
@@ -114,7 +114,7 @@ func openCorpus(ctx context.Context, root string) (corpus, Index, func(), error)
 		}
 		ix.State, ix.Reason = StateCorrupt, err.Error()
 	}
-	sc, err := openScan(ctx, osRoot.FS())
+	sc, err := openScan(ctx, osRoot.FS(), terms)
 	if err != nil {
 		closeRoot()
 		return nil, *ix, nil, err

@@ -3,11 +3,14 @@ package query
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"io/fs"
 	"maps"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages/diag"
@@ -44,115 +47,295 @@ type corpus interface {
 	HasBody(uri string) bool
 }
 
-// scanCorpus is the whole base loaded and projected in memory: the
-// fallback when the artifacts are missing, stale or corrupt.
+// scanCorpus answers from the base itself, when the artifacts are
+// missing, stale or corrupt. Like the build, it projects one document at
+// a time on every core and lets the items go; unlike the build, it keeps
+// postings only for the dictionary terms a query can ask for (its terms,
+// their exact forms, and identifier tokens that contain an
+// identifier-shaped term), and re-projects the few items a pack shows.
 type scanCorpus struct {
 	cfg       model.Config
 	semantics string
-	items     []project.Item
+	base      model.Base
+	proj      *project.Projector
+	mu        sync.Mutex // guards scratch and incoming, made on demand
+	scratch   project.Scratch
 	fields    []artifacts.Field
-	ordinal   map[string]int
 	rows      []artifacts.Doc
 	postings  map[string][]artifacts.Posting
-	terms     []string // the dictionary, sorted
-	outgoing  map[string][]artifacts.Link
+	edges     [][]artifacts.Link // each item's outgoing edges
 	incoming  map[string][]artifacts.Link
 	bodies    map[string]bool
+	bodyText  map[string]string
+	docs      map[string]int // document path → index in base.Documents
+	pages     map[string]int // page path → index in base.Pages
 }
 
-// openScan loads and projects the base. A base with mistakes cannot be
-// answered: the error carries its diagnostics.
-func openScan(ctx context.Context, fsys fs.FS) (*scanCorpus, error) {
-	loaded, err := load.Run(ctx, load.Input{FS: fsys})
+// wanted decides which dictionary terms a scan keeps for a query.
+type wanted struct {
+	exact  map[string]bool // whole terms: plain terms and exact forms
+	idents []string        // identifier-shaped terms, matched inside tokens
+}
+
+func newWanted(terms []string) wanted {
+	w := wanted{exact: map[string]bool{}}
+	for _, t := range terms {
+		w.exact[t] = true
+		w.exact[project.ExactTerm(t)] = true
+		if project.IsIdentifierShaped(t) {
+			w.idents = append(w.idents, t)
+		}
+	}
+	return w
+}
+
+func (w wanted) keep(term string) bool {
+	if w.exact[term] {
+		return true
+	}
+	if strings.HasPrefix(term, project.ExactPrefix) {
+		return false
+	}
+	for _, id := range w.idents {
+		if strings.Contains(term, id) {
+			return true
+		}
+	}
+	return false
+}
+
+// scanUnit is one run of items consecutive in URI order, reduced.
+type scanUnit struct {
+	first    string
+	rows     []artifacts.Doc
+	lengths  [][]namedLen
+	postings map[string][]namedPosting
+	edges    [][]artifacts.Link
+}
+
+type namedLen struct {
+	field string
+	n     int
+}
+
+type namedPosting struct {
+	item  int // within the unit
+	field string
+	tf    int
+}
+
+// openScan loads the base and indexes, in memory, what the query's terms
+// need. A base with mistakes cannot be answered: the error carries its
+// diagnostics.
+func openScan(ctx context.Context, fsys fs.FS, terms []string) (*scanCorpus, error) {
+	// Governance and content files play no part in a context pack.
+	skip := func(group, _ string) bool { return group != load.GroupCorpus }
+	loaded, err := load.Run(ctx, load.Input{FS: fsys, Current: skip})
 	if err != nil {
 		return nil, err
 	}
 	if errs := errorsOnly(loaded.Diagnostics); len(errs) > 0 {
 		return nil, &diag.Errors{Diagnostics: errs}
 	}
-	proj, err := project.Run(ctx, project.Input{Base: loaded.Base})
-	if err != nil {
+	b := loaded.Base
+	c := &scanCorpus{
+		cfg: b.Config, semantics: loaded.SemanticsDigest, base: b, proj: project.NewProjector(b),
+		postings: map[string][]artifacts.Posting{}, bodies: map[string]bool{},
+		docs: map[string]int{}, pages: map[string]int{},
+	}
+	c.bodyText = map[string]string{}
+	for _, body := range b.Bodies {
+		c.bodies[body.URI] = true
+		c.bodyText[body.URI] = body.Text
+	}
+	for i, d := range b.Documents {
+		c.docs[d.Path] = i
+	}
+	for i, p := range b.Pages {
+		c.pages[p.Path] = i
+	}
+	want := newWanted(terms)
+	needles := scanNeedles(b.Config, terms)
+	units := make([]scanUnit, len(b.Documents))
+	diags := make([]diag.List, len(b.Documents))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range min(runtime.GOMAXPROCS(0), max(len(b.Documents), 1)) {
+		wg.Go(func() {
+			var s project.Scratch
+			for i := range next {
+				units[i] = reduce(c.proj.DocumentWhere(b.Documents[i], &s, &diags[i], c.mayMatch(needles)), want)
+			}
+		})
+	}
+	for i := range b.Documents {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if errs := errorsOnly(proj.Diagnostics); len(errs) > 0 {
+	var ds diag.List
+	for i := range diags {
+		ds.Merge(diags[i].Sorted())
+	}
+	if errs := errorsOnly(ds.Sorted()); len(errs) > 0 {
 		return nil, &diag.Errors{Diagnostics: errs}
 	}
-	c := &scanCorpus{
-		cfg: loaded.Base.Config, semantics: loaded.SemanticsDigest, items: proj.Items,
-		ordinal: map[string]int{}, postings: map[string][]artifacts.Posting{},
-		outgoing: map[string][]artifacts.Link{}, incoming: map[string][]artifacts.Link{},
-		bodies: map[string]bool{},
+	docs := slices.DeleteFunc(units, func(u scanUnit) bool { return u.first == "" })
+	slices.SortFunc(docs, func(a, b scanUnit) int { return strings.Compare(a.first, b.first) })
+	pages := c.proj.Pages(&c.scratch, true)
+	var ordered []scanUnit
+	for _, d := range docs {
+		n := 0
+		for n < len(pages) && pages[n].URI < d.first {
+			n++
+		}
+		if n > 0 {
+			ordered = append(ordered, reduce(pages[:n], want))
+			pages = pages[n:]
+		}
+		ordered = append(ordered, d)
 	}
-	for _, b := range loaded.Base.Bodies {
-		c.bodies[b.URI] = true
+	if len(pages) > 0 {
+		ordered = append(ordered, reduce(pages, want))
 	}
-	var names []string
-	for i := range c.items {
-		for _, f := range c.items[i].Fields {
-			names = append(names, f.Name)
+	c.assemble(ordered)
+	return c, nil
+}
+
+// scanNeedles are the texts a record must hold, ignoring case, to possibly
+// match one of the terms: each term, and every name of an identity the
+// term names (a record related to person:github/marc-x matches
+// marc@x.test exactly through the identity).
+func scanNeedles(cfg model.Config, terms []string) []string {
+	ids := project.NewIdentities(cfg)
+	var out []string
+	for _, t := range terms {
+		out = append(out, t)
+		if _, id, ok := strings.Cut(t, "#"); ok && id != "" {
+			// A complete record URI names the record by its id.
+			out = append(out, strings.ToLower(decodeID(id)))
+		}
+		for _, name := range slices.Sorted(maps.Keys(cfg.Identities)) {
+			id := cfg.Identities[name]
+			for _, n := range append([]string{id.Canonical}, id.Aliases...) {
+				if slices.ContainsFunc(ids.ExactForms(n), func(f string) bool { return project.Exact(f) == t }) {
+					for _, m := range append([]string{id.Canonical}, id.Aliases...) {
+						out = append(out, strings.ToLower(m))
+					}
+					break
+				}
+			}
 		}
 	}
-	slices.Sort(names)
-	names = slices.Compact(names)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// mayMatch tells projection which records to tokenise: those whose raw
+// JSON (or cached body) holds a needle. A record with a JSON escape is
+// always tokenised, since an escape can hide a needle's bytes.
+func (c *scanCorpus) mayMatch(needles []string) func(uri, raw string) bool {
+	return func(uri, raw string) bool {
+		if strings.IndexByte(raw, '\\') >= 0 {
+			return true
+		}
+		texts := []string{strings.ToLower(raw)}
+		if b, ok := c.bodyText[uri]; ok {
+			texts = append(texts, strings.ToLower(b))
+		}
+		for _, t := range texts {
+			for _, n := range needles {
+				if strings.Contains(t, n) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+}
+
+// reduce keeps of a run of items (sorted by URI) their rows, field
+// lengths, edges and the postings of wanted terms.
+func reduce(items []project.Item, want wanted) scanUnit {
+	if len(items) == 0 {
+		return scanUnit{}
+	}
+	u := scanUnit{first: items[0].URI, postings: map[string][]namedPosting{}}
+	for i := range items {
+		it := &items[i]
+		row := it.Row(func(string) int { return 0 })
+		row.Lengths = nil
+		var lens []namedLen
+		for _, f := range it.Fields {
+			if f.Words > 0 {
+				lens = append(lens, namedLen{f.Name, f.Words})
+			}
+			for _, t := range f.Terms {
+				if want.keep(t.Term) {
+					u.postings[t.Term] = append(u.postings[t.Term], namedPosting{i, f.Name, t.N})
+				}
+			}
+		}
+		u.rows = append(u.rows, row)
+		u.lengths = append(u.lengths, lens)
+		u.edges = append(u.edges, it.Edges())
+	}
+	return u
+}
+
+// assemble numbers the units' items and fields the way the index does
+// (items in URI order, fields by name) and joins their postings.
+func (c *scanCorpus) assemble(units []scanUnit) {
+	set := map[string]bool{}
+	for _, u := range units {
+		for _, lens := range u.lengths {
+			for _, l := range lens {
+				set[l.field] = true
+			}
+		}
+		for _, ps := range u.postings {
+			for _, p := range ps {
+				set[p.field] = true
+			}
+		}
+	}
+	names := slices.Sorted(maps.Keys(set))
+	ordinal := make(map[string]int, len(names))
 	for i, n := range names {
-		c.ordinal[n] = i
+		ordinal[n] = i
 		c.fields = append(c.fields, artifacts.Field{Name: n, Weight: c.cfg.Weight(n)})
 	}
-	field := func(n string) int { return c.ordinal[n] }
-	type inbound struct {
-		link artifacts.Link
-		at   string
-		ord  int
-	}
-	in := map[string][]inbound{}
-	c.rows = make([]artifacts.Doc, len(c.items))
-	for i := range c.items {
-		it := &c.items[i]
-		c.rows[i] = it.Row(field)
-		for _, f := range it.Fields {
-			for _, t := range f.Terms {
-				c.postings[t.Term] = append(c.postings[t.Term], artifacts.Posting{Doc: int32(i), Field: uint16(c.ordinal[f.Name]), TF: uint16(min(t.N, artifacts.MaxTF))})
+	base := 0
+	for _, u := range units {
+		for i, row := range u.rows {
+			for _, l := range u.lengths[i] {
+				row.Lengths = append(row.Lengths, artifacts.FieldLen{Field: ordinal[l.field], N: l.n})
+			}
+			c.rows = append(c.rows, row)
+		}
+		c.edges = append(c.edges, u.edges...)
+		for _, term := range slices.Sorted(maps.Keys(u.postings)) {
+			for _, p := range u.postings[term] {
+				c.postings[term] = append(c.postings[term], artifacts.Posting{
+					Doc: int32(base + p.item), Field: uint16(ordinal[p.field]), TF: uint16(min(p.tf, artifacts.MaxTF)),
+				})
 			}
 		}
-		links := it.Edges()
-		if len(links) > 0 {
-			c.outgoing[it.URI] = links
-		}
-		at := cmp.Or(it.Time, it.Date)
-		for _, l := range links {
-			in[l.Node] = append(in[l.Node], inbound{artifacts.Link{Kind: l.Kind, Node: artifacts.ItemRef + strconv.Itoa(i)}, at, i})
-		}
+		base += len(u.rows)
 	}
-	for _, name := range slices.Sorted(maps.Keys(c.cfg.Identities)) {
-		id := c.cfg.Identities[name]
-		for _, a := range id.Aliases {
-			if a != id.Canonical {
-				c.outgoing[a] = append(c.outgoing[a], artifacts.Link{Kind: artifacts.EdgeSameAs, Node: id.Canonical})
-				in[id.Canonical] = append(in[id.Canonical], inbound{artifacts.Link{Kind: artifacts.EdgeSameAs, Node: a}, "", -1})
-			}
-		}
-	}
-	for node, links := range c.outgoing {
-		slices.SortFunc(links, project.CompareLinks)
-		c.outgoing[node] = slices.Compact(links)
-	}
-	// The same order as edges.dst.tsv: newest source first, then kind,
-	// ordinal and source.
-	for node, list := range in {
-		slices.SortFunc(list, func(a, b inbound) int {
-			return cmp.Or(strings.Compare(b.at, a.at), strings.Compare(a.link.Kind, b.link.Kind), cmp.Compare(a.ord, b.ord), strings.Compare(a.link.Node, b.link.Node))
+	// A term in two fields of one item: postings sorted by item, then field.
+	for term, ps := range c.postings {
+		slices.SortStableFunc(ps, func(a, b artifacts.Posting) int {
+			return cmp.Or(cmp.Compare(a.Doc, b.Doc), cmp.Compare(a.Field, b.Field))
 		})
-		links := make([]artifacts.Link, 0, len(list))
-		for j, e := range list {
-			if j > 0 && e == list[j-1] {
-				continue
-			}
-			links = append(links, e.link)
-		}
-		c.incoming[node] = links
+		c.postings[term] = ps
 	}
-	c.terms = slices.Sorted(maps.Keys(c.postings))
-	return c, nil
 }
 
 func errorsOnly(ds []diag.Diagnostic) []diag.Diagnostic {
@@ -167,13 +350,22 @@ func errorsOnly(ds []diag.Diagnostic) []diag.Diagnostic {
 
 func (c *scanCorpus) Config() model.Config      { return c.cfg }
 func (c *scanCorpus) SemanticsDigest() string   { return c.semantics }
-func (c *scanCorpus) Len() int                  { return len(c.items) }
+func (c *scanCorpus) Len() int                  { return len(c.rows) }
 func (c *scanCorpus) Fields() []artifacts.Field { return c.fields }
+func (c *scanCorpus) HasBody(uri string) bool   { return c.bodies[uri] }
 
 func (c *scanCorpus) Row(ord int) (artifacts.Doc, error) { return c.rows[ord], nil }
 
+func (c *scanCorpus) Rows(ords []int) ([]artifacts.Doc, error) {
+	out := make([]artifacts.Doc, len(ords))
+	for i, o := range ords {
+		out[i] = c.rows[o]
+	}
+	return out, nil
+}
+
 func (c *scanCorpus) Search(uri string) (int, error) {
-	i, _ := slices.BinarySearchFunc(c.items, uri, func(it project.Item, u string) int { return strings.Compare(it.URI, u) })
+	i, _ := slices.BinarySearchFunc(c.rows, uri, func(r artifacts.Doc, u string) int { return strings.Compare(r.URI, u) })
 	return i, nil
 }
 
@@ -184,32 +376,101 @@ func (c *scanCorpus) Postings(term string) ([]artifacts.Posting, bool, error) {
 
 func (c *scanCorpus) TermsWith(sub string) ([]string, error) {
 	var out []string
-	for _, t := range c.terms {
+	for t := range c.postings {
 		if strings.Contains(t, sub) {
 			out = append(out, t)
 		}
 	}
+	slices.Sort(out)
 	return out, nil
 }
 
-func (c *scanCorpus) Item(ord int) (project.Item, error) { return c.items[ord], nil }
+// Item re-projects one item from the loaded base, as the index path does
+// from its span, with the flags its row holds.
+func (c *scanCorpus) Item(ord int) (project.Item, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	row := c.rows[ord]
+	var it project.Item
+	if row.SpanOff >= 0 {
+		path, _, _ := strings.Cut(row.URI, "#")
+		d := c.base.Documents[c.docs[path]]
+		i, ok := slices.BinarySearchFunc(d.Records, row.SpanOff, func(r model.Record, off int64) int { return cmp.Compare(r.Offset, off) })
+		if !ok {
+			return it, fmt.Errorf("no record of %s at offset %d", path, row.SpanOff)
+		}
+		it, ok = c.proj.Record(d, d.Records[i], &c.scratch)
+		if !ok {
+			return it, fmt.Errorf("record %s does not project", row.URI)
+		}
+	} else {
+		it = c.proj.Page(c.base.Pages[c.pages[row.URI]], &c.scratch)
+	}
+	it.Flags, it.Digest = row.Flags, row.Digest
+	return it, nil
+}
 
-func (c *scanCorpus) Outgoing(node string) ([]artifacts.Link, error) { return c.outgoing[node], nil }
+// Outgoing is an item's edges, or an alias's same-as edge.
+func (c *scanCorpus) Outgoing(node string) ([]artifacts.Link, error) {
+	var links []artifacts.Link
+	if ord, _ := c.Search(node); ord < len(c.rows) && c.rows[ord].URI == node {
+		links = append(links, c.edges[ord]...)
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.cfg.Identities)) {
+		id := c.cfg.Identities[name]
+		if node != id.Canonical && slices.Contains(id.Aliases, node) {
+			links = append(links, artifacts.Link{Kind: artifacts.EdgeSameAs, Node: id.Canonical})
+		}
+	}
+	slices.SortFunc(links, project.CompareLinks)
+	return slices.Compact(links), nil
+}
 
+// Incoming is a node's inbound edges in edges.dst.tsv's order: newest
+// source first, then kind, ordinal and source. The table is made on the
+// first call (only --expand asks).
 func (c *scanCorpus) Incoming(node string, limit int) ([]artifacts.Link, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.incoming == nil {
+		type inbound struct {
+			link artifacts.Link
+			at   string
+			ord  int
+		}
+		in := map[string][]inbound{}
+		for i, links := range c.edges {
+			at := cmp.Or(c.rows[i].Time, c.rows[i].Date)
+			for _, l := range links {
+				in[l.Node] = append(in[l.Node], inbound{artifacts.Link{Kind: l.Kind, Node: artifacts.ItemRef + strconv.Itoa(i)}, at, i})
+			}
+		}
+		for _, name := range slices.Sorted(maps.Keys(c.cfg.Identities)) {
+			id := c.cfg.Identities[name]
+			for _, a := range id.Aliases {
+				if a != id.Canonical {
+					in[id.Canonical] = append(in[id.Canonical], inbound{artifacts.Link{Kind: artifacts.EdgeSameAs, Node: a}, "", -1})
+				}
+			}
+		}
+		c.incoming = map[string][]artifacts.Link{}
+		for n, list := range in {
+			slices.SortFunc(list, func(a, b inbound) int {
+				return cmp.Or(strings.Compare(b.at, a.at), strings.Compare(a.link.Kind, b.link.Kind), cmp.Compare(a.ord, b.ord), strings.Compare(a.link.Node, b.link.Node))
+			})
+			links := make([]artifacts.Link, 0, len(list))
+			for j, e := range list {
+				if j > 0 && e == list[j-1] {
+					continue
+				}
+				links = append(links, e.link)
+			}
+			c.incoming[n] = links
+		}
+	}
 	links := c.incoming[node]
 	if limit > 0 && len(links) > limit {
 		links = links[:limit]
 	}
 	return links, nil
-}
-
-func (c *scanCorpus) HasBody(uri string) bool { return c.bodies[uri] }
-
-func (c *scanCorpus) Rows(ords []int) ([]artifacts.Doc, error) {
-	out := make([]artifacts.Doc, len(ords))
-	for i, o := range ords {
-		out[i] = c.rows[o]
-	}
-	return out, nil
 }

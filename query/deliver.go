@@ -74,9 +74,11 @@ func (e *engine) deliver(pins []*scored, ranked []*scored, rejected []RejectedPi
 		rest := admitted[n:]
 		p.Receipt.Dropped = make([]Dropped, 0, detail)
 		for i := 0; i < detail && i < len(rest)+len(dropped); i++ {
-			en := dropped[max(0, i-len(rest))]
+			var en *entry
 			if i < len(rest) {
 				en = rest[i]
+			} else {
+				en = dropped[i-len(rest)]
 			}
 			p.Receipt.Dropped = append(p.Receipt.Dropped, Dropped{URI: en.s.row.URI, Reason: en.reason, Score: en.s.score, Tokens: en.cost})
 		}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages/load"
@@ -27,6 +28,7 @@ type indexCorpus struct {
 	fsys      fs.FS
 	documents map[string]artifacts.Document
 	proj      *project.Projector
+	mu        sync.Mutex // guards scratch
 	scratch   project.Scratch
 	bodies    map[string]bool
 }
@@ -122,6 +124,8 @@ func (c *indexCorpus) Incoming(node string, limit int) ([]artifacts.Link, error)
 // fields map from documents.tsv, or a page from its file. The flags of the
 // row win, since some (superseded) come from other items.
 func (c *indexCorpus) Item(ord int) (project.Item, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	row, err := c.r.Row(ord)
 	if err != nil {
 		return project.Item{}, err

@@ -126,6 +126,10 @@ type tokenizer struct {
 	json    fieldpath.Decoder
 	buf     []byte     // the digest's scratch
 	tfs     []TermFreq // a chunk that field carves its Terms from
+	// tokenize, when set, decides per record whether fields get terms;
+	// skip is its answer for the record being projected.
+	tokenize func(uri, raw string) bool
+	skip     bool
 }
 
 // tfChunk is how many TermFreq one allocation holds. Carving every field's
@@ -138,6 +142,9 @@ const tfChunk = 1 << 14
 // with their frequencies.
 func (tk *tokenizer) field(name string, values []string, exact ...string) Field {
 	f := Field{Name: name, Values: values}
+	if tk.skip {
+		return f
+	}
 	terms := tk.scratch[:0]
 	for _, e := range exact {
 		if t := ExactTerm(e); t != ExactPrefix {

@@ -132,6 +132,7 @@ func (p *Projector) Diagnostics() []diag.Diagnostic { return p.diags }
 // mistakes go to ds. With termsOnly, field values are dropped once each
 // item's digest is taken.
 func (p *Projector) Document(doc model.Document, s *Scratch, ds *diag.List, termsOnly bool) []Item {
+	s.tk.tokenize = nil
 	items := projectDocument(p.cfg, p.ids, &s.tk, p.bodies, doc, ds)
 	// A duplicate id is reported at its later occurrence: sort by URI,
 	// then by where the record sits.
@@ -161,6 +162,33 @@ func (p *Projector) Document(doc model.Document, s *Scratch, ds *diag.List, term
 		if doc2, _, _ := strings.Cut(uri, "#"); doc2 == doc.Path && !matched[uri] {
 			ds.Warnf(body.Path, 0, 0, "body-orphan", "the cached body is for %s, which no record has; fix the URI in the bodies manifest", uri)
 		}
+	}
+	return items
+}
+
+// DocumentWhere projects a document like Document, but tokenises only the
+// records that tokenize accepts (given a record's URI and raw JSON); the
+// others keep their values, relations and digest but no terms or lengths.
+// A query's scan uses it to skip the words of records that cannot match.
+func (p *Projector) DocumentWhere(doc model.Document, s *Scratch, ds *diag.List, tokenize func(uri, raw string) bool) []Item {
+	s.tk.tokenize = tokenize
+	defer func() { s.tk.tokenize, s.tk.skip = nil, false }()
+	items := projectDocument(p.cfg, p.ids, &s.tk, p.bodies, doc, ds)
+	slices.SortFunc(items, func(a, b Item) int {
+		return cmp.Or(strings.Compare(a.URI, b.URI), cmp.Compare(a.Line, b.Line))
+	})
+	for i := range items {
+		it := &items[i]
+		if i > 0 && it.URI == items[i-1].URI {
+			ds.Errorf(it.DocPath, it.Line, 1, "duplicate-id", "two records share the URI %s; ids must be unique within a document", it.URI)
+		}
+		if p.superseded[it.URI] {
+			it.Flags = append(it.Flags, FlagSuperseded)
+			slices.Sort(it.Flags)
+			it.Flags = slices.Compact(it.Flags)
+		}
+		it.Digest = digest(it, &s.tk.buf)
+		dropValues(it)
 	}
 	return items
 }
@@ -288,6 +316,7 @@ func projectDocument(cfg model.Config, ids Identities, tk *tokenizer, bodies map
 				it.Flags = append(it.Flags, visibility)
 			}
 		}
+		tk.skip = tk.tokenize != nil && !tk.tokenize(it.URI, rec.Raw)
 		it.Fields = make([]Field, 0, len(fps)+1)
 		for i, fp := range fps {
 			vals := values[i]
@@ -300,7 +329,9 @@ func projectDocument(cfg model.Config, ids Identities, tk *tokenizer, bodies map
 				for _, val := range vals {
 					if strings.TrimSpace(val) != "" {
 						it.Relations = append(it.Relations, Relation{Field: fp.name, Value: val})
-						exact = append(exact, ids.ExactForms(val)...)
+						if !tk.skip {
+							exact = append(exact, ids.ExactForms(val)...)
+						}
 					}
 				}
 			case fp.name == FieldID || fp.name == FieldTitle:
