@@ -285,7 +285,8 @@ func (e *engine) score() error {
 	}
 	whole := strings.Join(e.parsed.Terms, " ")
 	for _, s := range byOrd {
-		if len(e.terms) > 0 && titleTerms(s.row.Title) == whole {
+		// The title is compared only when it holds the first term at all.
+		if len(e.terms) > 0 && strings.Contains(strings.ToLower(s.row.Title), e.parsed.Terms[0]) && titleTerms(s.row.Title) == whole {
 			s.score += pointsTitle
 			s.reasons = append(s.reasons, Reason{Code: "title", Points: pointsTitle, Detail: "the title is the whole query"})
 		}

@@ -340,13 +340,10 @@ func (e *engine) inputDigest() string {
 	for _, t := range e.terms {
 		w("df", t.term, strconv.Itoa(t.df))
 	}
-	rows := make([]artifacts.Doc, len(e.pool))
-	for i, s := range e.pool {
-		rows[i] = s.row
-	}
-	slices.SortFunc(rows, func(a, b artifacts.Doc) int { return strings.Compare(a.URI, b.URI) })
-	for _, r := range rows {
-		w("item", r.URI, r.Digest)
+	pool := slices.Clone(e.pool)
+	slices.SortFunc(pool, func(a, b *scored) int { return a.ord - b.ord }) // ordinal order is URI order
+	for _, s := range pool {
+		w("item", s.row.URI, s.row.Digest)
 	}
 	return artifacts.HashSum(h.Sum64())
 }

@@ -162,8 +162,21 @@ func (c classifier) classify(p string, ds *diag.List) fileKind {
 // walk lists every input file of the base with its stat, sorted by path.
 // Hidden files and folders (.git, .cairn, ...) are not part of a base.
 func walk(fsys fs.FS, c classifier, ds *diag.List) []entry {
+	return walkOnly(fsys, c, ds, nil)
+}
+
+// walkOnly is walk limited, when top is not nil, to the top-level folders
+// it names (and the configuration): what a reader that needs only one
+// group of inputs lists.
+func walkOnly(fsys fs.FS, c classifier, ds *diag.List, top map[string]bool) []entry {
 	var out []entry
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if top != nil && err == nil && p != "." && !strings.Contains(p, "/") && p != ConfigFile && !top[p] {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
 		if err != nil {
 			ds.Errorf(p, 0, 0, "read", "cannot list this path: %v", unwrapPath(err))
 			if d != nil && d.IsDir() {

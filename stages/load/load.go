@@ -62,15 +62,28 @@ type Inventory struct {
 	Diagnostics     []diag.Diagnostic
 }
 
-// Take lists and hashes the base's inputs and computes the group keys,
-// reading only the configuration and the files whose stat changed.
+// Take lists and hashes the inputs of the corpus group (record documents,
+// pages, bodies, and the configuration) and computes the corpus key,
+// reading only the configuration and the files whose stat changed: what a
+// query needs to know whether the index is current. Content and
+// governance folders are not walked.
 func Take(ctx context.Context, fsys fs.FS, stat artifacts.StatCache) (Inventory, error) {
 	var ds diag.List
 	inv := Inventory{}
 	cfg, _, cfgHash, ok := loadConfig(fsys, &ds)
 	inv.Config = cfg
 	if ok {
-		entries := walk(fsys, newClassifier(cfg), &ds)
+		l := cfg.Layers
+		top := map[string]bool{}
+		for _, dir := range []string{l.Events, l.Index, l.Wiki, l.Projects, l.Tasks, l.Bodies} {
+			top[strings.SplitN(dir, "/", 2)[0]] = true
+		}
+		var entries []entry
+		for _, e := range walkOnly(fsys, newClassifier(cfg), &ds, top) {
+			if e.kind == kindConfig || e.kind.group() == GroupCorpus {
+				entries = append(entries, e)
+			}
+		}
 		inv.Stat = hashAll(fsys, entries, stat, &ds)
 		for _, e := range entries {
 			inv.Inputs = append(inv.Inputs, artifacts.FileStamp{Path: e.path, Bytes: e.size, XXHash: e.hash})
