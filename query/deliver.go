@@ -262,6 +262,7 @@ func (e *engine) receipt(rejected []RejectedPin) Receipt {
 		Notice:            Notice,
 		ConsultedBodies:   []string{},
 		TruncatedEntities: nonNil(e.truncated),
+		UnexpandedSeeds:   e.closedSeeds,
 	}
 	if len(e.parsed.Terms) == 0 {
 		r.Index.State = "query-too-short"

@@ -64,14 +64,17 @@ type Receipt struct {
 	RecencyModel      []HalfLife    `json:"recency_model"`
 	ConsultedBodies   []string      `json:"consulted_bodies"`
 	TruncatedEntities []string      `json:"truncated_entities"`
-	Index             IndexState    `json:"index"`
-	InputDigest       string        `json:"input_digest"`
-	SinceReceipt      string        `json:"since_receipt"`
-	Changed           []string      `json:"changed"`
-	RankingVersion    int           `json:"ranking_version"`
-	ToolVersion       string        `json:"tool_version"`
-	Notice            string        `json:"notice"`
-	Warning           string        `json:"warning"`
+	// UnexpandedSeeds are --expand seeds whose outgoing neighbourhood was
+	// too large to follow: expansion fails closed for them.
+	UnexpandedSeeds []string   `json:"unexpanded_seeds,omitempty"`
+	Index           IndexState `json:"index"`
+	InputDigest     string     `json:"input_digest"`
+	SinceReceipt    string     `json:"since_receipt"`
+	Changed         []string   `json:"changed"`
+	RankingVersion  int        `json:"ranking_version"`
+	ToolVersion     string     `json:"tool_version"`
+	Notice          string     `json:"notice"`
+	Warning         string     `json:"warning"`
 }
 
 // Dropped is a candidate that did not make the pack.
@@ -132,6 +135,9 @@ func render(p *Pack, format string, explain bool) []byte {
 	}
 	if len(r.TruncatedEntities) > 0 {
 		notes = append(notes, "truncated_entities="+strings.Join(r.TruncatedEntities, ","))
+	}
+	if len(r.UnexpandedSeeds) > 0 {
+		notes = append(notes, "unexpanded_seeds="+strings.Join(r.UnexpandedSeeds, ","))
 	}
 	if len(r.ConsultedBodies) > 0 {
 		notes = append(notes, "consulted_bodies="+strings.Join(r.ConsultedBodies, ","))
