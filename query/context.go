@@ -171,11 +171,12 @@ func (e *engine) prepare() (prepared, error) {
 	if err != nil {
 		return prepared{}, err
 	}
+	ids := project.NewIdentities(e.c.Config())
 	for _, t := range e.parsed.Terms {
 		if role, ok := roleTerms[t]; ok {
 			e.roles = append(e.roles, role)
 		}
-		st, err := lookupTerm(e.c, t, e.win)
+		st, err := lookupTerm(e.c, ids, t, e.win)
 		if err != nil {
 			return prepared{}, err
 		}
@@ -258,6 +259,13 @@ func (e *engine) score() error {
 				if exactOwn(s.row, st.term) {
 					s.identity = true
 				}
+				continue
+			}
+			if exactOwn(s.row, st.term) {
+				// The term is the record's own id: an exact identifier.
+				s.direct, s.identity = true, true
+				s.score += pointsIdentifier
+				s.reasons = append(s.reasons, Reason{Code: "identifier", Points: pointsIdentifier, Detail: st.term})
 				continue
 			}
 			pts, w := termPoints(st.matches[o], s.row, fields, st.rarity)

@@ -77,11 +77,14 @@ type wanted struct {
 	idents []string        // identifier-shaped terms, matched inside tokens
 }
 
-func newWanted(terms []string) wanted {
+func newWanted(cfg model.Config, terms []string) wanted {
 	w := wanted{exact: map[string]bool{}}
+	ids := project.NewIdentities(cfg)
 	for _, t := range terms {
 		w.exact[t] = true
-		w.exact[project.ExactTerm(t)] = true
+		for _, x := range exactLookups(ids, t) {
+			w.exact[x] = true
+		}
 		if project.IsIdentifierShaped(t) {
 			w.idents = append(w.idents, t)
 		}
@@ -154,7 +157,7 @@ func openScan(ctx context.Context, fsys fs.FS, terms []string) (*scanCorpus, err
 	for i, p := range b.Pages {
 		c.pages[p.Path] = i
 	}
-	want := newWanted(terms)
+	want := newWanted(b.Config, terms)
 	needles := scanNeedles(b.Config, terms)
 	units := make([]scanUnit, len(b.Documents))
 	diags := make([]diag.List, len(b.Documents))

@@ -75,7 +75,7 @@ type termStats struct {
 // lookupTerm gathers a query term's postings: exact identifier entries,
 // and word or identifier tokens (identifier-shaped terms match every
 // dictionary term containing them). Only the window's items count.
-func lookupTerm(c corpus, term string, win *candidates) (*termStats, error) {
+func lookupTerm(c corpus, ids project.Identities, term string, win *candidates) (*termStats, error) {
 	st := &termStats{term: term, exact: map[int32]bool{}, matches: map[int32][]artifacts.Posting{}}
 	add := func(ps []artifacts.Posting, exact bool) {
 		for _, p := range ps {
@@ -89,11 +89,14 @@ func lookupTerm(c corpus, term string, win *candidates) (*termStats, error) {
 			}
 		}
 	}
-	ps, _, err := c.Postings(project.ExactTerm(term))
-	if err != nil {
-		return nil, err
+	for _, x := range exactLookups(ids, term) {
+		ps, _, err := c.Postings(x)
+		if err != nil {
+			return nil, err
+		}
+		add(ps, true)
 	}
-	add(ps, true)
+	var err error
 	var dict []string
 	if project.IsIdentifierShaped(term) {
 		dict, err = c.TermsWith(term)
@@ -205,4 +208,17 @@ func newest(row artifacts.Doc) string {
 		return row.Time
 	}
 	return row.Date
+}
+
+// exactLookups are the dictionary terms that make an item an exact match
+// for a query term: the term's own exact form, and the exact form of every
+// name of an identity the term names (so marc@x.test finds records related
+// to person:github/marc-x, Marc's alias).
+func exactLookups(ids project.Identities, term string) []string {
+	out := []string{project.ExactTerm(term)}
+	for _, n := range ids.Names(term) {
+		out = append(out, project.ExactTerm(n))
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }

@@ -12,6 +12,7 @@ import (
 // entity it belongs to.
 type Identities struct {
 	names map[string][]string // any name → all names of its identity, canonical first
+	all   [][]string          // every identity's names, in identity-name order
 }
 
 // NewIdentities indexes the identities of a configuration.
@@ -23,18 +24,41 @@ func NewIdentities(cfg model.Config) Identities {
 		for _, n := range all {
 			ids.names[n] = all
 		}
+		ids.all = append(ids.all, all)
 	}
 	return ids
 }
 
-// ExactForms lists the exact identifiers a relation value gives its item:
-// the value itself, for an entity URI the suffix after its last slash, and
-// the same for every alias of the identity the value names.
+// ExactForms lists the exact identifiers of every name of the identity a
+// value belongs to (or of the value alone): each name, and for an entity
+// URI its identity and the suffix after its last slash.
 func (ids Identities) ExactForms(value string) []string {
 	names := ids.names[value]
 	if names == nil {
 		names = []string{value}
 	}
+	return formsOf(names)
+}
+
+// ValueForms lists the exact identifiers of one relation value alone, as
+// the index holds them: the value, and for an entity URI its identity and
+// suffix. A query reaches the other names of an identity itself (Names).
+func ValueForms(value string) []string { return formsOf([]string{value}) }
+
+// Names returns every name (canonical URI and aliases) of every identity
+// that term is an exact form of, sorted; nil when there is none.
+func (ids Identities) Names(term string) []string {
+	var out []string
+	for _, all := range ids.all {
+		if slices.ContainsFunc(formsOf(all), func(f string) bool { return Exact(f) == term }) {
+			out = append(out, all...)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func formsOf(names []string) []string {
 	var out []string
 	for _, n := range names {
 		out = append(out, n)

@@ -130,7 +130,26 @@ type tokenizer struct {
 	// skip is its answer for the record being projected.
 	tokenize func(uri, raw string) bool
 	skip     bool
+	// forms caches the exact forms of relation values, which repeat on
+	// record after record.
+	forms map[string][]string
 }
+
+// exactForms returns ids.ExactForms(v), remembered per value.
+func (tk *tokenizer) exactForms(ids Identities, v string) []string {
+	if f, ok := tk.forms[v]; ok {
+		return f
+	}
+	if tk.forms == nil || len(tk.forms) > maxFormsCached {
+		tk.forms = map[string][]string{}
+	}
+	f := ValueForms(v)
+	tk.forms[v] = f
+	return f
+}
+
+// maxFormsCached bounds the cache of exact forms a tokenizer keeps.
+const maxFormsCached = 1 << 16
 
 // tfChunk is how many TermFreq one allocation holds. Carving every field's
 // terms out of shared chunks turns millions of small allocations into a
@@ -147,7 +166,9 @@ func (tk *tokenizer) field(name string, values []string, exact ...string) Field 
 	}
 	terms := tk.scratch[:0]
 	for _, e := range exact {
-		if t := ExactTerm(e); t != ExactPrefix {
+		// A query term never holds a space, so an exact value with one
+		// could never be matched: it is not indexed.
+		if t := ExactTerm(e); t != ExactPrefix && !strings.Contains(t, " ") {
 			terms = append(terms, t)
 		}
 	}

@@ -86,7 +86,7 @@ func projectPage(cfg model.Config, ids Identities, tk *tokenizer, p model.Page) 
 			if strings.TrimSpace(v) != "" {
 				it.Relations = append(it.Relations, Relation{Field: field, Value: v})
 				kept = append(kept, v)
-				exact = append(exact, ids.ExactForms(v)...)
+				exact = append(exact, tk.exactForms(ids, v)...)
 			}
 		}
 		if len(kept) > 0 {

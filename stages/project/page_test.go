@@ -89,11 +89,12 @@ func TestRunPages(t *testing.T) {
 			t.Errorf("new %s terms (-want +got):\n%s", field, diff)
 		}
 	}
-	// Slugs, titles, aliases and relation values are exact identifiers.
+	// Slugs, titles, aliases and relation values are exact identifiers;
+	// a value with a space is not indexed, as no query term can equal it.
 	for field, want := range map[string][]string{
 		"slug":    {"=new"},
-		"title":   {"=new way"},
-		"aliases": {"=the new way"},
+		"title":   nil,
+		"aliases": nil,
 		"tags":    nil,
 	} {
 		if diff := cmp.Diff(want, exactTerms(t, nw, field)); diff != "" {

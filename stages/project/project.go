@@ -330,11 +330,13 @@ func projectDocument(cfg model.Config, ids Identities, tk *tokenizer, bodies map
 					if strings.TrimSpace(val) != "" {
 						it.Relations = append(it.Relations, Relation{Field: fp.name, Value: val})
 						if !tk.skip {
-							exact = append(exact, ids.ExactForms(val)...)
+							exact = append(exact, tk.exactForms(ids, val)...)
 						}
 					}
 				}
-			case fp.name == FieldID || fp.name == FieldTitle:
+			case fp.name == FieldTitle:
+				// An id is found exactly through the item's URI, which holds
+				// it; only a title needs its exact form indexed.
 				exact = vals
 			}
 			it.Fields = append(it.Fields, tk.field(fp.name, vals, exact...))
