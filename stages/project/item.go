@@ -5,6 +5,7 @@ import (
 	"github.com/cairn-kb/cairn/stages/fieldpath"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // Flags an item can carry in docs.tsv. Policy roles come from the record's
@@ -133,7 +134,28 @@ type tokenizer struct {
 	// forms caches the exact forms of relation values, which repeat on
 	// record after record.
 	forms map[string][]string
+	exact map[string]string // value → its exact term, "" when it has none
 }
+
+// exactTerm is ExactTerm(v) when a query term could equal it (it is not
+// empty and holds no space), remembered per value: relation values repeat
+// on record after record.
+func (tk *tokenizer) exactTerm(v string) (string, bool) {
+	if t, ok := tk.exact[v]; ok {
+		return t, t != ""
+	}
+	t := ""
+	if trimmed := strings.TrimFunc(v, spaceOrControl); trimmed != "" && strings.IndexFunc(trimmed, spaceOrControl) < 0 {
+		t = ExactTerm(trimmed)
+	}
+	if tk.exact == nil || len(tk.exact) > maxFormsCached {
+		tk.exact = map[string]string{}
+	}
+	tk.exact[v] = t
+	return t, t != ""
+}
+
+func spaceOrControl(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }
 
 // exactForms returns ids.ExactForms(v), remembered per value.
 func (tk *tokenizer) exactForms(ids Identities, v string) []string {
@@ -168,7 +190,7 @@ func (tk *tokenizer) field(name string, values []string, exact ...string) Field 
 	for _, e := range exact {
 		// A query term never holds a space, so an exact value with one
 		// could never be matched: it is not indexed.
-		if t := ExactTerm(e); t != ExactPrefix && !strings.Contains(t, " ") {
+		if t, ok := tk.exactTerm(e); ok {
 			terms = append(terms, t)
 		}
 	}
