@@ -81,6 +81,7 @@
 //	layer      events | index
 //	source     the source name
 //	date       YYYY-MM-DD, or - for snapshots
+//	records    how many records it holds
 //	relations  comma-separated fields that hold relations, or -
 //	fields     the fields map as compact JSON: {"field": ["path", ...]}
 //

@@ -17,6 +17,7 @@ type Document struct {
 	Layer     string
 	Source    string
 	Date      string
+	Records   int                 // how many records it holds
 	Relations []string            // the fields that hold relations, sorted
 	Fields    map[string][]string // the document's fields map
 }
@@ -30,7 +31,7 @@ type Body struct {
 }
 
 var (
-	documentsHeader = header(documentsName, "path", "layer", "source", "date", "relations", "fields")
+	documentsHeader = header(documentsName, "path", "layer", "source", "date", "records", "relations", "fields")
 	bodiesHeader    = header(bodiesName, "uri", "path", "bytes", "sha256")
 )
 
@@ -46,8 +47,8 @@ func EncodeDocuments(rows []Document) []byte {
 		if err != nil {
 			panic(err) // a map of string slices always encodes
 		}
-		fmt.Fprintf(&b, "%s\t%s\t%s\t%s\t%s\t%s\n", cleanCell(d.Path), dash(d.Layer), dash(cleanCell(d.Source)),
-			dash(d.Date), dash(strings.Join(d.Relations, ",")), fields)
+		fmt.Fprintf(&b, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", cleanCell(d.Path), dash(d.Layer), dash(cleanCell(d.Source)),
+			dash(d.Date), d.Records, dash(strings.Join(d.Relations, ",")), fields)
 	}
 	return b.Bytes()
 }
@@ -61,14 +62,19 @@ func DecodeDocuments(data []byte) ([]Document, error) {
 	var out []Document
 	err = lines(DocumentsPath, body, func(n int, line []byte) error {
 		cols := strings.Split(string(line), "\t")
-		if len(cols) != 6 {
-			return &CorruptError{Path: DocumentsPath, Line: n, Msg: fmt.Sprintf("row has %d columns, want 6", len(cols))}
+		if len(cols) != 7 {
+			return &CorruptError{Path: DocumentsPath, Line: n, Msg: fmt.Sprintf("row has %d columns, want 7", len(cols))}
 		}
 		d := Document{Path: cols[0], Layer: undash(cols[1]), Source: undash(cols[2]), Date: undash(cols[3])}
-		if r := undash(cols[4]); r != "" {
+		records, err := strconv.Atoi(cols[4])
+		if err != nil || records < 0 {
+			return &CorruptError{Path: DocumentsPath, Line: n, Msg: fmt.Sprintf("records %q is not a count", cols[4])}
+		}
+		d.Records = records
+		if r := undash(cols[5]); r != "" {
 			d.Relations = strings.Split(r, ",")
 		}
-		if err := json.Unmarshal([]byte(cols[5]), &d.Fields); err != nil {
+		if err := json.Unmarshal([]byte(cols[6]), &d.Fields); err != nil {
 			return &CorruptError{Path: DocumentsPath, Line: n, Msg: "fields is not a JSON object of path lists: " + err.Error()}
 		}
 		out = append(out, d)

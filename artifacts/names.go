@@ -1,5 +1,10 @@
 package artifacts
 
+import (
+	"strconv"
+	"strings"
+)
+
 // Dir is the folder of the build artifacts, relative to the base root.
 const Dir = ".cairn"
 
@@ -38,3 +43,14 @@ const (
 // RankingVersion is the version of the ranking arithmetic. It is part of
 // the semantics digest, so a change makes every index stale.
 const RankingVersion = 1
+
+// Fingerprint identifies every artifact layout at once: a hash of the
+// format version and each TSV's header, which names its columns. Build
+// keys include it, so a cairn whose layouts differ rebuilds instead of
+// trusting artifacts it would read as corrupt.
+var Fingerprint = func() string {
+	return Hash([]byte(strings.Join([]string{
+		strconv.Itoa(FormatVersion), docsHeader, docsOffHeader, fieldsHeader, termsHeader, postingsHeader,
+		edgesHeader, edgesDstHeader, documentsHeader, bodiesHeader, statCacheHeader,
+	}, "\x1e")))
+}()

@@ -45,6 +45,9 @@ type corpus interface {
 	Incoming(node string, limit int) ([]artifacts.Link, error)
 	// HasBody reports whether a record has a verified cached body.
 	HasBody(uri string) bool
+	// EventDays lists the days of the events layer that hold records,
+	// sorted.
+	EventDays() []string
 }
 
 // scanCorpus answers from the base itself, when the artifacts are
@@ -476,4 +479,15 @@ func (c *scanCorpus) Incoming(node string, limit int) ([]artifacts.Link, error) 
 		links = links[:limit]
 	}
 	return links, nil
+}
+
+func (c *scanCorpus) EventDays() []string {
+	var days []string
+	for _, d := range c.base.Documents {
+		if d.Layer == model.LayerEvents && len(d.Records) > 0 {
+			days = append(days, d.Date)
+		}
+	}
+	slices.Sort(days)
+	return slices.Compact(days)
 }

@@ -31,6 +31,7 @@ type indexCorpus struct {
 	mu        sync.Mutex // guards scratch
 	scratch   project.Scratch
 	bodies    map[string]bool
+	days      []string // populated event days, from documents.tsv
 }
 
 // openIndex opens the artifacts that Open found current.
@@ -47,7 +48,12 @@ func openIndex(root string, fsys fs.FS, cfg model.Config, m *artifacts.Manifest)
 	}
 	for _, d := range docs {
 		c.documents[d.Path] = d
+		if d.Layer == model.LayerEvents && d.Records > 0 {
+			c.days = append(c.days, d.Date)
+		}
 	}
+	slices.Sort(c.days)
+	c.days = slices.Compact(c.days)
 	bodies, err := loadArtifact(root, artifacts.BodiesPath, artifacts.DecodeBodies)
 	if err != nil {
 		r.Close()
@@ -191,3 +197,5 @@ func (c *indexCorpus) span(path string, off, n int64) (string, error) {
 func (c *indexCorpus) HasBody(uri string) bool { return c.bodies[uri] }
 
 func (c *indexCorpus) Rows(ords []int) ([]artifacts.Doc, error) { return c.r.Rows(ords) }
+
+func (c *indexCorpus) EventDays() []string { return c.days }

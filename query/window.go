@@ -2,9 +2,6 @@ package query
 
 import (
 	"time"
-
-	"github.com/cairn-kb/cairn/artifacts"
-	"github.com/cairn-kb/cairn/stages/model"
 )
 
 // windowDays is how many populated event days a query looks back by
@@ -60,35 +57,17 @@ func layerSpan(c corpus, layer, since, until string) (span, error) {
 	return span{lo, max(lo, hi)}, err
 }
 
-// populatedDays lists, newest first, up to n distinct days of the events
-// layer on or before until that hold items, by stepping back through the
-// layer one day at a time with binary searches.
-func populatedDays(c corpus, cfg model.Config, until string, n int) ([]string, error) {
-	all, err := layerSpan(c, cfg.Layers.Events, "", until)
-	if err != nil {
-		return nil, err
-	}
+// populatedDays lists, newest first, up to n days of the events layer on
+// or before until that hold records.
+func populatedDays(c corpus, until string, n int) []string {
 	var days []string
-	hi := all.hi
-	for hi > all.lo && len(days) < n {
-		row, err := c.Row(hi - 1)
-		if err != nil {
-			return nil, err
+	all := c.EventDays()
+	for i := len(all) - 1; i >= 0 && len(days) < n; i-- {
+		if all[i] <= until {
+			days = append(days, all[i])
 		}
-		if row.Date == "" {
-			return nil, &artifacts.CorruptError{Path: artifacts.DocsPath, Msg: "an events row has no date: " + row.URI}
-		}
-		days = append(days, row.Date)
-		lo, err := c.Search(cfg.Layers.Events + "/" + row.Date)
-		if err != nil {
-			return nil, err
-		}
-		if lo >= hi {
-			return nil, &artifacts.CorruptError{Path: artifacts.DocsPath, Msg: "events rows out of order near " + row.URI}
-		}
-		hi = lo
 	}
-	return days, nil
+	return days
 }
 
 // resolveWindow fills the default bounds and returns the candidate
@@ -102,11 +81,7 @@ func resolveWindow(c corpus, w Window, asOf time.Time) (Window, *candidates, err
 		w.Until = today
 	}
 	if w.Since == "" {
-		days, err := populatedDays(c, cfg, w.Until, windowDays)
-		if err != nil {
-			return w, nil, err
-		}
-		if len(days) > 0 {
+		if days := populatedDays(c, w.Until, windowDays); len(days) > 0 {
 			w.Since = days[len(days)-1]
 			if w.DerivedFrom == "" {
 				w.DerivedFrom = "default: the last 30 populated event days"

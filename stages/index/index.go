@@ -99,7 +99,7 @@ func Run(ctx context.Context, in Input) (Output, error) {
 func documentRows(cfg model.Config, docs []model.Document) []artifacts.Document {
 	out := make([]artifacts.Document, 0, len(docs))
 	for _, d := range docs {
-		row := artifacts.Document{Path: d.Path, Layer: d.Layer, Source: d.Source, Date: d.Date, Fields: map[string][]string{}}
+		row := artifacts.Document{Path: d.Path, Layer: d.Layer, Source: d.Source, Date: d.Date, Records: len(d.Records), Fields: map[string][]string{}}
 		for _, f := range d.Fields {
 			row.Fields[f.Field] = f.Paths
 			if cfg.Schema[f.Field].Relation || d.Schema[f.Field].Relation {

@@ -154,7 +154,7 @@ func groupKeys(entries []entry, cfgHash, semantics string) map[string]string {
 	hs := map[string]*xxhash.Digest{}
 	for _, g := range []string{GroupCorpus, GroupGovernance, GroupContent} {
 		h := xxhash.New()
-		h.WriteString("cairn/" + g + "/format=" + strconv.Itoa(artifacts.FormatVersion) +
+		h.WriteString("cairn/" + g + "/format=" + artifacts.Fingerprint +
 			"/ranking=" + strconv.Itoa(artifacts.RankingVersion) + "\n" + cfgHash + "\n" + semantics + "\n")
 		hs[g] = h
 	}
