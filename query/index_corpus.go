@@ -31,7 +31,8 @@ type indexCorpus struct {
 	mu        sync.Mutex // guards scratch
 	scratch   project.Scratch
 	bodies    map[string]bool
-	days      []string // populated event days, from documents.tsv
+	days      []string           // populated event days, from documents.tsv
+	open      map[string]fs.File // documents opened to read spans, kept open
 }
 
 // openIndex opens the artifacts that Open found current.
@@ -83,7 +84,12 @@ func loadArtifact[T any](root, path string, decode func([]byte) ([]T, error)) ([
 	return decode(data)
 }
 
-func (c *indexCorpus) Close() error                       { return c.r.Close() }
+func (c *indexCorpus) Close() error {
+	for _, f := range c.open {
+		f.Close()
+	}
+	return c.r.Close()
+}
 func (c *indexCorpus) Config() model.Config               { return c.cfg }
 func (c *indexCorpus) SemanticsDigest() string            { return c.semantics }
 func (c *indexCorpus) Len() int                           { return c.r.Items() }
@@ -174,11 +180,17 @@ func (c *indexCorpus) Item(ord int) (project.Item, error) {
 
 // span reads one record's bytes from its document.
 func (c *indexCorpus) span(path string, off, n int64) (string, error) {
-	f, err := c.fsys.Open(path)
-	if err != nil {
-		return "", err
+	f, ok := c.open[path]
+	if !ok {
+		var err error
+		if f, err = c.fsys.Open(path); err != nil {
+			return "", err
+		}
+		if c.open == nil {
+			c.open = map[string]fs.File{}
+		}
+		c.open[path] = f
 	}
-	defer f.Close()
 	ra, ok := f.(io.ReaderAt)
 	if !ok {
 		data, err := io.ReadAll(f)
