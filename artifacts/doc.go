@@ -36,8 +36,10 @@
 //
 // terms.tsv — the term dictionary, sorted bytewise by term.
 //
-//	term    a lowercased word of 3+ runes, or an identifier token (a run
-//	        holding - / : @ or . inside it, such as har-142)
+//	term    a lowercased word of 3+ runes, an identifier token (a run
+//	        holding - / : @ or . inside it, such as har-142), or =<value>,
+//	        an exact identifier (a relation value and its identity and
+//	        suffix forms, a slug, an alias, a title without spaces)
 //	df      number of items whose postings hold the term
 //	offset  byte offset of the term's line in postings.tsv
 //	length  byte length of that line, LF included
