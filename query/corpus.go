@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -162,53 +161,16 @@ func openScan(ctx context.Context, fsys fs.FS, terms []string) (*scanCorpus, err
 	}
 	want := newWanted(b.Config, terms)
 	needles := scanNeedles(b.Config, terms)
-	units := make([]scanUnit, len(b.Documents))
-	diags := make([]diag.List, len(b.Documents))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range min(runtime.GOMAXPROCS(0), max(len(b.Documents), 1)) {
-		wg.Go(func() {
-			var s project.Scratch
-			for i := range next {
-				units[i] = reduce(c.proj.DocumentWhere(b.Documents[i], &s, &diags[i], c.mayMatch(needles)), want)
-			}
-		})
+	document := func(d model.Document, s *project.Scratch, ds *diag.List) []project.Item {
+		return c.proj.DocumentWhere(d, s, ds, c.mayMatch(needles))
 	}
-	for i := range b.Documents {
-		if ctx.Err() != nil {
-			break
-		}
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
+	reduceRun := func(items []project.Item) scanUnit { return reduce(items, want) }
+	ordered, diags, err := project.ProjectRuns(ctx, c.proj, b.Documents, true, document, reduceRun)
+	if err != nil {
 		return nil, err
 	}
-	var ds diag.List
-	for i := range diags {
-		ds.Merge(diags[i].Sorted())
-	}
-	if errs := errorsOnly(ds.Sorted()); len(errs) > 0 {
+	if errs := errorsOnly(diags); len(errs) > 0 {
 		return nil, &diag.Errors{Diagnostics: errs}
-	}
-	docs := slices.DeleteFunc(units, func(u scanUnit) bool { return u.first == "" })
-	slices.SortFunc(docs, func(a, b scanUnit) int { return strings.Compare(a.first, b.first) })
-	pages := c.proj.Pages(&c.scratch, true)
-	var ordered []scanUnit
-	for _, d := range docs {
-		n := 0
-		for n < len(pages) && pages[n].URI < d.first {
-			n++
-		}
-		if n > 0 {
-			ordered = append(ordered, reduce(pages[:n], want))
-			pages = pages[n:]
-		}
-		ordered = append(ordered, d)
-	}
-	if len(pages) > 0 {
-		ordered = append(ordered, reduce(pages, want))
 	}
 	c.assemble(ordered)
 	return c, nil

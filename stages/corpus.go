@@ -2,10 +2,6 @@ package stages
 
 import (
 	"context"
-	"runtime"
-	"slices"
-	"strings"
-	"sync"
 
 	"github.com/cairn-kb/cairn/stages/diag"
 	"github.com/cairn-kb/cairn/stages/graph"
@@ -30,64 +26,20 @@ type unit struct {
 // and #, which no other path holds, so each document is one run.
 func projectCorpus(ctx context.Context, b model.Base) ([]index.Segment, []graph.Node, []diag.Diagnostic, error) {
 	p := project.NewProjector(b)
-	units := make([]unit, len(b.Documents))
-	lists := make([]diag.List, len(b.Documents))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range min(runtime.GOMAXPROCS(0), max(len(b.Documents), 1)) {
-		wg.Go(func() {
-			var s project.Scratch
-			for i := range next {
-				items := p.Document(b.Documents[i], &s, &lists[i], true)
-				units[i] = toUnit(items)
-			}
-		})
+	document := func(d model.Document, s *project.Scratch, ds *diag.List) []project.Item {
+		return p.Document(d, s, ds, true)
 	}
-	for i := range b.Documents {
-		if ctx.Err() != nil {
-			break
-		}
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
+	units, diags, err := project.ProjectRuns(ctx, p, b.Documents, true, document, toUnit)
+	if err != nil {
 		return nil, nil, nil, err
 	}
-	var ds diag.List
-	ds.Merge(p.Diagnostics())
-	for i := range lists {
-		ds.Merge(lists[i].Sorted())
-	}
-	docs := slices.DeleteFunc(units, func(u unit) bool { return u.first == "" })
-	slices.SortFunc(docs, func(a, b unit) int { return strings.Compare(a.first, b.first) })
-
-	// Pages fall between documents in URI order; each stretch of pages
-	// between two documents is one run.
-	var s project.Scratch
-	pages := p.Pages(&s, true)
-	var ordered []unit
-	for _, d := range docs {
-		n := 0
-		for n < len(pages) && pages[n].URI < d.first {
-			n++
-		}
-		if n > 0 {
-			ordered = append(ordered, toUnit(pages[:n]))
-			pages = pages[n:]
-		}
-		ordered = append(ordered, d)
-	}
-	if len(pages) > 0 {
-		ordered = append(ordered, toUnit(pages))
-	}
-	segs := make([]index.Segment, len(ordered))
+	segs := make([]index.Segment, len(units))
 	var nodes []graph.Node
-	for i, u := range ordered {
+	for i, u := range units {
 		segs[i] = u.seg
 		nodes = append(nodes, u.nodes...)
 	}
-	return segs, nodes, ds.Sorted(), nil
+	return segs, nodes, diags, nil
 }
 
 // toUnit reduces a run of items, sorted by URI, to its segment and nodes.

@@ -4,11 +4,9 @@ import (
 	"cmp"
 	"context"
 	"path"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/cairn-kb/cairn/artifacts"
@@ -43,46 +41,17 @@ var notText = []string{FieldTime, FieldCategory, FieldVisible}
 // a Projector instead, so that a large base's items never all live at once.
 func Run(ctx context.Context, in Input) (Output, error) {
 	p := NewProjector(in.Base)
-	type result struct {
-		items []Item
-		diags diag.List
-	}
-	docs := in.Base.Documents
-	results := make([]result, len(docs))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range min(runtime.GOMAXPROCS(0), max(len(docs), 1)) {
-		wg.Go(func() {
-			var s Scratch
-			for i := range next {
-				results[i].items = p.Document(docs[i], &s, &results[i].diags, in.TermsOnly)
-			}
-		})
-	}
-	for i := range docs {
-		if ctx.Err() != nil {
-			break
-		}
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
+	document := func(d model.Document, s *Scratch, ds *diag.List) []Item { return p.Document(d, s, ds, in.TermsOnly) }
+	keep := func(items []Item) []Item { return items }
+	runs, diags, err := ProjectRuns(ctx, p, in.Base.Documents, in.TermsOnly, document, keep)
+	if err != nil {
 		return Output{}, err
 	}
-	var ds diag.List
-	ds.Merge(p.Diagnostics())
-	var s Scratch
-	items := p.Pages(&s, in.TermsOnly)
-	for i := range results {
-		items = append(items, results[i].items...)
-		results[i].items = nil
-		ds.Merge(results[i].diags.Sorted())
+	var items []Item
+	for _, r := range runs {
+		items = append(items, r...)
 	}
-	// Every document's URIs share its path and a #, which no page path
-	// holds, so sorting by URI alone is total here.
-	slices.SortFunc(items, func(a, b Item) int { return strings.Compare(a.URI, b.URI) })
-	return Output{Items: items, Diagnostics: ds.Sorted()}, nil
+	return Output{Items: items, Diagnostics: diags}, nil
 }
 
 // Scratch is one worker's reusable memory for projection.
