@@ -416,13 +416,17 @@ func dropValues(it *Item) {
 }
 
 // Record projects one record of doc (doc.Records is not read) the way
-// Document would, digest included: the query re-reads a candidate from its
-// span with it. Flags another item sets (superseded) are the caller's to
+// Document would, digest included, but without terms: the query re-reads
+// a candidate from its span with it. Flags another item sets (superseded) are the caller's to
 // apply. ok is false when the record has a mistake.
 func (p *Projector) Record(doc model.Document, rec model.Record, s *Scratch) (Item, bool) {
 	one := doc
 	one.Records = []model.Record{rec}
 	var ds diag.List
+	// A re-read item is shown or checked through its values; its terms
+	// are in the index already, so it is not tokenised.
+	s.tk.tokenize = func(string, string) bool { return false }
+	defer func() { s.tk.tokenize, s.tk.skip = nil, false }()
 	items := projectDocument(p.cfg, p.ids, &s.tk, p.bodies, one, &ds)
 	if len(items) != 1 || ds.HasErrors() {
 		return Item{}, false
