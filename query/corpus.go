@@ -140,7 +140,7 @@ func openScan(ctx context.Context, fsys fs.FS, terms []string) (*scanCorpus, err
 		return nil, err
 	}
 	if errs := errorsOnly(loaded.Diagnostics); len(errs) > 0 {
-		return nil, &diag.Errors{Diagnostics: errs}
+		return nil, baseErrors(errs)
 	}
 	b := loaded.Base
 	c := &scanCorpus{
@@ -170,7 +170,7 @@ func openScan(ctx context.Context, fsys fs.FS, terms []string) (*scanCorpus, err
 		return nil, err
 	}
 	if errs := errorsOnly(diags); len(errs) > 0 {
-		return nil, &diag.Errors{Diagnostics: errs}
+		return nil, baseErrors(errs)
 	}
 	c.assemble(ordered)
 	return c, nil
@@ -304,6 +304,12 @@ func (c *scanCorpus) assemble(units []scanUnit) {
 		})
 		c.postings[term] = ps
 	}
+}
+
+// baseErrors is why a base with mistakes cannot be scanned: it names the
+// first and sends the user to the build, which lists them all.
+func baseErrors(errs []diag.Diagnostic) error {
+	return &UsageError{Msg: fmt.Sprintf("the base has %d error(s), so no context can be read from it; the first: %s; run cairn build to see them all", len(errs), errs[0])}
 }
 
 func errorsOnly(ds []diag.Diagnostic) []diag.Diagnostic {

@@ -203,3 +203,12 @@ func TestContextAsOfFromEnvironment(t *testing.T) {
 		t.Errorf("CAIRN_AS_OF was not used:\n%s", out.String())
 	}
 }
+
+func TestContextOnABaseWithMistakes(t *testing.T) {
+	isolate(t)
+	dir := copyBase(t, "bad")
+	code, stdout, stderr := cairn(t, "--base", dir, "context", "--as-of", "2026-11-10", "anything")
+	if code != 2 || stdout != "" || !strings.Contains(stderr, "error(s), so no context can be read") || !strings.Contains(stderr, "run cairn build") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 2 and a pointer to cairn build", code, stdout, stderr)
+	}
+}
