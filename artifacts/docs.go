@@ -120,10 +120,17 @@ func DecodeDocs(data []byte) ([]Doc, error) {
 // DecodeDocRow parses one docs.tsv row (without its LF); n is its line
 // number for error messages.
 func DecodeDocRow(n int, line []byte) (Doc, error) {
-	cols := strings.Split(string(line), "\t")
-	if len(cols) != 12 {
-		return Doc{}, &CorruptError{Path: DocsPath, Line: n, Msg: fmt.Sprintf("row has %d columns, want 12", len(cols))}
+	// The columns are cut into a fixed array: a query decodes a row per
+	// candidate, and a slice per row is measurable there.
+	if got := bytes.Count(line, []byte{'\t'}) + 1; got != 12 {
+		return Doc{}, &CorruptError{Path: DocsPath, Line: n, Msg: fmt.Sprintf("row has %d columns, want 12", got)}
 	}
+	var cols [12]string
+	rest := string(line)
+	for i := range len(cols) - 1 {
+		cols[i], rest, _ = strings.Cut(rest, "\t")
+	}
+	cols[11] = rest
 	for i, c := range cols {
 		if c == "" {
 			return Doc{}, &CorruptError{Path: DocsPath, Line: n, Msg: fmt.Sprintf("column %d is empty; empty values are written as -", i+1)}
@@ -176,9 +183,14 @@ func DecodeDocRow(n int, line []byte) (Doc, error) {
 // DocOffset returns the byte offset in docs.tsv of the row of ordinal i,
 // read from the docs.off bytes at [i+1)*width, i.e. one fixed-width line.
 func DocOffset(offLine []byte) (int64, error) {
-	s := strings.TrimSuffix(string(offLine), "\n")
-	v, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || len(offLine) != docsOffWidth || len(s) != docsOffWidth-1 || strings.Trim(s, "0123456789") != "" {
+	var v int64
+	ok := len(offLine) == docsOffWidth && offLine[docsOffWidth-1] == '\n'
+	for i := 0; ok && i < docsOffWidth-1; i++ {
+		c := offLine[i]
+		ok = '0' <= c && c <= '9'
+		v = v*10 + int64(c-'0')
+	}
+	if !ok || v < 0 { // 19 digits can overflow: the wrapped value is negative
 		return 0, &CorruptError{Path: DocsOffPath, Msg: fmt.Sprintf("offset line %q is not %d digits and LF", offLine, docsOffWidth-1)}
 	}
 	return v, nil

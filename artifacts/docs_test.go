@@ -148,6 +148,8 @@ func TestDocOffsetRejects(t *testing.T) {
 		"#cairn docs.off v1 \n",       // the header
 		"0000000000000000073\r",       // CR instead of LF
 		"0000000000000000073\n0000\n", // more than a line
+		"9999999999999999999\n",       // past the largest int64
+		"9223372036854775808\n",       // one past it
 	} {
 		if _, err := DocOffset([]byte(line)); err == nil {
 			t.Errorf("DocOffset(%q) accepted", line)

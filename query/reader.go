@@ -434,10 +434,19 @@ func (a *file) ReadAt(p []byte, off int64) (int, error) {
 
 // readAt reads n bytes at off, fewer only where the file ends.
 func (a *file) readAt(off int64, n int) ([]byte, error) {
+	return a.readInto(nil, off, n)
+}
+
+// readInto is readAt reading into buf's storage when it is large enough,
+// for callers that read many blocks one after another.
+func (a *file) readInto(buf []byte, off int64, n int) ([]byte, error) {
 	if rest := a.size - off; int64(n) > rest {
 		n = int(max(rest, 0))
 	}
-	buf := make([]byte, n)
+	if cap(buf) < n {
+		buf = make([]byte, n)
+	}
+	buf = buf[:n]
 	m, err := a.ReadAt(buf, off)
 	if m < n {
 		if err != nil && err != io.EOF {
@@ -559,16 +568,22 @@ func (a *file) lineOf(floor, mid int64) (int64, []byte, error) {
 
 // rowGap is how many unwanted rows a batched read may span to join two
 // wanted ones: reading a few more bytes beats another system call.
-const rowGap = 32
+// batchRows bounds one read, so that its buffer stays small whatever the
+// query.
+const (
+	rowGap    = 256
+	batchRows = 4096
+)
 
 // Rows reads the rows of many ordinals (sorted, distinct) in a few
 // positioned reads: ordinals close together share one read of docs.off and
 // one of docs.tsv. It checks each row as Row does.
 func (r *Reader) Rows(ords []int) ([]artifacts.Doc, error) {
 	out := make([]artifacts.Doc, 0, len(ords))
+	var offs, block []byte // reused from batch to batch
 	for i := 0; i < len(ords); {
 		j := i + 1
-		for j < len(ords) && ords[j]-ords[j-1] <= rowGap {
+		for j < len(ords) && ords[j]-ords[j-1] <= rowGap && ords[j]-ords[i] < batchRows {
 			j++
 		}
 		first, last := ords[i], ords[j-1]
@@ -577,7 +592,8 @@ func (r *Reader) Rows(ords []int) ([]artifacts.Doc, error) {
 		}
 		at, width := artifacts.DocsOffLine(first)
 		n := last - first + 1
-		offs, err := r.off.readAt(at, min((n+1)*width, int(r.off.size-at)))
+		var err error
+		offs, err = r.off.readInto(offs, at, min((n+1)*width, int(r.off.size-at)))
 		if err != nil {
 			return nil, err
 		}
@@ -598,7 +614,7 @@ func (r *Reader) Rows(ords []int) ([]artifacts.Doc, error) {
 		if start < r.docs.start || end <= start || end > r.docs.size {
 			return nil, r.docs.corrupt(0, "docs.off puts rows %d..%d at bytes %d..%d, outside the file's %d bytes", first, last, start, end, r.docs.size)
 		}
-		block, err := r.docs.readAt(start-1, int(end-start+1))
+		block, err = r.docs.readInto(block, start-1, int(end-start+1))
 		if err != nil {
 			return nil, err
 		}
