@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages/project"
@@ -293,8 +294,8 @@ func (e *engine) score() error {
 	}
 	whole := strings.Join(e.parsed.Terms, " ")
 	for _, s := range byOrd {
-		// The title is compared only when it holds the first term at all.
-		if len(e.terms) > 0 && strings.Contains(strings.ToLower(s.row.Title), e.parsed.Terms[0]) && titleTerms(s.row.Title) == whole {
+		// The title is compared only when it holds every term at all.
+		if len(e.terms) > 0 && titleMayBe(s.row.Title, e.parsed.Terms) && titleTerms(s.row.Title) == whole {
 			s.score += pointsTitle
 			s.reasons = append(s.reasons, Reason{Code: "title", Points: pointsTitle, Detail: "the title is the whole query"})
 		}
@@ -439,6 +440,46 @@ func containsRun(words, run []string) bool {
 	return false
 }
 
+// titleMayBe reports whether title holds every term, lower-cased: a title
+// that does not cannot normalise to the whole query, and this gate is far
+// cheaper than titleTerms.
+func titleMayBe(title string, terms []string) bool {
+	for _, t := range terms {
+		if !containsLower(title, t) {
+			return false
+		}
+	}
+	return true
+}
+
+// containsLower reports whether s, lower-cased, contains the lower-case
+// needle. It is the cheap gate before titleTerms, run on every candidate,
+// so an ASCII s is folded byte by byte instead of copied.
+func containsLower(s, needle string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return strings.Contains(strings.ToLower(s), needle)
+		}
+	}
+	for i := 0; i+len(needle) <= len(s); i++ {
+		j := 0
+		for j < len(needle) && asciiLower(s[i+j]) == needle[j] {
+			j++
+		}
+		if j == len(needle) {
+			return true
+		}
+	}
+	return false
+}
+
+func asciiLower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
 // titleTerms normalises a title like a query: its terms joined by spaces.
 func titleTerms(title string) string {
 	var kept []string
@@ -478,8 +519,8 @@ func keysOf[V any](m map[int32]V) map[int32]bool {
 }
 
 // compareChrono orders rows newest first, then by URI.
-func compareChrono(a, b artifacts.Doc) int {
-	return cmp.Or(strings.Compare(newest(b), newest(a)), strings.Compare(a.URI, b.URI))
+func compareChrono(a, b *artifacts.Doc) int {
+	return cmp.Or(strings.Compare(newest(*b), newest(*a)), strings.Compare(a.URI, b.URI))
 }
 
 // decodeID undoes a record id's percent-encoding.

@@ -182,27 +182,34 @@ func (e *engine) order() {
 		}
 		return 0
 	}
+	// The keys are compared one by one, not through cmp.Or, which would
+	// evaluate every key (the chronological one compares strings) on each
+	// of the pool's n·log n comparisons.
 	slices.SortStableFunc(e.pool, func(a, b *scored) int {
 		if c := cmp.Compare(b2i(commitment(b)), b2i(commitment(a))); c != 0 {
 			return c
 		}
+		var keys [5]int
 		if e.parsed.Last {
-			return cmp.Or(
+			keys = [5]int{
 				cmp.Compare(b2i(b.row.Date != ""), b2i(a.row.Date != "")),
 				cmp.Compare(b2i(b.direct), b2i(a.direct)),
 				cmp.Compare(b2i(b.related), b2i(a.related)),
 				cmp.Compare(b.bestWeight, a.bestWeight),
-				compareChrono(a.row, b.row),
-			)
+			}
+		} else {
+			keys = [5]int{
+				cmp.Compare(b2i(b.direct), b2i(a.direct)),
+				cmp.Compare(b.matched, a.matched),
+				cmp.Compare(b2i(b.related), b2i(a.related)),
+				cmp.Compare(b2i(isPage(b.row)), b2i(isPage(a.row))),
+				cmp.Compare(b.score, a.score),
+			}
 		}
-		return cmp.Or(
-			cmp.Compare(b2i(b.direct), b2i(a.direct)),
-			cmp.Compare(b.matched, a.matched),
-			cmp.Compare(b2i(b.related), b2i(a.related)),
-			cmp.Compare(b2i(isPage(b.row)), b2i(isPage(a.row))),
-			cmp.Compare(b.score, a.score),
-			compareChrono(a.row, b.row),
-		)
+		if c := cmp.Or(keys[:]...); c != 0 {
+			return c
+		}
+		return compareChrono(&a.row, &b.row)
 	})
 }
 
@@ -263,7 +270,7 @@ func (e *engine) collapse(ranked []*scored) []*scored {
 		}
 		done[k] = true
 		g := groups[k]
-		rep := slices.MinFunc(g, func(a, b *scored) int { return compareChrono(a.row, b.row) })
+		rep := slices.MinFunc(g, func(a, b *scored) int { return compareChrono(&a.row, &b.row) })
 		rep.count = len(g)
 		out = append(out, rep)
 	}
