@@ -567,11 +567,13 @@ func (a *file) lineOf(floor, mid int64) (int64, []byte, error) {
 }
 
 // rowGap is how many unwanted rows a batched read may span to join two
-// wanted ones: reading a few more bytes beats another system call.
+// wanted ones: reading a few more bytes beats another system call. A row
+// is about 230 bytes, so 64 rows copy about as long as a read call takes;
+// at 100k records 64 beat both 32 and 256 on a rare and a common query.
 // batchRows bounds one read, so that its buffer stays small whatever the
 // query.
 const (
-	rowGap    = 256
+	rowGap    = 64
 	batchRows = 4096
 )
 
