@@ -63,7 +63,7 @@ type Output struct {
 	Ran, Skipped []string
 	// Warnings are non-fatal diagnostics, sorted.
 	Warnings []diag.Diagnostic
-	// Items, Terms and Edges count what the index and graph hold (zero
+	// Items and Edges count what the index and graph hold (zero
 	// when those stages were skipped).
 	Items, Edges int
 }

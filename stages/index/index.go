@@ -68,6 +68,8 @@ func Run(ctx context.Context, in Input) (Output, error) {
 	rows := make([]artifacts.Doc, 0, total)
 	for i, s := range in.Segments {
 		for _, r := range s.Rows {
+			// A copy: the segments are the caller's and stay as given.
+			r.Lengths = slices.Clone(r.Lengths)
 			for j := range r.Lengths {
 				r.Lengths[j].Field = int(remap[i][r.Lengths[j].Field])
 			}

@@ -157,8 +157,8 @@ func (tk *tokenizer) exactTerm(v string) (string, bool) {
 
 func spaceOrControl(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }
 
-// exactForms returns ids.ExactForms(v), remembered per value.
-func (tk *tokenizer) exactForms(ids Identities, v string) []string {
+// exactForms returns ValueForms(v), remembered per value.
+func (tk *tokenizer) exactForms(v string) []string {
 	if f, ok := tk.forms[v]; ok {
 		return f
 	}

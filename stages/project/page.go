@@ -31,7 +31,7 @@ func projectPage(cfg model.Config, ids Identities, tk *tokenizer, p model.Page) 
 		ValidFrom:  f.ValidFrom,
 		ValidUntil: f.ValidUntil,
 		Title:      f.Title,
-		Tags:       f.Tags,
+		Tags:       slices.Clone(f.Tags), // finish sorts and compacts them in place
 		DocPath:    p.Path,
 		Line:       1,
 		SpanOff:    -1,
@@ -86,7 +86,7 @@ func projectPage(cfg model.Config, ids Identities, tk *tokenizer, p model.Page) 
 			if strings.TrimSpace(v) != "" {
 				it.Relations = append(it.Relations, Relation{Field: field, Value: v})
 				kept = append(kept, v)
-				exact = append(exact, tk.exactForms(ids, v)...)
+				exact = append(exact, tk.exactForms(v)...)
 			}
 		}
 		if len(kept) > 0 {

@@ -1,6 +1,7 @@
 package project
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -129,5 +130,26 @@ func TestRunNavFollowsWikiFolder(t *testing.T) {
 		if want := it.URI != "kb/other.md"; it.HasFlag(FlagNav) != want {
 			t.Errorf("%s nav = %v, want %v", it.URI, it.HasFlag(FlagNav), want)
 		}
+	}
+}
+
+// TestPageProjectionLeavesPageAlone: projecting a page must not change the
+// loaded page, since the query's scan projects the same model.Page again and
+// must get the item the build indexed. Found as a bug (finish sorted and
+// compacted the page's own tag slice) and fixed; the test keeps it fixed.
+func TestPageProjectionLeavesPageAlone(t *testing.T) {
+	pg := page("wiki/a.md", model.LayerWiki, "a", model.Frontmatter{Title: "A", Tags: []string{"zeta", "alpha", "zeta"}}, "")
+	p := NewProjector(model.Base{Config: testConfig(), Pages: []model.Page{pg}})
+	var s Scratch
+	first := p.Page(pg, &s)
+	if want := []string{"zeta", "alpha", "zeta"}; !slices.Equal(pg.Front.Tags, want) {
+		t.Fatalf("projection changed the page's tags to %q, want %q", pg.Front.Tags, want)
+	}
+	second := p.Page(pg, &s)
+	if diff := cmp.Diff(first, second); diff != "" {
+		t.Errorf("a second projection of the same page differs (-first +second):\n%s", diff)
+	}
+	if want := []string{"alpha", "zeta"}; !slices.Equal(first.Tags, want) {
+		t.Errorf("item tags %q, want %q", first.Tags, want)
 	}
 }

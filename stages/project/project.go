@@ -36,8 +36,8 @@ type Output struct {
 var notText = []string{FieldTime, FieldCategory, FieldVisible}
 
 // Run projects records through their document's fields map and pages
-// through their frontmatter, all at once: the form a query's scan and the
-// tests use. The build streams the same work document by document through
+// through their frontmatter, all at once: the form the tests use. The
+// build and the query's scan stream the same work document by document through
 // a Projector instead, so that a large base's items never all live at once.
 func Run(ctx context.Context, in Input) (Output, error) {
 	p := NewProjector(in.Base)
@@ -299,7 +299,7 @@ func projectDocument(cfg model.Config, ids Identities, tk *tokenizer, bodies map
 					if strings.TrimSpace(val) != "" {
 						it.Relations = append(it.Relations, Relation{Field: fp.name, Value: val})
 						if !tk.skip {
-							exact = append(exact, tk.exactForms(ids, val)...)
+							exact = append(exact, tk.exactForms(val)...)
 						}
 					}
 				}
@@ -338,7 +338,8 @@ func addValues(tk *tokenizer, fields []Field, name, text string) []Field {
 	return append(fields, tk.field(name, []string{text}))
 }
 
-// finish sorts an item's fields and flags and merges duplicate fields.
+// finish sorts an item's fields, flags, tags and relations, and drops
+// duplicate flags, tags and relations.
 func finish(it *Item) {
 	slices.SortStableFunc(it.Fields, func(a, b Field) int { return strings.Compare(a.Name, b.Name) })
 	slices.Sort(it.Flags)
