@@ -126,13 +126,19 @@ func loadPage(fsys fs.FS, cfg model.Config, p string, ds *diag.List) (model.Page
 		pg.Layer = model.LayerProjects
 		pg.Slug = strings.TrimSuffix(strings.TrimPrefix(p, l.Projects+"/"), ".md")
 		pg.Date = fm.Date
-	default:
+	case hasPrefix(p, l.Tasks) && len(strings.Split(p[len(l.Tasks)+1:], "/")) == 3:
 		pg.Layer = model.LayerTasks
-		parts := strings.Split(strings.TrimPrefix(p, l.Tasks+"/"), "/")
+		parts := strings.Split(p[len(l.Tasks)+1:], "/")
 		pg.Date, pg.Slug = parts[0], parts[1]
 		if _, err := time.Parse(time.DateOnly, pg.Date); err != nil {
 			ds.Errorf(p, 0, 0, "bad-date", "folder %q is not a real day; name it YYYY-MM-DD", pg.Date)
 		}
+	default:
+		// The walk hands over only the shapes above; a path from elsewhere
+		// (a damaged docs.tsv row, say) is refused, not guessed at.
+		ds.Errorf(p, 0, 0, "not-a-page", "not a page path: pages are %s/**.md, %s/**.md or %s/YYYY-MM-DD/<slug>/TASKS.md",
+			l.Wiki, l.Projects, l.Tasks)
+		return model.Page{}, false
 	}
 	pg.Headings = Headings(pg.Body, bodyLine)
 	if pg.Front.Title == "" {

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -296,5 +297,16 @@ func TestPageRelationNamesAreChecked(t *testing.T) {
 	_, ok, diags := loadOnePage(t, "wiki/r.md", "---\nrelations:\n  a=b: [person:x/y]\n  Owner: [person:x/z]\n---\n")
 	if ok || len(diags) != 2 {
 		t.Errorf("ok = %v, diagnostics %q; want two bad-field-name errors", ok, diags)
+	}
+}
+
+// TestPageRefusesOtherPaths: Page is also called with URIs read back from
+// docs.tsv, so a path of no page shape gets a diagnostic, never a panic.
+func TestPageRefusesOtherPaths(t *testing.T) {
+	for _, p := range []string{"tasks/x.md", "tasks/2026-11-02/TASKS.md", "notes.md", "tasks/2026-11-02/a/b/TASKS.md"} {
+		_, ok, diags := loadOnePage(t, p, "---\ntitle: X\n---\n")
+		if ok || len(diags) != 1 || !strings.Contains(diags[0], "not-a-page") {
+			t.Errorf("%s: ok = %v, diagnostics %q; want one not-a-page error", p, ok, diags)
+		}
 	}
 }
