@@ -159,9 +159,8 @@ func TestDocOffsetRejects(t *testing.T) {
 	}
 }
 
-// TestDocOffsetRefusesSignedOffset: an offset line is exactly 19 digits and LF. Found as a bug and fixed; the test keeps it fixed.
-// corrupt docs.off line "-000000000000000001\n" decodes to offset -1, and a
-// reader slicing docs.tsv at it panics instead of falling back to a scan.
+// TestDocOffsetRefusesSignedOffset: an offset line is exactly 19 digits and
+// LF.
 func TestDocOffsetRefusesSignedOffset(t *testing.T) {
 	for _, line := range []string{"-000000000000000001\n", "+000000000000000001\n"} {
 		v, err := DocOffset([]byte(line))
@@ -206,14 +205,14 @@ func TestDecodeDocRowErrors(t *testing.T) {
 	}
 }
 
-// TestDecodeDocRowRefusesEmptyCells: the encoder writes - for empty values, so an empty cell is corruption. Found as a bug and fixed; the test keeps it fixed.
-// cell, yet DecodeDocRow turns an empty flags cell into Flags [""], a flag
-// named "" that no writer could have meant; it should be corrupt.
+// TestDecodeDocRowRefusesEmptyCells: the encoder writes - for empty values, so
+// an empty cell is corruption.
 func TestDecodeDocRowRefusesEmptyCells(t *testing.T) {
-	row := "wiki/a.md\twiki\twiki\t-\t-\t-\t\t-\t-\t-"
-	d, err := DecodeDocRow(2, []byte(row))
-	if err == nil {
-		t.Errorf("DecodeDocRow(%q) = Flags %q, nil; want a *CorruptError for the empty flags cell", row, d.Flags)
+	row := "wiki/a.md\twiki\twiki\t-\t-\t-\t\t-\t-\t-\t-\tA"
+	_, err := DecodeDocRow(2, []byte(row))
+	ce := asCorrupt(t, err, DocsPath)
+	if want := "column 7 is empty; empty values are written as -"; ce.Msg != want {
+		t.Errorf("DecodeDocRow(%q): %q, want %q", row, ce.Msg, want)
 	}
 }
 
@@ -224,9 +223,10 @@ func FuzzDecodeDocRow(f *testing.F) {
 			f.Add(line)
 		}
 	}
-	f.Add([]byte("a\t-\t-\t-\t-\t..\t-\t-\t-\t-"))
-	f.Add([]byte("a\tb\tc\td\te\tf..g..h\ti,,j\t+1:02\tk\t1++2"))
-	f.Add([]byte("\t\t\t\t\t\t\t\t\t"))
+	// Twelve columns, so that the seeds reach the cell parsers.
+	f.Add([]byte("a\t-\t-\t-\t-\t..\t-\t-\t-\t-\t-\t-"))
+	f.Add([]byte("a\tb\tc\td\te\tf..g..h\ti,,j\t+1:02\tk\t1++2\tu\tt"))
+	f.Add([]byte("\t\t\t\t\t\t\t\t\t\t\t"))
 	f.Fuzz(func(t *testing.T, line []byte) {
 		d, err := DecodeDocRow(2, line)
 		if err != nil {

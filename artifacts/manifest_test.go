@@ -148,10 +148,8 @@ func TestManifestTruncated(t *testing.T) {
 	}
 }
 
-// TestDecodeManifestRefusesTrailingBytes: the manifest is one JSON object and one LF, nothing else. Found as a bug and fixed; the test keeps it fixed.
-// first JSON value and ignores the rest, so a manifest followed by junk (a
-// torn or doubled write) or missing its final LF is taken as intact. Every
-// writer ends the file with exactly one object and LF.
+// TestDecodeManifestRefusesTrailingBytes: the manifest is one JSON object and
+// one LF, nothing else.
 func TestDecodeManifestRefusesTrailingBytes(t *testing.T) {
 	good := EncodeManifest(sampleManifest)
 	for _, c := range []struct {

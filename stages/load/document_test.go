@@ -239,10 +239,8 @@ func TestDocumentEscapedKeys(t *testing.T) {
 	}
 }
 
-// TestMarkerMustBeANumber: the marker is the JSON number 1, not the string "1". Found as a bug and fixed; the test keeps it fixed.
-// json.Number, which encoding/json also fills from a JSON string, so
-// "cairn": "1" passes as version 1. document.go's marker case should
-// require a JSON number (check that the value's first byte is a digit).
+// TestMarkerMustBeANumber: the marker is the JSON number 1, not the string
+// "1".
 func TestMarkerMustBeANumber(t *testing.T) {
 	_, ok, diags := loadOneDocument(t, "index/s.json", `{"cairn": "1", "source": "s", "fields": {"id": ".id", "title": ".title"}, "records": []}`)
 	if ok || len(diags) == 0 {
@@ -250,10 +248,8 @@ func TestMarkerMustBeANumber(t *testing.T) {
 	}
 }
 
-// TestRepeatedMarkerKeyIsADuplicateOnly: a repeated "cairn" key is a duplicate key, not a cairn/fkf conflict. Found as a bug and fixed; the test keeps it fixed.
-// its duplicate-key error, "carries both cairn and fkf markers", which is
-// false. document.go:130 checks doc.Marker != "" where it should check
-// doc.Marker != "" && doc.Marker != key.
+// TestRepeatedMarkerKeyIsADuplicateOnly: a repeated "cairn" key is a duplicate
+// key, not a cairn/fkf conflict.
 func TestRepeatedMarkerKeyIsADuplicateOnly(t *testing.T) {
 	_, _, got := loadOneDocument(t, "events/2026-11-02/b.json", `{"cairn": 1, "cairn": 1, "source": "b", `+eventFields+`, "records": []}`)
 	want := []string{`events/2026-11-02/b.json:1:14: error: key "cairn" appears twice; keep one [duplicate-key]`}
@@ -279,8 +275,7 @@ func TestTrailingDataColumn(t *testing.T) {
 	}
 }
 
-// TestNegativeCountIsRefused: a negative count is an error. Found as a bug and fixed; the test keeps it fixed.
-// envelope, so "count": -1 (or any negative count) passes unchecked.
+// TestNegativeCountIsRefused: a negative count is an error.
 func TestNegativeCountIsRefused(t *testing.T) {
 	_, ok, got := loadOneDocument(t, "index/r.json", `{"cairn": 1, "source": "r", "fields": {"id": ".id", "title": ".title"}, "records": [], "count": -1}`)
 	if ok || len(got) == 0 {

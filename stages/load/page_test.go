@@ -180,10 +180,8 @@ func TestPageDays(t *testing.T) {
 	}
 }
 
-// TestTimestampKeepsItsWrittenDay: a frontmatter timestamp is filed under the day it was written in, in its own zone. Found as a bug and fixed; the test keeps it fixed.
-// a timestamp's day, but it converts to UTC first, so a page dated
-// 2026-11-02T23:30:00-02:00 by its author is filed under 2026-11-03. It
-// should keep the day as written: t.Format(time.DateOnly) without .UTC().
+// TestTimestampKeepsItsWrittenDay: a frontmatter timestamp is filed under the
+// day it was written in, in its own zone.
 func TestTimestampKeepsItsWrittenDay(t *testing.T) {
 	pg, _, _ := loadOnePage(t, "wiki/d.md", "---\ndate: 2026-11-02T23:30:00-02:00\n---\n")
 	if pg.Date != "2026-11-02" {
@@ -275,10 +273,8 @@ func TestAnchor(t *testing.T) {
 	}
 }
 
-// TestHeadingKeepsTrailingHashInText: only a closing run of # after a space or tab is stripped, as in CommonMark. Found as a bug and fixed; the test keeps it fixed.
-// run of #s when a space or tab precedes it, so "# Learning F#" has the text
-// "Learning F#". Headings (page.go:170) trims every trailing #, and a page
-// titled by its first heading comes out as "Learning F".
+// TestHeadingKeepsTrailingHashInText: only a closing run of # after a space or
+// tab is stripped, as in CommonMark.
 func TestHeadingKeepsTrailingHashInText(t *testing.T) {
 	got := Headings("# Learning F#\n## C# ##\n", 1)
 	want := []model.Heading{heading(1, "Learning F#", "learning-f", 1), heading(2, "C#", "c", 2)}
@@ -287,12 +283,8 @@ func TestHeadingKeepsTrailingHashInText(t *testing.T) {
 	}
 }
 
-// TestPageRelationNamesAreChecked: page relation names must be field names, or they could break the edge format. Found as a bug and fixed; the test keeps it fixed.
-// frontmatter become edge kinds rel:<name>, but unlike the field names of
-// cairn.yaml and record documents they are never checked against
-// FieldNameRe, so "a=b" (which the edge table cannot carry: a kind never
-// holds "=") or "Owner" pass. decodeFrontmatter (page.go) should report
-// bad-field-name for them.
+// TestPageRelationNamesAreChecked: page relation names must be field names, or
+// they could break the edge format.
 func TestPageRelationNamesAreChecked(t *testing.T) {
 	_, ok, diags := loadOnePage(t, "wiki/r.md", "---\nrelations:\n  a=b: [person:x/y]\n  Owner: [person:x/z]\n---\n")
 	if ok || len(diags) != 2 {

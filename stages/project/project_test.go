@@ -541,11 +541,8 @@ func TestRunInputOrderIndependent(t *testing.T) {
 	}
 }
 
-// TestDuplicateIDNamesTheRepeat: a duplicate id is reported at its later occurrence, whatever the sort does. Found as a bug and fixed; the test keeps it fixed.
-// with an unstable sort, so of two records with the same id the diagnostic
-// names whichever pdqsort happened to put second: with a few records it is
-// the repeat, with 19 it can be the first record. Every sort should end on
-// a unique key (URI, then DocPath and Line), so that the repeat is reported.
+// TestDuplicateIDNamesTheRepeat: a duplicate id is reported at its later
+// occurrence, whatever the sort does.
 func TestDuplicateIDNamesTheRepeat(t *testing.T) {
 	var recs []string
 	for i := range 19 {
@@ -564,12 +561,8 @@ func TestDuplicateIDNamesTheRepeat(t *testing.T) {
 	}
 }
 
-// TestEmptyRelationValueMakesNoEdge: an empty relation value is not a relation, so it never reaches the edge tables. Found as a bug and fixed; the test keeps it fixed.
-// "" (a record's "author": "", a page's relations: {owner: [""]}) becomes
-// Relation{Field, ""}, which the graph stage writes as "rel:author=" and
-// artifacts.DecodeAdjacencyLine then refuses, so one empty value makes
-// edges.tsv corrupt for every query. projectDocument (project.go, the
-// fp.relation loop) and projectPage should skip empty values.
+// TestEmptyRelationValueMakesNoEdge: an empty relation value is not a
+// relation, so it never reaches the edge tables.
 func TestEmptyRelationValueMakesNoEdge(t *testing.T) {
 	out := run(t, model.Base{
 		Config: testConfig(),

@@ -228,11 +228,8 @@ func TestLinksNone(t *testing.T) {
 	}
 }
 
-// TestLinksRespectFenceLength: a fence closes only with the same character at least as long. Found as a bug and fixed; the test keeps it fixed.
-// with ``` or ~~~, so a ~~~ line inside a ``` block, or a ``` line inside a
-// ```` block (how Markdown docs show a fence), ends the block early and the
-// example links after it become graph edges. Headings in package load
-// already matches fences by character and length.
+// TestLinksRespectFenceLength: a fence closes only with the same character at
+// least as long.
 func TestLinksRespectFenceLength(t *testing.T) {
 	for _, body := range []string{
 		"```\n~~~\n[x](in-code.md)\n```\n",
