@@ -141,18 +141,26 @@ func validateConfig(cfg model.Config, root *yaml.Node, ds *diag.List) {
 		}
 	}
 	l := cfg.Layers
-	seen := map[string]string{}
-	for _, layer := range []struct{ name, dir string }{
+	type layer struct{ name, dir string }
+	var seen []layer
+	for _, la := range []layer{
 		{"events", l.Events}, {"index", l.Index}, {"wiki", l.Wiki}, {"projects", l.Projects},
 		{"tasks", l.Tasks}, {"bodies", l.Bodies}, {"governance", l.Governance},
 	} {
-		if !validFolder(layer.dir) {
-			errAt([]string{"layers", layer.name}, "bad-layer", "layer folder %q is not a plain relative folder inside the base; use a name like %q", layer.dir, layer.name)
+		if !validFolder(la.dir) {
+			errAt([]string{"layers", la.name}, "bad-layer", "layer folder %q is not a plain relative folder inside the base; use a name like %q", la.dir, la.name)
 		}
-		if other, ok := seen[layer.dir]; ok {
-			errAt([]string{"layers", layer.name}, "bad-layer", "layers %s and %s share the folder %q; give each its own", other, layer.name, layer.dir)
+		// A layer inside another would have its files read twice, or as
+		// the outer layer's: each needs a folder of its own.
+		for _, other := range seen {
+			switch {
+			case other.dir == la.dir:
+				errAt([]string{"layers", la.name}, "bad-layer", "layers %s and %s share the folder %q; give each its own", other.name, la.name, la.dir)
+			case strings.HasPrefix(la.dir, other.dir+"/"), strings.HasPrefix(other.dir, la.dir+"/"):
+				errAt([]string{"layers", la.name}, "bad-layer", "layer %s (%q) and layer %s (%q) are nested; give each a folder outside the other", la.name, la.dir, other.name, other.dir)
+			}
 		}
-		seen[layer.dir] = layer.name
+		seen = append(seen, la)
 	}
 }
 

@@ -115,6 +115,9 @@ layers:
 		{"shared layer folder", "layers:\n  wiki: index\n", true, []string{
 			`cairn.yaml:2:3: error: layers index and wiki share the folder "index"; give each its own [bad-layer]`,
 		}},
+		{"nested layer folders", "layers:\n  wiki: kb\n  projects: kb/projects\n", true, []string{
+			`cairn.yaml:3:3: error: layer projects ("kb/projects") and layer wiki ("kb") are nested; give each a folder outside the other [bad-layer]`,
+		}},
 		{"bad glob", "content: ['docs/[', '**/*.md']\n", true, []string{
 			`cairn.yaml:1:1: error: content glob 1 "docs/[" is not a valid doublestar pattern; fix its brackets or braces [bad-glob]`,
 		}},
