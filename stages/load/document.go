@@ -235,7 +235,11 @@ func ParseStamp(s string) (time.Time, error) {
 }
 
 func (r *docReader) schema(i int, doc *model.Document) {
+	seen := map[string]bool{}
 	r.members(i, "schema", func(key string, keyOff, start, end int) bool {
+		if r.repeated(seen, "schema", key, keyOff) {
+			return true
+		}
 		if !FieldNameRe.MatchString(key) {
 			r.errorf(keyOff, "bad-field-name", "field name %q must match ^[a-z][a-z0-9_-]*$; rename it", key)
 		}
@@ -265,8 +269,23 @@ func (r *docReader) schema(i int, doc *model.Document) {
 	})
 }
 
+// repeated reports a key seen before in the same object, which JSON
+// decoders resolve silently (the last wins) and a document must not rely on.
+func (r *docReader) repeated(seen map[string]bool, object, key string, keyOff int) bool {
+	if seen[key] {
+		r.errorf(keyOff, "duplicate-key", "key %q appears twice in %s; keep one", key, object)
+		return true
+	}
+	seen[key] = true
+	return false
+}
+
 func (r *docReader) fields(i int, doc *model.Document) {
+	seen := map[string]bool{}
 	r.members(i, "fields", func(key string, keyOff, start, end int) bool {
+		if r.repeated(seen, "fields", key, keyOff) {
+			return true
+		}
 		raw := []byte(r.s[start:end])
 		if !FieldNameRe.MatchString(key) {
 			r.errorf(keyOff, "bad-field-name", "field name %q must match ^[a-z][a-z0-9_-]*$; rename it", key)

@@ -218,6 +218,12 @@ func TestDocumentEnvelopeErrors(t *testing.T) {
 		{"duplicate envelope key", "index/s.json", `{"cairn": 1, "source": "s", "source": "s", "fields": {"id": ".id", "title": ".title"}, "records": []}`, []string{
 			`index/s.json:1:29: error: key "source" appears twice; keep one [duplicate-key]`,
 		}},
+		{"duplicate field", "index/s.json", `{"cairn": 1, "source": "s", "fields": {"id": ".id", "title": ".a", "title": ".b"}, "records": []}`, []string{
+			`index/s.json:1:68: error: key "title" appears twice in fields; keep one [duplicate-key]`,
+		}},
+		{"duplicate schema entry", "index/s.json", `{"cairn": 1, "source": "s", "fields": {"id": ".id", "title": ".title"}, "schema": {"owner": {"relation": true}, "owner": {}}, "records": []}`, []string{
+			`index/s.json:1:113: error: key "owner" appears twice in schema; keep one [duplicate-key]`,
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
