@@ -36,19 +36,31 @@ const windowDateLayout = "2006-01-02"
 // file stem), terms and operations in file order, each term and operation
 // with its Line. Every mistake becomes a diagnostic; what could be decoded is
 // still returned so that later checks do not cascade.
-func loadGovernance(fsys fs.FS, cfg model.Config, ds *diag.List) (voices []model.Voice, terms []model.Term, ops []model.LogOp) {
+//
+// walked reports whether the inventory listed a path: only those files are
+// read, since only they count in the governance key (a symlinked folder is
+// not walked, so what is behind it must not be read either). Nil reads
+// every file there is, for tests.
+func loadGovernance(fsys fs.FS, cfg model.Config, walked func(string) bool, ds *diag.List) (voices []model.Voice, terms []model.Term, ops []model.LogOp) {
 	gov := cfg.Layers.Governance
 	if gov == "" {
 		gov = model.DefaultLayers.Governance
 	}
-	voices = loadVoices(fsys, path.Join(gov, "voices"), ds)
-	terms = loadTerms(fsys, path.Join(gov, "terms.yaml"), cfg, ds)
-	ops = loadLog(fsys, path.Join(gov, "log.jsonl"), cfg, terms, ds)
+	if walked == nil {
+		walked = func(string) bool { return true }
+	}
+	voices = loadVoices(fsys, path.Join(gov, "voices"), walked, ds)
+	if p := path.Join(gov, "terms.yaml"); walked(p) {
+		terms = loadTerms(fsys, p, cfg, ds)
+	}
+	if p := path.Join(gov, "log.jsonl"); walked(p) {
+		ops = loadLog(fsys, p, cfg, terms, ds)
+	}
 	return voices, terms, ops
 }
 
-// loadVoices reads every <dir>/*.yaml as a voice profile.
-func loadVoices(fsys fs.FS, dir string, ds *diag.List) []model.Voice {
+// loadVoices reads every walked <dir>/*.yaml as a voice profile.
+func loadVoices(fsys fs.FS, dir string, walked func(string) bool, ds *diag.List) []model.Voice {
 	entries, err := fs.ReadDir(fsys, dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -69,7 +81,7 @@ func loadVoices(fsys fs.FS, dir string, ds *diag.List) []model.Voice {
 			continue
 		}
 		stem, ok := strings.CutSuffix(name, ".yaml")
-		if !ok {
+		if !ok || !walked(file) {
 			continue
 		}
 		data, ok := readFile(fsys, file, MaxGovernanceBytes, ds)

@@ -103,7 +103,7 @@ func runGovernance(t *testing.T, overrides map[string]string) govResult {
 	var r govResult
 	root, _ := decodeYAML("cairn.yaml", []byte(cfgText), 1, &r.cfg, &ds)
 	r.cfg = r.cfg.WithDefaults()
-	r.voices, r.terms, r.ops = loadGovernance(fsys, r.cfg, &ds)
+	r.voices, r.terms, r.ops = loadGovernance(fsys, r.cfg, nil, &ds)
 	validateGovernanceConfig("cairn.yaml", root, r.cfg, r.voices, &ds)
 	r.diags = ds.Sorted()
 	return r
@@ -142,7 +142,7 @@ func TestGovernanceClean(t *testing.T) {
 
 func TestGovernanceNothingPresent(t *testing.T) {
 	var ds diag.List
-	v, terms, ops := loadGovernance(fstest.MapFS{}, model.Config{}.WithDefaults(), &ds)
+	v, terms, ops := loadGovernance(fstest.MapFS{}, model.Config{}.WithDefaults(), nil, &ds)
 	if v != nil || terms != nil || ops != nil || len(ds.Sorted()) != 0 {
 		t.Errorf("got %v %v %v %v", v, terms, ops, ds.Sorted())
 	}
@@ -348,7 +348,7 @@ func FuzzGovernanceLog(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fsys := fstest.MapFS{"governance/log.jsonl": &fstest.MapFile{Data: data}}
 		var ds diag.List
-		_, _, ops := loadGovernance(fsys, model.Config{}.WithDefaults(), &ds)
+		_, _, ops := loadGovernance(fsys, model.Config{}.WithDefaults(), nil, &ds)
 		for _, op := range ops {
 			if op.Line < 1 {
 				t.Fatalf("op without a line: %+v", op)

@@ -3,6 +3,8 @@ package load
 import (
 	"context"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -409,5 +411,37 @@ func TestRunCancelled(t *testing.T) {
 	_, err := Run(ctx, Input{FS: mapBase(map[string]string{"cairn.yaml": runConfig, "wiki/a.md": "# A\n"})})
 	if err != context.Canceled {
 		t.Errorf("Run on a cancelled context = %v, want context.Canceled", err)
+	}
+}
+
+// TestSymlinkedGovernanceIsNotRead: the walk does not follow a symlinked
+// governance folder and says so; the terms behind it must then not be read
+// either, or editing them would change the rules without changing the
+// governance key, and a no-op build would keep stale rules files.
+func TestSymlinkedGovernanceIsNotRead(t *testing.T) {
+	dir := t.TempDir()
+	write := func(p, data string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("cairn.yaml", runConfig)
+	write("elsewhere/terms.yaml", "- id: harbor\n  term: Harbor\n  status: preferred\n")
+	if err := os.Symlink("elsewhere", filepath.Join(dir, "governance")); err != nil {
+		t.Fatal(err)
+	}
+	out := runBase(t, os.DirFS(dir), nil, nil)
+	if len(out.Base.Terms) != 0 {
+		t.Errorf("read %d terms from behind the symlinked folder", len(out.Base.Terms))
+	}
+	if slices.Contains(inputPaths(out), "governance/terms.yaml") {
+		t.Errorf("inputs %q list a file behind the symlink", inputPaths(out))
+	}
+	if len(out.Diagnostics) != 1 || out.Diagnostics[0].Code != "symlink-dir" || out.Diagnostics[0].File != "governance" {
+		t.Errorf("diagnostics %v, want only the symlink-dir warning for governance", out.Diagnostics)
 	}
 }

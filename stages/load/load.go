@@ -130,7 +130,11 @@ func Run(ctx context.Context, in Input) (Output, error) {
 	need := func(g string) bool { return in.Current == nil || !in.Current(g, out.Keys[g]) }
 	if need(GroupGovernance) || need(GroupContent) {
 		// Content validation needs the points, which governance checks.
-		out.Base.Voices, out.Base.Terms, out.Base.Log = loadGovernance(in.FS, cfg, &ds)
+		walked := map[string]bool{}
+		for _, e := range byGroup[GroupGovernance] {
+			walked[e.path] = true
+		}
+		out.Base.Voices, out.Base.Terms, out.Base.Log = loadGovernance(in.FS, cfg, func(p string) bool { return walked[p] }, &ds)
 		validateGovernanceConfig(ConfigFile, cfgRoot, cfg, out.Base.Voices, &ds)
 		out.Parsed = append(out.Parsed, GroupGovernance)
 	}
