@@ -26,8 +26,14 @@ type bodyEntry struct {
 // loadBodies reads bodies/manifest.json and each body it names. A body
 // whose size or sha256 disagrees with the manifest is left out with a
 // warning: an unverified body must never reach ranking. Nothing is fetched.
-func loadBodies(fsys fs.FS, cfg model.Config, manifest string, ds *diag.List) []model.Body {
-	data, ok := readFile(fsys, manifest, MaxGovernanceBytes, ds)
+//
+// walked maps each body file the walk listed to its size. Only those are
+// read, since only they count in the corpus key: a body in a hidden folder
+// or behind a symlinked one is left out with a warning.
+func loadBodies(fsys fs.FS, cfg model.Config, manifest string, walked map[string]int64, ds *diag.List) []model.Body {
+	// The manifest grows with the records that have bodies, so it is
+	// capped like a record document, not like a governance file.
+	data, ok := readFile(fsys, manifest, MaxDocumentBytes, ds)
 	if !ok {
 		return nil
 	}
@@ -58,13 +64,23 @@ func loadBodies(fsys fs.FS, cfg model.Config, manifest string, ds *diag.List) []
 			continue
 		}
 		p := cfg.Layers.Bodies + "/" + e.Path
+		size, listed := walked[p]
+		if !listed {
+			if _, err := fs.Stat(fsys, p); err != nil {
+				warn("body of %s is ignored: cannot read %s (%v); cairn never fetches a missing body", uri, p, unwrapPath(err))
+			} else {
+				warn("body of %s is ignored: %s is in a hidden or symlinked folder, which cairn does not read; move it into %s", uri, p, cfg.Layers.Bodies)
+			}
+			continue
+		}
+		if size > MaxBodyBytes {
+			warn("body of %s is ignored: %s is over the %d-byte cap", uri, p, MaxBodyBytes)
+			continue
+		}
 		text, err := fs.ReadFile(fsys, p)
 		switch {
 		case err != nil:
 			warn("body of %s is ignored: cannot read %s (%v); cairn never fetches a missing body", uri, p, unwrapPath(err))
-			continue
-		case int64(len(text)) > MaxBodyBytes:
-			warn("body of %s is ignored: %s is over the %d-byte cap", uri, p, MaxBodyBytes)
 			continue
 		case int64(len(text)) != e.Bytes:
 			warn("body of %s is ignored: %s has %d bytes, the manifest says %d; re-record the body or fix the manifest", uri, p, len(text), e.Bytes)

@@ -2,10 +2,14 @@ package load
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"testing/fstest"
@@ -443,5 +447,29 @@ func TestSymlinkedGovernanceIsNotRead(t *testing.T) {
 	}
 	if len(out.Diagnostics) != 1 || out.Diagnostics[0].Code != "symlink-dir" || out.Diagnostics[0].File != "governance" {
 		t.Errorf("diagnostics %v, want only the symlink-dir warning for governance", out.Diagnostics)
+	}
+}
+
+// TestBodyOutsideTheWalkIsNotRead: a body in a hidden folder is not in the
+// corpus key, so it must not reach ranking either; it is left out with a
+// warning that says where bodies belong.
+func TestBodyOutsideTheWalkIsNotRead(t *testing.T) {
+	text := "the full body"
+	sum := sha256.Sum256([]byte(text))
+	manifest := fmt.Sprintf(`{"index/a.json#1": {"path": ".cache/b.txt", "sha256": %q, "bytes": %d},
+ "index/a.json#2": {"path": "c.txt", "sha256": %q, "bytes": %d}}`,
+		hex.EncodeToString(sum[:]), len(text), hex.EncodeToString(sum[:]), len(text))
+	out := runBase(t, mapBase(map[string]string{
+		"cairn.yaml":           runConfig,
+		"bodies/manifest.json": manifest,
+		"bodies/.cache/b.txt":  text,
+		"bodies/c.txt":         text,
+	}), nil, nil)
+	if len(out.Base.Bodies) != 1 || out.Base.Bodies[0].Path != "bodies/c.txt" {
+		t.Errorf("bodies %+v, want only bodies/c.txt", out.Base.Bodies)
+	}
+	if len(out.Diagnostics) != 1 || out.Diagnostics[0].Code != "body-unverified" ||
+		!strings.Contains(out.Diagnostics[0].Message, "hidden or symlinked folder") {
+		t.Errorf("diagnostics %v, want one body-unverified warning for the hidden body", out.Diagnostics)
 	}
 }

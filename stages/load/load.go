@@ -191,12 +191,15 @@ func loadCorpus(ctx context.Context, fsys fs.FS, cfg model.Config, entries []ent
 	}
 	var bodiesManifest string
 	var work []entry
+	bodyFiles := map[string]int64{}
 	for _, e := range entries {
 		switch e.kind {
 		case kindDocument, kindPage:
 			work = append(work, e)
 		case kindBodiesManifest:
 			bodiesManifest = e.path
+		case kindBody:
+			bodyFiles[e.path] = e.size
 		}
 	}
 	results := make([]result, len(work))
@@ -224,7 +227,7 @@ func loadCorpus(ctx context.Context, fsys fs.FS, cfg model.Config, entries []ent
 	}
 	var bodies []model.Body
 	if bodiesManifest != "" {
-		bodies = loadBodies(fsys, cfg, bodiesManifest, ds)
+		bodies = loadBodies(fsys, cfg, bodiesManifest, bodyFiles, ds)
 	}
 	return docs, pages, bodies
 }
