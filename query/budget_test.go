@@ -38,7 +38,10 @@ func TestBudgetIsExact(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				e := &engine{c: sc, req: req, parsed: parsed, state: Index{Path: ".cairn/manifest.json", State: StateMissing, Reason: "test"}}
+				// A reason longer than a receipt carries, with characters JSON
+				// escapes: what a stale or corrupt state can report.
+				reason := strings.Repeat("wiki/\"quoted\"\tname\n", 40)
+				e := &engine{c: sc, req: req, parsed: parsed, state: Index{Path: ".cairn/manifest.json", State: StateStale, Reason: reason}}
 				prep, err := e.prepare()
 				if err != nil {
 					t.Fatal(err)

@@ -69,14 +69,13 @@ func Context(ctx context.Context, root string, req Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer closeFn()
 	e := &engine{c: c, req: req, parsed: parsed, state: state}
 	out, err := e.run()
+	closeFn()
 	var ce *artifacts.CorruptError
 	if errors.As(err, &ce) && state.State == StateUsed {
 		// The artifacts looked current but a read failed: answer from the
 		// scan, and say why.
-		closeFn()
 		osRoot, rerr := os.OpenRoot(root)
 		if rerr != nil {
 			return nil, rerr

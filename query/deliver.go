@@ -100,25 +100,33 @@ func (e *engine) deliver(pins []*scored, ranked []*scored, rejected []RejectedPi
 		p.Receipt.Index = real
 		return n
 	}
-	// The smallest honest pack names no item and no dropped detail.
+	// The smallest honest pack names no item and no dropped detail, and
+	// every pin as rejected for room: a pin's receipt line costs about
+	// what a pin that does not fit leaves behind, so the overhead holds it.
+	given := rejected
+	pinEntries := make([]*entry, len(pins))
+	for i, s := range pins {
+		en, err := build(s)
+		if err != nil {
+			return nil, err
+		}
+		pinEntries[i] = en
+		rejected = append(rejected, pinRejection(en))
+	}
 	dropAll = len(pins) + len(ranked)
 	overhead := measure(assemble(0, 0))
 	if overhead > e.req.Budget {
 		return nil, &BudgetError{Budget: e.req.Budget, Minimum: e.minimumBudget(assemble(0, 0))}
 	}
-	dropAll = 0
+	dropAll, rejected = 0, given
 	itemBudget := e.req.Budget - overhead
 
 	used := 0
 	pinBudget := itemBudget / pinShareDivisor
 	pinUsed := 0
-	for _, s := range pins {
-		en, err := build(s)
-		if err != nil {
-			return nil, err
-		}
+	for _, en := range pinEntries {
 		if pinUsed+en.cost > pinBudget {
-			rejected = append(rejected, RejectedPin{URI: s.row.URI, Reason: fmt.Sprintf("needs about %d tokens; pins share at most a third of the item budget (%d)", en.cost, pinBudget)})
+			rejected = append(rejected, pinRejection(en))
 			continue
 		}
 		pinUsed += en.cost
@@ -184,6 +192,11 @@ func (e *engine) deliver(pins []*scored, ranked []*scored, rejected []RejectedPi
 	for n > 0 && measure(assemble(n, 0)) > e.req.Budget {
 		n--
 	}
+	if n == 0 && measure(assemble(0, 0)) > e.req.Budget {
+		// The overhead above is measured to hold every pack with no item;
+		// should it ever not, refuse rather than deliver over budget.
+		return nil, &BudgetError{Budget: e.req.Budget, Minimum: e.minimumBudget(assemble(0, 0))}
+	}
 	// Add back as much dropped detail as fits (binary search on its
 	// length), up to maxDroppedDetail entries; dropped_total counts all.
 	total := min(maxDroppedDetail, len(admitted)-n+len(dropped))
@@ -209,14 +222,6 @@ const roughItemBytes = 160
 // diversityMargin is how many candidates past the last that fits are
 // still rendered, for diversity to draw on.
 const diversityMargin = 8
-
-func scoredOf[T any](list []T, f func(T) *scored) []*scored {
-	out := make([]*scored, len(list))
-	for i, x := range list {
-		out[i] = f(x)
-	}
-	return out
-}
 
 // minimumBudget is the least budget whose smallest honest pack fits,
 // found where the stated budget's own digits (and a warning naming it)
@@ -254,7 +259,7 @@ func (e *engine) receipt(rejected []RejectedPin) Receipt {
 		RejectedPins:      rejected,
 		RelevanceFloor:    relevanceFloor,
 		RecencyModel:      []HalfLife{},
-		Index:             IndexState{Path: e.state.Path, State: string(e.state.State), Reason: e.state.Reason},
+		Index:             IndexState{Path: e.state.Path, State: string(e.state.State), Reason: indexReason(e.state.Reason)},
 		InputDigest:       e.inputDigest(),
 		Changed:           []string{},
 		RankingVersion:    artifacts.RankingVersion,
@@ -358,6 +363,13 @@ func countUnpinned(list []*entry) int {
 		}
 	}
 	return n
+}
+
+// pinRejection is the receipt line of a pin that does not fit. It names
+// only the pin's own cost, so that its width does not depend on the
+// budget and the overhead measured with it holds at every budget.
+func pinRejection(en *entry) RejectedPin {
+	return RejectedPin{URI: en.s.row.URI, Reason: fmt.Sprintf("needs about %d tokens; pins share at most a third of the item budget", en.cost)}
 }
 
 // maxIndexReason bounds receipt.index's reason, in bytes.
