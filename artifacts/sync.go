@@ -197,7 +197,7 @@ func survey(root *os.Root, p Plan) (surveyed, error) {
 			return s, fmt.Errorf("artifacts: cannot check stale output %s: %w", name, err)
 		}
 		if info.IsDir() {
-			return s, fmt.Errorf("artifacts: stale output %s is a folder; cairn deletes only files it wrote, so remove it by hand", name)
+			return s, fmt.Errorf("artifacts: the previous manifest names folder %s as an output, which cairn never writes; delete %s and build again", name, ManifestPath)
 		}
 		s.deletes = append(s.deletes, name)
 		s.result.Changes = append(s.result.Changes, Change{Path: name, Action: ActionDelete})

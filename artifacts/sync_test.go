@@ -609,3 +609,20 @@ func TestSameBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestSyncRefusesAFolderNamedAsStale: a previous manifest (perhaps edited by
+// hand) that names a folder as an output must not lead anyone to delete the
+// folder: the fix it points at is the manifest.
+func TestSyncRefusesAFolderNamedAsStale(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "docs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Sync(Plan{Root: root, Manifest: manifest("m"), Previous: []string{"docs"}})
+	if err == nil || !strings.Contains(err.Error(), "delete .cairn/manifest.json and build again") {
+		t.Errorf("err = %v, want a refusal that points at the manifest", err)
+	}
+	if !exists(root, "docs") {
+		t.Error("Sync removed the folder")
+	}
+}
