@@ -519,7 +519,7 @@ func keysOf[V any](m map[int32]V) map[int32]bool {
 
 // compareChrono orders rows newest first, then by URI.
 func compareChrono(a, b *artifacts.Doc) int {
-	return cmp.Or(strings.Compare(newest(*b), newest(*a)), strings.Compare(a.URI, b.URI))
+	return cmp.Or(project.CompareStamps(newest(*b), newest(*a)), strings.Compare(a.URI, b.URI))
 }
 
 // decodeID undoes a record id's percent-encoding.

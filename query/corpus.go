@@ -430,7 +430,7 @@ func (c *scanCorpus) Incoming(node string, limit int) ([]artifacts.Link, error) 
 		c.incoming = map[string][]artifacts.Link{}
 		for n, list := range in {
 			slices.SortFunc(list, func(a, b inbound) int {
-				return cmp.Or(strings.Compare(b.at, a.at), strings.Compare(a.link.Kind, b.link.Kind), cmp.Compare(a.ord, b.ord), strings.Compare(a.link.Node, b.link.Node))
+				return cmp.Or(project.CompareStamps(b.at, a.at), strings.Compare(a.link.Kind, b.link.Kind), cmp.Compare(a.ord, b.ord), strings.Compare(a.link.Node, b.link.Node))
 			})
 			links := make([]artifacts.Link, 0, len(list))
 			for j, e := range list {

@@ -104,7 +104,7 @@ func Run(ctx context.Context, in Input) (Output, error) {
 		// Newest source first, so a reader can stop after the newest N
 		// inbound edges of a hub; ties by kind, then source, to be total.
 		slices.SortFunc(in, func(a, b inbound) int {
-			return cmp.Or(strings.Compare(b.at, a.at), strings.Compare(a.kind, b.kind), cmp.Compare(a.ord, b.ord), strings.Compare(a.src, b.src))
+			return cmp.Or(project.CompareStamps(b.at, a.at), strings.Compare(a.kind, b.kind), cmp.Compare(a.ord, b.ord), strings.Compare(a.src, b.src))
 		})
 		links := make([]artifacts.Link, 0, len(in))
 		for j, e := range in {

@@ -338,6 +338,27 @@ func addValues(tk *tokenizer, fields []Field, name, text string) []Field {
 	return append(fields, tk.field(name, []string{text}))
 }
 
+// CompareStamps orders two item stamps, each a day or a UTC time as the
+// projection writes it, in time. RFC 3339 with nanoseconds drops a
+// fraction's trailing zeros, so "…:05Z" and "…:05.5Z" do not sort as
+// strings ('.' is before 'Z'): the whole seconds are compared first, then
+// the fraction digits, which compare as strings once trailing zeros are gone.
+func CompareStamps(a, b string) int {
+	const secs = len("2006-01-02T15:04:05")
+	if len(a) > secs && len(b) > secs && a[10] == 'T' && b[10] == 'T' {
+		if c := strings.Compare(a[:secs], b[:secs]); c != 0 {
+			return c
+		}
+		return strings.Compare(fraction(a[secs:]), fraction(b[secs:]))
+	}
+	return strings.Compare(a, b)
+}
+
+// fraction is the digits of ".5Z" or "Z".
+func fraction(rest string) string {
+	return strings.TrimPrefix(strings.TrimSuffix(rest, "Z"), ".")
+}
+
 // finish sorts an item's fields, flags, tags and relations, and drops
 // duplicate flags, tags and relations.
 func finish(it *Item) {

@@ -578,3 +578,31 @@ func TestEmptyRelationValueMakesNoEdge(t *testing.T) {
 		}
 	}
 }
+
+func TestCompareStamps(t *testing.T) {
+	// Each stamp is later than the one before it.
+	ordered := []string{
+		"2026-11-04",
+		"2026-11-04T10:00:00Z",
+		"2026-11-04T10:00:00.004Z",
+		"2026-11-04T10:00:00.05Z",
+		"2026-11-04T10:00:00.5Z",
+		"2026-11-04T10:00:00.55Z",
+		"2026-11-04T10:00:01Z",
+		"2026-11-05",
+	}
+	for i, a := range ordered {
+		for j, b := range ordered {
+			want := 0
+			switch {
+			case i < j:
+				want = -1
+			case i > j:
+				want = 1
+			}
+			if got := CompareStamps(a, b); got != want {
+				t.Errorf("CompareStamps(%q, %q) = %d, want %d", a, b, got, want)
+			}
+		}
+	}
+}
