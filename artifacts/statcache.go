@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // StatEntry remembers the size, modification time and hash of one input as
@@ -89,6 +90,26 @@ func (c StatCache) Encode(paths []string) []byte {
 		fmt.Fprintf(&b, "%s\t%d\t%d\t%s\n", p, e.Bytes, e.MtimeNS, e.XXHash)
 	}
 	return b.Bytes()
+}
+
+// racyWindow is how recent a modification time must be for the cache not
+// to vouch for it. A file rewritten with the same size within one tick of
+// the file system's clock keeps its modification time, so a hash taken in
+// that tick may be of the older bytes. Two seconds covers the coarsest
+// common clocks.
+const racyWindow = 2 * time.Second
+
+// DropRacy removes the entries modified within racyWindow before start,
+// the moment before the build took its stats, so that the next build
+// hashes those files again instead of trusting a hash that may predate
+// their last write.
+func (c StatCache) DropRacy(start time.Time) {
+	limit := start.Add(-racyWindow).UnixNano()
+	for p, e := range c {
+		if e.MtimeNS >= limit {
+			delete(c, p)
+		}
+	}
 }
 
 // WriteStatCache replaces the stat cache of the base at root when its bytes

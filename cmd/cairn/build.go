@@ -99,6 +99,7 @@ func buildBase(root string, check bool, stderr io.Writer, clock *stageClock) (bu
 		}
 		defer lock.Release()
 	}
+	start := time.Now() // before any stat is taken; see StatCache.DropRacy
 	prev, err := artifacts.ReadPrevious(root)
 	if err != nil {
 		fmt.Fprintf(stderr, "cairn: the previous manifest is unreadable (%v); rebuilding everything\n", err)
@@ -142,6 +143,9 @@ func buildBase(root string, check bool, stderr io.Writer, clock *stageClock) (bu
 		return res, err
 	}
 	clock.mark("sync")
+	// Inputs written moments ago are hashed again next time; the outputs
+	// stamped below are cairn's own, just written and hashed.
+	out.Stat.DropRacy(start)
 	if m, err := artifacts.DecodeManifest(out.Plan.Manifest.Data); err == nil {
 		artifacts.StampOutputs(root, &m, out.Stat)
 	}

@@ -295,3 +295,35 @@ func TestDemoAndVersion(t *testing.T) {
 		t.Errorf("unknown command: exit %d, want 2", code)
 	}
 }
+
+// TestRewriteWithinTheSameTickIsSeen: a file rewritten with the same size
+// and the same modification time (a second write within one clock tick of
+// the file system) must not be trusted to the stat cache: the build that
+// hashed it could have seen the older bytes.
+func TestRewriteWithinTheSameTickIsSeen(t *testing.T) {
+	isolate(t)
+	dir := copyBase(t, "demo") // fresh files: modified just now
+	doc := filepath.Join(dir, "events", "2026-11-04", "tickets.json")
+	st, err := os.Stat(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustBuild(t, dir)
+	data, err := os.ReadFile(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := bytes.Replace(data, []byte("ghcr.io"), []byte("quay.io"), 1) // same size
+	if bytes.Equal(edited, data) {
+		t.Fatal("the edit did not apply; the demo base changed under this test")
+	}
+	if err := os.WriteFile(doc, edited, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(doc, st.ModTime(), st.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if code, stdout, stderr := cairn(t, "--base", dir, "build", "--check"); code != 1 || !strings.Contains(stdout, ".cairn/docs.tsv") {
+		t.Fatalf("check after a same-size, same-mtime rewrite: exit %d, stdout %q, stderr %q; want 1 naming .cairn/docs.tsv", code, stdout, stderr)
+	}
+}
