@@ -130,6 +130,8 @@ func validateConfig(cfg model.Config, root *yaml.Node, ds *diag.List) {
 			}
 			if other, ok := owner[a]; ok && other != name {
 				errAt(append(at, "aliases"), "duplicate-alias", "%q names both identity %q and %q; an alias belongs to one identity", a, other, name)
+			} else if ok {
+				errAt(append(at, "aliases"), "duplicate-alias", "identity %q lists %q twice; keep one", name, a)
 			}
 			owner[a] = name
 		}

@@ -115,6 +115,9 @@ layers:
 		{"shared layer folder", "layers:\n  wiki: index\n", true, []string{
 			`cairn.yaml:2:3: error: layers index and wiki share the folder "index"; give each its own [bad-layer]`,
 		}},
+		{"alias listed twice", "identities:\n  a:\n    canonical: person:github/marc-b\n    aliases: [person:email/marc@x.test, person:email/marc@x.test]\n", true, []string{
+			`cairn.yaml:4:5: error: identity "a" lists "person:email/marc@x.test" twice; keep one [duplicate-alias]`,
+		}},
 		{"nested layer folders", "layers:\n  wiki: kb\n  projects: kb/projects\n", true, []string{
 			`cairn.yaml:3:3: error: layer projects ("kb/projects") and layer wiki ("kb") are nested; give each a folder outside the other [bad-layer]`,
 		}},
