@@ -78,9 +78,14 @@ type Decoder struct {
 
 // Parse decodes one JSON value that makes up all of data, like ParseJSON.
 func (d *Decoder) Parse(data string) (Value, error) {
+	// A failed parse leaves values on the stacks; they go too, or they
+	// would sit under every later parse and keep old input alive.
 	clear(d.arena)
 	clear(d.karena)
+	clear(d.stack)
+	clear(d.kstack)
 	d.arena, d.karena = d.arena[:0], d.karena[:0]
+	d.stack, d.kstack = d.stack[:0], d.kstack[:0]
 	p := jsonParser{s: data, d: d}
 	p.space()
 	v, err := p.value(0)

@@ -188,6 +188,9 @@ func (r *docReader) envelope(doc *model.Document) bool {
 		r.errorf(rest, "json-syntax", "unexpected data after the document's closing brace; a record document holds one JSON object")
 		return false
 	}
+	if !seen["records"] {
+		r.errorf(i, "no-records", "the document has no \"records\" list; add \"records\": [] even when it holds none, so that an empty source is said, not implied")
+	}
 	if countOff >= 0 && count != len(doc.Records) {
 		r.errorf(countOff, "bad-count", "count is %d but the document holds %d records; fix count or remove it", count, len(doc.Records))
 	}

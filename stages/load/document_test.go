@@ -218,6 +218,9 @@ func TestDocumentEnvelopeErrors(t *testing.T) {
 		{"duplicate envelope key", "index/s.json", `{"cairn": 1, "source": "s", "source": "s", "fields": {"id": ".id", "title": ".title"}, "records": []}`, []string{
 			`index/s.json:1:29: error: key "source" appears twice; keep one [duplicate-key]`,
 		}},
+		{"no records key", "index/s.json", `{"cairn": 1, "source": "s", "fields": {"id": ".id", "title": ".title"}}`, []string{
+			`index/s.json:1:1: error: the document has no "records" list; add "records": [] even when it holds none, so that an empty source is said, not implied [no-records]`,
+		}},
 		{"duplicate field", "index/s.json", `{"cairn": 1, "source": "s", "fields": {"id": ".id", "title": ".a", "title": ".b"}, "records": []}`, []string{
 			`index/s.json:1:68: error: key "title" appears twice in fields; keep one [duplicate-key]`,
 		}},
