@@ -65,7 +65,8 @@ type Projector struct {
 	cfg        model.Config
 	ids        Identities
 	bodies     map[string]model.Body
-	superseded map[string]bool // URIs that some page supersedes
+	bodiesOf   map[string][]string // a document's path → the URIs of its bodies
+	superseded map[string]bool     // URIs that some page supersedes
 	pages      []model.Page
 	diags      []diag.Diagnostic
 }
@@ -73,7 +74,8 @@ type Projector struct {
 // NewProjector prepares the projection of b: the cached bodies by record,
 // and the URIs pages supersede (a flag on the superseded item).
 func NewProjector(b model.Base) *Projector {
-	p := &Projector{cfg: b.Config, ids: NewIdentities(b.Config), bodies: map[string]model.Body{}, superseded: map[string]bool{}, pages: b.Pages}
+	p := &Projector{cfg: b.Config, ids: NewIdentities(b.Config), bodies: map[string]model.Body{},
+		bodiesOf: map[string][]string{}, superseded: map[string]bool{}, pages: b.Pages}
 	docs := map[string]bool{}
 	for _, d := range b.Documents {
 		docs[d.Path] = true
@@ -81,7 +83,9 @@ func NewProjector(b model.Base) *Projector {
 	var ds diag.List
 	for _, body := range b.Bodies {
 		p.bodies[body.URI] = body
-		if doc, _, _ := strings.Cut(body.URI, "#"); !docs[doc] {
+		doc, _, _ := strings.Cut(body.URI, "#")
+		p.bodiesOf[doc] = append(p.bodiesOf[doc], body.URI)
+		if !docs[doc] {
 			ds.Warnf(body.Path, 0, 0, "body-orphan", "the cached body is for %s, which no record has; fix the URI in the bodies manifest", body.URI)
 		}
 	}
@@ -127,9 +131,9 @@ func (p *Projector) Document(doc model.Document, s *Scratch, ds *diag.List, term
 			dropValues(it)
 		}
 	}
-	for uri, body := range p.bodies {
-		if doc2, _, _ := strings.Cut(uri, "#"); doc2 == doc.Path && !matched[uri] {
-			ds.Warnf(body.Path, 0, 0, "body-orphan", "the cached body is for %s, which no record has; fix the URI in the bodies manifest", uri)
+	for _, uri := range p.bodiesOf[doc.Path] { // this document's bodies only
+		if !matched[uri] {
+			ds.Warnf(p.bodies[uri].Path, 0, 0, "body-orphan", "the cached body is for %s, which no record has; fix the URI in the bodies manifest", uri)
 		}
 	}
 	return items
