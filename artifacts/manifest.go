@@ -73,8 +73,20 @@ func sortedStamps(s []FileStamp) []FileStamp {
 	return s
 }
 
-// DecodeManifest parses manifest.json and checks its format version.
+// DecodeManifest parses manifest.json and checks its format version. A
+// manifest of another format is an error, but it comes back with its
+// format and outputs, read leniently (that format may have other keys), so
+// that a build can still delete the outputs it no longer writes.
 func DecodeManifest(data []byte) (Manifest, error) {
+	var head struct {
+		Kind    int         `json:"cairn-manifest"`
+		Format  int         `json:"format"`
+		Outputs []FileStamp `json:"outputs"`
+	}
+	if json.Unmarshal(data, &head) == nil && head.Kind == 1 && head.Format != 0 && head.Format != FormatVersion {
+		return Manifest{Format: head.Format, Outputs: head.Outputs},
+			&CorruptError{Path: ManifestPath, Msg: fmt.Sprintf("format %d, this cairn reads %d; run cairn build", head.Format, FormatVersion)}
+	}
 	var f manifestFile
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -86,9 +98,6 @@ func DecodeManifest(data []byte) (Manifest, error) {
 	}
 	if f.Kind != 1 {
 		return Manifest{}, &CorruptError{Path: ManifestPath, Msg: "not a cairn manifest"}
-	}
-	if f.Format != FormatVersion {
-		return f.Manifest, &CorruptError{Path: ManifestPath, Msg: fmt.Sprintf("format %d, this cairn reads %d; run cairn build", f.Format, FormatVersion)}
 	}
 	return f.Manifest, nil
 }

@@ -165,3 +165,19 @@ func TestDecodeManifestRefusesTrailingBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeManifestOfAnotherFormat: a manifest of a newer format, with keys
+// this cairn does not know, is refused by its format (not by the new key)
+// and still hands back its outputs, so a build can delete the stale ones.
+func TestDecodeManifestOfAnotherFormat(t *testing.T) {
+	good := string(EncodeManifest(sampleManifest))
+	newer := strings.Replace(good, `"format": 1`, `"format": 2, "shards": 4`, 1)
+	m, err := DecodeManifest([]byte(newer))
+	ce := asCorrupt(t, err, ManifestPath)
+	if want := "format 2, this cairn reads 1; run cairn build"; ce.Msg != want {
+		t.Errorf("message %q, want %q", ce.Msg, want)
+	}
+	if m.Format != 2 || len(m.Outputs) != len(sampleManifest.Outputs) || len(m.Outputs) == 0 {
+		t.Errorf("got format %d and %d outputs, want 2 and the %d outputs", m.Format, len(m.Outputs), len(sampleManifest.Outputs))
+	}
+}

@@ -1,18 +1,20 @@
 package artifacts
 
 import (
-	"io"
-
 	"errors"
-	"github.com/cespare/xxhash/v2"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/cespare/xxhash/v2"
 )
 
 // ReadPrevious reads the manifest of the last build under root. It returns
 // nil and no error when there is none; a manifest that cannot be decoded
-// comes back as nil with the reason, and the caller rebuilds everything.
+// comes back with the reason, and the caller rebuilds everything. One of
+// another format comes back with only its outputs, which are still this
+// base's files: the build deletes those it no longer writes.
 func ReadPrevious(root string) (*Manifest, error) {
 	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(ManifestPath)))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -23,6 +25,9 @@ func ReadPrevious(root string) (*Manifest, error) {
 	}
 	m, err := DecodeManifest(data)
 	if err != nil {
+		if m.Format != 0 && m.Format != FormatVersion {
+			return &Manifest{Format: m.Format, Outputs: m.Outputs}, err
+		}
 		return nil, err
 	}
 	return &m, nil

@@ -102,8 +102,9 @@ func buildBase(root string, check bool, stderr io.Writer, clock *stageClock) (bu
 	start := time.Now() // before any stat is taken; see StatCache.DropRacy
 	prev, err := artifacts.ReadPrevious(root)
 	if err != nil {
+		// prev is then nil, or holds only the outputs of a manifest of
+		// another format, for Sync to delete those no longer written.
 		fmt.Fprintf(stderr, "cairn: the previous manifest is unreadable (%v); rebuilding everything\n", err)
-		prev = nil
 	}
 	osRoot, err := os.OpenRoot(root)
 	if err != nil {

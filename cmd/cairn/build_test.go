@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -187,37 +188,47 @@ func TestBadInputKeepsPreviousArtifacts(t *testing.T) {
 	}
 }
 
+// TestStaleOutputIsDeleted: an output the previous manifest names and this
+// build does not write is deleted, also when that manifest is of another
+// format (an upgrade that renames or drops an artifact).
 func TestStaleOutputIsDeleted(t *testing.T) {
-	isolate(t)
-	dir := copyBase(t, "demo")
-	mustBuild(t, dir)
-	manifest := filepath.Join(dir, filepath.FromSlash(artifacts.ManifestPath))
-	data, err := os.ReadFile(manifest)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(data, &m); err != nil {
-		t.Fatal(err)
-	}
-	// Pretend an earlier build wrote .cairn/retired.tsv.
-	m["outputs"] = append(m["outputs"].([]any), map[string]any{"path": ".cairn/retired.tsv", "bytes": 2, "xxhash": artifacts.Hash([]byte("x\n"))})
-	data, _ = json.Marshal(m)
-	data = append(data, '\n')
-	if err := os.WriteFile(manifest, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	retired := filepath.Join(dir, ".cairn", "retired.tsv")
-	if err := os.WriteFile(retired, []byte("x\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	code, stdout, _ := cairn(t, "--base", dir, "build", "--check")
-	if code != 1 || !strings.Contains(stdout, "delete\t.cairn/retired.tsv\n") {
-		t.Errorf("check: exit %d, stdout %q; want 1 naming the deletion", code, stdout)
-	}
-	mustBuild(t, dir)
-	if _, err := os.Stat(retired); !os.IsNotExist(err) {
-		t.Errorf("the stale output is still there: %v", err)
+	for _, format := range []int{artifacts.FormatVersion, artifacts.FormatVersion + 1} {
+		t.Run(fmt.Sprintf("format %d", format), func(t *testing.T) {
+			isolate(t)
+			dir := copyBase(t, "demo")
+			mustBuild(t, dir)
+			manifest := filepath.Join(dir, filepath.FromSlash(artifacts.ManifestPath))
+			data, err := os.ReadFile(manifest)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var m map[string]any
+			if err := json.Unmarshal(data, &m); err != nil {
+				t.Fatal(err)
+			}
+			// Pretend an earlier build wrote .cairn/retired.tsv.
+			m["outputs"] = append(m["outputs"].([]any), map[string]any{"path": ".cairn/retired.tsv", "bytes": 2, "xxhash": artifacts.Hash([]byte("x\n"))})
+			if format != artifacts.FormatVersion {
+				m["format"], m["shards"] = format, 4 // a key this cairn does not know
+			}
+			data, _ = json.Marshal(m)
+			data = append(data, '\n')
+			if err := os.WriteFile(manifest, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			retired := filepath.Join(dir, ".cairn", "retired.tsv")
+			if err := os.WriteFile(retired, []byte("x\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, stdout, _ := cairn(t, "--base", dir, "build", "--check")
+			if code != 1 || !strings.Contains(stdout, "delete\t.cairn/retired.tsv\n") {
+				t.Errorf("check: exit %d, stdout %q; want 1 naming the deletion", code, stdout)
+			}
+			mustBuild(t, dir)
+			if _, err := os.Stat(retired); !os.IsNotExist(err) {
+				t.Errorf("the stale output is still there: %v", err)
+			}
+		})
 	}
 }
 
