@@ -153,3 +153,22 @@ func TestPageProjectionLeavesPageAlone(t *testing.T) {
 		t.Errorf("item tags %q, want %q", first.Tags, want)
 	}
 }
+
+// TestTagsAndRelationsAreOneLine: tags and relation values become graph
+// nodes, each a table cell the edge tables sort by; a tab or line break in
+// one would change its order once written, so projection turns them into
+// spaces, and a blank tag names no node at all.
+func TestTagsAndRelationsAreOneLine(t *testing.T) {
+	pg := page("wiki/a.md", model.LayerWiki, "a", model.Frontmatter{
+		Title: "A", Tags: []string{"b\tc", " ", "a"},
+		Relations: map[string][]string{"owner": {"person:github/x\ny"}},
+	}, "")
+	var s Scratch
+	it := NewProjector(model.Base{Config: testConfig(), Pages: []model.Page{pg}}).Page(pg, &s)
+	if want := []string{"a", "b c"}; !slices.Equal(it.Tags, want) {
+		t.Errorf("tags %q, want %q", it.Tags, want)
+	}
+	if len(it.Relations) != 1 || it.Relations[0].Value != "person:github/x y" {
+		t.Errorf("relations %+v, want one with value %q", it.Relations, "person:github/x y")
+	}
+}

@@ -364,17 +364,39 @@ func fraction(rest string) string {
 }
 
 // finish sorts an item's fields, flags, tags and relations, and drops
-// duplicate flags, tags and relations.
+// duplicate flags, tags and relations. Tags and relation values become
+// graph nodes, one per table cell, so a tab or line break in them turns
+// into a space here, before anything sorts them; a blank tag names nothing.
 func finish(it *Item) {
 	slices.SortStableFunc(it.Fields, func(a, b Field) int { return strings.Compare(a.Name, b.Name) })
 	slices.Sort(it.Flags)
 	it.Flags = slices.Compact(it.Flags)
+	it.Tags = slices.DeleteFunc(it.Tags, func(t string) bool { return strings.TrimSpace(t) == "" })
+	for i := range it.Tags {
+		it.Tags[i] = oneLine(it.Tags[i])
+	}
+	for i := range it.Relations {
+		it.Relations[i].Value = oneLine(it.Relations[i].Value)
+	}
 	slices.Sort(it.Tags)
 	it.Tags = slices.Compact(it.Tags)
 	slices.SortFunc(it.Relations, func(a, b Relation) int {
 		return cmp.Or(strings.Compare(a.Field, b.Field), strings.Compare(a.Value, b.Value))
 	})
 	it.Relations = slices.Compact(it.Relations)
+}
+
+// oneLine replaces the tabs and line breaks of s with spaces.
+func oneLine(s string) string {
+	if !strings.ContainsAny(s, "\t\n\r") {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if r == '\t' || r == '\n' || r == '\r' {
+			return ' '
+		}
+		return r
+	}, s)
 }
 
 // EncodeID percent-encodes a record id for its URI: every byte outside
