@@ -56,11 +56,11 @@ func EncodeDocs(rows []Doc) (docs, off []byte) {
 	o.WriteString(docsOffHeader)
 	for _, d := range rows {
 		fmt.Fprintf(&o, "%019d\n", b.Len())
-		b.WriteString(cleanCell(d.URI))
+		b.WriteString(CleanCell(d.URI))
 		b.WriteByte('\t')
 		b.WriteString(dash(d.Kind))
 		b.WriteByte('\t')
-		b.WriteString(dash(cleanCell(d.Source)))
+		b.WriteString(dash(CleanCell(d.Source)))
 		b.WriteByte('\t')
 		b.WriteString(dash(d.Date))
 		b.WriteByte('\t')
@@ -96,7 +96,7 @@ func EncodeDocs(rows []Doc) (docs, off []byte) {
 		b.WriteByte('\t')
 		b.WriteString(dash(d.URLKey))
 		b.WriteByte('\t')
-		b.WriteString(dash(cleanCell(d.Title)))
+		b.WriteString(dash(CleanCell(d.Title)))
 		b.WriteByte('\n')
 	}
 	return b.Bytes(), o.Bytes()

@@ -47,7 +47,7 @@ func EncodeDocuments(rows []Document) []byte {
 		if err != nil {
 			panic(err) // a map of string slices always encodes
 		}
-		fmt.Fprintf(&b, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", cleanCell(d.Path), dash(d.Layer), dash(cleanCell(d.Source)),
+		fmt.Fprintf(&b, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", CleanCell(d.Path), dash(d.Layer), dash(CleanCell(d.Source)),
 			dash(d.Date), d.Records, dash(strings.Join(d.Relations, ",")), fields)
 	}
 	return b.Bytes()
@@ -90,7 +90,7 @@ func EncodeBodies(rows []Body) []byte {
 	var b bytes.Buffer
 	b.WriteString(bodiesHeader)
 	for _, r := range rows {
-		fmt.Fprintf(&b, "%s\t%s\t%d\t%s\n", cleanCell(r.URI), cleanCell(r.Path), r.Bytes, r.SHA256)
+		fmt.Fprintf(&b, "%s\t%s\t%d\t%s\n", CleanCell(r.URI), CleanCell(r.Path), r.Bytes, r.SHA256)
 	}
 	return b.Bytes()
 }

@@ -70,12 +70,12 @@ func encodeAdjacency(path, hdr string, rows []Adjacency) ([]byte, error) {
 	b.Grow(size)
 	b.WriteString(hdr)
 	for _, r := range rows {
-		b.WriteString(cleanCell(r.Node))
+		b.WriteString(CleanCell(r.Node))
 		for _, l := range r.Links {
 			b.WriteByte('\t')
 			b.WriteString(l.Kind)
 			b.WriteByte('=')
-			b.WriteString(cleanCell(l.Node))
+			b.WriteString(CleanCell(l.Node))
 		}
 		b.WriteByte('\n')
 	}

@@ -20,7 +20,7 @@ func EncodeFields(rows []Field) []byte {
 	var b bytes.Buffer
 	b.WriteString(fieldsHeader)
 	for _, f := range rows {
-		fmt.Fprintf(&b, "%s\t%d\n", cleanCell(f.Name), f.Weight)
+		fmt.Fprintf(&b, "%s\t%d\n", CleanCell(f.Name), f.Weight)
 	}
 	return b.Bytes()
 }

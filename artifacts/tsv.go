@@ -74,8 +74,10 @@ func undash(s string) string {
 	return s
 }
 
-// cleanCell replaces the bytes that would break a TSV row.
-func cleanCell(s string) string {
+// CleanCell replaces the bytes that would break a TSV row (tab, CR, LF)
+// with spaces. Projection applies it to values that become graph nodes, so
+// that they sort as they are written.
+func CleanCell(s string) string {
 	if !strings.ContainsAny(s, "\t\n\r") {
 		return s
 	}

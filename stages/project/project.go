@@ -373,10 +373,10 @@ func finish(it *Item) {
 	it.Flags = slices.Compact(it.Flags)
 	it.Tags = slices.DeleteFunc(it.Tags, func(t string) bool { return strings.TrimSpace(t) == "" })
 	for i := range it.Tags {
-		it.Tags[i] = oneLine(it.Tags[i])
+		it.Tags[i] = artifacts.CleanCell(it.Tags[i])
 	}
 	for i := range it.Relations {
-		it.Relations[i].Value = oneLine(it.Relations[i].Value)
+		it.Relations[i].Value = artifacts.CleanCell(it.Relations[i].Value)
 	}
 	slices.Sort(it.Tags)
 	it.Tags = slices.Compact(it.Tags)
@@ -384,19 +384,6 @@ func finish(it *Item) {
 		return cmp.Or(strings.Compare(a.Field, b.Field), strings.Compare(a.Value, b.Value))
 	})
 	it.Relations = slices.Compact(it.Relations)
-}
-
-// oneLine replaces the tabs and line breaks of s with spaces.
-func oneLine(s string) string {
-	if !strings.ContainsAny(s, "\t\n\r") {
-		return s
-	}
-	return strings.Map(func(r rune) rune {
-		if r == '\t' || r == '\n' || r == '\r' {
-			return ' '
-		}
-		return r
-	}, s)
 }
 
 // EncodeID percent-encodes a record id for its URI: every byte outside
