@@ -27,9 +27,9 @@ type tsvArtifact struct {
 	decode func([]byte) (int, error)
 }
 
-func tsvArtifacts() []tsvArtifact {
+func tsvArtifacts(t testing.TB) []tsvArtifact {
 	docs, _ := EncodeDocs(sampleDocs)
-	dict, post := EncodePostings(samplePostings)
+	dict, post := mustEncodePostings(t, samplePostings)
 	count := func(n int, err error) (int, error) { return n, err }
 	return []tsvArtifact{
 		{DocsPath, docs, func(b []byte) (int, error) { r, err := DecodeDocs(b); return count(len(r), err) }},
@@ -45,7 +45,7 @@ func tsvArtifacts() []tsvArtifact {
 // a line is corrupt; a cut right after a row's LF is a shorter valid file,
 // which no format can tell from a real one.
 func TestTruncatedArtifacts(t *testing.T) {
-	for _, a := range tsvArtifacts() {
+	for _, a := range tsvArtifacts(t) {
 		t.Run(a.path, func(t *testing.T) {
 			headerEnd := bytes.IndexByte(a.data, '\n') + 1
 			total := bytes.Count(a.data, []byte{'\n'}) - 1
@@ -78,7 +78,7 @@ func TestTruncatedArtifacts(t *testing.T) {
 }
 
 func TestMissingFinalLF(t *testing.T) {
-	for _, a := range tsvArtifacts() {
+	for _, a := range tsvArtifacts(t) {
 		t.Run(a.path, func(t *testing.T) {
 			lastLine := bytes.Count(a.data, []byte{'\n'})
 			_, err := a.decode(a.data[:len(a.data)-1])
@@ -91,7 +91,7 @@ func TestMissingFinalLF(t *testing.T) {
 }
 
 func TestWrongHeaders(t *testing.T) {
-	for _, a := range tsvArtifacts() {
+	for _, a := range tsvArtifacts(t) {
 		t.Run(a.path, func(t *testing.T) {
 			hdr, body, _ := bytes.Cut(a.data, []byte{'\n'})
 			variants := []struct{ name, header string }{
@@ -119,7 +119,7 @@ func TestWrongHeaders(t *testing.T) {
 				t.Errorf("no header: accepted")
 			}
 			// Every decoder refuses every other artifact's bytes.
-			for _, other := range tsvArtifacts() {
+			for _, other := range tsvArtifacts(t) {
 				if other.path == a.path {
 					continue
 				}

@@ -43,8 +43,10 @@ var (
 )
 
 // EncodePostings renders terms.tsv and postings.tsv. Terms must be sorted
-// bytewise and unique; each term's postings sorted by item then field.
-func EncodePostings(terms []TermPostings) (dict, postings []byte) {
+// bytewise and unique; each term's postings sorted by item then field,
+// with a frequency of at least 1. Input that breaks this is an error, not
+// a file the decoder would refuse.
+func EncodePostings(terms []TermPostings) (dict, postings []byte, err error) {
 	size := 0
 	for _, t := range terms {
 		size += len(t.Term) + 2 + 8*len(t.Postings)
@@ -67,9 +69,13 @@ func EncodePostings(terms []TermPostings) (dict, postings []byte) {
 type PostingsWriter struct {
 	dict, post bytes.Buffer
 	num        []byte
-	start      int   // where the current term's line starts
-	prev       int32 // the previous posting's item
-	df, n      int   // distinct items and postings of the current term
+	start      int    // where the current term's line starts
+	prev       int32  // the previous posting's item
+	prevField  uint16 // and its field
+	df, n      int    // distinct items and postings of the current term
+	term       string // the current term
+	terms      int    // terms begun
+	err        error  // the first input that breaks the format
 }
 
 // NewPostingsWriter starts both files; the sizes only pre-allocate.
@@ -84,6 +90,14 @@ func NewPostingsWriter(terms, postingBytes int) *PostingsWriter {
 
 // Begin starts a term's line.
 func (w *PostingsWriter) Begin(term string) {
+	switch {
+	case term == "" || strings.ContainsAny(term, "\t\n\r"):
+		w.fail("term %q is empty or holds a tab or line break", term)
+	case w.terms > 0 && term <= w.term:
+		w.fail("term %q follows %q; terms must be sorted and unique", term, w.term)
+	}
+	w.term = term
+	w.terms++
 	w.start = w.post.Len()
 	w.prev, w.df, w.n = 0, 0, 0
 	w.post.WriteString(term)
@@ -93,6 +107,13 @@ func (w *PostingsWriter) Begin(term string) {
 
 // Add appends one posting to the current term.
 func (w *PostingsWriter) Add(p Posting) {
+	switch {
+	case p.Doc < 0 || p.TF == 0:
+		w.fail("term %q: posting %d:%d with frequency %d; items are 0 or more and frequencies 1 or more", w.term, p.Doc, p.Field, p.TF)
+	case w.n > 0 && (p.Doc < w.prev || p.Doc == w.prev && p.Field <= w.prevField):
+		w.fail("term %q: posting %d:%d follows %d:%d; postings must be sorted by item then field", w.term, p.Doc, p.Field, w.prev, w.prevField)
+	}
+	w.prevField = p.Field
 	if w.n > 0 {
 		w.post.WriteByte(' ')
 	}
@@ -125,8 +146,20 @@ func (w *PostingsWriter) End() {
 	w.dict.WriteByte('\n')
 }
 
-// Bytes returns terms.tsv and postings.tsv.
-func (w *PostingsWriter) Bytes() (dict, postings []byte) { return w.dict.Bytes(), w.post.Bytes() }
+// Bytes returns terms.tsv and postings.tsv, or the first input that broke
+// their format.
+func (w *PostingsWriter) Bytes() (dict, postings []byte, err error) {
+	if w.err != nil {
+		return nil, nil, w.err
+	}
+	return w.dict.Bytes(), w.post.Bytes(), nil
+}
+
+func (w *PostingsWriter) fail(format string, args ...any) {
+	if w.err == nil {
+		w.err = fmt.Errorf("postings: "+format, args...)
+	}
+}
 
 // DecodeTerms parses a whole terms.tsv.
 func DecodeTerms(data []byte) ([]TermEntry, error) {
@@ -211,6 +244,9 @@ func DecodePostingsLine(term string, line []byte) ([]Posting, error) {
 				stop = len(list) - start
 			}
 			return nil, bad(fmt.Sprintf("posting %q is not delta:field[xTF]", list[start:start+stop]))
+		}
+		if n := len(out); n > 0 && delta == 0 && uint16(field) <= out[n-1].Field {
+			return nil, bad(fmt.Sprintf("posting %q repeats its item with field %d after field %d; an item's postings go by rising field", list[start:k], field, out[n-1].Field))
 		}
 		doc += delta
 		out = append(out, Posting{Doc: int32(doc), Field: uint16(field), TF: uint16(tf)})

@@ -22,7 +22,7 @@ var samplePostings = []TermPostings{
 }
 
 func TestPostingsRoundTrip(t *testing.T) {
-	dict, post := EncodePostings(samplePostings)
+	dict, post := mustEncodePostings(t, samplePostings)
 	got, err := DecodePostings(post)
 	if err != nil {
 		t.Fatal(err)
@@ -30,7 +30,7 @@ func TestPostingsRoundTrip(t *testing.T) {
 	if diff := cmp.Diff(samplePostings, got); diff != "" {
 		t.Errorf("DecodePostings(EncodePostings(x)) (-want +got):\n%s", diff)
 	}
-	dict2, post2 := EncodePostings(got)
+	dict2, post2 := mustEncodePostings(t, got)
 	if !bytes.Equal(post, post2) || !bytes.Equal(dict, dict2) {
 		t.Errorf("EncodePostings(DecodePostings(b)) != b:\n%s\n---\n%s", post, post2)
 	}
@@ -57,7 +57,7 @@ func TestPostingsRoundTrip(t *testing.T) {
 }
 
 func TestPostingsExactBytes(t *testing.T) {
-	dict, post := EncodePostings([]TermPostings{
+	dict, post := mustEncodePostings(t, []TermPostings{
 		{Term: "=marc@x.test", Postings: []Posting{{0, 2, 1}, {0, 3, 1}, {7, 2, 1}}},
 		{Term: "arm64", Postings: []Posting{{1, 0, 4}, {3, 1, 1}, {3, 2, 2}}},
 		{Term: "lonely"},
@@ -81,7 +81,7 @@ func TestPostingsExactBytes(t *testing.T) {
 // TestTermRangesDecode reads each term the way a query does: its byte range
 // in postings.tsv, named by terms.tsv.
 func TestTermRangesDecode(t *testing.T) {
-	dict, post := EncodePostings(samplePostings)
+	dict, post := mustEncodePostings(t, samplePostings)
 	entries, err := DecodeTerms(dict)
 	if err != nil {
 		t.Fatal(err)
@@ -182,7 +182,7 @@ func TestDecodePostingsLineBounds(t *testing.T) {
 }
 
 func FuzzDecodePostingsLine(f *testing.F) {
-	_, post := EncodePostings(samplePostings)
+	_, post := mustEncodePostings(f, samplePostings)
 	for _, line := range bytes.SplitAfter(post, []byte{'\n'})[1:] {
 		if len(line) == 0 {
 			continue
@@ -214,11 +214,11 @@ func FuzzDecodePostingsLine(f *testing.F) {
 			}
 			prev = p.Doc
 		}
-		if strings.ContainsAny(term, "\t\n") {
-			return // a term the encoder would never write
+		if term == "" || strings.ContainsAny(term, "\t\n\r") {
+			return // a term the encoder refuses
 		}
 		encode := func(ps []Posting) []byte {
-			_, p := EncodePostings([]TermPostings{{Term: term, Postings: ps}})
+			_, p := mustEncodePostings(t, []TermPostings{{Term: term, Postings: ps}})
 			_, l, _ := bytes.Cut(p, []byte{'\n'})
 			return l
 		}
@@ -235,4 +235,36 @@ func FuzzDecodePostingsLine(f *testing.F) {
 			t.Fatalf("canonical line %q re-encodes as %q", reLine, again)
 		}
 	})
+}
+
+// mustEncodePostings is EncodePostings on input a test knows to be valid.
+func mustEncodePostings(t testing.TB, terms []TermPostings) (dict, postings []byte) {
+	t.Helper()
+	dict, postings, err := EncodePostings(terms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dict, postings
+}
+
+// TestEncodePostingsRefusesWhatItCannotWrite: input the decoder would
+// refuse is an error at encoding, never a file.
+func TestEncodePostingsRefusesWhatItCannotWrite(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		terms []TermPostings
+	}{
+		{"empty term", []TermPostings{{Term: "", Postings: []Posting{{Doc: 0, TF: 1}}}}},
+		{"tab in term", []TermPostings{{Term: "a\tb", Postings: []Posting{{Doc: 0, TF: 1}}}}},
+		{"terms out of order", []TermPostings{{Term: "b", Postings: []Posting{{TF: 1}}}, {Term: "a", Postings: []Posting{{TF: 1}}}}},
+		{"repeated term", []TermPostings{{Term: "a", Postings: []Posting{{TF: 1}}}, {Term: "a", Postings: []Posting{{Doc: 1, TF: 1}}}}},
+		{"items going back", []TermPostings{{Term: "a", Postings: []Posting{{Doc: 5, TF: 1}, {Doc: 3, TF: 1}}}}},
+		{"fields going back", []TermPostings{{Term: "a", Postings: []Posting{{Doc: 5, Field: 2, TF: 1}, {Doc: 5, Field: 1, TF: 1}}}}},
+		{"negative item", []TermPostings{{Term: "a", Postings: []Posting{{Doc: -1, TF: 1}}}}},
+		{"zero frequency", []TermPostings{{Term: "a", Postings: []Posting{{Doc: 0, TF: 0}}}}},
+	} {
+		if _, _, err := EncodePostings(c.terms); err == nil {
+			t.Errorf("%s: encoded without an error", c.name)
+		}
+	}
 }

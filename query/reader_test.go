@@ -362,7 +362,7 @@ func writeBase(t *testing.T, docs []artifacts.Doc, fields []artifacts.Field, ter
 	t.Helper()
 	dir := t.TempDir()
 	d, off := artifacts.EncodeDocs(docs)
-	dict, post := artifacts.EncodePostings(terms)
+	dict, post := mustEncodePostings(t, terms)
 	e := must(artifacts.EncodeEdges(edges))
 	ed := must(artifacts.EncodeEdgesDst(dst))
 	for rel, data := range map[string][]byte{
@@ -503,4 +503,14 @@ func TestRowsMatchesRow(t *testing.T) {
 	if _, err := r.Rows([]int{r.Items()}); err == nil {
 		t.Error("Rows accepted an ordinal past the end")
 	}
+}
+
+// mustEncodePostings is artifacts.EncodePostings on valid test input.
+func mustEncodePostings(t *testing.T, terms []artifacts.TermPostings) (dict, postings []byte) {
+	t.Helper()
+	dict, postings, err := artifacts.EncodePostings(terms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dict, postings
 }

@@ -85,7 +85,10 @@ func Run(ctx context.Context, in Input) (Output, error) {
 		}
 	}
 	docs, off := artifacts.EncodeDocs(rows)
-	dict, post := merge(in.Segments, remap)
+	dict, post, err := merge(in.Segments, remap)
+	if err != nil {
+		return Output{}, err
+	}
 	return Output{Items: len(rows), Files: []artifacts.File{
 		{Path: artifacts.DocsPath, Data: docs},
 		{Path: artifacts.DocsOffPath, Data: off},

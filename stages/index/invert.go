@@ -133,7 +133,7 @@ func (h *cursors) Pop() any {
 // their postings in segment order, each item moved by its segment's base
 // ordinal and each field mapped to its global ordinal, so the merged
 // postings stay sorted by item then field.
-func merge(segs []Segment, remap [][]uint16) (dict, postings []byte) {
+func merge(segs []Segment, remap [][]uint16) (dict, postings []byte, err error) {
 	base := make([]int32, len(segs))
 	terms, size := 0, 0
 	var at int32
