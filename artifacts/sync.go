@@ -70,16 +70,11 @@ var syncHook func(event, path string) error
 // or detectably changed. Files whose bytes already match are not touched, so
 // their mtimes stay and make-style tools downstream see no change.
 func Sync(p Plan) (Result, error) {
-	root, err := openBase(p.Root)
+	root, s, err := openAndSurvey(p)
 	if err != nil {
 		return Result{}, err
 	}
 	defer root.Close()
-
-	s, err := survey(root, p)
-	if err != nil {
-		return Result{}, err
-	}
 	for _, f := range s.writes {
 		if err := writeAtomic(root, f.Path, f.Data); err != nil {
 			return Result{}, err
@@ -102,16 +97,27 @@ func Sync(p Plan) (Result, error) {
 // survey Sync runs, so the Changes are the ones Sync would make (for
 // `cairn build --check`).
 func Diff(p Plan) (Result, error) {
+	root, s, err := openAndSurvey(p)
+	if err != nil {
+		return Result{}, err
+	}
+	root.Close()
+	return s.result, nil
+}
+
+// openAndSurvey opens the base and surveys p in it: the shared first half
+// of Sync and Diff. The caller closes the root when err is nil.
+func openAndSurvey(p Plan) (*os.Root, surveyed, error) {
 	root, err := openBase(p.Root)
 	if err != nil {
-		return Result{}, err
+		return nil, surveyed{}, err
 	}
-	defer root.Close()
 	s, err := survey(root, p)
 	if err != nil {
-		return Result{}, err
+		root.Close()
+		return nil, surveyed{}, err
 	}
-	return s.result, nil
+	return root, s, nil
 }
 
 // openBase opens the base root as an os.Root: every access below goes

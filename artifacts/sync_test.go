@@ -96,6 +96,29 @@ func setHook(t *testing.T, h func(event, path string) error) {
 	t.Cleanup(func() { syncHook = nil })
 }
 
+// syncWants runs Sync on p and requires the result want.
+func syncWants(t *testing.T, p Plan, want Result) {
+	t.Helper()
+	res, err := Sync(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(want, res); d != "" {
+		t.Errorf("result (-want +got):\n%s", d)
+	}
+}
+
+// wantPlanned requires every planned file and the manifest on disk with
+// the planned bytes, per the snapshot got.
+func wantPlanned(t *testing.T, got map[string]entry, p Plan) {
+	t.Helper()
+	for _, f := range append(p.Files, p.Manifest) {
+		if got[f.Path].Data != string(f.Data) {
+			t.Errorf("%s = %q, want %q", f.Path, got[f.Path].Data, f.Data)
+		}
+	}
+}
+
 func TestSyncCreates(t *testing.T) {
 	root := t.TempDir()
 	p := Plan{
@@ -107,25 +130,14 @@ func TestSyncCreates(t *testing.T) {
 		},
 		Manifest: manifest(`{"v":1}`),
 	}
-	res, err := Sync(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := Result{Changes: []Change{
+	syncWants(t, p, Result{Changes: []Change{
 		{".cairn/docs.tsv", ActionCreate},
 		{".cairn/empty.tsv", ActionCreate},
 		{".cairn/manifest.json", ActionCreate},
 		{"docs/deep/AGENTS.md", ActionCreate},
-	}}
-	if d := cmp.Diff(want, res); d != "" {
-		t.Errorf("result (-want +got):\n%s", d)
-	}
+	}})
 	got := snapshot(t, root)
-	for _, f := range append(p.Files, p.Manifest) {
-		if got[f.Path].Data != string(f.Data) {
-			t.Errorf("%s = %q, want %q", f.Path, got[f.Path].Data, f.Data)
-		}
-	}
+	wantPlanned(t, got, p)
 	if len(got) != 4 {
 		t.Errorf("want exactly the 4 planned files on disk, got %v", slices.Sorted(maps.Keys(got)))
 	}
@@ -154,14 +166,7 @@ func TestSyncIdenticalNotRewritten(t *testing.T) {
 		t.Errorf("unexpected %s of %s", event, path)
 		return nil
 	})
-	res, err := Sync(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := Result{Unchanged: []string{".cairn/docs.tsv", ".cairn/manifest.json", "AGENTS.md"}}
-	if d := cmp.Diff(want, res); d != "" {
-		t.Errorf("result (-want +got):\n%s", d)
-	}
+	syncWants(t, p, Result{Unchanged: []string{".cairn/docs.tsv", ".cairn/manifest.json", "AGENTS.md"}})
 	if d := cmp.Diff(before, snapshot(t, root)); d != "" {
 		t.Errorf("disk changed (-before +after):\n%s", d)
 	}
@@ -183,23 +188,14 @@ func TestSyncUpdates(t *testing.T) {
 		},
 		Manifest: manifest("new"),
 	}
-	res, err := Sync(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := Result{Changes: []Change{
+	syncWants(t, p, Result{Changes: []Change{
 		{".cairn/manifest.json", ActionUpdate},
 		{".cairn/other-size.tsv", ActionUpdate},
 		{".cairn/same-size.tsv", ActionUpdate},
-	}}
-	if d := cmp.Diff(want, res); d != "" {
-		t.Errorf("result (-want +got):\n%s", d)
-	}
+	}})
 	got := snapshot(t, root)
+	wantPlanned(t, got, p)
 	for _, f := range append(p.Files, p.Manifest) {
-		if got[f.Path].Data != string(f.Data) {
-			t.Errorf("%s = %q, want %q", f.Path, got[f.Path].Data, f.Data)
-		}
 		if got[f.Path].MTime.Equal(oldTime) {
 			t.Errorf("%s: mtime unchanged after an update", f.Path)
 		}
@@ -219,18 +215,11 @@ func TestSyncDeletesStale(t *testing.T) {
 		Manifest: manifest("m2"),
 		Previous: []string{".cairn/old.tsv", "docs/AGENTS.md", ".cairn/gone.tsv", ".cairn/manifest.json", ".cairn/old.tsv"},
 	}
-	res, err := Sync(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := Result{Changes: []Change{
+	syncWants(t, p, Result{Changes: []Change{
 		{".cairn/manifest.json", ActionUpdate},
 		{".cairn/old.tsv", ActionDelete},
 		{"docs/AGENTS.md", ActionDelete},
-	}}
-	if d := cmp.Diff(want, res); d != "" {
-		t.Errorf("result (-want +got):\n%s", d)
-	}
+	}})
 	for _, gone := range []string{".cairn/old.tsv", "docs/AGENTS.md"} {
 		if exists(root, gone) {
 			t.Errorf("%s still exists", gone)
@@ -291,14 +280,7 @@ func TestSyncKeep(t *testing.T) {
 		Manifest: manifest("m"),
 		Previous: []string{".cairn/postings.tsv", ".cairn/manifest.json"},
 	}
-	res, err := Sync(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := Result{Unchanged: []string{".cairn/manifest.json", ".cairn/postings.tsv"}}
-	if d := cmp.Diff(want, res); d != "" {
-		t.Errorf("result (-want +got):\n%s", d)
-	}
+	syncWants(t, p, Result{Unchanged: []string{".cairn/manifest.json", ".cairn/postings.tsv"}})
 	if e := snapshot(t, root)[".cairn/postings.tsv"]; e.Data != "kept" || !e.MTime.Equal(oldTime) {
 		t.Errorf("kept file touched: %+v", e)
 	}
