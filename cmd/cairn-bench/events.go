@@ -310,3 +310,18 @@ func (g *docGen) prose(name string, n, lo, hi int) {
 	g.key(name)
 	g.b = appendJSONBytes(g.b, g.w.voc.appendProse(nil, g.r, n, lo, hi))
 }
+
+// objects writes a list of n objects, each filled by one call of fill.
+func (g *docGen) objects(name string, n int, fill func()) {
+	g.key(name)
+	g.b = append(g.b, '[')
+	for k := range n {
+		if k > 0 {
+			g.b = append(g.b, ',')
+		}
+		g.b = append(g.b, '{')
+		fill()
+		g.b = append(g.b, '}')
+	}
+	g.b = append(g.b, ']')
+}

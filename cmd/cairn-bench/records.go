@@ -110,19 +110,11 @@ func ticketRecord(g *docGen, i, sec int) {
 	g.clock("updated", sec)
 	g.prose("description", r.between(1, 2), 5, 10)
 	if r.chance(30) {
-		g.key("comments")
-		g.b = append(g.b, '[')
-		for k := range r.between(1, 2) {
-			if k > 0 {
-				g.b = append(g.b, ',')
-			}
-			g.b = append(g.b, '{')
+		g.objects("comments", r.between(1, 2), func() {
 			g.str("author", g.person())
 			g.clock("at", min(sec+r.intn(600), 86399))
 			g.prose("body", 1, 5, 12)
-			g.b = append(g.b, '}')
-		}
-		g.b = append(g.b, ']')
+		})
 	}
 	g.b = append(g.b, '}')
 }
@@ -242,19 +234,11 @@ func meetingRecord(g *docGen, i, sec int) {
 		g.b = append(g.b, ']')
 	}
 	if r.chance(40) {
-		g.key("action_items")
-		g.b = append(g.b, '[')
-		for k := range r.between(1, 2) {
-			if k > 0 {
-				g.b = append(g.b, ',')
-			}
-			g.b = append(g.b, '{')
+		g.objects("action_items", r.between(1, 2), func() {
 			g.str("owner", g.person())
 			g.prose("text", 1, 4, 9)
 			g.str("due", firstDay.AddDate(0, 0, g.day+7).Format("2006-01-02"))
-			g.b = append(g.b, '}')
-		}
-		g.b = append(g.b, ']')
+		})
 	}
 	if r.chance(35) {
 		g.strs("tickets", []string{w.hotTicket(r)})
