@@ -104,17 +104,7 @@ func EncodeDocs(rows []Doc) (docs, off []byte) {
 
 // DecodeDocs parses a whole docs.tsv.
 func DecodeDocs(data []byte) ([]Doc, error) {
-	body, err := splitHeader(DocsPath, data, docsHeader)
-	if err != nil {
-		return nil, err
-	}
-	var rows []Doc
-	err = lines(DocsPath, body, func(n int, line []byte) error {
-		d, err := DecodeDocRow(n, line)
-		rows = append(rows, d)
-		return err
-	})
-	return rows, err
+	return decodeRows(DocsPath, data, docsHeader, DecodeDocRow)
 }
 
 // DecodeDocRow parses one docs.tsv row (without its LF); n is its line

@@ -55,32 +55,25 @@ func EncodeDocuments(rows []Document) []byte {
 
 // DecodeDocuments parses documents.tsv.
 func DecodeDocuments(data []byte) ([]Document, error) {
-	body, err := splitHeader(DocumentsPath, data, documentsHeader)
-	if err != nil {
-		return nil, err
-	}
-	var out []Document
-	err = lines(DocumentsPath, body, func(n int, line []byte) error {
+	return decodeRows(DocumentsPath, data, documentsHeader, func(n int, line []byte) (Document, error) {
 		cols := strings.Split(string(line), "\t")
 		if len(cols) != 7 {
-			return &CorruptError{Path: DocumentsPath, Line: n, Msg: fmt.Sprintf("row has %d columns, want 7", len(cols))}
+			return Document{}, &CorruptError{Path: DocumentsPath, Line: n, Msg: fmt.Sprintf("row has %d columns, want 7", len(cols))}
 		}
 		d := Document{Path: cols[0], Layer: undash(cols[1]), Source: undash(cols[2]), Date: undash(cols[3])}
 		records, err := strconv.Atoi(cols[4])
 		if err != nil || records < 0 {
-			return &CorruptError{Path: DocumentsPath, Line: n, Msg: fmt.Sprintf("records %q is not a count", cols[4])}
+			return Document{}, &CorruptError{Path: DocumentsPath, Line: n, Msg: fmt.Sprintf("records %q is not a count", cols[4])}
 		}
 		d.Records = records
 		if r := undash(cols[5]); r != "" {
 			d.Relations = strings.Split(r, ",")
 		}
 		if err := json.Unmarshal([]byte(cols[6]), &d.Fields); err != nil {
-			return &CorruptError{Path: DocumentsPath, Line: n, Msg: "fields is not a JSON object of path lists: " + err.Error()}
+			return Document{}, &CorruptError{Path: DocumentsPath, Line: n, Msg: "fields is not a JSON object of path lists: " + err.Error()}
 		}
-		out = append(out, d)
-		return nil
+		return d, nil
 	})
-	return out, err
 }
 
 // EncodeBodies renders bodies.tsv, sorted by URI.
@@ -97,22 +90,15 @@ func EncodeBodies(rows []Body) []byte {
 
 // DecodeBodies parses bodies.tsv.
 func DecodeBodies(data []byte) ([]Body, error) {
-	body, err := splitHeader(BodiesPath, data, bodiesHeader)
-	if err != nil {
-		return nil, err
-	}
-	var out []Body
-	err = lines(BodiesPath, body, func(n int, line []byte) error {
+	return decodeRows(BodiesPath, data, bodiesHeader, func(n int, line []byte) (Body, error) {
 		cols := strings.Split(string(line), "\t")
 		if len(cols) != 4 {
-			return &CorruptError{Path: BodiesPath, Line: n, Msg: fmt.Sprintf("row has %d columns, want 4", len(cols))}
+			return Body{}, &CorruptError{Path: BodiesPath, Line: n, Msg: fmt.Sprintf("row has %d columns, want 4", len(cols))}
 		}
 		size, err := strconv.ParseInt(cols[2], 10, 64)
 		if err != nil || size < 0 {
-			return &CorruptError{Path: BodiesPath, Line: n, Msg: fmt.Sprintf("bytes %q is not a size", cols[2])}
+			return Body{}, &CorruptError{Path: BodiesPath, Line: n, Msg: fmt.Sprintf("bytes %q is not a size", cols[2])}
 		}
-		out = append(out, Body{URI: cols[0], Path: cols[1], Bytes: size, SHA256: cols[3]})
-		return nil
+		return Body{URI: cols[0], Path: cols[1], Bytes: size, SHA256: cols[3]}, nil
 	})
-	return out, err
 }

@@ -27,19 +27,12 @@ func EncodeFields(rows []Field) []byte {
 
 // DecodeFields parses fields.tsv.
 func DecodeFields(data []byte) ([]Field, error) {
-	body, err := splitHeader(FieldsPath, data, fieldsHeader)
-	if err != nil {
-		return nil, err
-	}
-	var rows []Field
-	err = lines(FieldsPath, body, func(n int, line []byte) error {
+	return decodeRows(FieldsPath, data, fieldsHeader, func(n int, line []byte) (Field, error) {
 		name, w, ok := strings.Cut(string(line), "\t")
 		weight, err := strconv.Atoi(w)
 		if !ok || err != nil || name == "" {
-			return &CorruptError{Path: FieldsPath, Line: n, Msg: fmt.Sprintf("row %q is not name TAB weight", line)}
+			return Field{}, &CorruptError{Path: FieldsPath, Line: n, Msg: fmt.Sprintf("row %q is not name TAB weight", line)}
 		}
-		rows = append(rows, Field{Name: name, Weight: weight})
-		return nil
+		return Field{Name: name, Weight: weight}, nil
 	})
-	return rows, err
 }

@@ -163,17 +163,7 @@ func (w *PostingsWriter) fail(format string, args ...any) {
 
 // DecodeTerms parses a whole terms.tsv.
 func DecodeTerms(data []byte) ([]TermEntry, error) {
-	body, err := splitHeader(TermsPath, data, termsHeader)
-	if err != nil {
-		return nil, err
-	}
-	var rows []TermEntry
-	err = lines(TermsPath, body, func(n int, line []byte) error {
-		e, err := DecodeTermRow(n, line)
-		rows = append(rows, e)
-		return err
-	})
-	return rows, err
+	return decodeRows(TermsPath, data, termsHeader, DecodeTermRow)
 }
 
 // DecodeTermRow parses one terms.tsv row (without its LF).
@@ -258,19 +248,12 @@ func DecodePostingsLine(term string, line []byte) ([]Posting, error) {
 // DecodePostings parses a whole postings.tsv (for tests and checks; queries
 // read only their terms' ranges).
 func DecodePostings(data []byte) ([]TermPostings, error) {
-	body, err := splitHeader(PostingsPath, data, postingsHeader)
-	if err != nil {
-		return nil, err
-	}
-	var out []TermPostings
-	err = lines(PostingsPath, body, func(n int, line []byte) error {
+	return decodeRows(PostingsPath, data, postingsHeader, func(n int, line []byte) (TermPostings, error) {
 		term, _, ok := bytes.Cut(line, []byte{'\t'})
 		if !ok {
-			return &CorruptError{Path: PostingsPath, Line: n, Msg: "row has no TAB"}
+			return TermPostings{}, &CorruptError{Path: PostingsPath, Line: n, Msg: "row has no TAB"}
 		}
 		ps, err := DecodePostingsLine(string(term), append(line[:len(line):len(line)], '\n'))
-		out = append(out, TermPostings{Term: string(term), Postings: ps})
-		return err
+		return TermPostings{Term: string(term), Postings: ps}, err
 	})
-	return out, err
 }

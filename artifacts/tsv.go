@@ -36,6 +36,25 @@ func splitHeader(path string, data []byte, want string) ([]byte, error) {
 	return data[i+1:], nil
 }
 
+// decodeRows parses a whole TSV artifact: the header, then every line
+// decoded by row with its line number. The first bad row ends it.
+func decodeRows[T any](path string, data []byte, header string, row func(n int, line []byte) (T, error)) ([]T, error) {
+	body, err := splitHeader(path, data, header)
+	if err != nil {
+		return nil, err
+	}
+	var out []T
+	err = lines(path, body, func(n int, line []byte) error {
+		v, err := row(n, line)
+		if err != nil {
+			return err
+		}
+		out = append(out, v)
+		return nil
+	})
+	return out, err
+}
+
 // lines calls fn for every LF-terminated line of data with its 1-based line
 // number (counting the header as line 1). A final line without LF is corrupt:
 // every writer ends its files with LF, so a missing one means truncation.
