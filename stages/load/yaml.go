@@ -359,15 +359,7 @@ func (c *yamlChecker) typeError(n *yaml.Node, t reflect.Type, path string) {
 // mappings so that a key given twice is caught.
 func (c *yamlChecker) checkStruct(n *yaml.Node, t reflect.Type, path string, defined map[string]int) {
 	info := c.structOf(t)
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		if isMergeKey(k) {
-			c.eachMerged(v, func(m *yaml.Node) { c.check(m, t, path) })
-			continue
-		}
-		if !c.firstDefinition(k, path, defined) {
-			continue
-		}
+	c.eachMember(n, t, path, defined, func(k, v *yaml.Node) {
 		if ft, ok := info.fields[k.Value]; ok {
 			c.check(v, ft, joinPath(path, k.Value))
 		} else if info.inline != nil {
@@ -379,22 +371,30 @@ func (c *yamlChecker) checkStruct(n *yaml.Node, t reflect.Type, path string, def
 			}
 			c.errorf(k.Line, k.Column, "unknown-key", "unknown key %q %s; known keys: %s", k.Value, where, strings.Join(info.known, ", "))
 		}
-	}
+	})
 }
 
 // checkMap checks the keys and values of mapping n against a map type.
 func (c *yamlChecker) checkMap(n *yaml.Node, t reflect.Type, path string, defined map[string]int) {
+	c.eachMember(n, t, path, defined, func(k, v *yaml.Node) {
+		c.check(k, t.Key(), joinPath(path, "(key "+strconv.Quote(k.Value)+")"))
+		c.check(v, t.Elem(), joinPath(path, k.Value))
+	})
+}
+
+// eachMember calls fn for each key and value of mapping n that is defined
+// for the first time. Merge keys (<<) are not members: the mappings they
+// merge are checked against t as part of n.
+func (c *yamlChecker) eachMember(n *yaml.Node, t reflect.Type, path string, defined map[string]int, fn func(k, v *yaml.Node)) {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if isMergeKey(k) {
 			c.eachMerged(v, func(m *yaml.Node) { c.check(m, t, path) })
 			continue
 		}
-		if !c.firstDefinition(k, path, defined) {
-			continue
+		if c.firstDefinition(k, path, defined) {
+			fn(k, v)
 		}
-		c.check(k, t.Key(), joinPath(path, "(key "+strconv.Quote(k.Value)+")"))
-		c.check(v, t.Elem(), joinPath(path, k.Value))
 	}
 }
 
