@@ -251,20 +251,20 @@ func mustEncodePostings(t testing.TB, terms []TermPostings) (dict, postings []by
 // refuse is an error at encoding, never a file.
 func TestEncodePostingsRefusesWhatItCannotWrite(t *testing.T) {
 	for _, c := range []struct {
-		name  string
-		terms []TermPostings
+		name, msg string
+		terms     []TermPostings
 	}{
-		{"empty term", []TermPostings{{Term: "", Postings: []Posting{{Doc: 0, TF: 1}}}}},
-		{"tab in term", []TermPostings{{Term: "a\tb", Postings: []Posting{{Doc: 0, TF: 1}}}}},
-		{"terms out of order", []TermPostings{{Term: "b", Postings: []Posting{{TF: 1}}}, {Term: "a", Postings: []Posting{{TF: 1}}}}},
-		{"repeated term", []TermPostings{{Term: "a", Postings: []Posting{{TF: 1}}}, {Term: "a", Postings: []Posting{{Doc: 1, TF: 1}}}}},
-		{"items going back", []TermPostings{{Term: "a", Postings: []Posting{{Doc: 5, TF: 1}, {Doc: 3, TF: 1}}}}},
-		{"fields going back", []TermPostings{{Term: "a", Postings: []Posting{{Doc: 5, Field: 2, TF: 1}, {Doc: 5, Field: 1, TF: 1}}}}},
-		{"negative item", []TermPostings{{Term: "a", Postings: []Posting{{Doc: -1, TF: 1}}}}},
-		{"zero frequency", []TermPostings{{Term: "a", Postings: []Posting{{Doc: 0, TF: 0}}}}},
+		{"empty term", "is empty or holds a tab", []TermPostings{{Term: "", Postings: []Posting{{Doc: 0, TF: 1}}}}},
+		{"tab in term", "is empty or holds a tab", []TermPostings{{Term: "a\tb", Postings: []Posting{{Doc: 0, TF: 1}}}}},
+		{"terms out of order", "terms must be sorted and unique", []TermPostings{{Term: "b", Postings: []Posting{{TF: 1}}}, {Term: "a", Postings: []Posting{{TF: 1}}}}},
+		{"repeated term", "terms must be sorted and unique", []TermPostings{{Term: "a", Postings: []Posting{{TF: 1}}}, {Term: "a", Postings: []Posting{{Doc: 1, TF: 1}}}}},
+		{"items going back", "postings must be sorted by item then field", []TermPostings{{Term: "a", Postings: []Posting{{Doc: 5, TF: 1}, {Doc: 3, TF: 1}}}}},
+		{"fields going back", "postings must be sorted by item then field", []TermPostings{{Term: "a", Postings: []Posting{{Doc: 5, Field: 2, TF: 1}, {Doc: 5, Field: 1, TF: 1}}}}},
+		{"negative item", "items are 0 or more", []TermPostings{{Term: "a", Postings: []Posting{{Doc: -1, TF: 1}}}}},
+		{"zero frequency", "frequencies 1 or more", []TermPostings{{Term: "a", Postings: []Posting{{Doc: 0, TF: 0}}}}},
 	} {
-		if _, _, err := EncodePostings(c.terms); err == nil {
-			t.Errorf("%s: encoded without an error", c.name)
+		if _, _, err := EncodePostings(c.terms); err == nil || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%s: err = %v, want one saying %q", c.name, err, c.msg)
 		}
 	}
 }

@@ -117,6 +117,10 @@ func loadPage(fsys fs.FS, cfg model.Config, p string, ds *diag.List) (model.Page
 	}
 	pg := model.Page{Path: p, Front: fm.Frontmatter, FrontExtras: fm.Extras, Body: string(body), BodyLine: bodyLine}
 	l := cfg.Layers
+	var task []string // tasks/<day>/<slug>/TASKS.md, cut at its slashes
+	if hasPrefix(p, l.Tasks) {
+		task = strings.Split(p[len(l.Tasks)+1:], "/")
+	}
 	switch {
 	case hasPrefix(p, l.Wiki):
 		pg.Layer = model.LayerWiki
@@ -126,10 +130,9 @@ func loadPage(fsys fs.FS, cfg model.Config, p string, ds *diag.List) (model.Page
 		pg.Layer = model.LayerProjects
 		pg.Slug = strings.TrimSuffix(strings.TrimPrefix(p, l.Projects+"/"), ".md")
 		pg.Date = fm.Date
-	case hasPrefix(p, l.Tasks) && len(strings.Split(p[len(l.Tasks)+1:], "/")) == 3:
+	case len(task) == 3:
 		pg.Layer = model.LayerTasks
-		parts := strings.Split(p[len(l.Tasks)+1:], "/")
-		pg.Date, pg.Slug = parts[0], parts[1]
+		pg.Date, pg.Slug = task[0], task[1]
 		if _, err := time.Parse(time.DateOnly, pg.Date); err != nil {
 			ds.Errorf(p, 0, 0, "bad-date", "folder %q is not a real day; name it YYYY-MM-DD", pg.Date)
 		}

@@ -297,7 +297,7 @@ func TestPageRelationNamesAreChecked(t *testing.T) {
 func TestPageRefusesOtherPaths(t *testing.T) {
 	for _, p := range []string{"tasks/x.md", "tasks/2026-11-02/TASKS.md", "notes.md", "tasks/2026-11-02/a/b/TASKS.md"} {
 		_, ok, diags := loadOnePage(t, p, "---\ntitle: X\n---\n")
-		if ok || len(diags) != 1 || !strings.Contains(diags[0], "not-a-page") {
+		if ok || len(diags) != 1 || !strings.Contains(diags[0], "error: not a page path: pages are wiki/**.md, projects/**.md or tasks/YYYY-MM-DD/<slug>/TASKS.md [not-a-page]") {
 			t.Errorf("%s: ok = %v, diagnostics %q; want one not-a-page error", p, ok, diags)
 		}
 	}
