@@ -78,6 +78,29 @@ func sortedStamps(s []FileStamp) []FileStamp {
 // format and outputs, read leniently (that format may have other keys), so
 // that a build can still delete the outputs it no longer writes.
 func DecodeManifest(data []byte) (Manifest, error) {
+	return decodeManifest(data, true)
+}
+
+// DecodeManifestHead is DecodeManifest leaving Inputs nil: the input list
+// is most of the file, and a reader that trusts the stage keys never
+// needs it. The list is still checked to be well-formed JSON.
+func DecodeManifestHead(data []byte) (Manifest, error) {
+	return decodeManifest(data, false)
+}
+
+// manifestHeadFile is manifest.json with its inputs left undecoded.
+type manifestHeadFile struct {
+	Kind            int             `json:"cairn-manifest"`
+	Format          int             `json:"format"`
+	RankingVersion  int             `json:"ranking_version"`
+	ToolVersion     string          `json:"tool_version"`
+	SemanticsDigest string          `json:"semantics_digest"`
+	Inputs          json.RawMessage `json:"inputs"`
+	Outputs         []FileStamp     `json:"outputs"`
+	Stages          []StageStamp    `json:"stages"`
+}
+
+func decodeManifest(data []byte, inputs bool) (Manifest, error) {
 	var head struct {
 		Kind    int         `json:"cairn-manifest"`
 		Format  int         `json:"format"`
@@ -88,16 +111,25 @@ func DecodeManifest(data []byte) (Manifest, error) {
 			&CorruptError{Path: ManifestPath, Msg: fmt.Sprintf("format %d, this cairn reads %d; run cairn build", head.Format, FormatVersion)}
 	}
 	var f manifestFile
+	var h manifestHeadFile
+	dst, kind := any(&f), &f.Kind
+	if !inputs {
+		dst, kind = &h, &h.Kind
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
+	if err := dec.Decode(dst); err != nil {
 		return Manifest{}, &CorruptError{Path: ManifestPath, Msg: err.Error()}
 	}
 	if rest := data[dec.InputOffset():]; string(rest) != "\n" {
 		return Manifest{}, &CorruptError{Path: ManifestPath, Msg: "the manifest must be one JSON object followed by one LF; the file is truncated or has extra bytes"}
 	}
-	if f.Kind != 1 {
+	if *kind != 1 {
 		return Manifest{}, &CorruptError{Path: ManifestPath, Msg: "not a cairn manifest"}
+	}
+	if !inputs {
+		return Manifest{Format: h.Format, RankingVersion: h.RankingVersion, ToolVersion: h.ToolVersion,
+			SemanticsDigest: h.SemanticsDigest, Outputs: h.Outputs, Stages: h.Stages}, nil
 	}
 	return f.Manifest, nil
 }

@@ -16,6 +16,16 @@ import (
 // another format comes back with only its outputs, which are still this
 // base's files: the build deletes those it no longer writes.
 func ReadPrevious(root string) (*Manifest, error) {
+	return readManifest(root, DecodeManifest)
+}
+
+// ReadPreviousHead is ReadPrevious without the input list (Inputs is nil):
+// what a query needs to trust the artifacts, at a fraction of the decoding.
+func ReadPreviousHead(root string) (*Manifest, error) {
+	return readManifest(root, DecodeManifestHead)
+}
+
+func readManifest(root string, decode func([]byte) (Manifest, error)) (*Manifest, error) {
 	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(ManifestPath)))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -23,7 +33,7 @@ func ReadPrevious(root string) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := DecodeManifest(data)
+	m, err := decode(data)
 	if err != nil {
 		if m.Format != 0 && m.Format != FormatVersion {
 			return &Manifest{Format: m.Format, Outputs: m.Outputs}, err

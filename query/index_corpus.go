@@ -30,9 +30,10 @@ type indexCorpus struct {
 	proj      *project.Projector
 	mu        sync.Mutex // guards scratch
 	scratch   project.Scratch
-	bodies    map[string]bool
-	days      []string           // populated event days, from documents.tsv
-	open      map[string]fs.File // documents opened to read spans, kept open
+	bodies    map[string]artifacts.Body // by record URI, from bodies.tsv
+	bodyRead  map[string]bool           // bodies handed to proj so far
+	days      []string                  // populated event days, from documents.tsv
+	open      map[string]fs.File        // documents opened to read spans, kept open
 }
 
 // openIndex opens the artifacts that Open found current.
@@ -60,19 +61,31 @@ func openIndex(root string, fsys fs.FS, cfg model.Config, m *artifacts.Manifest)
 		r.Close()
 		return nil, err
 	}
-	base := model.Base{Config: cfg}
-	c.bodies = map[string]bool{}
+	c.bodies = map[string]artifacts.Body{}
 	for _, b := range bodies {
-		c.bodies[b.URI] = true
-		text, err := fs.ReadFile(fsys, b.Path)
-		if err != nil || int64(len(text)) != b.Bytes {
-			r.Close()
-			return nil, &artifacts.CorruptError{Path: artifacts.BodiesPath, Msg: fmt.Sprintf("the cached body %s changed since the build", b.Path)}
-		}
-		base.Bodies = append(base.Bodies, model.Body{URI: b.URI, Path: b.Path, SHA256: b.SHA256, Bytes: b.Bytes, Text: string(text)})
+		c.bodies[b.URI] = b
 	}
-	c.proj = project.NewProjector(base)
+	c.proj = project.NewProjector(model.Base{Config: cfg})
 	return c, nil
+}
+
+// useBody hands the projector a record's cached body, read on first use:
+// a pack re-projects a few records, so most bodies are never read.
+func (c *indexCorpus) useBody(uri string) error {
+	b, ok := c.bodies[uri]
+	if !ok || c.bodyRead[uri] {
+		return nil
+	}
+	text, err := fs.ReadFile(c.fsys, b.Path)
+	if err != nil || int64(len(text)) != b.Bytes {
+		return &artifacts.CorruptError{Path: artifacts.BodiesPath, Msg: fmt.Sprintf("the cached body %s changed since the build", b.Path)}
+	}
+	c.proj.UseBody(model.Body{URI: b.URI, Path: b.Path, SHA256: b.SHA256, Bytes: b.Bytes, Text: string(text)})
+	if c.bodyRead == nil {
+		c.bodyRead = map[string]bool{}
+	}
+	c.bodyRead[uri] = true
+	return nil
 }
 
 // readArtifact reads and decodes one small artifact whole.
@@ -160,6 +173,9 @@ func (c *indexCorpus) Item(ord int) (project.Item, error) {
 		for _, f := range d.Relations {
 			doc.Schema[f] = model.FieldSpec{Relation: true}
 		}
+		if err := c.useBody(row.URI); err != nil {
+			return it, err
+		}
 		it, ok = c.proj.Record(doc, model.Record{Raw: raw, Offset: row.SpanOff, Length: row.SpanLen}, &c.scratch)
 		if !ok {
 			return it, &artifacts.CorruptError{Path: path, Msg: "a record's span no longer projects; the document changed since the build"}
@@ -206,7 +222,10 @@ func (c *indexCorpus) span(path string, off, n int64) (string, error) {
 	return string(buf), nil
 }
 
-func (c *indexCorpus) HasBody(uri string) bool { return c.bodies[uri] }
+func (c *indexCorpus) HasBody(uri string) bool {
+	_, ok := c.bodies[uri]
+	return ok
+}
 
 func (c *indexCorpus) Rows(ords []int) ([]artifacts.Doc, error) { return c.r.Rows(ords) }
 

@@ -45,7 +45,7 @@ const indexStage = "index"
 // is on disk with its recorded size and hash.
 func Open(ctx context.Context, root string) (*Index, error) {
 	ix := &Index{Path: artifacts.ManifestPath}
-	m, err := artifacts.ReadPrevious(root)
+	m, err := artifacts.ReadPreviousHead(root)
 	switch {
 	case err != nil:
 		ix.State, ix.Reason = StateCorrupt, err.Error()
@@ -71,7 +71,7 @@ func Open(ctx context.Context, root string) (*Index, error) {
 	}
 	st, ok := m.Stage(indexStage)
 	if !ok || st.Key != inv.Keys[load.GroupCorpus] {
-		ix.State, ix.Reason = StateStale, staleReason(m, inv)
+		ix.State, ix.Reason = StateStale, staleReason(root, inv)
 		return ix, nil
 	}
 	intact := artifacts.Intact(root, m, cache)
@@ -86,8 +86,13 @@ func Open(ctx context.Context, root string) (*Index, error) {
 }
 
 // staleReason names the first input of the index that differs from the
-// manifest: an index input, or the configuration.
-func staleReason(m *artifacts.Manifest, inv load.Inventory) string {
+// manifest: an index input, or the configuration. It reads the manifest
+// again, whole: Open decoded only its head.
+func staleReason(root string, inv load.Inventory) string {
+	m, err := artifacts.ReadPrevious(root)
+	if err != nil || m == nil {
+		return "the build's input key differs and the manifest cannot be read again; run cairn build"
+	}
 	seen := make(map[string]bool, len(inv.Inputs))
 	for i, in := range inv.Inputs {
 		seen[in.Path] = true

@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -115,5 +116,39 @@ func TestOpenStates(t *testing.T) {
 				t.Errorf("manifest returned with state %s: %v", ix.State, ix.Manifest != nil)
 			}
 		})
+	}
+}
+
+// TestBodyChangedAfterOpen: bodies are read only for the records a query
+// re-projects, so one rewritten between Open and that read must still be
+// caught, as a damaged artifact the query falls back from.
+func TestBodyChangedAfterOpen(t *testing.T) {
+	dir := builtDemo(t)
+	ix := open(t, dir)
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	c, err := openIndex(dir, root.FS(), ix.cfg, ix.Manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	const uri = "events/2026-11-06/meetings.json#r%C3%A9tro%20sprint%2022"
+	if !c.HasBody(uri) {
+		t.Fatalf("the demo base has no body for %s", uri)
+	}
+	ord, err := c.Search(uri)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bodies/meetings/2026-11-06-retro-sprint-22.md"), []byte("rewritten"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Item(ord)
+	var ce *artifacts.CorruptError
+	if !errors.As(err, &ce) || !strings.Contains(ce.Msg, "the cached body bodies/meetings/2026-11-06-retro-sprint-22.md changed since the build") {
+		t.Fatalf("Item after the body changed: %v; want a CorruptError naming the body", err)
 	}
 }

@@ -98,6 +98,17 @@ func NewProjector(b model.Base) *Projector {
 	return p
 }
 
+// UseBody adds one verified cached body, for a reader that loads the body
+// of a record only when it projects that record. It must not run while
+// the projector is in use by another goroutine.
+func (p *Projector) UseBody(b model.Body) {
+	if _, ok := p.bodies[b.URI]; !ok {
+		doc, _, _ := strings.Cut(b.URI, "#")
+		p.bodiesOf[doc] = append(p.bodiesOf[doc], b.URI)
+	}
+	p.bodies[b.URI] = b
+}
+
 // Diagnostics are the mistakes found while preparing the projection.
 func (p *Projector) Diagnostics() []diag.Diagnostic { return p.diags }
 
