@@ -66,17 +66,28 @@ func ReadStatCache(root string) StatCache {
 	if !ok {
 		return c
 	}
-	for _, line := range strings.Split(string(body), "\n") {
-		cols := strings.Split(line, "\t")
-		if len(cols) != 4 {
+	// Every query reads this file, so it is parsed in place: one string
+	// holds all the paths and hashes, and no line is split into a slice.
+	c = make(StatCache, bytes.Count(body, []byte{'\n'}))
+	rest := string(body)
+	for rest != "" {
+		line, after, whole := strings.Cut(rest, "\n")
+		if !whole {
+			break // a row cut short may hold a cut hash
+		}
+		rest = after
+		p, line, ok1 := strings.Cut(line, "\t")
+		sz, line, ok2 := strings.Cut(line, "\t")
+		mt, sum, ok3 := strings.Cut(line, "\t")
+		if !ok1 || !ok2 || !ok3 || strings.Contains(sum, "\t") {
 			continue
 		}
-		size, err1 := strconv.ParseInt(cols[1], 10, 64)
-		mt, err2 := strconv.ParseInt(cols[2], 10, 64)
+		size, err1 := strconv.ParseInt(sz, 10, 64)
+		mtime, err2 := strconv.ParseInt(mt, 10, 64)
 		if err1 != nil || err2 != nil {
 			continue
 		}
-		c[cols[0]] = StatEntry{Bytes: size, MtimeNS: mt, XXHash: cols[3]}
+		c[p] = StatEntry{Bytes: size, MtimeNS: mtime, XXHash: sum}
 	}
 	return c
 }
