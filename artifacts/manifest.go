@@ -100,6 +100,76 @@ type manifestHeadFile struct {
 	Stages          []StageStamp    `json:"stages"`
 }
 
+// withoutInputs returns data with the value of the top-level "inputs" key
+// replaced by null, found by a scan that tracks only strings and nesting:
+// far cheaper than letting encoding/json walk a list it would throw away.
+// It returns data unchanged when it finds no such well-formed value, and
+// the decoder then judges the whole file.
+func withoutInputs(data []byte) []byte {
+	depth, key := 0, -1 // key: where the last string at depth 1 started
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case '"':
+			start := i
+			for i++; i < len(data) && data[i] != '"'; i++ {
+				if data[i] == '\\' {
+					i++
+				}
+			}
+			if depth == 1 {
+				key = start
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		case ':':
+			if depth != 1 || key < 0 || strings.TrimSpace(string(data[key:i])) != `"inputs"` {
+				continue
+			}
+			v := i + 1
+			for v < len(data) && (data[v] == ' ' || data[v] == '\n' || data[v] == '\t' || data[v] == '\r') {
+				v++
+			}
+			if v == len(data) || data[v] != '[' {
+				return data
+			}
+			end := closing(data, v)
+			if end < 0 {
+				return data
+			}
+			out := make([]byte, 0, len(data)-(end-v)+4)
+			out = append(out, data[:v]...)
+			out = append(out, "null"...)
+			return append(out, data[end:]...)
+		}
+	}
+	return data
+}
+
+// closing returns the index just past the bracket that closes the one at
+// open, or -1 when the data ends first.
+func closing(data []byte, open int) int {
+	depth := 0
+	for i := open; i < len(data); i++ {
+		switch data[i] {
+		case '"':
+			for i++; i < len(data) && data[i] != '"'; i++ {
+				if data[i] == '\\' {
+					i++
+				}
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth--; depth == 0 {
+				return i + 1
+			}
+		}
+	}
+	return -1
+}
+
 func decodeManifest(data []byte, inputs bool) (Manifest, error) {
 	var head struct {
 		Kind    int         `json:"cairn-manifest"`
@@ -115,6 +185,9 @@ func decodeManifest(data []byte, inputs bool) (Manifest, error) {
 	dst, kind := any(&f), &f.Kind
 	if !inputs {
 		dst, kind = &h, &h.Kind
+	}
+	if !inputs {
+		data = withoutInputs(data)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()

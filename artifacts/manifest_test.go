@@ -58,16 +58,25 @@ func TestManifestRoundTrip(t *testing.T) {
 	}
 }
 
-// TestManifestHead: the head decoder gives everything but the inputs.
+// TestManifestHead: the head decoder gives everything but the inputs,
+// whatever the paths hold: quotes, brackets, backslashes, even the key.
 func TestManifestHead(t *testing.T) {
-	got, err := DecodeManifestHead(EncodeManifest(sampleManifest))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := sampleManifest
-	want.Inputs = nil
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("DecodeManifestHead (-want +got):\n%s", diff)
+	tricky := sampleManifest
+	tricky.Inputs = append(slices.Clone(tricky.Inputs),
+		FileStamp{Path: `docs/"inputs": [{]\.md`, Bytes: 1, XXHash: "0000000000000001"},
+		FileStamp{Path: `docs/\"}]`, Bytes: 2, XXHash: "0000000000000002"})
+	tricky.Outputs = append(slices.Clone(tricky.Outputs), FileStamp{Path: `.cairn/"inputs":[`, Bytes: 3, XXHash: "0000000000000003"})
+	for _, m := range []Manifest{sampleManifest, tricky} {
+		got, err := DecodeManifestHead(EncodeManifest(m))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := m
+		want.Inputs = nil
+		want.Outputs = sortedStamps(m.Outputs)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("DecodeManifestHead (-want +got):\n%s", diff)
+		}
 	}
 }
 
@@ -208,4 +217,25 @@ func TestDecodeManifestOfAnotherFormat(t *testing.T) {
 	if m.Format != 2 || len(m.Outputs) != len(sampleManifest.Outputs) || len(m.Outputs) == 0 {
 		t.Errorf("got format %d and %d outputs, want 2 and the %d outputs", m.Format, len(m.Outputs), len(sampleManifest.Outputs))
 	}
+}
+
+// FuzzManifestHead: whatever the whole decoder accepts, the head decoder
+// accepts too, with the same values but the inputs.
+func FuzzManifestHead(f *testing.F) {
+	f.Add(EncodeManifest(sampleManifest))
+	f.Add([]byte(`{"cairn-manifest":1,"format":1,"inputs":[{"path":"a\"]","bytes":1,"xxhash":"x"}],"outputs":[],"stages":[]}` + "\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		whole, err := DecodeManifest(data)
+		if err != nil {
+			return
+		}
+		head, err := DecodeManifestHead(data)
+		if err != nil {
+			t.Fatalf("the whole decoder accepts %q, the head decoder refuses it: %v", data, err)
+		}
+		whole.Inputs = nil
+		if diff := cmp.Diff(whole, head); diff != "" {
+			t.Errorf("head differs from whole (-whole +head):\n%s", diff)
+		}
+	})
 }

@@ -44,8 +44,10 @@ func (e *engine) deliver(pins []*scored, ranked []*scored, rejected []RejectedPi
 			return nil, err
 		}
 		pi := packItem(s, it, e.excerpt(s, it), e.req.Explain)
-		if e.req.Format != FormatText {
-			pi.json(e.req.Format == FormatJSON) // encoded once; copies keep it
+		if e.req.Format != FormatText { // rendered once; copies keep it
+			pi.json(e.req.Format == FormatJSON)
+		} else {
+			pi.text(e.req.Explain)
 		}
 		cost := tokens(len(render(&Pack{Items: []PackItem{pi}}, e.req.Format, e.req.Explain))) - empty
 		en := &entry{s: s, item: pi, cost: max(cost, 1), built: true}

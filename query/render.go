@@ -34,9 +34,18 @@ type PackItem struct {
 	Pinned  bool     `json:"pinned,omitempty"`
 	Excerpt string   `json:"excerpt,omitempty"`
 	Reasons []Reason `json:"reasons,omitempty"`
-	// frag caches the item's JSON, compact and indented.
-	frag [2][]byte
+	// frag caches the item's rendering in each form (fragJSON,
+	// fragIndented, fragText): fitting a budget renders the same items
+	// many times over.
+	frag [3][]byte
 }
+
+// Slots of PackItem.frag.
+const (
+	fragJSON = iota
+	fragIndented
+	fragText
+)
 
 // KV is a field shown on an item's metadata line.
 type KV struct {
@@ -115,8 +124,8 @@ func render(p *Pack, format string, explain bool) []byte {
 		return renderJSON(p, format == FormatJSON)
 	}
 	var b strings.Builder
-	for _, it := range p.Items {
-		b.WriteString(itemText(it, explain))
+	for i := range p.Items {
+		b.Write(p.Items[i].text(explain))
 	}
 	r := &p.Receipt
 	fmt.Fprintf(&b, "receipt: index=%s %s · window=%s..%s (%s) · as_of=%s · candidates=%d selected=%d dropped=%d\n",
@@ -191,9 +200,9 @@ func renderJSON(p *Pack, indent bool) []byte {
 
 // json encodes the item once per indentation and keeps it.
 func (it *PackItem) json(indent bool) []byte {
-	k := 0
+	k := fragJSON
 	if indent {
-		k = 1
+		k = fragIndented
 	}
 	if it.frag[k] == nil {
 		if indent {
@@ -203,6 +212,15 @@ func (it *PackItem) json(indent bool) []byte {
 		}
 	}
 	return it.frag[k]
+}
+
+// text renders the item as text once and keeps it; a request either
+// explains every item or none, so one slot serves it.
+func (it *PackItem) text(explain bool) []byte {
+	if it.frag[fragText] == nil {
+		it.frag[fragText] = []byte(itemText(*it, explain))
+	}
+	return it.frag[fragText]
 }
 
 // marshal is json.Marshal without HTML escaping, indented when indent is
