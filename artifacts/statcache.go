@@ -126,6 +126,47 @@ func (c StatCache) DropRacy(start time.Time) {
 	}
 }
 
+// ConfigCache is the base's configuration as the last good build decoded
+// it, kept beside the stat cache: a query whose cairn.yaml still has the
+// hash XXHash decodes JSON instead of YAML, which costs it a fraction. Data
+// is opaque here; the load stage encodes and decodes it.
+type ConfigCache struct {
+	XXHash string
+	Data   []byte
+}
+
+// configCacheSuffix replaces the stat cache's .tsv to name its config
+// cache.
+const configCacheSuffix = ".config"
+
+// ReadConfigCache loads the config cache of the base at root; a missing or
+// damaged one is empty, and the configuration is then decoded from YAML.
+func ReadConfigCache(root string) ConfigCache {
+	path, err := StatCachePath(root)
+	if err != nil {
+		return ConfigCache{}
+	}
+	data, err := os.ReadFile(strings.TrimSuffix(path, ".tsv") + configCacheSuffix)
+	if err != nil {
+		return ConfigCache{}
+	}
+	sum, rest, ok := bytes.Cut(data, []byte{'\n'})
+	if !ok || len(sum) != 16 {
+		return ConfigCache{}
+	}
+	return ConfigCache{XXHash: string(sum), Data: rest}
+}
+
+// WriteConfigCache replaces the config cache of the base at root when its
+// bytes changed: the hash on the first line, then the data.
+func WriteConfigCache(root string, c ConfigCache) error {
+	path, err := StatCachePath(root)
+	if err != nil {
+		return err
+	}
+	return writeCacheFile(strings.TrimSuffix(path, ".tsv")+configCacheSuffix, append([]byte(c.XXHash+"\n"), c.Data...))
+}
+
 // WriteStatCache replaces the stat cache of the base at root when its bytes
 // changed. paths must be sorted and name every entry to keep.
 func WriteStatCache(root string, c StatCache, paths []string) error {
@@ -133,7 +174,12 @@ func WriteStatCache(root string, c StatCache, paths []string) error {
 	if err != nil {
 		return err
 	}
-	data := c.Encode(paths)
+	return writeCacheFile(path, c.Encode(paths))
+}
+
+// writeCacheFile replaces a machine-local cache file when its bytes
+// changed, through a temporary file so that a reader never sees half.
+func writeCacheFile(path string, data []byte) error {
 	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
 		return nil
 	}

@@ -60,7 +60,7 @@ func Open(ctx context.Context, root string) (*Index, error) {
 	}
 	defer osRoot.Close()
 	cache := artifacts.ReadStatCache(root)
-	inv, err := load.Take(ctx, osRoot.FS(), cache)
+	inv, err := load.Take(ctx, osRoot.FS(), cache, artifacts.ReadConfigCache(root))
 	if err != nil {
 		return nil, err
 	}

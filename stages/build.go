@@ -17,6 +17,7 @@ import (
 	"github.com/cairn-kb/cairn/stages/graph"
 	"github.com/cairn-kb/cairn/stages/index"
 	"github.com/cairn-kb/cairn/stages/load"
+	"github.com/cairn-kb/cairn/stages/model"
 )
 
 // Stage names, as recorded in the manifest.
@@ -66,6 +67,9 @@ type Output struct {
 	// Items and Edges count what the index and graph hold (zero
 	// when those stages were skipped).
 	Items, Edges int
+	// Config is the configuration the build decoded, for the config cache
+	// queries read (load.EncodeConfigCache).
+	Config model.Config
 }
 
 // Build runs the pipeline. Mistakes in the base come back as *diag.Errors
@@ -109,6 +113,7 @@ func Build(ctx context.Context, in Input) (Output, error) {
 	var ds diag.List
 	ds.Merge(loaded.Diagnostics)
 	out.Stat = loaded.Stat
+	out.Config = loaded.Base.Config
 	if len(loaded.Base.Documents)+len(loaded.Base.Pages) == 0 && ds.HasErrors() {
 		return out, &diag.Errors{Diagnostics: ds.Sorted()}
 	}

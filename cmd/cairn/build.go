@@ -14,6 +14,7 @@ import (
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages"
 	"github.com/cairn-kb/cairn/stages/diag"
+	"github.com/cairn-kb/cairn/stages/load"
 )
 
 // BuildCmd is `cairn build`.
@@ -153,6 +154,14 @@ func buildBase(root string, check bool, stderr io.Writer, clock *stageClock) (bu
 	paths := slices.Sorted(maps.Keys(out.Stat))
 	if err := artifacts.WriteStatCache(root, out.Stat, paths); err != nil {
 		fmt.Fprintf(stderr, "cairn: warning: cannot save the stat cache (%v); the next build will hash every input again\n", err)
+	}
+	// A configuration that built without mistakes is cached for queries,
+	// under the hash the stat cache vouches for (none when it was racy).
+	if e, ok := out.Stat[load.ConfigFile]; ok {
+		cc := artifacts.ConfigCache{XXHash: e.XXHash, Data: load.EncodeConfigCache(out.Config)}
+		if err := artifacts.WriteConfigCache(root, cc); err != nil {
+			fmt.Fprintf(stderr, "cairn: warning: cannot save the config cache (%v); queries will decode cairn.yaml\n", err)
+		}
 	}
 	return res, nil
 }

@@ -2,13 +2,18 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/cairn-kb/cairn/artifacts"
 )
 
 // goldenQuery is one line of golden/<case>/queries.txt.
@@ -210,5 +215,83 @@ func TestContextOnABaseWithMistakes(t *testing.T) {
 	code, stdout, stderr := cairn(t, "--base", dir, "context", "--as-of", "2026-11-10", "anything")
 	if code != 2 || stdout != "" || !strings.Contains(stderr, "error(s), so no context can be read") || !strings.Contains(stderr, "run cairn build") {
 		t.Errorf("exit %d, stdout %q, stderr %q; want 2 and a pointer to cairn build", code, stdout, stderr)
+	}
+}
+
+// indexState runs a JSON context query and returns receipt.index.state.
+func indexState(t *testing.T, dir string) string {
+	t.Helper()
+	out := runContext(t, dir, "arm64", "nightly", "--as-of", "2026-11-10", "--format", "json")
+	var p struct {
+		Receipt struct {
+			Index struct{ State string } `json:"index"`
+		} `json:"receipt"`
+	}
+	if err := json.Unmarshal([]byte(out), &p); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	return p.Receipt.Index.State
+}
+
+// TestConfigCacheServesQueriesOnlyWhileCurrent: a build leaves the decoded
+// configuration for queries; a damaged cache is ignored, and a changed
+// cairn.yaml is seen whatever the cache holds.
+func TestConfigCacheServesQueriesOnlyWhileCurrent(t *testing.T) {
+	isolate(t)
+	dir := copyBase(t, "demo")
+	// Files written just now are racy: the stat cache would not vouch for
+	// cairn.yaml, and no config cache would be written.
+	hourAgo := time.Now().Add(-time.Hour)
+	if err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil {
+			err = os.Chtimes(p, hourAgo, hourAgo)
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	mustBuild(t, dir)
+	cc := artifacts.ReadConfigCache(dir)
+	if cc.XXHash == "" || !bytes.HasPrefix(cc.Data, []byte(`{"cairn-config-cache":1,`)) {
+		t.Fatalf("the build left no usable config cache: %q", cc.Data)
+	}
+	if s := indexState(t, dir); s != "used" {
+		t.Fatalf("index state %q right after the build, want used", s)
+	}
+	// The cache is believed while it vouches for cairn.yaml's bytes: one
+	// holding other weights makes the semantics differ from the build's.
+	forged := bytes.Replace(cc.Data, []byte(`"weight":5`), []byte(`"weight":6`), 1)
+	if bytes.Equal(forged, cc.Data) {
+		t.Fatalf("no title weight in the config cache: %s", cc.Data)
+	}
+	if err := artifacts.WriteConfigCache(dir, artifacts.ConfigCache{XXHash: cc.XXHash, Data: forged}); err != nil {
+		t.Fatal(err)
+	}
+	if s := indexState(t, dir); s != "stale" {
+		t.Errorf("index state %q with a cache holding other weights, want stale: the cache was not read", s)
+	}
+	if err := artifacts.WriteConfigCache(dir, artifacts.ConfigCache{XXHash: cc.XXHash, Data: []byte("{not json")}); err != nil {
+		t.Fatal(err)
+	}
+	if s := indexState(t, dir); s != "used" {
+		t.Errorf("index state %q with a damaged config cache, want used (the YAML decides)", s)
+	}
+	if err := artifacts.WriteConfigCache(dir, cc); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "cairn.yaml")
+	data, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := bytes.Replace(data, []byte("weight: 5\n"), []byte("weight: 7\n"), 1)
+	if bytes.Equal(edited, data) {
+		t.Fatal("the edit did not apply; the demo configuration changed under this test")
+	}
+	if err := os.WriteFile(cfg, edited, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if s := indexState(t, dir); s != "stale" {
+		t.Errorf("index state %q after a weight changed in cairn.yaml, want stale", s)
 	}
 }

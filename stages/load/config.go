@@ -1,6 +1,8 @@
 package load
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"maps"
@@ -50,6 +52,48 @@ func loadConfig(fsys fs.FS, ds *diag.List) (cfg model.Config, root *yaml.Node, h
 	// mistake is reported in one run; only broken YAML stops here.
 	usable := decoded || root != nil
 	return cfg, root, artifacts.Hash(data), usable
+}
+
+// configCacheFormat versions EncodeConfigCache's bytes; a cache of
+// another format is ignored.
+const configCacheFormat = 1
+
+// configCacheFile is the config cache's JSON document.
+type configCacheFile struct {
+	Format int          `json:"cairn-config-cache"`
+	Config model.Config `json:"config"`
+}
+
+// EncodeConfigCache renders a configuration that decoded without mistakes
+// for artifacts.WriteConfigCache.
+func EncodeConfigCache(cfg model.Config) []byte {
+	data, err := json.Marshal(configCacheFile{Format: configCacheFormat, Config: cfg})
+	if err != nil {
+		panic(err) // plain strings, numbers, slices and maps always encode
+	}
+	return data
+}
+
+// cachedConfig returns the cached configuration when cairn.yaml's size and
+// modification time match the stat cache and its hash there matches the
+// cache's: then these are the bytes the cache was decoded from.
+func cachedConfig(fsys fs.FS, stat artifacts.StatCache, cached artifacts.ConfigCache) (model.Config, string, bool) {
+	var cfg model.Config
+	e, ok := stat[ConfigFile]
+	if !ok || cached.XXHash == "" || e.XXHash != cached.XXHash {
+		return cfg, "", false
+	}
+	st, err := fs.Stat(fsys, ConfigFile)
+	if err != nil || !st.Mode().IsRegular() || st.Size() != e.Bytes || st.ModTime().UnixNano() != e.MtimeNS {
+		return cfg, "", false
+	}
+	var f configCacheFile
+	dec := json.NewDecoder(bytes.NewReader(cached.Data))
+	dec.DisallowUnknownFields()
+	if dec.Decode(&f) != nil || f.Format != configCacheFormat {
+		return cfg, "", false
+	}
+	return f.Config.WithDefaults(), cached.XXHash, true
 }
 
 // keyLine finds the line and column of a mapping key along a path of keys

@@ -1,6 +1,8 @@
 package load
 
 import (
+	"io/fs"
+	"os"
 	"testing"
 	"testing/fstest"
 
@@ -184,6 +186,59 @@ func TestIsEntityURI(t *testing.T) {
 	} {
 		if got := IsEntityURI(s); got != want {
 			t.Errorf("IsEntityURI(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+// TestConfigCache: a configuration comes back from its cache exactly as
+// decoding the YAML gives it, and only while cairn.yaml's stat and hash
+// match what the cache was made from.
+func TestConfigCache(t *testing.T) {
+	for _, base := range []string{"../../golden/demo/base", "../../golden/edge/base"} {
+		fsys := os.DirFS(base)
+		var ds diag.List
+		want, _, hash, ok := loadConfig(fsys, &ds)
+		if !ok || ds.HasErrors() {
+			t.Fatalf("%s: the configuration does not load: %v", base, ds.Sorted())
+		}
+		st, err := fs.Stat(fsys, ConfigFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stat := artifacts.StatCache{ConfigFile: {Bytes: st.Size(), MtimeNS: st.ModTime().UnixNano(), XXHash: hash}}
+		cached := artifacts.ConfigCache{XXHash: hash, Data: EncodeConfigCache(want)}
+		got, gotHash, ok := cachedConfig(fsys, stat, cached)
+		if !ok || gotHash != hash {
+			t.Fatalf("%s: the cache was not used", base)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: cached configuration differs (-yaml +cache):\n%s", base, diff)
+		}
+		refused := map[string]func() (artifacts.StatCache, artifacts.ConfigCache){
+			"another hash": func() (artifacts.StatCache, artifacts.ConfigCache) {
+				return stat, artifacts.ConfigCache{XXHash: "0000000000000000", Data: cached.Data}
+			},
+			"touched since": func() (artifacts.StatCache, artifacts.ConfigCache) {
+				e := stat[ConfigFile]
+				e.MtimeNS++
+				return artifacts.StatCache{ConfigFile: e}, cached
+			},
+			"no stat entry": func() (artifacts.StatCache, artifacts.ConfigCache) { return nil, cached },
+			"other format": func() (artifacts.StatCache, artifacts.ConfigCache) {
+				return stat, artifacts.ConfigCache{XXHash: hash, Data: []byte(`{"cairn-config-cache":2,"config":{}}`)}
+			},
+			"unknown key": func() (artifacts.StatCache, artifacts.ConfigCache) {
+				return stat, artifacts.ConfigCache{XXHash: hash, Data: []byte(`{"cairn-config-cache":1,"config":{"Shards":4}}`)}
+			},
+			"damaged": func() (artifacts.StatCache, artifacts.ConfigCache) {
+				return stat, artifacts.ConfigCache{XXHash: hash, Data: cached.Data[:len(cached.Data)/2]}
+			},
+		}
+		for name, make := range refused {
+			s, c := make()
+			if _, _, ok := cachedConfig(fsys, s, c); ok {
+				t.Errorf("%s: %s: the cache was used", base, name)
+			}
 		}
 	}
 }

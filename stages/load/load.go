@@ -67,10 +67,17 @@ type Inventory struct {
 // reading only the configuration and the files whose stat changed: what a
 // query needs to know whether the index is current. Content and
 // governance folders are not walked.
-func Take(ctx context.Context, fsys fs.FS, stat artifacts.StatCache) (Inventory, error) {
+//
+// cached is the configuration the last good build decoded: when
+// cairn.yaml's stat and hash still match it, it stands in for decoding the
+// YAML again, which would cost a query more than the rest of this check.
+func Take(ctx context.Context, fsys fs.FS, stat artifacts.StatCache, cached artifacts.ConfigCache) (Inventory, error) {
 	var ds diag.List
 	inv := Inventory{}
-	cfg, _, cfgHash, ok := loadConfig(fsys, &ds)
+	cfg, cfgHash, ok := cachedConfig(fsys, stat, cached)
+	if !ok {
+		cfg, _, cfgHash, ok = loadConfig(fsys, &ds)
+	}
 	inv.Config = cfg
 	if ok {
 		l := cfg.Layers

@@ -482,9 +482,13 @@ func (p *Projector) Record(doc model.Document, rec model.Record, s *Scratch) (It
 	return it, true
 }
 
-// Page projects one page the way Pages would.
+// Page projects one page the way Pages would, but without terms: like
+// Record, it serves a query re-reading a candidate, whose terms are in
+// the index already.
 func (p *Projector) Page(pg model.Page, s *Scratch) Item {
+	s.tk.skip = true
 	it := projectPage(p.cfg, p.ids, &s.tk, pg)
+	s.tk.skip = false
 	if p.superseded[it.URI] && !it.HasFlag(FlagSuperseded) {
 		it.Flags = append(it.Flags, FlagSuperseded)
 		slices.Sort(it.Flags)
