@@ -395,7 +395,7 @@ func (e *engine) phrase(s *scored) (bool, error) {
 // itemOf re-reads a scored item once.
 func (e *engine) itemOf(s *scored) (*project.Item, error) {
 	if s.item == nil {
-		it, err := e.c.Item(s.ord)
+		it, err := e.c.Item(s.ord, s.row)
 		if err != nil {
 			return nil, err
 		}

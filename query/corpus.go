@@ -37,8 +37,9 @@ type corpus interface {
 	Postings(term string) ([]artifacts.Posting, bool, error)
 	// TermsWith lists the dictionary terms that contain sub, sorted.
 	TermsWith(sub string) ([]string, error)
-	// Item re-reads one item in full, with its field values.
-	Item(ord int) (project.Item, error)
+	// Item re-reads one item in full, with its field values; row is the
+	// item's row as Row or Rows gave it, so that it is not read twice.
+	Item(ord int, row artifacts.Doc) (project.Item, error)
 	// Outgoing and Incoming are the lines of edges.tsv and edges.dst.tsv.
 	Outgoing(node string) ([]artifacts.Link, error)
 	Incoming(node string, limit int) ([]artifacts.Link, error)
@@ -361,7 +362,7 @@ func (c *scanCorpus) TermsWith(sub string) ([]string, error) {
 
 // Item re-projects one item from the loaded base, as the index path does
 // from its span, with the flags its row holds.
-func (c *scanCorpus) Item(ord int) (project.Item, error) {
+func (c *scanCorpus) Item(ord int, _ artifacts.Doc) (project.Item, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	row := c.rows[ord]

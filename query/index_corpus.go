@@ -148,13 +148,9 @@ func (c *indexCorpus) Incoming(node string, limit int) ([]artifacts.Link, error)
 // Item re-projects one item: a record from its span, with its document's
 // fields map from documents.tsv, or a page from its file. The flags of the
 // row win, since some (superseded) come from other items.
-func (c *indexCorpus) Item(ord int) (project.Item, error) {
+func (c *indexCorpus) Item(ord int, row artifacts.Doc) (project.Item, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	row, err := c.r.Row(ord)
-	if err != nil {
-		return project.Item{}, err
-	}
 	var it project.Item
 	if row.SpanOff >= 0 {
 		path, _, _ := strings.Cut(row.URI, "#")

@@ -146,7 +146,11 @@ func TestBodyChangedAfterOpen(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "bodies/meetings/2026-11-06-retro-sprint-22.md"), []byte("rewritten"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = c.Item(ord)
+	row, err := c.Row(ord)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Item(ord, row)
 	var ce *artifacts.CorruptError
 	if !errors.As(err, &ce) || !strings.Contains(ce.Msg, "the cached body bodies/meetings/2026-11-06-retro-sprint-22.md changed since the build") {
 		t.Fatalf("Item after the body changed: %v; want a CorruptError naming the body", err)

@@ -182,13 +182,23 @@ func (r *Reader) BytesRead() map[string]int64 {
 // Row returns the docs.tsv row of ordinal ord: one read of docs.off (its
 // offset and the next row's), then exactly that row's bytes of docs.tsv.
 func (r *Reader) Row(ord int) (artifacts.Doc, error) {
+	line, err := r.rowBytes(ord)
+	if err != nil {
+		return artifacts.Doc{}, err
+	}
+	return artifacts.DecodeDocRow(ord+2, line)
+}
+
+// rowBytes reads the docs.tsv row of ordinal ord, without its LF, checked
+// to be one whole row.
+func (r *Reader) rowBytes(ord int) ([]byte, error) {
 	if ord < 0 || ord >= r.items {
-		return artifacts.Doc{}, fmt.Errorf("row %d out of range: docs.tsv has %d rows", ord, r.items)
+		return nil, fmt.Errorf("row %d out of range: docs.tsv has %d rows", ord, r.items)
 	}
 	at, width := artifacts.DocsOffLine(ord)
 	b, err := r.off.readAt(at, 2*width) // one line at the last row
 	if err != nil {
-		return artifacts.Doc{}, err
+		return nil, err
 	}
 	start, err := artifacts.DocOffset(b[:width])
 	end := r.docs.size
@@ -196,41 +206,47 @@ func (r *Reader) Row(ord int) (artifacts.Doc, error) {
 		end, err = artifacts.DocOffset(b[width:])
 	}
 	if err != nil {
-		return artifacts.Doc{}, err
+		return nil, err
 	}
 	if start < r.docs.start || end <= start || end > r.docs.size {
-		return artifacts.Doc{}, r.docs.corrupt(0, "docs.off puts row %d at bytes %d..%d, outside the file's %d bytes", ord, start, end, r.docs.size)
+		return nil, r.docs.corrupt(0, "docs.off puts row %d at bytes %d..%d, outside the file's %d bytes", ord, start, end, r.docs.size)
 	}
 	// One byte more in front: the LF that ends the previous row (or the
 	// header) proves that the offset is a row start.
 	line, err := r.docs.readAt(start-1, int(end-start+1))
 	if err != nil {
-		return artifacts.Doc{}, err
+		return nil, err
 	}
 	if line[0] != '\n' || bytes.IndexByte(line[1:], '\n') != len(line)-2 {
-		return artifacts.Doc{}, &artifacts.CorruptError{Path: artifacts.DocsPath, Line: ord + 2, Msg: "docs.off does not point at one whole row"}
+		return nil, &artifacts.CorruptError{Path: artifacts.DocsPath, Line: ord + 2, Msg: "docs.off does not point at one whole row"}
 	}
 	line = line[1 : len(line)-1]
 	if bytes.HasSuffix(line, []byte{'\r'}) {
-		return artifacts.Doc{}, r.docs.corrupt(start, crlf)
+		return nil, r.docs.corrupt(start, crlf)
 	}
-	return artifacts.DecodeDocRow(ord+2, line)
+	return line, nil
 }
 
 // Search returns the first ordinal whose URI is >= uri (Items() when there
-// is none) and whether that row's URI is uri. It reads O(log Items) rows.
+// is none) and whether that row's URI is uri. It reads O(log Items) rows
+// and compares their first column only: a probe needs no other.
 func (r *Reader) Search(uri string) (ord int, found bool, err error) {
 	lo, hi := 0, r.items
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
-		d, err := r.Row(mid)
+		line, err := r.rowBytes(mid)
 		if err != nil {
 			return 0, false, err
 		}
-		if d.URI < uri {
+		tab := bytes.IndexByte(line, '\t')
+		if tab <= 0 {
+			return 0, false, &artifacts.CorruptError{Path: artifacts.DocsPath, Line: mid + 2, Msg: "the row has no URI column"}
+		}
+		switch c := strings.Compare(string(line[:tab]), uri); {
+		case c < 0:
 			lo = mid + 1
-		} else {
-			hi, found = mid, d.URI == uri // the last hi is the answer
+		default:
+			hi, found = mid, c == 0 // the last hi is the answer
 		}
 	}
 	return lo, found, nil

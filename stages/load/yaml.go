@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -53,7 +54,7 @@ func decodeYAML(file string, data []byte, firstLine int, out any, ds *diag.List)
 		return nil, true
 	}
 	root := doc.Content[0]
-	c := &yamlChecker{file: file, shift: firstLine - 1, ds: ds, seen: map[checkKey]bool{}, structs: map[reflect.Type]*structInfo{}}
+	c := &yamlChecker{file: file, shift: firstLine - 1, ds: ds, seen: map[checkKey]bool{}}
 	c.check(root, target.Elem().Type(), "")
 	if err := safeDecode(doc, out); err != nil {
 		var te *yaml.TypeError
@@ -210,12 +211,11 @@ func firstInvalidUTF8(data []byte) int {
 
 // yamlChecker walks a node tree against a Go type.
 type yamlChecker struct {
-	file    string
-	shift   int // firstLine - 1: node lines are relative to data
-	ds      *diag.List
-	failed  bool
-	seen    map[checkKey]bool
-	structs map[reflect.Type]*structInfo
+	file   string
+	shift  int // firstLine - 1: node lines are relative to data
+	ds     *diag.List
+	failed bool
+	seen   map[checkKey]bool
 }
 
 // checkKey memoizes the walk: an anchored node used through many aliases is
@@ -452,21 +452,27 @@ type structInfo struct {
 // structOf reads the yaml tags of t the way yaml does: "-" skips a field,
 // an empty name is the lower-cased field name, ",inline" merges a struct's
 // fields or makes a map take every other key.
+// The result is kept per type for the life of the process: every page's
+// frontmatter is checked against the same struct.
 func (c *yamlChecker) structOf(t reflect.Type) *structInfo {
-	if info, ok := c.structs[t]; ok {
-		return info
+	if info, ok := structInfos.Load(t); ok {
+		return info.(*structInfo)
 	}
 	info := &structInfo{fields: map[string]reflect.Type{}}
-	c.structs[t] = info
-	c.addFields(info, t)
+	addFields(info, t)
 	for name := range info.fields {
 		info.known = append(info.known, name)
 	}
 	slices.Sort(info.known)
-	return info
+	actual, _ := structInfos.LoadOrStore(t, info)
+	return actual.(*structInfo)
 }
 
-func (c *yamlChecker) addFields(info *structInfo, t reflect.Type) {
+// structInfos caches structOf: reflect.Type → *structInfo, never changed
+// once stored.
+var structInfos sync.Map
+
+func addFields(info *structInfo, t reflect.Type) {
 	for i := range t.NumField() {
 		f := t.Field(i)
 		tag := f.Tag.Get("yaml")
@@ -481,7 +487,7 @@ func (c *yamlChecker) addFields(info *structInfo, t reflect.Type) {
 			}
 			switch ft.Kind() {
 			case reflect.Struct:
-				c.addFields(info, ft)
+				addFields(info, ft)
 			case reflect.Map:
 				info.inline = ft.Elem()
 			}
