@@ -92,14 +92,20 @@ func (r buildResult) summary() string {
 // diffs; otherwise it takes the build lock, syncs and saves the stat cache.
 // Diagnostics are printed to stderr; base mistakes exit 2.
 func buildBase(root string, check bool, stderr io.Writer, clock *stageClock) (buildResult, error) {
-	var res buildResult
 	if !check {
 		lock, err := artifacts.AcquireLock(root, "cairn build")
 		if err != nil {
-			return res, err
+			return buildResult{}, err
 		}
 		defer lock.Release()
 	}
+	return buildLocked(root, check, stderr, clock)
+}
+
+// buildLocked is buildBase for a caller that holds the base lock already
+// (or checks, which needs none).
+func buildLocked(root string, check bool, stderr io.Writer, clock *stageClock) (buildResult, error) {
+	var res buildResult
 	start := time.Now() // before any stat is taken; see StatCache.DropRacy
 	prev, err := artifacts.ReadPrevious(root)
 	if err != nil {

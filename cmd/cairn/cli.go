@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/alecthomas/kong"
 )
@@ -21,6 +22,7 @@ type CLI struct {
 	Init    InitCmd    `cmd:"" help:"Scaffold a new base: cairn.yaml, empty layer folders and a .gitignore for .cairn/."`
 	Build   BuildCmd   `cmd:"" help:"Compile the base into .cairn/ (make-style: only what changed is rebuilt)."`
 	Context ContextCmd `cmd:"" help:"The best few records and pages for a query, under a token budget, with a receipt."`
+	Note    NoteCmd    `cmd:"" help:"Record a suggestion, or keep or drop one, in the notes log; list the log."`
 	Demo    DemoCmd    `cmd:"" help:"Build the bundled demo base in a temporary folder and show what was built."`
 	Version VersionCmd `cmd:"" help:"Print the version, commit, ranking and format versions."`
 }
@@ -31,6 +33,9 @@ type Env struct {
 	Stdout, Stderr io.Writer
 	Getenv         func(string) string
 	Getwd          func() (string, error)
+	// Now reads the clock; nil means time.Now. Only commands that record
+	// when something happened (cairn note) read it.
+	Now func() time.Time
 	// Base is the --base flag as given.
 	Base string
 }
@@ -91,6 +96,14 @@ func runEnv(args []string, env *Env) int {
 		return 3
 	}
 	return 0
+}
+
+// now is the current time, from Env.Now when a test fixes it.
+func (env *Env) now() time.Time {
+	if env.Now != nil {
+		return env.Now()
+	}
+	return time.Now()
 }
 
 // findBase resolves the base folder: --base, then $CAIRN_BASE, then the

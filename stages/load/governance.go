@@ -424,6 +424,11 @@ func loadLog(fsys fs.FS, file string, cfg model.Config, terms []model.Term, ds *
 	if !ok {
 		return nil
 	}
+	return parseLog(file, data, cfg, terms, ds)
+}
+
+// parseLog checks and decodes the bytes of an operation log.
+func parseLog(file string, data []byte, cfg model.Config, terms []model.Term, ds *diag.List) []model.LogOp {
 	termIDs := map[string]bool{}
 	for _, t := range terms {
 		termIDs[t.ID] = true

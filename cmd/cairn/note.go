@@ -1,0 +1,170 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/diag"
+	"github.com/cairn-kb/cairn/stages/load"
+	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/notes"
+)
+
+// NoteCmd is `cairn note suggest|keep|drop|list`.
+type NoteCmd struct {
+	Suggest NoteSuggestCmd `cmd:"" help:"Record an observation as a suggestion (anyone; it is not a rule until a person keeps it)."`
+	Keep    NoteKeepCmd    `cmd:"" help:"Keep a suggestion: a person's keep makes it a rule or an established note."`
+	Drop    NoteDropCmd    `cmd:"" help:"Drop a suggestion or a kept note (a person's decision)."`
+	List    NoteListCmd    `cmd:"" help:"List the operations of the notes log, oldest first."`
+}
+
+// noteWho are the flags every recording subcommand shares.
+type noteWho struct {
+	Actor   string `help:"Who records it: person:<name> or agent:<client> (default: $CAIRN_ACTOR)." placeholder:"WHO"`
+	Session string `help:"The session it was recorded in, to tell observations apart." placeholder:"ID"`
+}
+
+func (w noteWho) actor(env *Env) string {
+	if w.Actor != "" {
+		return w.Actor
+	}
+	return env.Getenv("CAIRN_ACTOR")
+}
+
+// NoteSuggestCmd is `cairn note suggest TARGET TEXT…`.
+type NoteSuggestCmd struct {
+	Target     string            `arg:"" help:"What it is about: note:<slug> for a note in prose, term:<id> for a term of terms.yaml."`
+	Text       []string          `arg:"" help:"The observation, in a sentence or two."`
+	Path       []string          `help:"Where it holds: a glob of content paths (repeatable; default everywhere)." placeholder:"GLOB"`
+	Axis       map[string]string `help:"Where it holds on a typed axis, as axis=value (repeatable)." placeholder:"AXIS=VALUE"`
+	Evidence   []string          `help:"A file or record URI that shows it (repeatable)." placeholder:"URI"`
+	ValidFrom  string            `name:"valid-from" help:"First day it holds (YYYY-MM-DD)." placeholder:"DAY"`
+	ValidUntil string            `name:"valid-until" help:"Last day it holds (YYYY-MM-DD)." placeholder:"DAY"`
+	noteWho
+}
+
+// Run records the suggestion and refreshes the rules files.
+func (c *NoteSuggestCmd) Run(env *Env) error {
+	return recordNote(env, notes.Request{
+		Kind: model.OpSuggest, Actor: c.actor(env), Session: c.Session, Target: c.Target,
+		Text: strings.Join(c.Text, " "), Paths: c.Path, Axes: c.Axis, Evidence: c.Evidence,
+		ValidFrom: c.ValidFrom, ValidUntil: c.ValidUntil,
+	})
+}
+
+// noteDecision is what `cairn note keep|drop REF` takes.
+type noteDecision struct {
+	Ref string   `arg:"" help:"The operation id to decide on, or a target (note:<slug>, term:<id>) for its newest suggestion."`
+	Why []string `arg:"" optional:"" help:"Why, in a sentence (optional)."`
+	noteWho
+}
+
+func (d noteDecision) record(env *Env, kind string) error {
+	return recordNote(env, notes.Request{
+		Kind: kind, Actor: d.actor(env), Session: d.Session, Ref: d.Ref, Text: strings.Join(d.Why, " "),
+	})
+}
+
+// NoteKeepCmd is `cairn note keep REF`.
+type NoteKeepCmd struct{ noteDecision }
+
+// Run records the keep.
+func (c *NoteKeepCmd) Run(env *Env) error { return c.record(env, model.OpKeep) }
+
+// NoteDropCmd is `cairn note drop REF`.
+type NoteDropCmd struct{ noteDecision }
+
+// Run records the drop.
+func (c *NoteDropCmd) Run(env *Env) error { return c.record(env, model.OpDrop) }
+
+// recordNote appends one operation under the base lock and then refreshes
+// the build, which writes the rules files, holding the same lock.
+func recordNote(env *Env, req notes.Request) error {
+	root, err := env.findBase()
+	if err != nil {
+		return err
+	}
+	lock, err := artifacts.AcquireLock(root, "cairn note")
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	osRoot, err := os.OpenRoot(root)
+	if err != nil {
+		return err
+	}
+	defer osRoot.Close()
+	req.Now = env.now()
+	p, err := notes.Prepare(osRoot.FS(), req)
+	var derr *diag.Errors
+	if errors.As(err, &derr) {
+		for _, d := range derr.Diagnostics {
+			fmt.Fprintln(env.Stderr, d.String())
+		}
+		return &exitError{code: 2, msg: "the operation was not recorded; fix what is listed above"}
+	}
+	if err != nil {
+		return err
+	}
+	if err := artifacts.WriteBaseFile(root, p.Path, p.Data); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "%s\t%s\t%s\n", p.Op.Op, p.Op.Kind, p.Op.Target)
+	res, err := buildLocked(root, false, env.Stderr, nil)
+	if err != nil {
+		return fmt.Errorf("recorded %s, but the refresh of the artifacts and rules files failed: %w", p.Op.Op, err)
+	}
+	fmt.Fprintln(env.Stderr, "cairn: "+res.summary())
+	return nil
+}
+
+// NoteListCmd is `cairn note list`.
+type NoteListCmd struct {
+	Target string `help:"Only the operations on this target." placeholder:"TARGET"`
+	Format string `help:"Output format: text or json." default:"text" enum:"text,json"`
+}
+
+// Run prints the log's operations, oldest first.
+func (c *NoteListCmd) Run(env *Env) error {
+	root, err := env.findBase()
+	if err != nil {
+		return err
+	}
+	osRoot, err := os.OpenRoot(root)
+	if err != nil {
+		return err
+	}
+	defer osRoot.Close()
+	lg, err := load.ReadLog(osRoot.FS())
+	if err != nil {
+		return err
+	}
+	for _, d := range lg.Diagnostics {
+		fmt.Fprintln(env.Stderr, d.String())
+	}
+	ops := []model.LogOp{}
+	for _, op := range lg.Ops {
+		if c.Target == "" || op.Target == c.Target {
+			ops = append(ops, op)
+		}
+	}
+	if c.Format == "json" {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		return enc.Encode(ops)
+	}
+	for _, op := range ops {
+		fmt.Fprintf(env.Stdout, "%s\t%s\t%s\t%s\t%s\n", op.Op, op.Kind, op.Actor, op.Target, clean(op.Text))
+	}
+	return nil
+}
+
+// clean keeps a stored text on its line.
+func clean(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
