@@ -308,9 +308,11 @@ const maxShownFields = 4
 
 // packItem makes the delivered form of a scored item.
 func packItem(s *scored, it *project.Item, excerpt string, explain bool) PackItem {
+	// Values become one line whatever the format (SPEC §5: control
+	// characters in values become spaces).
 	p := PackItem{
 		Score: s.score, Kind: displayKind(s.row.Kind), Date: s.row.Date, URI: s.row.URI,
-		Title: s.row.Title, Source: s.row.Source, Pinned: s.pinned, Excerpt: excerpt,
+		Title: clean(s.row.Title), Source: s.row.Source, Pinned: s.pinned, Excerpt: clean(excerpt),
 	}
 	if s.count > 1 {
 		p.Count = s.count
@@ -322,7 +324,7 @@ func packItem(s *scored, it *project.Item, excerpt string, explain bool) PackIte
 		}
 		if !seen[r.Field] {
 			seen[r.Field] = true
-			p.Fields = append(p.Fields, KV{Field: r.Field, Value: r.Value})
+			p.Fields = append(p.Fields, KV{Field: r.Field, Value: clean(r.Value)})
 		}
 	}
 	if explain {

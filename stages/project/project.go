@@ -379,6 +379,11 @@ func fraction(rest string) string {
 // graph nodes, one per table cell, so a tab or line break in them turns
 // into a space here, before anything sorts them; a blank tag names nothing.
 func finish(it *Item) {
+	// The title is a docs.tsv cell, where a lone "-" stands for no title:
+	// the item says what the row will say, so the index and a scan agree.
+	if it.Title = artifacts.CleanCell(it.Title); it.Title == "-" {
+		it.Title = ""
+	}
 	slices.SortStableFunc(it.Fields, func(a, b Field) int { return strings.Compare(a.Name, b.Name) })
 	slices.Sort(it.Flags)
 	it.Flags = slices.Compact(it.Flags)
