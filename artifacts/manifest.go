@@ -200,11 +200,24 @@ func decodeManifest(data []byte, inputs bool) (Manifest, error) {
 	if *kind != 1 {
 		return Manifest{}, &CorruptError{Path: ManifestPath, Msg: "not a cairn manifest"}
 	}
+	m := f.Manifest
 	if !inputs {
-		return Manifest{Format: h.Format, RankingVersion: h.RankingVersion, ToolVersion: h.ToolVersion,
-			SemanticsDigest: h.SemanticsDigest, Outputs: h.Outputs, Stages: h.Stages}, nil
+		m = Manifest{Format: h.Format, RankingVersion: h.RankingVersion, ToolVersion: h.ToolVersion,
+			SemanticsDigest: h.SemanticsDigest, Outputs: h.Outputs, Stages: h.Stages}
 	}
-	return f.Manifest, nil
+	// Input and Output search these lists by path: out of order, a stamp
+	// would silently not be found.
+	for _, l := range []struct {
+		name   string
+		stamps []FileStamp
+	}{{"inputs", m.Inputs}, {"outputs", m.Outputs}} {
+		for i := 1; i < len(l.stamps); i++ {
+			if l.stamps[i-1].Path >= l.stamps[i].Path {
+				return Manifest{}, &CorruptError{Path: ManifestPath, Msg: fmt.Sprintf("%s are not sorted by path with each path once: %q then %q", l.name, l.stamps[i-1].Path, l.stamps[i].Path)}
+			}
+		}
+	}
+	return m, nil
 }
 
 // Stage returns the stamp of the named stage.
