@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -207,7 +208,11 @@ func TestStaleOutputIsDeleted(t *testing.T) {
 				t.Fatal(err)
 			}
 			// Pretend an earlier build wrote .cairn/retired.tsv.
-			m["outputs"] = append(m["outputs"].([]any), map[string]any{"path": ".cairn/retired.tsv", "bytes": 2, "xxhash": artifacts.Hash([]byte("x\n"))})
+			outs := append(m["outputs"].([]any), map[string]any{"path": ".cairn/retired.tsv", "bytes": 2, "xxhash": artifacts.Hash([]byte("x\n"))})
+			slices.SortFunc(outs, func(a, b any) int {
+				return strings.Compare(a.(map[string]any)["path"].(string), b.(map[string]any)["path"].(string))
+			})
+			m["outputs"] = outs
 			if format != artifacts.FormatVersion {
 				m["format"], m["shards"] = format, 4 // a key this cairn does not know
 			}
