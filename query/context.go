@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"slices"
@@ -207,18 +208,13 @@ func (e *engine) score() error {
 	// Read every matched item's row at once, in ordinal order, so that
 	// near rows share reads.
 	var all []int
-	seen := map[int32]bool{}
 	for _, st := range e.terms {
-		for o := range st.exact {
-			seen[o] = true
-		}
-		for o := range st.matches {
-			seen[o] = true
+		for _, h := range st.hits {
+			all = append(all, int(h.ord))
 		}
 	}
-	for _, o := range sortedOrds(seen) {
-		all = append(all, int(o))
-	}
+	slices.Sort(all)
+	all = slices.Compact(all)
 	rows, err := e.c.Rows(all)
 	if err != nil {
 		return err
@@ -239,20 +235,13 @@ func (e *engine) score() error {
 		return s, nil
 	}
 	for _, st := range e.terms {
-		ords := map[int32]bool{}
-		for o := range st.exact {
-			ords[o] = true
-		}
-		for o := range st.matches {
-			ords[o] = true
-		}
-		for _, o := range sortedOrds(ords) {
-			s, err := get(o)
+		for _, h := range st.hits {
+			s, err := get(h.ord)
 			if err != nil {
 				return err
 			}
 			s.matched++
-			if st.exact[o] {
+			if h.exact {
 				s.direct = true
 				s.score += pointsIdentifier
 				s.reasons = append(s.reasons, Reason{Code: "identifier", Points: pointsIdentifier, Detail: st.term})
@@ -268,7 +257,7 @@ func (e *engine) score() error {
 				s.reasons = append(s.reasons, Reason{Code: "identifier", Points: pointsIdentifier, Detail: st.term})
 				continue
 			}
-			pts, w := termPoints(st.matches[o], s.row, fields, st.rarity)
+			pts, w := termPoints(h.ps, s.row, fields, st.rarity)
 			s.bestWeight = max(s.bestWeight, w)
 			s.score += pts
 			s.reasons = append(s.reasons, Reason{Code: "term", Points: pts, Detail: fmt.Sprintf("%s r=%d", st.term, st.rarity)})
@@ -332,7 +321,7 @@ func (e *engine) score() error {
 			}
 		}
 	}
-	for _, o := range sortedOrds(keysOf(byOrd)) {
+	for _, o := range slices.Sorted(maps.Keys(byOrd)) {
 		e.pool = append(e.pool, byOrd[o])
 	}
 	return nil
@@ -498,23 +487,6 @@ func keepAsTerm(w string) bool {
 		return len([]rune(w)) >= 2
 	}
 	return len([]rune(w)) >= project.MinPlainRunes && !scaffoldingVocab[w]
-}
-
-func sortedOrds[V any](m map[int32]V) []int32 {
-	out := make([]int32, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
-
-func keysOf[V any](m map[int32]V) map[int32]bool {
-	out := make(map[int32]bool, len(m))
-	for k := range m {
-		out[k] = true
-	}
-	return out
 }
 
 // compareChrono orders rows newest first, then by URI.

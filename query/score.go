@@ -1,6 +1,7 @@
 package query
 
 import (
+	"cmp"
 	"math"
 	"math/bits"
 	"slices"
@@ -65,27 +66,39 @@ type scored struct {
 
 // termStats is what one query term matched across the corpus.
 type termStats struct {
-	term    string
-	exact   map[int32]bool                // items holding the term as an exact identifier
-	matches map[int32][]artifacts.Posting // items with the term in a field, by item
-	df      int                           // window items matching it either way
-	rarity  int
+	term string
+	// hits are the window's items the term matches, by ordinal, each
+	// with how: as an exact identifier, and/or its postings in fields.
+	hits   []termHit
+	df     int // len(hits): window items matching it either way
+	rarity int
+}
+
+// termHit is one item a query term matches.
+type termHit struct {
+	ord   int32
+	exact bool                // the item holds the term as an exact identifier
+	ps    []artifacts.Posting // the term's postings in the item's fields
 }
 
 // lookupTerm gathers a query term's postings: exact identifier entries,
 // and word or identifier tokens (identifier-shaped terms match every
-// dictionary term containing them). Only the window's items count.
+// dictionary term containing them). Only the window's items count. Hits
+// come sorted by ordinal, one per item: a query can have tens of
+// thousands, and a sorted slice costs far less than maps to build and walk.
 func lookupTerm(c corpus, ids project.Identities, term string, win *candidates) (*termStats, error) {
-	st := &termStats{term: term, exact: map[int32]bool{}, matches: map[int32][]artifacts.Posting{}}
-	add := func(ps []artifacts.Posting, exact bool) {
+	st := &termStats{term: term}
+	var exact []int32
+	var found []artifacts.Posting
+	add := func(ps []artifacts.Posting, isExact bool) {
 		for _, p := range ps {
 			if !win.has(int(p.Doc)) {
 				continue
 			}
-			if exact {
-				st.exact[p.Doc] = true
+			if isExact {
+				exact = append(exact, p.Doc)
 			} else {
-				st.matches[p.Doc] = append(st.matches[p.Doc], p)
+				found = append(found, p)
 			}
 		}
 	}
@@ -116,14 +129,33 @@ func lookupTerm(c corpus, ids project.Identities, term string, win *candidates) 
 		}
 		add(ps, false)
 	}
-	seen := map[int32]bool{}
-	for d := range st.exact {
-		seen[d] = true
+	// Postings of one dictionary term are sorted by item; an identifier
+	// term gathers several lists, whose merge keeps each list's order.
+	slices.Sort(exact)
+	exact = slices.Compact(exact)
+	slices.SortStableFunc(found, func(a, b artifacts.Posting) int { return cmp.Compare(a.Doc, b.Doc) })
+	for i, j := 0, 0; i < len(exact) || j < len(found); {
+		var h termHit
+		switch {
+		case j == len(found) || i < len(exact) && exact[i] < found[j].Doc:
+			h = termHit{ord: exact[i], exact: true}
+			i++
+		default:
+			h.ord = found[j].Doc
+			if i < len(exact) && exact[i] == h.ord {
+				h.exact = true
+				i++
+			}
+			k := j
+			for k < len(found) && found[k].Doc == h.ord {
+				k++
+			}
+			h.ps = found[j:k:k]
+			j = k
+		}
+		st.hits = append(st.hits, h)
 	}
-	for d := range st.matches {
-		seen[d] = true
-	}
-	st.df = len(seen)
+	st.df = len(st.hits)
 	return st, nil
 }
 
