@@ -21,6 +21,9 @@ import (
 type frontmatter struct {
 	model.Frontmatter `yaml:",inline"`
 	Extras            map[string]any `yaml:",inline"`
+	// pointAt is the file line and column of the point: key, for the
+	// mistakes later checks find in its value.
+	pointAt [2]int `yaml:"-"`
 }
 
 // splitFrontmatter separates a leading `---` YAML block from the Markdown
@@ -67,30 +70,43 @@ func decodeFrontmatter(p string, data []byte, ds *diag.List) (frontmatter, []byt
 		ds.Errorf(p, 2, 1, "frontmatter-not-mapping", "the frontmatter must be YAML keys and values (title: ..., tags: [...]); fix it or remove the --- block")
 		return fm, body, bodyLine, false
 	}
-	checkDay(p, 2, "date", &fm.Date, ds)
-	checkDay(p, 2, "valid_from", &fm.ValidFrom, ds)
-	checkDay(p, 2, "valid_until", &fm.ValidUntil, ds)
-	checkDay(p, 2, "due", &fm.Due, ds)
-	checkDay(p, 2, "reviewed", &fm.Reviewed, ds)
+	// Each value's mistake is reported at its key; the frontmatter's YAML
+	// starts on the file's second line.
+	at := func(keys ...string) (int, int) {
+		line, col := keyLine(root, keys...)
+		return line + 1, col
+	}
+	for _, d := range []struct {
+		key string
+		v   *string
+	}{{"date", &fm.Date}, {"valid_from", &fm.ValidFrom}, {"valid_until", &fm.ValidUntil}, {"due", &fm.Due}, {"reviewed", &fm.Reviewed}} {
+		line, col := at(d.key)
+		checkDay(p, line, col, d.key, d.v, ds)
+	}
+	fm.pointAt[0], fm.pointAt[1] = at("point")
 	if fm.ValidFrom != "" && fm.ValidUntil != "" && fm.ValidFrom > fm.ValidUntil {
-		ds.Errorf(p, 2, 1, "bad-window", "valid_from %s is after valid_until %s; swap or fix them", fm.ValidFrom, fm.ValidUntil)
+		line, col := at("valid_until")
+		ds.Errorf(p, line, col, "bad-window", "valid_from %s is after valid_until %s; swap or fix them", fm.ValidFrom, fm.ValidUntil)
 	}
 	for _, name := range slices.Sorted(maps.Keys(fm.Relations)) {
 		if !FieldNameRe.MatchString(name) {
-			ds.Errorf(p, 2, 1, "bad-field-name", "relation name %q must match ^[a-z][a-z0-9_-]*$; rename it", name)
+			line, col := at("relations", name)
+			ds.Errorf(p, line, col, "bad-field-name", "relation name %q must match ^[a-z][a-z0-9_-]*$; rename it", name)
 		}
 	}
 	if fm.Category != "" && !slices.Contains(Categories, fm.Category) {
-		ds.Errorf(p, 2, 1, "bad-category", "category %q; use one of: %s", fm.Category, strings.Join(Categories, ", "))
+		line, col := at("category")
+		ds.Errorf(p, line, col, "bad-category", "category %q; use one of: %s", fm.Category, strings.Join(Categories, ", "))
 	}
 	if fm.Visibility != "" && !slices.Contains(Visibilities, fm.Visibility) {
-		ds.Errorf(p, 2, 1, "bad-visibility", "visibility %q; use one of: %s", fm.Visibility, strings.Join(Visibilities, ", "))
+		line, col := at("visibility")
+		ds.Errorf(p, line, col, "bad-visibility", "visibility %q; use one of: %s", fm.Visibility, strings.Join(Visibilities, ", "))
 	}
 	return fm, body, bodyLine, decoded
 }
 
 // checkDay accepts YYYY-MM-DD, and also a full timestamp by keeping its day.
-func checkDay(p string, line int, key string, v *string, ds *diag.List) {
+func checkDay(p string, line, col int, key string, v *string, ds *diag.List) {
 	if *v == "" {
 		return
 	}
@@ -101,7 +117,7 @@ func checkDay(p string, line int, key string, v *string, ds *diag.List) {
 		*v = t.Format(time.DateOnly) // the day as written, in its own zone
 		return
 	}
-	ds.Errorf(p, line, 1, "bad-date", "%s %q is not a day; write YYYY-MM-DD", key, *v)
+	ds.Errorf(p, line, col, "bad-date", "%s %q is not a day; write YYYY-MM-DD", key, *v)
 }
 
 // loadPage reads one wiki, project or task page.
@@ -152,7 +168,7 @@ func loadPage(fsys fs.FS, cfg model.Config, p string, ds *diag.List) (model.Page
 		}
 	}
 	if fm.Point != "" {
-		ds.Warnf(p, 2, 1, "point-on-page", "point: binds content files, not %s pages; it is ignored here", pg.Layer)
+		ds.Warnf(p, fm.pointAt[0], fm.pointAt[1], "point-on-page", "point: binds content files, not %s pages; it is ignored here", pg.Layer)
 	}
 	return pg, !ds.HasErrorsSince(mark)
 }

@@ -143,12 +143,12 @@ func TestPageErrors(t *testing.T) {
 		}},
 		{"bad values", "wiki/l.md", "---\ncategory: stolen\nvisibility: secret\nvalid_from: 2026-12-01\nvalid_until: 2026-01-01\n---\n", false, []string{
 			`wiki/l.md:2:1: error: category "stolen"; use one of: created, received, saved [bad-category]`,
-			`wiki/l.md:2:1: error: visibility "secret"; use one of: private, shared, public [bad-visibility]`,
-			"wiki/l.md:2:1: error: valid_from 2026-12-01 is after valid_until 2026-01-01; swap or fix them [bad-window]",
+			`wiki/l.md:3:1: error: visibility "secret"; use one of: private, shared, public [bad-visibility]`,
+			"wiki/l.md:5:1: error: valid_from 2026-12-01 is after valid_until 2026-01-01; swap or fix them [bad-window]",
 		}},
 		{"bad day and point on a page", "projects/p.md", "---\nstatus: active\ndue: tomorrow\npoint: docs\n---\n", false, []string{
-			`projects/p.md:2:1: error: due "tomorrow" is not a day; write YYYY-MM-DD [bad-date]`,
-			"projects/p.md:2:1: warning: point: binds content files, not projects pages; it is ignored here [point-on-page]",
+			`projects/p.md:3:1: error: due "tomorrow" is not a day; write YYYY-MM-DD [bad-date]`,
+			"projects/p.md:4:1: warning: point: binds content files, not projects pages; it is ignored here [point-on-page]",
 		}},
 		{"task folder is not a day", "tasks/2026-02-30/fix-ci/TASKS.md", "# Fix CI\n", false, []string{
 			`tasks/2026-02-30/fix-ci/TASKS.md:1:1: error: folder "2026-02-30" is not a real day; name it YYYY-MM-DD [bad-date]`,
