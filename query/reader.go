@@ -200,10 +200,10 @@ func (r *Reader) rowBytes(ord int) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	start, err := artifacts.DocOffset(b[:width])
+	start, err := docOffset(b[:width], ord)
 	end := r.docs.size
 	if err == nil && len(b) > width {
-		end, err = artifacts.DocOffset(b[width:])
+		end, err = docOffset(b[width:], ord+1)
 	}
 	if err != nil {
 		return nil, err
@@ -225,6 +225,17 @@ func (r *Reader) rowBytes(ord int) ([]byte, error) {
 		return nil, r.docs.corrupt(start, crlf)
 	}
 	return line, nil
+}
+
+// docOffset decodes the docs.off line of ordinal ord, naming that line
+// when it is damaged (line 1 is the header, so ord's line is ord+2).
+func docOffset(line []byte, ord int) (int64, error) {
+	v, err := artifacts.DocOffset(line)
+	var ce *artifacts.CorruptError
+	if errors.As(err, &ce) && ce.Line == 0 {
+		ce.Line = ord + 2
+	}
+	return v, err
 }
 
 // Search returns the first ordinal whose URI is >= uri (Items() when there
@@ -619,7 +630,7 @@ func (r *Reader) Rows(ords []int) ([]artifacts.Doc, error) {
 			if (k+1)*width > len(offs) {
 				return r.docs.size, nil // the end of the last row is the file's end
 			}
-			return artifacts.DocOffset(offs[k*width : (k+1)*width])
+			return docOffset(offs[k*width:(k+1)*width], first+k)
 		}
 		start, err := offset(0)
 		if err != nil {

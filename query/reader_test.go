@@ -514,3 +514,23 @@ func mustEncodePostings(t *testing.T, terms []artifacts.TermPostings) (dict, pos
 	}
 	return dict, postings
 }
+
+// TestDocsOffErrorNamesItsLine: a damaged offset line is reported with its
+// line in docs.off, whether one row or a batch of rows reads it.
+func TestDocsOffErrorNamesItsLine(t *testing.T) {
+	dir := builtDemo(t)
+	d := readArtifact(t, dir, artifacts.DocsOffPath)
+	const width = 20   // 19 digits and LF
+	d[3*width+5] = 'x' // row 2's line, the file's fourth
+	writeArtifact(t, dir, artifacts.DocsOffPath, d)
+	r := mustOpenReader(t, dir)
+	for name, read := range map[string]func() error{
+		"Row":  func() error { _, err := r.Row(2); return err },
+		"Rows": func() error { _, err := r.Rows([]int{0, 1, 2, 3}); return err },
+	} {
+		var ce *artifacts.CorruptError
+		if err := read(); !errors.As(err, &ce) || ce.Path != artifacts.DocsOffPath || ce.Line != 4 {
+			t.Errorf("%s: %v; want a CorruptError at %s line 4", name, err, artifacts.DocsOffPath)
+		}
+	}
+}
