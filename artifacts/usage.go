@@ -51,16 +51,31 @@ func SortUsage(terms []TermUsage) {
 	}
 }
 
+// usageSorted reports whether terms are in SortUsage's order already.
+func usageSorted(terms []TermUsage) bool {
+	if !slices.IsSortedFunc(terms, func(a, b TermUsage) int { return strings.Compare(a.Term, b.Term) }) {
+		return false
+	}
+	for _, t := range terms {
+		if !slices.IsSortedFunc(t.Uses, compareUses) {
+			return false
+		}
+	}
+	return true
+}
+
 // EncodeUsage renders usage.tsv in SortUsage's order, leaving terms as
 // they are. It refuses what its decoder would reject (an id or path a row
 // cannot carry, a repeated id or path, a count below 1, a Total that is
 // not the sum of the counts) instead of writing it.
 func EncodeUsage(terms []TermUsage) ([]byte, error) {
-	terms = slices.Clone(terms)
-	for i := range terms {
-		terms[i].Uses = slices.Clone(terms[i].Uses)
+	if !usageSorted(terms) {
+		terms = slices.Clone(terms)
+		for i := range terms {
+			terms[i].Uses = slices.Clone(terms[i].Uses)
+		}
+		SortUsage(terms)
 	}
-	SortUsage(terms)
 	size := len(usageHeader)
 	seen := map[string]bool{}
 	for i, t := range terms {

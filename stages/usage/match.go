@@ -85,8 +85,12 @@ func (c *counter) hit(t int32, end int) {
 func (m *matcher) count(text string, c *counter) []termCount {
 	word := c.word[:0]
 	for i := 0; i < len(text); {
-		r, size := runeAt(text, i)
-		if !isWordRune(r) {
+		if b := text[i]; b < utf8.RuneSelf {
+			if asciiWordFold[b] == 0 {
+				i++
+				continue
+			}
+		} else if r, size := utf8.DecodeRuneInString(text[i:]); !isWordRune(r) {
 			i += size
 			continue
 		}
@@ -117,7 +121,7 @@ func (m *matcher) count(text string, c *counter) []termCount {
 			}
 			i += size
 		}
-		if m.exact.has(len(word)) {
+		if m.exact.has(len(word)) && m.exact.starts(word[0]) {
 			for _, t := range m.exact.find(h, word) {
 				if start >= c.next[t] {
 					if end, ok := matchRest(text, i, m.specs[t].rest); ok {
@@ -126,11 +130,20 @@ func (m *matcher) count(text string, c *counter) []termCount {
 				}
 			}
 		}
+		// The prefixes' hashes are extended from one length to the next.
+		ph, hashed := fnvOffset, 0
 		for _, n := range m.prefixLens {
+			if !m.prefix.starts(word[0]) {
+				break
+			}
 			if n > len(word) {
 				break
 			}
-			for _, t := range m.prefix.find(hashBytes(word[:n]), word[:n]) {
+			for _, f := range word[hashed:n] {
+				ph = (ph ^ uint64(f)) * fnvPrime
+			}
+			hashed = n
+			for _, t := range m.prefix.find(ph, word[:n]) {
 				if start >= c.next[t] {
 					if loc := m.specs[t].re.FindStringSubmatchIndex(text[start:]); loc != nil && loc[3] > loc[2] {
 						c.hit(t, start+loc[3])

@@ -1,6 +1,7 @@
 package usage
 
 import (
+	"fmt"
 	"maps"
 	"math/rand/v2"
 	"slices"
@@ -236,5 +237,33 @@ func TestSpacedPattern(t *testing.T) {
 	}
 	if _, err := spacedPattern("a (b"); err == nil {
 		t.Errorf("spacedPattern accepted a pattern that does not parse")
+	}
+}
+
+// TestLeadTable: every lead is found under its hash and nothing else is,
+// however full the table.
+func TestLeadTable(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 3, 7, 100} {
+		leads := map[string][]int32{}
+		for i := range n {
+			leads[fmt.Sprintf("w%d", i)] = []int32{int32(i)}
+		}
+		table := newLeadTable(leads)
+		for lead, terms := range leads {
+			if !table.has(len(lead)) || !table.starts(lead[0]) {
+				t.Errorf("%d leads: %q not announced by has and starts", n, lead)
+			}
+			if got := table.find(hashBytes([]byte(lead)), []byte(lead)); !slices.Equal(got, terms) {
+				t.Errorf("%d leads: find(%q) = %v, want %v", n, lead, got, terms)
+			}
+		}
+		for _, other := range []string{"w", "x1", fmt.Sprintf("w%d", n), "w10000"} {
+			if got := table.find(hashBytes([]byte(other)), []byte(other)); got != nil {
+				t.Errorf("%d leads: find(%q) = %v, want nothing", n, other, got)
+			}
+		}
+		if table.starts('x') {
+			t.Errorf("%d leads: starts('x') is true", n)
+		}
 	}
 }
