@@ -121,36 +121,7 @@ func (m *matcher) count(text string, c *counter) []termCount {
 			}
 			i += size
 		}
-		if m.exact.has(len(word)) && m.exact.starts(word[0]) {
-			for _, t := range m.exact.find(h, word) {
-				if start >= c.next[t] {
-					if end, ok := matchRest(text, i, m.specs[t].rest); ok {
-						c.hit(t, end)
-					}
-				}
-			}
-		}
-		// The prefixes' hashes are extended from one length to the next.
-		ph, hashed := fnvOffset, 0
-		for _, n := range m.prefixLens {
-			if !m.prefix.starts(word[0]) {
-				break
-			}
-			if n > len(word) {
-				break
-			}
-			for _, f := range word[hashed:n] {
-				ph = (ph ^ uint64(f)) * fnvPrime
-			}
-			hashed = n
-			for _, t := range m.prefix.find(ph, word[:n]) {
-				if start >= c.next[t] {
-					if loc := m.specs[t].re.FindStringSubmatchIndex(text[start:]); loc != nil && loc[3] > loc[2] {
-						c.hit(t, start+loc[3])
-					}
-				}
-			}
-		}
+		m.tryWord(text, start, i, word, h, c)
 	}
 	c.word = word
 	for _, t := range m.scan {
@@ -164,6 +135,41 @@ func (m *matcher) count(text string, c *counter) []termCount {
 	}
 	c.touched = c.touched[:0]
 	return out
+}
+
+// tryWord tries the terms that the word text[start:end] can start: word is
+// the word folded, h its hash.
+func (m *matcher) tryWord(text string, start, end int, word []byte, h uint64, c *counter) {
+	if m.exact.has(len(word)) && m.exact.starts(word[0]) {
+		for _, t := range m.exact.find(h, word) {
+			if start >= c.next[t] {
+				if e, ok := matchRest(text, end, m.specs[t].rest); ok {
+					c.hit(t, e)
+				}
+			}
+		}
+	}
+	if !m.prefix.starts(word[0]) {
+		return
+	}
+	// Each prefix's hash extends the shorter one's.
+	ph, hashed := fnvOffset, 0
+	for _, n := range m.prefixLens {
+		if n > len(word) {
+			return
+		}
+		for _, f := range word[hashed:n] {
+			ph = (ph ^ uint64(f)) * fnvPrime
+		}
+		hashed = n
+		for _, t := range m.prefix.find(ph, word[:n]) {
+			if start >= c.next[t] {
+				if loc := m.specs[t].re.FindStringSubmatchIndex(text[start:]); loc != nil && loc[3] > loc[2] {
+					c.hit(t, start+loc[3])
+				}
+			}
+		}
+	}
 }
 
 // matchRest matches a term's rest at text[i:], just after its first word,
