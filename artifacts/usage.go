@@ -2,6 +2,7 @@ package artifacts
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -36,8 +37,8 @@ const maxUsageCount = 999_999_999_999_999_999
 // compareUses orders a term's uses as usage.tsv holds them: most uses
 // first, then by path, so that a reader's top N are its first N rows.
 func compareUses(a, b Use) int {
-	if a.Count != b.Count {
-		return b.Count - a.Count
+	if c := cmp.Compare(b.Count, a.Count); c != 0 {
+		return c
 	}
 	return strings.Compare(a.Path, b.Path)
 }
