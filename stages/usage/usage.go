@@ -1,9 +1,12 @@
 package usage
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -68,36 +71,78 @@ func Run(ctx context.Context, in Input) (Output, error) {
 		return Output{}, err
 	}
 
-	usage := make([]artifacts.TermUsage, len(in.Terms))
-	read := make(map[string]bool, len(in.Content))
-	for i, t := range in.Terms {
-		usage[i].Term = t.ID
-	}
-	add := func(t int, path string, count int) {
-		usage[t].Uses = append(usage[t].Uses, artifacts.Use{Path: path, Count: count})
-		usage[t].Total += count
-	}
-	for i, f := range in.Content {
-		read[f.Path] = true
-		for _, tc := range counted[i] {
-			add(int(tc.term), f.Path, tc.count)
-		}
-	}
-	for _, k := range in.Kept {
-		t, ok := byID[k.Term]
-		if !ok {
-			continue
-		}
-		for _, u := range k.Uses {
-			if !read[u.Path] {
-				add(t, u.Path, u.Count)
-			}
-		}
-	}
-	artifacts.SortUsage(usage)
+	usage := gather(in, byID, counted)
 	data, err := artifacts.EncodeUsage(usage)
 	if err != nil {
 		return Output{}, err
 	}
 	return Output{Usage: usage, Files: []artifacts.File{{Path: artifacts.UsagePath, Data: data}}}, nil
+}
+
+// use is one file's count of a term, the file named by its ordinal in path
+// order, so that sorting a term's uses compares integers only.
+type use struct {
+	file  int32
+	count int
+}
+
+// gather puts the counts of the files read (counted[i] is in.Content[i]'s)
+// and the kept counts together: one TermUsage per term, in usage.tsv's
+// order.
+func gather(in Input, byID map[string]int, counted [][]termCount) []artifacts.TermUsage {
+	read := make(map[string]bool, len(in.Content))
+	paths := make([]string, 0, len(in.Content))
+	for _, f := range in.Content {
+		read[f.Path] = true
+		paths = append(paths, f.Path)
+	}
+	for _, k := range in.Kept {
+		for _, u := range k.Uses {
+			if !read[u.Path] {
+				paths = append(paths, u.Path)
+			}
+		}
+	}
+	slices.Sort(paths)
+	paths = slices.Compact(paths)
+	file := make(map[string]int32, len(paths))
+	for i, p := range paths {
+		file[p] = int32(i)
+	}
+
+	uses := make([][]use, len(in.Terms))
+	for i, f := range in.Content {
+		for _, tc := range counted[i] {
+			uses[tc.term] = append(uses[tc.term], use{file[f.Path], tc.count})
+		}
+	}
+	for _, k := range in.Kept {
+		if t, ok := byID[k.Term]; ok {
+			for _, u := range k.Uses {
+				if !read[u.Path] {
+					uses[t] = append(uses[t], use{file[u.Path], u.Count})
+				}
+			}
+		}
+	}
+	out := make([]artifacts.TermUsage, len(in.Terms))
+	for t, list := range uses {
+		slices.SortFunc(list, func(a, b use) int {
+			if c := cmp.Compare(b.count, a.count); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.file, b.file)
+		})
+		tu := artifacts.TermUsage{Term: in.Terms[t].ID}
+		if len(list) > 0 {
+			tu.Uses = make([]artifacts.Use, 0, len(list))
+		}
+		for _, u := range list {
+			tu.Uses = append(tu.Uses, artifacts.Use{Path: paths[u.file], Count: u.count})
+			tu.Total += u.count
+		}
+		out[t] = tu
+	}
+	slices.SortFunc(out, func(a, b artifacts.TermUsage) int { return strings.Compare(a.Term, b.Term) })
+	return out
 }
