@@ -94,6 +94,25 @@
 //	bytes   its size
 //	sha256  its SHA-256, as verified by the build
 //
+// usage.tsv — how often the content files use each term of the terms
+// store. One section per term, sections sorted bytewise by term id; a
+// section is the term's totals row, then a row for each content file that
+// uses the term, most uses first, ties by path:
+//
+//	term   the term's id
+//	path   . on the totals row (the base root, never a content file);
+//	       otherwise a content file's base-relative path
+//	count  on the totals row, the term's uses in every content file (0
+//	       when no file uses it); otherwise that file's uses, at least 1
+//
+// Every term of the store has a section, so a term without one was not in
+// the store at build time. A reader finds a term by binary search
+// (LookupUsage), reads its total and stops after its top N uses; the next
+// build reads back the rows of the content files that did not change
+// instead of reading those files. The counting rules (package
+// stages/usage) are part of this format: changing them bumps
+// FormatVersion.
+//
 // manifest.json — written last. Format and ranking versions, the semantics
 // digest, every input {path, bytes, xxhash}, every output {path, bytes,
 // xxhash} and the input key of each stage. File modification times are

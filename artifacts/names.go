@@ -20,6 +20,7 @@ const (
 	ManifestPath  = Dir + "/manifest.json"
 	DocumentsPath = Dir + "/documents.tsv"
 	BodiesPath    = Dir + "/bodies.tsv"
+	UsagePath     = Dir + "/usage.tsv"
 	LockPath      = Dir + "/lock"
 )
 
@@ -38,6 +39,7 @@ const (
 	documentsName = "documents"
 	bodiesName    = "bodies"
 	edgesDstName  = "edges.dst"
+	usageName     = "usage"
 )
 
 // RankingVersion is the version of the ranking arithmetic. It is part of
@@ -51,6 +53,6 @@ const RankingVersion = 1
 var Fingerprint = func() string {
 	return Hash([]byte(strings.Join([]string{
 		strconv.Itoa(FormatVersion), docsHeader, docsOffHeader, fieldsHeader, termsHeader, postingsHeader,
-		edgesHeader, edgesDstHeader, documentsHeader, bodiesHeader, statCacheHeader,
+		edgesHeader, edgesDstHeader, documentsHeader, bodiesHeader, usageHeader, statCacheHeader,
 	}, "\x1e")))
 }()

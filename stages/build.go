@@ -1,5 +1,5 @@
 // Package stages chains the build pipeline: load → project → index → graph
-// → emit (usage and rules join between graph and emit). Each stage is a
+// → usage → emit (rules joins between usage and emit). Each stage is a
 // package with one Run taking a plain value and returning one; Build calls
 // them in order, skips the stages whose input key is unchanged and whose
 // outputs are intact, and returns the files Sync should make current. It
@@ -18,6 +18,7 @@ import (
 	"github.com/cairn-kb/cairn/stages/index"
 	"github.com/cairn-kb/cairn/stages/load"
 	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/usage"
 )
 
 // Stage names, as recorded in the manifest.
@@ -25,7 +26,7 @@ const (
 	StageIndex      = "index"
 	StageGraph      = "graph"
 	StageGovernance = "governance" // validation only; its outputs come with the rules stage
-	StageContent    = "content"    // validation only; its outputs come with the usage stage
+	StageUsage      = "usage"      // term usage counts, after content validation
 )
 
 // groupStages says which stages each load group feeds: a group is parsed
@@ -33,7 +34,7 @@ const (
 var groupStages = map[string][]string{
 	load.GroupCorpus:     {StageIndex, StageGraph},
 	load.GroupGovernance: {StageGovernance},
-	load.GroupContent:    {StageContent},
+	load.GroupContent:    {StageUsage},
 }
 
 // Input is what a build reads.
@@ -105,7 +106,7 @@ func Build(ctx context.Context, in Input) (Output, error) {
 		return true
 	}
 
-	loaded, err := load.Run(ctx, load.Input{FS: in.FS, Stat: in.Stat, Current: groupCurrent})
+	loaded, err := load.Run(ctx, load.Input{FS: in.FS, Stat: in.Stat, Current: groupCurrent, Previous: in.Previous})
 	if err != nil {
 		return out, fmt.Errorf("load: %w", err)
 	}
@@ -173,17 +174,24 @@ func Build(ctx context.Context, in Input) (Output, error) {
 			emit.Stage{Name: StageIndex, Key: corpusKey, Files: idx.Files},
 			emit.Stage{Name: StageGraph, Key: corpusKey, Files: gr.Files})
 	}
-	for _, v := range []struct{ stage, group string }{
-		{StageGovernance, load.GroupGovernance},
-		{StageContent, load.GroupContent},
-	} {
-		key := loaded.Keys[v.group]
-		if current(v.stage, key) {
-			stagesOut = append(stagesOut, keep(v.stage, key))
-		} else {
-			out.Ran = append(out.Ran, v.stage)
-			stagesOut = append(stagesOut, emit.Stage{Name: v.stage, Key: key})
+	if key := loaded.Keys[load.GroupGovernance]; current(StageGovernance, key) {
+		stagesOut = append(stagesOut, keep(StageGovernance, key))
+	} else {
+		out.Ran = append(out.Ran, StageGovernance)
+		stagesOut = append(stagesOut, emit.Stage{Name: StageGovernance, Key: key})
+	}
+	if key := loaded.Keys[load.GroupContent]; current(StageUsage, key) {
+		stagesOut = append(stagesOut, keep(StageUsage, key))
+	} else {
+		// Files that load did not read again are counted from the
+		// previous usage.tsv (loaded.KeptUsage).
+		us, err := usage.Run(ctx, usage.Input{Terms: loaded.Base.Terms, Content: loaded.Base.Content, Kept: loaded.KeptUsage})
+		if err != nil {
+			return out, fmt.Errorf("usage: %w", err)
 		}
+		mark(StageUsage)
+		out.Ran = append(out.Ran, StageUsage)
+		stagesOut = append(stagesOut, emit.Stage{Name: StageUsage, Key: key, Files: us.Files})
 	}
 
 	em, err := emit.Run(ctx, emit.Input{

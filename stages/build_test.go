@@ -9,8 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages/diag"
@@ -136,5 +140,120 @@ func TestBuildSkipsCurrentStages(t *testing.T) {
 	}
 	if got := changed.Ran; len(got) != 2 || got[0] != StageIndex || got[1] != StageGraph {
 		t.Errorf("after a record edit, ran %v; want index and graph", got)
+	}
+}
+
+// openRecorder records every file opened through it, by path.
+type openRecorder struct {
+	fs.FS
+	mu     sync.Mutex
+	opened map[string]int
+}
+
+func (o *openRecorder) Open(name string) (fs.File, error) {
+	o.mu.Lock()
+	o.opened[name]++
+	o.mu.Unlock()
+	return o.FS.Open(name)
+}
+
+// TestUsageDoesNotReadUnchangedContent: after one content file changes, a
+// build opens that file and no other content file, and writes the same
+// usage.tsv as a build from scratch.
+func TestUsageDoesNotReadUnchangedContent(t *testing.T) {
+	t0 := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
+	base := fstest.MapFS{}
+	add := func(p, data string, at time.Time) { base[p] = &fstest.MapFile{Data: []byte(data), ModTime: at} }
+	add("cairn.yaml", "schema: {title: {weight: 5}}\n", t0)
+	add("governance/terms.yaml", "- id: harbor\n  term: Harbor\n  status: preferred\n- id: push-token\n  term: push token\n  status: preferred\n", t0)
+	add("wiki/topic.md", "# Topic\n\nHarbor is not content here: wiki pages are not counted.\n", t0)
+	add("docs/a.md", "Harbor pushes with a push\ntoken.\n", t0)
+	add("docs/b.md", "harbor, HARBOR.\n", t0)
+	add("blog/c.md", "No terms.\n", t0)
+	ctx := context.Background()
+	build := func(fsys fs.FS, prev *Output) Output {
+		t.Helper()
+		in := Input{FS: fsys, ToolVersion: "test"}
+		if prev != nil {
+			m, err := artifacts.DecodeManifest(prev.Plan.Manifest.Data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in.Previous, in.Stat, in.Intact = &m, prev.Stat, func(string) bool { return true }
+		}
+		out, err := Build(ctx, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	usageOf := func(out Output) string {
+		for _, f := range out.Plan.Files {
+			if f.Path == artifacts.UsagePath {
+				return string(f.Data)
+			}
+		}
+		t.Fatalf("no usage.tsv planned; ran %v", out.Ran)
+		return ""
+	}
+	first := build(base, nil)
+	want := "#cairn usage v1\tterm\tpath\tcount\n" +
+		"harbor\t.\t3\nharbor\tdocs/b.md\t2\nharbor\tdocs/a.md\t1\n" +
+		"push-token\t.\t1\npush-token\tdocs/a.md\t1\n"
+	if got := usageOf(first); got != want {
+		t.Fatalf("first usage.tsv:\n%s\nwant:\n%s", got, want)
+	}
+	// The previous build's outputs are on disk, as Sync would leave them.
+	for _, f := range first.Plan.Files {
+		base[f.Path] = &fstest.MapFile{Data: f.Data, ModTime: t0}
+	}
+
+	rec := &openRecorder{FS: base, opened: map[string]int{}}
+	noop := build(rec, &first)
+	if len(noop.Ran) != 0 {
+		t.Errorf("a build with nothing changed ran %v", noop.Ran)
+	}
+	for p := range rec.opened {
+		if strings.HasSuffix(p, ".md") || strings.HasPrefix(p, artifacts.Dir+"/") {
+			t.Errorf("a build with nothing changed opened %s", p)
+		}
+	}
+
+	add("blog/c.md", "Now the Harbor blog.\n", t0.Add(time.Second))
+	rec = &openRecorder{FS: base, opened: map[string]int{}}
+	second := build(rec, &first)
+	if !slices.Equal(second.Ran, []string{StageUsage}) {
+		t.Errorf("after a content edit, ran %v; want usage only", second.Ran)
+	}
+	for _, p := range []string{"docs/a.md", "docs/b.md"} {
+		if rec.opened[p] != 0 {
+			t.Errorf("%s did not change but was opened %d times", p, rec.opened[p])
+		}
+	}
+	if rec.opened["blog/c.md"] == 0 {
+		t.Errorf("blog/c.md changed but was never read")
+	}
+	scratch := build(base, nil)
+	if usageOf(second) != usageOf(scratch) {
+		t.Errorf("incremental usage.tsv:\n%s\nfrom scratch:\n%s", usageOf(second), usageOf(scratch))
+	}
+	if !strings.Contains(usageOf(second), "harbor\tblog/c.md\t1\n") {
+		t.Errorf("the edited file's use is not counted:\n%s", usageOf(second))
+	}
+	if !bytes.Equal(second.Plan.Manifest.Data, scratch.Plan.Manifest.Data) {
+		t.Errorf("the incremental manifest differs from a build from scratch")
+	}
+
+	// A new terms store makes every content file be read and counted again.
+	add("governance/terms.yaml", "- id: harbor\n  term: Harbor\n  status: preferred\n", t0.Add(2*time.Second))
+	rec = &openRecorder{FS: base, opened: map[string]int{}}
+	third := build(rec, &second)
+	for _, p := range []string{"docs/a.md", "docs/b.md", "blog/c.md"} {
+		if rec.opened[p] == 0 {
+			t.Errorf("the terms store changed but %s was not read", p)
+		}
+	}
+	if got := usageOf(third); got != "#cairn usage v1\tterm\tpath\tcount\nharbor\t.\t4\nharbor\tdocs/b.md\t2\nharbor\tblog/c.md\t1\nharbor\tdocs/a.md\t1\n" {
+		t.Errorf("usage.tsv after the terms store changed:\n%s", got)
 	}
 }

@@ -343,3 +343,49 @@ func TestRewriteWithinTheSameTickIsSeen(t *testing.T) {
 		t.Fatalf("check after a same-size, same-mtime rewrite: exit %d, stdout %q, stderr %q; want 1 naming .cairn/docs.tsv", code, stdout, stderr)
 	}
 }
+
+// TestContentEditRerunsUsageOnly: on disk, editing one content file reruns
+// the usage stage alone, and usage.tsv comes out as a build from scratch of
+// the edited base writes it (the unchanged files' counts are read back from
+// the previous usage.tsv; stages.TestUsageDoesNotReadUnchangedContent
+// proves those files are not opened).
+func TestContentEditRerunsUsageOnly(t *testing.T) {
+	isolate(t)
+	dir := copyBase(t, "demo")
+	mustBuild(t, dir)
+	ageTree(t, dir)
+	guide := filepath.Join(dir, "docs", "fr", "guide.md")
+	data, err := os.ReadFile(guide)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(guide, append(data, "\nHarbor, harbor et HARBOR.\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := cairn(t, "--base", dir, "build")
+	if code != 0 || !strings.Contains(stderr, "ran usage;") {
+		t.Fatalf("build after a content edit: exit %d, stderr %q; want 0 and only usage run", code, stderr)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(artifacts.UsagePath)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(got), "harbor\tdocs/fr/guide.md\t8\n") {
+		t.Errorf("the edit's three uses are not counted:\n%s", got)
+	}
+	scratch := t.TempDir()
+	if err := os.CopyFS(scratch, os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(scratch, artifacts.Dir)); err != nil {
+		t.Fatal(err)
+	}
+	mustBuild(t, scratch)
+	want, err := os.ReadFile(filepath.Join(scratch, filepath.FromSlash(artifacts.UsagePath)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("usage.tsv after an incremental build:\n%s\nfrom scratch:\n%s", got, want)
+	}
+}

@@ -2,21 +2,30 @@ package load
 
 import (
 	"io/fs"
+	"path"
+	"slices"
+	"strings"
 
+	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages/diag"
 	"github.com/cairn-kb/cairn/stages/model"
 )
 
 // loadContent reads the project's own content files: the text term usage is
-// counted in, and the frontmatter point: that binds a file to a point.
-func loadContent(fsys fs.FS, cfg model.Config, entries []entry, ds *diag.List) []model.ContentFile {
+// counted in, and the frontmatter point: that binds a file to a point. A
+// file that prev says was counted as it is now is not read; its path comes
+// back in kept instead.
+func loadContent(fsys fs.FS, cfg model.Config, entries []entry, prev *counted, ds *diag.List) (read []model.ContentFile, kept []string) {
 	points := map[string]bool{}
 	for _, p := range cfg.Governance.Points {
 		points[p.Name] = true
 	}
-	var out []model.ContentFile
 	for _, e := range entries {
 		if e.kind != kindContent {
+			continue
+		}
+		if prev.unchanged(e) {
+			kept = append(kept, e.path)
 			continue
 		}
 		data, ok := readFile(fsys, e.path, MaxContentBytes, ds)
@@ -30,7 +39,104 @@ func loadContent(fsys fs.FS, cfg model.Config, entries []entry, ds *diag.List) [
 		if fm.Point != "" && !points[fm.Point] {
 			ds.Errorf(e.path, 2, 1, "unknown-point", "point %q is not declared in cairn.yaml governance.points; declare it or fix the name", fm.Point)
 		}
-		out = append(out, model.ContentFile{Path: e.path, Point: fm.Point, Text: string(data)})
+		read = append(read, model.ContentFile{Path: e.path, Point: fm.Point, Text: string(data)})
+	}
+	return read, kept
+}
+
+// counted is what the previous build counted that still holds: the inputs
+// its manifest records and the rows of its usage.tsv.
+type counted struct {
+	inputs []artifacts.FileStamp // sorted by path
+	usage  []artifacts.TermUsage
+}
+
+// previousCounts returns what the previous build counted, when it can
+// stand for this build's reading: the manifest names usage.tsv, the file
+// has the bytes the manifest records, and neither the configuration (what
+// is content, which points exist) nor the terms store has changed since.
+// A content file whose bytes that manifest records was then validated and
+// counted by that build, as it is now. Otherwise it returns nil, and every
+// content file is read.
+//
+// Only successful builds write a manifest, so the previous one never
+// records a content file that had a mistake.
+func previousCounts(fsys fs.FS, prev *artifacts.Manifest, cfgHash string, entries []entry, cfg model.Config) *counted {
+	if prev == nil || prev.Format != artifacts.FormatVersion {
+		return nil
+	}
+	stamp, ok := prev.Output(artifacts.UsagePath)
+	if !ok {
+		return nil
+	}
+	c := &counted{inputs: prev.Inputs}
+	if was, ok := c.input(ConfigFile); !ok || was.XXHash != cfgHash {
+		return nil
+	}
+	gov := cfg.Layers.Governance
+	if gov == "" {
+		gov = model.DefaultLayers.Governance
+	}
+	termsPath := path.Join(gov, "terms.yaml")
+	was, inPrev := c.input(termsPath)
+	i := slices.IndexFunc(entries, func(e entry) bool { return e.kind == kindTerms })
+	switch {
+	case i < 0 && inPrev, i >= 0 && !inPrev:
+		return nil
+	case i >= 0 && (entries[i].path != termsPath || entries[i].hash != was.XXHash):
+		return nil
+	}
+	// The stamp's size is checked before reading, so a file swapped for
+	// something large is never read whole.
+	if st, err := fs.Stat(fsys, artifacts.UsagePath); err != nil || st.Size() != stamp.Bytes {
+		return nil
+	}
+	data, err := fs.ReadFile(fsys, artifacts.UsagePath)
+	if err != nil || artifacts.Hash(data) != stamp.XXHash {
+		return nil
+	}
+	if c.usage, err = artifacts.DecodeUsage(data); err != nil {
+		return nil
+	}
+	return c
+}
+
+// input returns the previous build's stamp of an input.
+func (c *counted) input(p string) (artifacts.FileStamp, bool) {
+	i, ok := slices.BinarySearchFunc(c.inputs, p, func(s artifacts.FileStamp, p string) int { return strings.Compare(s.Path, p) })
+	if !ok {
+		return artifacts.FileStamp{}, false
+	}
+	return c.inputs[i], true
+}
+
+// unchanged reports whether the previous build counted e with the bytes it
+// has now. A nil counted holds nothing.
+func (c *counted) unchanged(e entry) bool {
+	if c == nil || e.hash == "" {
+		return false
+	}
+	was, ok := c.input(e.path)
+	return ok && was.XXHash == e.hash
+}
+
+// usageOf returns the previous counts of the files in paths (sorted), and
+// only those: a file that changed is counted again, one that is gone is
+// not counted at all.
+func (c *counted) usageOf(paths []string) []artifacts.TermUsage {
+	if c == nil || len(paths) == 0 {
+		return nil
+	}
+	out := make([]artifacts.TermUsage, 0, len(c.usage))
+	for _, t := range c.usage {
+		k := artifacts.TermUsage{Term: t.Term}
+		for _, u := range t.Uses {
+			if _, ok := slices.BinarySearch(paths, u.Path); ok {
+				k.Uses = append(k.Uses, u)
+				k.Total += u.Count
+			}
+		}
+		out = append(out, k)
 	}
 	return out
 }

@@ -2,10 +2,12 @@
 // them stat-first, and decodes the configuration, record documents, pages,
 // cached bodies, governance files and content files into model values.
 //
-// In: an fs.FS rooted at the base, this machine's stat cache, and a
-// predicate saying which input groups are already current. Out: the decoded
-// base, the stamp of every input, each group's input key and every
-// diagnostic, sorted.
+// In: an fs.FS rooted at the base, this machine's stat cache, a predicate
+// saying which input groups are already current, and the previous build's
+// manifest. Out: the decoded base, the stamp of every input, each group's
+// input key and every diagnostic, sorted; and the content files it did not
+// read again, with their counts from the previous usage.tsv, when those
+// counts still hold.
 //
 // It must not write anything, read outside the FS, look at the clock or the
 // environment, or stop at the first mistake: every bad input becomes a

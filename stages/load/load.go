@@ -27,6 +27,11 @@ type Input struct {
 	// Current reports whether a group's outputs are current for key, in
 	// which case the group is not parsed. Nil parses every group.
 	Current func(group, key string) bool
+	// Previous is the last build's manifest, nil when there is none. When
+	// the content group is parsed, the content files it records with the
+	// bytes they have now are not read again: their counts come from the
+	// usage.tsv it names, if that file and the terms store are as they were.
+	Previous *artifacts.Manifest
 }
 
 // Output is the loaded base with what the build needs to decide and record.
@@ -41,6 +46,12 @@ type Output struct {
 	Keys map[string]string
 	// Parsed lists the groups that were parsed, sorted.
 	Parsed []string
+	// KeptContent lists, sorted, the content files that were not read
+	// because the previous build counted them with the bytes they have
+	// now; Base.Content holds the others. KeptUsage is the previous
+	// usage.tsv, limited to the files of KeptContent.
+	KeptContent []string
+	KeptUsage   []artifacts.TermUsage
 	// SemanticsDigest covers every configuration value that changes ranking.
 	SemanticsDigest string
 	// Diagnostics found while loading, sorted.
@@ -136,7 +147,8 @@ func Run(ctx context.Context, in Input) (Output, error) {
 	}
 	need := func(g string) bool { return in.Current == nil || !in.Current(g, out.Keys[g]) }
 	if need(GroupGovernance) || need(GroupContent) {
-		// Content validation needs the points, which governance checks.
+		// Counting needs the terms store, and content validation the
+		// points, which governance checks.
 		walked := map[string]bool{}
 		for _, e := range byGroup[GroupGovernance] {
 			walked[e.path] = true
@@ -150,7 +162,9 @@ func Run(ctx context.Context, in Input) (Output, error) {
 		out.Parsed = append(out.Parsed, GroupCorpus)
 	}
 	if need(GroupContent) {
-		out.Base.Content = loadContent(in.FS, cfg, byGroup[GroupContent], &ds)
+		prev := previousCounts(in.FS, in.Previous, cfgHash, entries, cfg)
+		out.Base.Content, out.KeptContent = loadContent(in.FS, cfg, byGroup[GroupContent], prev, &ds)
+		out.KeptUsage = prev.usageOf(out.KeptContent)
 		out.Parsed = append(out.Parsed, GroupContent)
 	}
 	slices.Sort(out.Parsed)
@@ -160,7 +174,9 @@ func Run(ctx context.Context, in Input) (Output, error) {
 
 // groupKeys hashes, for each group, the configuration, the artifact format
 // and ranking versions, and the path and hash of every file in the group.
-// Content keys also cover governance, since rules depend on both.
+// The content key also covers the terms store, since usage counts depend
+// on both, and nothing else of governance: editing a voice or the notes
+// log does not make the counts stale.
 func groupKeys(entries []entry, cfgHash, semantics string) map[string]string {
 	hs := map[string]*xxhash.Digest{}
 	for _, g := range []string{GroupCorpus, GroupGovernance, GroupContent} {
@@ -174,7 +190,9 @@ func groupKeys(entries []entry, cfgHash, semantics string) map[string]string {
 		switch g := e.kind.group(); g {
 		case GroupGovernance:
 			hs[GroupGovernance].WriteString(line)
-			hs[GroupContent].WriteString(line)
+			if e.kind == kindTerms {
+				hs[GroupContent].WriteString(line)
+			}
 		case "":
 		default:
 			hs[g].WriteString(line)
