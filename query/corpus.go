@@ -109,24 +109,15 @@ func (w wanted) keep(term string) bool {
 	return false
 }
 
-// scanUnit is one run of items consecutive in URI order, reduced.
+// scanUnit is one run of items consecutive in URI order, reduced. Its
+// rows' lengths and its postings name fields by their position in fields,
+// which assemble maps to the corpus's ordinals.
 type scanUnit struct {
 	first    string
+	fields   []string
 	rows     []artifacts.Doc
-	lengths  [][]namedLen
-	postings map[string][]namedPosting
+	postings map[string][]artifacts.Posting // Doc is the item's position in the run
 	edges    [][]artifacts.Link
-}
-
-type namedLen struct {
-	field string
-	n     int
-}
-
-type namedPosting struct {
-	item  int // within the unit
-	field string
-	tf    int
 }
 
 // openScan loads the base and indexes, in memory, what the query's terms
@@ -229,70 +220,79 @@ func (c *scanCorpus) mayMatch(needles []string) func(uri, raw string) bool {
 }
 
 // reduce keeps of a run of items (sorted by URI) their rows, field
-// lengths, edges and the postings of wanted terms.
+// lengths, edges and the postings of wanted terms. Its slices are made at
+// their final size: a scan reduces every item of the base.
 func reduce(items []project.Item, want wanted) scanUnit {
 	if len(items) == 0 {
 		return scanUnit{}
 	}
-	u := scanUnit{first: items[0].URI, postings: map[string][]namedPosting{}}
+	u := scanUnit{
+		first: items[0].URI, postings: map[string][]artifacts.Posting{},
+		rows: make([]artifacts.Doc, len(items)), edges: make([][]artifacts.Link, len(items)),
+	}
+	local := map[string]int{}
+	position := func(name string) int {
+		i, ok := local[name]
+		if !ok {
+			i = len(u.fields)
+			local[name] = i
+			u.fields = append(u.fields, name)
+		}
+		return i
+	}
 	for i := range items {
 		it := &items[i]
-		row := it.Row(func(string) int { return 0 })
-		row.Lengths = nil
-		var lens []namedLen
+		u.rows[i] = it.Row(position)
 		for _, f := range it.Fields {
-			if f.Words > 0 {
-				lens = append(lens, namedLen{f.Name, f.Words})
-			}
 			for _, t := range f.Terms {
 				if want.keep(t.Term) {
-					u.postings[t.Term] = append(u.postings[t.Term], namedPosting{i, f.Name, t.N})
+					u.postings[t.Term] = append(u.postings[t.Term], artifacts.Posting{
+						Doc: int32(i), Field: uint16(position(f.Name)), TF: uint16(min(t.N, artifacts.MaxTF)),
+					})
 				}
 			}
 		}
-		u.rows = append(u.rows, row)
-		u.lengths = append(u.lengths, lens)
-		u.edges = append(u.edges, it.Edges())
+		u.edges[i] = it.Edges()
 	}
 	return u
 }
 
 // assemble numbers the units' items and fields the way the index does
-// (items in URI order, fields by name) and joins their postings.
+// (items in URI order, fields by name) and joins their postings. The
+// fields are those with a length or a posting in some item.
 func (c *scanCorpus) assemble(units []scanUnit) {
-	set := map[string]bool{}
+	var names []string
+	total := 0
 	for _, u := range units {
-		for _, lens := range u.lengths {
-			for _, l := range lens {
-				set[l.field] = true
-			}
-		}
-		for _, ps := range u.postings {
-			for _, p := range ps {
-				set[p.field] = true
-			}
-		}
+		names = append(names, u.fields...)
+		total += len(u.rows)
 	}
-	names := slices.Sorted(maps.Keys(set))
-	ordinal := make(map[string]int, len(names))
-	for i, n := range names {
-		ordinal[n] = i
+	slices.Sort(names)
+	names = slices.Compact(names)
+	for _, n := range names {
 		c.fields = append(c.fields, artifacts.Field{Name: n, Weight: c.cfg.Weight(n)})
 	}
+	c.rows = make([]artifacts.Doc, 0, total)
+	c.edges = make([][]artifacts.Link, 0, total)
 	base := 0
 	for _, u := range units {
-		for i, row := range u.rows {
-			for _, l := range u.lengths[i] {
-				row.Lengths = append(row.Lengths, artifacts.FieldLen{Field: ordinal[l.field], N: l.n})
+		// Both orders are by name, so a row's lengths stay sorted by ordinal.
+		ordinal := make([]int, len(u.fields))
+		for i, f := range u.fields {
+			ordinal[i], _ = slices.BinarySearch(names, f)
+		}
+		for _, row := range u.rows {
+			for j := range row.Lengths {
+				row.Lengths[j].Field = ordinal[row.Lengths[j].Field]
 			}
 			c.rows = append(c.rows, row)
 		}
 		c.edges = append(c.edges, u.edges...)
 		for _, term := range slices.Sorted(maps.Keys(u.postings)) {
 			for _, p := range u.postings[term] {
-				c.postings[term] = append(c.postings[term], artifacts.Posting{
-					Doc: int32(base + p.item), Field: uint16(ordinal[p.field]), TF: uint16(min(p.tf, artifacts.MaxTF)),
-				})
+				p.Doc += int32(base)
+				p.Field = uint16(ordinal[p.Field])
+				c.postings[term] = append(c.postings[term], p)
 			}
 		}
 		base += len(u.rows)
