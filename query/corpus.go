@@ -1,6 +1,7 @@
 package query
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages/diag"
@@ -151,9 +153,13 @@ func openScan(ctx context.Context, fsys fs.FS, terms []string) (*scanCorpus, err
 		c.pages[p.Path] = i
 	}
 	want := newWanted(b.Config, terms)
-	needles := scanNeedles(b.Config, terms)
+	var needles [][]byte
+	for _, n := range scanNeedles(b.Config, terms) {
+		needles = append(needles, []byte(n))
+	}
 	document := func(d model.Document, s *project.Scratch, ds *diag.List) []project.Item {
-		return c.proj.DocumentWhere(d, s, ds, c.mayMatch(needles))
+		var buf []byte
+		return c.proj.DocumentWhere(d, s, ds, c.mayMatch(needles, &buf))
 	}
 	reduceRun := func(items []project.Item) scanUnit { return reduce(items, want) }
 	ordered, diags, err := project.ProjectRuns(ctx, c.proj, b.Documents, true, document, reduceRun)
@@ -197,26 +203,45 @@ func scanNeedles(cfg model.Config, terms []string) []string {
 }
 
 // mayMatch tells projection which records to tokenise: those whose raw
-// JSON (or cached body) holds a needle. A record with a JSON escape is
-// always tokenised, since an escape can hide a needle's bytes.
-func (c *scanCorpus) mayMatch(needles []string) func(uri, raw string) bool {
+// JSON (or cached body) holds a needle, ignoring case. A record with a
+// JSON escape is always tokenised, since an escape can hide a needle's
+// bytes. Each document gets its own, since it lowers text into buf.
+func (c *scanCorpus) mayMatch(needles [][]byte, buf *[]byte) func(uri, raw string) bool {
 	return func(uri, raw string) bool {
-		if strings.IndexByte(raw, '\\') >= 0 {
+		if strings.IndexByte(raw, '\\') >= 0 || holdsNeedle(raw, needles, buf) {
 			return true
 		}
-		texts := []string{strings.ToLower(raw)}
-		if b, ok := c.bodyText[uri]; ok {
-			texts = append(texts, strings.ToLower(b))
-		}
-		for _, t := range texts {
-			for _, n := range needles {
-				if strings.Contains(t, n) {
-					return true
-				}
-			}
-		}
-		return false
+		body, ok := c.bodyText[uri]
+		return ok && holdsNeedle(body, needles, buf)
 	}
+}
+
+// holdsNeedle reports whether strings.ToLower(s) contains a needle. ASCII
+// text, which lowers byte by byte, is lowered into buf, so that scanning
+// every record of a base allocates nothing; other text is lowered by
+// strings.ToLower.
+func holdsNeedle(s string, needles [][]byte, buf *[]byte) bool {
+	b := (*buf)[:0]
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			b = []byte(strings.ToLower(s))
+			break
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	if cap(b) > cap(*buf) {
+		*buf = b
+	}
+	for _, n := range needles {
+		if bytes.Contains(b, n) {
+			return true
+		}
+	}
+	return false
 }
 
 // reduce keeps of a run of items (sorted by URI) their rows, field
