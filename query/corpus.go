@@ -126,9 +126,10 @@ type scanUnit struct {
 // need. A base with mistakes cannot be answered: the error carries its
 // diagnostics.
 func openScan(ctx context.Context, fsys fs.FS, terms []string) (*scanCorpus, error) {
-	// Governance and content files play no part in a context pack.
+	// Governance and content files play no part in a context pack, and
+	// the inputs' hashes, which decide what a build redoes, none either.
 	skip := func(group, _ string) bool { return group != load.GroupCorpus }
-	loaded, err := load.Run(ctx, load.Input{FS: fsys, Current: skip})
+	loaded, err := load.Run(ctx, load.Input{FS: fsys, Current: skip, Unhashed: true})
 	if err != nil {
 		return nil, err
 	}

@@ -27,6 +27,11 @@ type Input struct {
 	// Current reports whether a group's outputs are current for key, in
 	// which case the group is not parsed. Nil parses every group.
 	Current func(group, key string) bool
+	// Unhashed skips hashing the inputs, for a caller that reads only the
+	// parsed base (the query's scan): Inputs, Stat and Keys stay empty and
+	// Current is asked with an empty key. Every input is still opened, so
+	// one that cannot be read is the same diagnostic as when hashing.
+	Unhashed bool
 }
 
 // Output is the loaded base with what the build needs to decide and record.
@@ -114,12 +119,16 @@ func Run(ctx context.Context, in Input) (Output, error) {
 	if err := ctx.Err(); err != nil {
 		return out, err
 	}
-	out.Stat = hashAll(in.FS, entries, in.Stat, &ds)
-	for _, e := range entries {
-		out.Inputs = append(out.Inputs, artifacts.FileStamp{Path: e.path, Bytes: e.size, XXHash: e.hash})
-	}
 	out.SemanticsDigest = SemanticsDigest(cfg)
-	out.Keys = groupKeys(entries, cfgHash, out.SemanticsDigest)
+	if in.Unhashed {
+		openAll(in.FS, entries, &ds)
+	} else {
+		out.Stat = hashAll(in.FS, entries, in.Stat, &ds)
+		for _, e := range entries {
+			out.Inputs = append(out.Inputs, artifacts.FileStamp{Path: e.path, Bytes: e.size, XXHash: e.hash})
+		}
+		out.Keys = groupKeys(entries, cfgHash, out.SemanticsDigest)
+	}
 
 	byGroup := map[string][]entry{}
 	for _, e := range entries {
@@ -149,6 +158,19 @@ func Run(ctx context.Context, in Input) (Output, error) {
 	slices.Sort(out.Parsed)
 	out.Diagnostics = ds.Sorted()
 	return out, ctx.Err()
+}
+
+// openAll opens and closes every input, reporting one that cannot be
+// opened with hashAll's diagnostic.
+func openAll(fsys fs.FS, entries []entry, ds *diag.List) {
+	for _, e := range entries {
+		f, err := fsys.Open(e.path)
+		if err != nil {
+			ds.Errorf(e.path, 0, 0, "read", "cannot read the file: %v", unwrapPath(err))
+			continue
+		}
+		f.Close()
+	}
 }
 
 // groupKeys hashes, for each group, the configuration, the artifact format
