@@ -237,11 +237,22 @@ func (it *Item) Row(field func(name string) int) artifacts.Doc {
 		URI: it.URI, Kind: it.Kind, Source: it.Source, Date: it.Date, Time: it.Time,
 		ValidFrom: it.ValidFrom, ValidUntil: it.ValidUntil, Flags: it.Flags,
 		Digest: it.Digest, SpanOff: it.SpanOff, SpanLen: it.SpanLen,
-		Lengths: make([]artifacts.FieldLen, 0, len(it.Fields)),
-		Title:   it.Title,
+		Title: it.Title,
 	}
 	if it.URL != "" {
 		row.URLKey = artifacts.Hash([]byte(it.URL))
+	}
+	// Rows live as long as the index or the scan that makes them, and a
+	// scan's items mostly have no words (they were not tokenised): the
+	// lengths get exactly the room they fill.
+	n := 0
+	for _, f := range it.Fields {
+		if f.Words > 0 {
+			n++
+		}
+	}
+	if n > 0 {
+		row.Lengths = make([]artifacts.FieldLen, 0, n)
 	}
 	for _, f := range it.Fields {
 		if f.Words > 0 {
@@ -257,6 +268,9 @@ func (it *Item) Row(field func(name string) int) artifacts.Doc {
 // take edges from here.
 func (it *Item) Edges() []artifacts.Link {
 	var links []artifacts.Link
+	if n := len(it.Relations) + len(it.Tags) + len(it.Links) + len(it.Supersedes); n > 0 {
+		links = make([]artifacts.Link, 0, n)
+	}
 	for _, r := range it.Relations {
 		links = append(links, artifacts.Link{Kind: artifacts.EdgeRelPrefix + r.Field, Node: r.Value})
 	}
