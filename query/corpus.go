@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"maps"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -65,14 +66,19 @@ type scanCorpus struct {
 	mu        sync.Mutex // guards scratch and incoming, made on demand
 	scratch   project.Scratch
 	fields    []artifacts.Field
-	rows      []artifacts.Doc
-	postings  map[string][]artifacts.Posting
-	edges     [][]artifacts.Link // each item's outgoing edges
-	incoming  map[string][]artifacts.Link
-	bodies    map[string]bool
-	bodyText  map[string]string
-	docs      map[string]int // document path → index in base.Documents
-	pages     map[string]int // page path → index in base.Pages
+	// units hold the rows and outgoing edges of the items, in URI order,
+	// where reduce left them: copying a large base's rows into one slice
+	// would hold them twice at the scan's peak of memory. starts[k] is the
+	// ordinal of units[k]'s first item; n counts the items.
+	units    []scanUnit
+	starts   []int
+	n        int
+	postings map[string][]artifacts.Posting
+	incoming map[string][]artifacts.Link
+	bodies   map[string]bool
+	bodyText map[string]string
+	docs     map[string]int // document path → index in base.Documents
+	pages    map[string]int // page path → index in base.Pages
 }
 
 // wanted decides which dictionary terms a scan keeps for a query.
@@ -284,24 +290,23 @@ func reduce(items []project.Item, want wanted) scanUnit {
 }
 
 // assemble numbers the units' items and fields the way the index does
-// (items in URI order, fields by name) and joins their postings. The
-// fields are those with a length or a posting in some item.
+// (items in URI order, fields by name), keeping the units, and joins
+// their postings. The fields are those with a length or a posting in some
+// item.
 func (c *scanCorpus) assemble(units []scanUnit) {
 	var names []string
-	total := 0
 	for _, u := range units {
 		names = append(names, u.fields...)
-		total += len(u.rows)
 	}
 	slices.Sort(names)
 	names = slices.Compact(names)
 	for _, n := range names {
 		c.fields = append(c.fields, artifacts.Field{Name: n, Weight: c.cfg.Weight(n)})
 	}
-	c.rows = make([]artifacts.Doc, 0, total)
-	c.edges = make([][]artifacts.Link, 0, total)
-	base := 0
 	for _, u := range units {
+		if len(u.rows) == 0 {
+			continue // no ordinal to start
+		}
 		// Both orders are by name, so a row's lengths stay sorted by ordinal.
 		ordinal := make([]int, len(u.fields))
 		for i, f := range u.fields {
@@ -311,17 +316,18 @@ func (c *scanCorpus) assemble(units []scanUnit) {
 			for j := range row.Lengths {
 				row.Lengths[j].Field = ordinal[row.Lengths[j].Field]
 			}
-			c.rows = append(c.rows, row)
 		}
-		c.edges = append(c.edges, u.edges...)
 		for _, term := range slices.Sorted(maps.Keys(u.postings)) {
 			for _, p := range u.postings[term] {
-				p.Doc += int32(base)
+				p.Doc += int32(c.n)
 				p.Field = uint16(ordinal[p.Field])
 				c.postings[term] = append(c.postings[term], p)
 			}
 		}
-		base += len(u.rows)
+		u.postings = nil
+		c.units = append(c.units, u)
+		c.starts = append(c.starts, c.n)
+		c.n += len(u.rows)
 	}
 	// A term in two fields of one item: postings sorted by item, then field.
 	for term, ps := range c.postings {
@@ -350,23 +356,47 @@ func errorsOnly(ds []diag.Diagnostic) []diag.Diagnostic {
 
 func (c *scanCorpus) Config() model.Config      { return c.cfg }
 func (c *scanCorpus) SemanticsDigest() string   { return c.semantics }
-func (c *scanCorpus) Len() int                  { return len(c.rows) }
+func (c *scanCorpus) Len() int                  { return c.n }
 func (c *scanCorpus) Fields() []artifacts.Field { return c.fields }
 func (c *scanCorpus) HasBody(uri string) bool   { return c.bodies[uri] }
 
-func (c *scanCorpus) Row(ord int) (artifacts.Doc, error) { return c.rows[ord], nil }
+// locate finds the unit that holds an ordinal, and the item's position
+// in it.
+func (c *scanCorpus) locate(ord int) (*scanUnit, int) {
+	k, found := slices.BinarySearch(c.starts, ord)
+	if !found {
+		k--
+	}
+	return &c.units[k], ord - c.starts[k]
+}
+
+func (c *scanCorpus) row(ord int) artifacts.Doc {
+	u, i := c.locate(ord)
+	return u.rows[i]
+}
+
+func (c *scanCorpus) Row(ord int) (artifacts.Doc, error) { return c.row(ord), nil }
 
 func (c *scanCorpus) Rows(ords []int) ([]artifacts.Doc, error) {
 	out := make([]artifacts.Doc, len(ords))
 	for i, o := range ords {
-		out[i] = c.rows[o]
+		out[i] = c.row(o)
 	}
 	return out, nil
 }
 
+// Search finds the first unit whose last URI is >= uri, which holds the
+// lower bound, then the bound within it.
 func (c *scanCorpus) Search(uri string) (int, error) {
-	i, _ := slices.BinarySearchFunc(c.rows, uri, func(r artifacts.Doc, u string) int { return strings.Compare(r.URI, u) })
-	return i, nil
+	k := sort.Search(len(c.units), func(k int) bool {
+		rows := c.units[k].rows
+		return rows[len(rows)-1].URI >= uri
+	})
+	if k == len(c.units) {
+		return c.n, nil
+	}
+	i, _ := slices.BinarySearchFunc(c.units[k].rows, uri, func(r artifacts.Doc, u string) int { return strings.Compare(r.URI, u) })
+	return c.starts[k] + i, nil
 }
 
 func (c *scanCorpus) Postings(term string) ([]artifacts.Posting, bool, error) {
@@ -390,7 +420,7 @@ func (c *scanCorpus) TermsWith(sub string) ([]string, error) {
 func (c *scanCorpus) Item(ord int) (project.Item, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	row := c.rows[ord]
+	row := c.row(ord)
 	var it project.Item
 	if row.SpanOff >= 0 {
 		path, _, _ := strings.Cut(row.URI, "#")
@@ -413,8 +443,10 @@ func (c *scanCorpus) Item(ord int) (project.Item, error) {
 // Outgoing is an item's edges, or an alias's same-as edge.
 func (c *scanCorpus) Outgoing(node string) ([]artifacts.Link, error) {
 	var links []artifacts.Link
-	if ord, _ := c.Search(node); ord < len(c.rows) && c.rows[ord].URI == node {
-		links = append(links, c.edges[ord]...)
+	if ord, _ := c.Search(node); ord < c.n {
+		if u, i := c.locate(ord); u.rows[i].URI == node {
+			links = append(links, u.edges[i]...)
+		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.cfg.Identities)) {
 		id := c.cfg.Identities[name]
@@ -439,10 +471,13 @@ func (c *scanCorpus) Incoming(node string, limit int) ([]artifacts.Link, error) 
 			ord  int
 		}
 		in := map[string][]inbound{}
-		for i, links := range c.edges {
-			at := cmp.Or(c.rows[i].Time, c.rows[i].Date)
-			for _, l := range links {
-				in[l.Node] = append(in[l.Node], inbound{artifacts.Link{Kind: l.Kind, Node: artifacts.ItemRef + strconv.Itoa(i)}, at, i})
+		for k, u := range c.units {
+			for j, links := range u.edges {
+				i := c.starts[k] + j
+				at := cmp.Or(u.rows[j].Time, u.rows[j].Date)
+				for _, l := range links {
+					in[l.Node] = append(in[l.Node], inbound{artifacts.Link{Kind: l.Kind, Node: artifacts.ItemRef + strconv.Itoa(i)}, at, i})
+				}
 			}
 		}
 		for _, name := range slices.Sorted(maps.Keys(c.cfg.Identities)) {
