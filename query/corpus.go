@@ -121,11 +121,23 @@ func (w wanted) keep(term string) bool {
 // rows' lengths and its postings name fields by their position in fields,
 // which assemble maps to the corpus's ordinals.
 type scanUnit struct {
-	first    string
 	fields   []string
 	rows     []artifacts.Doc
 	postings map[string][]artifacts.Posting // Doc is the item's position in the run
-	edges    [][]artifacts.Link
+	// links holds every item's outgoing edges in a row, ending at
+	// linkEnds[i] for item i: one slice for the run rather than one per
+	// item, with one copy of each edge kind.
+	links    []artifacts.Link
+	linkEnds []int32
+}
+
+// edges are the outgoing edges of the unit's i-th item.
+func (u *scanUnit) edges(i int) []artifacts.Link {
+	start := int32(0)
+	if i > 0 {
+		start = u.linkEnds[i-1]
+	}
+	return u.links[start:u.linkEnds[i]]
 }
 
 // openScan loads the base and indexes, in memory, what the query's terms
@@ -259,9 +271,10 @@ func reduce(items []project.Item, want wanted) scanUnit {
 		return scanUnit{}
 	}
 	u := scanUnit{
-		first: items[0].URI, postings: map[string][]artifacts.Posting{},
-		rows: make([]artifacts.Doc, len(items)), edges: make([][]artifacts.Link, len(items)),
+		postings: map[string][]artifacts.Posting{},
+		rows:     make([]artifacts.Doc, len(items)), linkEnds: make([]int32, len(items)),
 	}
+	kinds := map[string]string{}
 	local := map[string]int{}
 	position := func(name string) int {
 		i, ok := local[name]
@@ -284,7 +297,15 @@ func reduce(items []project.Item, want wanted) scanUnit {
 				}
 			}
 		}
-		u.edges[i] = it.Edges()
+		for _, l := range it.Edges() {
+			if k, ok := kinds[l.Kind]; ok {
+				l.Kind = k
+			} else {
+				kinds[l.Kind] = l.Kind
+			}
+			u.links = append(u.links, l)
+		}
+		u.linkEnds[i] = int32(len(u.links))
 	}
 	return u
 }
@@ -445,7 +466,7 @@ func (c *scanCorpus) Outgoing(node string) ([]artifacts.Link, error) {
 	var links []artifacts.Link
 	if ord, _ := c.Search(node); ord < c.n {
 		if u, i := c.locate(ord); u.rows[i].URI == node {
-			links = append(links, u.edges[i]...)
+			links = append(links, u.edges(i)...)
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.cfg.Identities)) {
@@ -472,8 +493,8 @@ func (c *scanCorpus) Incoming(node string, limit int) ([]artifacts.Link, error) 
 		}
 		in := map[string][]inbound{}
 		for k, u := range c.units {
-			for j, links := range u.edges {
-				i := c.starts[k] + j
+			for j := range u.rows {
+				i, links := c.starts[k]+j, u.edges(j)
 				at := cmp.Or(u.rows[j].Time, u.rows[j].Date)
 				for _, l := range links {
 					in[l.Node] = append(in[l.Node], inbound{artifacts.Link{Kind: l.Kind, Node: artifacts.ItemRef + strconv.Itoa(i)}, at, i})
