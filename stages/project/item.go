@@ -127,6 +127,8 @@ type tokenizer struct {
 	json    fieldpath.Decoder
 	buf     []byte     // the digest's scratch
 	tfs     []TermFreq // a chunk that field carves its Terms from
+	evals   []string   // a path's values as they are evaluated
+	vals    []string   // a chunk that keep carves field values from
 	// tokenize, when set, decides per record whether fields get terms;
 	// skip is its answer for the record being projected.
 	tokenize func(uri, raw string) bool
@@ -177,6 +179,25 @@ const maxFormsCached = 1 << 16
 // terms out of shared chunks turns millions of small allocations into a
 // few hundred large ones.
 const tfChunk = 1 << 14
+
+// valChunk is how many field values one allocation holds: every record
+// evaluates a path per field, and most give one value.
+const valChunk = 1 << 12
+
+// keep copies evaluated values into a slice of their own, carved from a
+// chunk; no values stay nil.
+func (tk *tokenizer) keep(vals []string) []string {
+	if len(vals) == 0 {
+		return nil
+	}
+	if len(tk.vals) < len(vals) {
+		tk.vals = make([]string, max(len(vals), valChunk))
+	}
+	out := tk.vals[:len(vals):len(vals)]
+	tk.vals = tk.vals[len(vals):]
+	copy(out, vals)
+	return out
+}
 
 // field tokenises values into a field: its length in words and its
 // indexed terms (words of MinPlainRunes or more, and identifier tokens)
