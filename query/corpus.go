@@ -1,15 +1,18 @@
 package query
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"fmt"
 	"io/fs"
 	"maps"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages/diag"
@@ -64,14 +67,19 @@ type scanCorpus struct {
 	mu        sync.Mutex // guards scratch and incoming, made on demand
 	scratch   project.Scratch
 	fields    []artifacts.Field
-	rows      []artifacts.Doc
-	postings  map[string][]artifacts.Posting
-	edges     [][]artifacts.Link // each item's outgoing edges
-	incoming  map[string][]artifacts.Link
-	bodies    map[string]bool
-	bodyText  map[string]string
-	docs      map[string]int // document path → index in base.Documents
-	pages     map[string]int // page path → index in base.Pages
+	// units hold the rows and outgoing edges of the items, in URI order,
+	// where reduce left them: copying a large base's rows into one slice
+	// would hold them twice at the scan's peak of memory. starts[k] is the
+	// ordinal of units[k]'s first item; n counts the items.
+	units    []scanUnit
+	starts   []int
+	n        int
+	postings map[string][]artifacts.Posting
+	incoming map[string][]artifacts.Link
+	bodies   map[string]bool
+	bodyText map[string]string
+	docs     map[string]int // document path → index in base.Documents
+	pages    map[string]int // page path → index in base.Pages
 }
 
 // wanted decides which dictionary terms a scan keeps for a query.
@@ -110,33 +118,37 @@ func (w wanted) keep(term string) bool {
 	return false
 }
 
-// scanUnit is one run of items consecutive in URI order, reduced.
+// scanUnit is one run of items consecutive in URI order, reduced. Its
+// rows' lengths and its postings name fields by their position in fields,
+// which assemble maps to the corpus's ordinals.
 type scanUnit struct {
-	first    string
+	fields   []string
 	rows     []artifacts.Doc
-	lengths  [][]namedLen
-	postings map[string][]namedPosting
-	edges    [][]artifacts.Link
+	postings map[string][]artifacts.Posting // Doc is the item's position in the run
+	// links holds every item's outgoing edges in a row, ending at
+	// linkEnds[i] for item i: one slice for the run rather than one per
+	// item, with one copy of each edge kind.
+	links    []artifacts.Link
+	linkEnds []int32
 }
 
-type namedLen struct {
-	field string
-	n     int
-}
-
-type namedPosting struct {
-	item  int // within the unit
-	field string
-	tf    int
+// edges are the outgoing edges of the unit's i-th item.
+func (u *scanUnit) edges(i int) []artifacts.Link {
+	start := int32(0)
+	if i > 0 {
+		start = u.linkEnds[i-1]
+	}
+	return u.links[start:u.linkEnds[i]]
 }
 
 // openScan loads the base and indexes, in memory, what the query's terms
 // need. A base with mistakes cannot be answered: the error carries its
 // diagnostics.
 func openScan(ctx context.Context, fsys fs.FS, terms []string) (*scanCorpus, error) {
-	// Governance and content files play no part in a context pack.
+	// Governance and content files play no part in a context pack, and
+	// the inputs' hashes, which decide what a build redoes, none either.
 	skip := func(group, _ string) bool { return group != load.GroupCorpus }
-	loaded, err := load.Run(ctx, load.Input{FS: fsys, Current: skip})
+	loaded, err := load.Run(ctx, load.Input{FS: fsys, Current: skip, Unhashed: true})
 	if err != nil {
 		return nil, err
 	}
@@ -161,9 +173,13 @@ func openScan(ctx context.Context, fsys fs.FS, terms []string) (*scanCorpus, err
 		c.pages[p.Path] = i
 	}
 	want := newWanted(b.Config, terms)
-	needles := scanNeedles(b.Config, terms)
+	var needles [][]byte
+	for _, n := range scanNeedles(b.Config, terms) {
+		needles = append(needles, []byte(n))
+	}
 	document := func(d model.Document, s *project.Scratch, ds *diag.List) []project.Item {
-		return c.proj.DocumentWhere(d, s, ds, c.mayMatch(needles))
+		var buf []byte
+		return c.proj.DocumentWhere(d, s, ds, c.mayMatch(needles, &buf))
 	}
 	reduceRun := func(items []project.Item) scanUnit { return reduce(items, want) }
 	ordered, diags, err := project.ProjectRuns(ctx, c.proj, b.Documents, true, document, reduceRun)
@@ -207,96 +223,133 @@ func scanNeedles(cfg model.Config, terms []string) []string {
 }
 
 // mayMatch tells projection which records to tokenise: those whose raw
-// JSON (or cached body) holds a needle. A record with a JSON escape is
-// always tokenised, since an escape can hide a needle's bytes.
-func (c *scanCorpus) mayMatch(needles []string) func(uri, raw string) bool {
+// JSON (or cached body) holds a needle, ignoring case. A record with a
+// JSON escape is always tokenised, since an escape can hide a needle's
+// bytes. Each document gets its own, since it lowers text into buf.
+func (c *scanCorpus) mayMatch(needles [][]byte, buf *[]byte) func(uri, raw string) bool {
 	return func(uri, raw string) bool {
-		if strings.IndexByte(raw, '\\') >= 0 {
+		if strings.IndexByte(raw, '\\') >= 0 || holdsNeedle(raw, needles, buf) {
 			return true
 		}
-		texts := []string{strings.ToLower(raw)}
-		if b, ok := c.bodyText[uri]; ok {
-			texts = append(texts, strings.ToLower(b))
-		}
-		for _, t := range texts {
-			for _, n := range needles {
-				if strings.Contains(t, n) {
-					return true
-				}
-			}
-		}
-		return false
+		body, ok := c.bodyText[uri]
+		return ok && holdsNeedle(body, needles, buf)
 	}
 }
 
+// holdsNeedle reports whether strings.ToLower(s) contains a needle. ASCII
+// text, which lowers byte by byte, is lowered into buf, so that scanning
+// every record of a base allocates nothing; other text is lowered by
+// strings.ToLower.
+func holdsNeedle(s string, needles [][]byte, buf *[]byte) bool {
+	b := (*buf)[:0]
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			b = []byte(strings.ToLower(s))
+			break
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	if cap(b) > cap(*buf) {
+		*buf = b
+	}
+	for _, n := range needles {
+		if bytes.Contains(b, n) {
+			return true
+		}
+	}
+	return false
+}
+
 // reduce keeps of a run of items (sorted by URI) their rows, field
-// lengths, edges and the postings of wanted terms.
+// lengths, edges and the postings of wanted terms. Its slices are made at
+// their final size: a scan reduces every item of the base.
 func reduce(items []project.Item, want wanted) scanUnit {
 	if len(items) == 0 {
 		return scanUnit{}
 	}
-	u := scanUnit{first: items[0].URI, postings: map[string][]namedPosting{}}
+	u := scanUnit{
+		postings: map[string][]artifacts.Posting{},
+		rows:     make([]artifacts.Doc, len(items)), linkEnds: make([]int32, len(items)),
+	}
+	kinds := map[string]string{}
+	local := map[string]int{}
+	position := func(name string) int {
+		i, ok := local[name]
+		if !ok {
+			i = len(u.fields)
+			local[name] = i
+			u.fields = append(u.fields, name)
+		}
+		return i
+	}
 	for i := range items {
 		it := &items[i]
-		row := it.Row(func(string) int { return 0 })
-		row.Lengths = nil
-		var lens []namedLen
+		u.rows[i] = it.Row(position)
 		for _, f := range it.Fields {
-			if f.Words > 0 {
-				lens = append(lens, namedLen{f.Name, f.Words})
-			}
 			for _, t := range f.Terms {
 				if want.keep(t.Term) {
-					u.postings[t.Term] = append(u.postings[t.Term], namedPosting{i, f.Name, t.N})
+					u.postings[t.Term] = append(u.postings[t.Term], artifacts.Posting{
+						Doc: int32(i), Field: uint16(position(f.Name)), TF: uint16(min(t.N, artifacts.MaxTF)),
+					})
 				}
 			}
 		}
-		u.rows = append(u.rows, row)
-		u.lengths = append(u.lengths, lens)
-		u.edges = append(u.edges, it.Edges())
+		for _, l := range it.Edges() {
+			if k, ok := kinds[l.Kind]; ok {
+				l.Kind = k
+			} else {
+				kinds[l.Kind] = l.Kind
+			}
+			u.links = append(u.links, l)
+		}
+		u.linkEnds[i] = int32(len(u.links))
 	}
 	return u
 }
 
 // assemble numbers the units' items and fields the way the index does
-// (items in URI order, fields by name) and joins their postings.
+// (items in URI order, fields by name), keeping the units, and joins
+// their postings. The fields are those with a length or a posting in some
+// item.
 func (c *scanCorpus) assemble(units []scanUnit) {
-	set := map[string]bool{}
+	var names []string
 	for _, u := range units {
-		for _, lens := range u.lengths {
-			for _, l := range lens {
-				set[l.field] = true
-			}
-		}
-		for _, ps := range u.postings {
-			for _, p := range ps {
-				set[p.field] = true
-			}
-		}
+		names = append(names, u.fields...)
 	}
-	names := slices.Sorted(maps.Keys(set))
-	ordinal := make(map[string]int, len(names))
-	for i, n := range names {
-		ordinal[n] = i
+	slices.Sort(names)
+	names = slices.Compact(names)
+	for _, n := range names {
 		c.fields = append(c.fields, artifacts.Field{Name: n, Weight: c.cfg.Weight(n)})
 	}
-	base := 0
 	for _, u := range units {
-		for i, row := range u.rows {
-			for _, l := range u.lengths[i] {
-				row.Lengths = append(row.Lengths, artifacts.FieldLen{Field: ordinal[l.field], N: l.n})
-			}
-			c.rows = append(c.rows, row)
+		if len(u.rows) == 0 {
+			continue // no ordinal to start
 		}
-		c.edges = append(c.edges, u.edges...)
+		// Both orders are by name, so a row's lengths stay sorted by ordinal.
+		ordinal := make([]int, len(u.fields))
+		for i, f := range u.fields {
+			ordinal[i], _ = slices.BinarySearch(names, f)
+		}
+		for _, row := range u.rows {
+			for j := range row.Lengths {
+				row.Lengths[j].Field = ordinal[row.Lengths[j].Field]
+			}
+		}
 		for _, term := range slices.Sorted(maps.Keys(u.postings)) {
 			for _, p := range u.postings[term] {
-				c.postings[term] = append(c.postings[term], artifacts.Posting{
-					Doc: int32(base + p.item), Field: uint16(ordinal[p.field]), TF: uint16(min(p.tf, artifacts.MaxTF)),
-				})
+				p.Doc += int32(c.n)
+				p.Field = uint16(ordinal[p.Field])
+				c.postings[term] = append(c.postings[term], p)
 			}
 		}
-		base += len(u.rows)
+		u.postings = nil
+		c.units = append(c.units, u)
+		c.starts = append(c.starts, c.n)
+		c.n += len(u.rows)
 	}
 	// A term in two fields of one item: postings sorted by item, then field.
 	for term, ps := range c.postings {
@@ -325,23 +378,47 @@ func errorsOnly(ds []diag.Diagnostic) []diag.Diagnostic {
 
 func (c *scanCorpus) Config() model.Config      { return c.cfg }
 func (c *scanCorpus) SemanticsDigest() string   { return c.semantics }
-func (c *scanCorpus) Len() int                  { return len(c.rows) }
+func (c *scanCorpus) Len() int                  { return c.n }
 func (c *scanCorpus) Fields() []artifacts.Field { return c.fields }
 func (c *scanCorpus) HasBody(uri string) bool   { return c.bodies[uri] }
 
-func (c *scanCorpus) Row(ord int) (artifacts.Doc, error) { return c.rows[ord], nil }
+// locate finds the unit that holds an ordinal, and the item's position
+// in it.
+func (c *scanCorpus) locate(ord int) (*scanUnit, int) {
+	k, found := slices.BinarySearch(c.starts, ord)
+	if !found {
+		k--
+	}
+	return &c.units[k], ord - c.starts[k]
+}
+
+func (c *scanCorpus) row(ord int) artifacts.Doc {
+	u, i := c.locate(ord)
+	return u.rows[i]
+}
+
+func (c *scanCorpus) Row(ord int) (artifacts.Doc, error) { return c.row(ord), nil }
 
 func (c *scanCorpus) Rows(ords []int) ([]artifacts.Doc, error) {
 	out := make([]artifacts.Doc, len(ords))
 	for i, o := range ords {
-		out[i] = c.rows[o]
+		out[i] = c.row(o)
 	}
 	return out, nil
 }
 
+// Search finds the first unit whose last URI is >= uri, which holds the
+// lower bound, then the bound within it.
 func (c *scanCorpus) Search(uri string) (int, error) {
-	i, _ := slices.BinarySearchFunc(c.rows, uri, func(r artifacts.Doc, u string) int { return strings.Compare(r.URI, u) })
-	return i, nil
+	k := sort.Search(len(c.units), func(k int) bool {
+		rows := c.units[k].rows
+		return rows[len(rows)-1].URI >= uri
+	})
+	if k == len(c.units) {
+		return c.n, nil
+	}
+	i, _ := slices.BinarySearchFunc(c.units[k].rows, uri, func(r artifacts.Doc, u string) int { return strings.Compare(r.URI, u) })
+	return c.starts[k] + i, nil
 }
 
 func (c *scanCorpus) Postings(term string) ([]artifacts.Posting, bool, error) {
@@ -365,7 +442,7 @@ func (c *scanCorpus) TermsWith(sub string) ([]string, error) {
 func (c *scanCorpus) Item(ord int, _ artifacts.Doc) (project.Item, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	row := c.rows[ord]
+	row := c.row(ord)
 	var it project.Item
 	if row.SpanOff >= 0 {
 		path, _, _ := strings.Cut(row.URI, "#")
@@ -388,8 +465,10 @@ func (c *scanCorpus) Item(ord int, _ artifacts.Doc) (project.Item, error) {
 // Outgoing is an item's edges, or an alias's same-as edge.
 func (c *scanCorpus) Outgoing(node string) ([]artifacts.Link, error) {
 	var links []artifacts.Link
-	if ord, _ := c.Search(node); ord < len(c.rows) && c.rows[ord].URI == node {
-		links = append(links, c.edges[ord]...)
+	if ord, _ := c.Search(node); ord < c.n {
+		if u, i := c.locate(ord); u.rows[i].URI == node {
+			links = append(links, u.edges(i)...)
+		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.cfg.Identities)) {
 		id := c.cfg.Identities[name]
@@ -414,10 +493,13 @@ func (c *scanCorpus) Incoming(node string, limit int) ([]artifacts.Link, error) 
 			ord  int
 		}
 		in := map[string][]inbound{}
-		for i, links := range c.edges {
-			at := cmp.Or(c.rows[i].Time, c.rows[i].Date)
-			for _, l := range links {
-				in[l.Node] = append(in[l.Node], inbound{artifacts.Link{Kind: l.Kind, Node: artifacts.ItemRef + strconv.Itoa(i)}, at, i})
+		for k, u := range c.units {
+			for j := range u.rows {
+				i, links := c.starts[k]+j, u.edges(j)
+				at := cmp.Or(u.rows[j].Time, u.rows[j].Date)
+				for _, l := range links {
+					in[l.Node] = append(in[l.Node], inbound{artifacts.Link{Kind: l.Kind, Node: artifacts.ItemRef + strconv.Itoa(i)}, at, i})
+				}
 			}
 		}
 		for _, name := range slices.Sorted(maps.Keys(c.cfg.Identities)) {

@@ -32,6 +32,11 @@ type Input struct {
 	// bytes they have now are not read again: their counts come from the
 	// usage.tsv it names, if that file and the terms store are as they were.
 	Previous *artifacts.Manifest
+	// Unhashed skips hashing the inputs, for a caller that reads only the
+	// parsed base (the query's scan): Inputs, Stat and Keys stay empty and
+	// Current is asked with an empty key. Every input is still opened, so
+	// one that cannot be read is the same diagnostic as when hashing.
+	Unhashed bool
 }
 
 // Output is the loaded base with what the build needs to decide and record.
@@ -132,12 +137,16 @@ func Run(ctx context.Context, in Input) (Output, error) {
 	if err := ctx.Err(); err != nil {
 		return out, err
 	}
-	out.Stat = hashAll(in.FS, entries, in.Stat, &ds)
-	for _, e := range entries {
-		out.Inputs = append(out.Inputs, artifacts.FileStamp{Path: e.path, Bytes: e.size, XXHash: e.hash})
-	}
 	out.SemanticsDigest = SemanticsDigest(cfg)
-	out.Keys = groupKeys(entries, cfgHash, out.SemanticsDigest)
+	if in.Unhashed {
+		openAll(in.FS, entries, &ds)
+	} else {
+		out.Stat = hashAll(in.FS, entries, in.Stat, &ds)
+		for _, e := range entries {
+			out.Inputs = append(out.Inputs, artifacts.FileStamp{Path: e.path, Bytes: e.size, XXHash: e.hash})
+		}
+		out.Keys = groupKeys(entries, cfgHash, out.SemanticsDigest)
+	}
 
 	byGroup := map[string][]entry{}
 	for _, e := range entries {
@@ -170,6 +179,19 @@ func Run(ctx context.Context, in Input) (Output, error) {
 	slices.Sort(out.Parsed)
 	out.Diagnostics = ds.Sorted()
 	return out, ctx.Err()
+}
+
+// openAll opens and closes every input, reporting one that cannot be
+// opened with hashAll's diagnostic.
+func openAll(fsys fs.FS, entries []entry, ds *diag.List) {
+	for _, e := range entries {
+		f, err := fsys.Open(e.path)
+		if err != nil {
+			ds.Errorf(e.path, 0, 0, "read", "cannot read the file: %v", unwrapPath(err))
+			continue
+		}
+		f.Close()
+	}
 }
 
 // groupKeys hashes, for each group, the configuration, the artifact format

@@ -127,6 +127,8 @@ type tokenizer struct {
 	json    fieldpath.Decoder
 	buf     []byte     // the digest's scratch
 	tfs     []TermFreq // a chunk that field carves its Terms from
+	evals   []string   // a path's values as they are evaluated
+	vals    []string   // a chunk that keep carves field values from
 	// tokenize, when set, decides per record whether fields get terms;
 	// skip is its answer for the record being projected.
 	tokenize func(uri, raw string) bool
@@ -177,6 +179,25 @@ const maxFormsCached = 1 << 16
 // terms out of shared chunks turns millions of small allocations into a
 // few hundred large ones.
 const tfChunk = 1 << 14
+
+// valChunk is how many field values one allocation holds: every record
+// evaluates a path per field, and most give one value.
+const valChunk = 1 << 12
+
+// keep copies evaluated values into a slice of their own, carved from a
+// chunk; no values stay nil.
+func (tk *tokenizer) keep(vals []string) []string {
+	if len(vals) == 0 {
+		return nil
+	}
+	if len(tk.vals) < len(vals) {
+		tk.vals = make([]string, max(len(vals), valChunk))
+	}
+	out := tk.vals[:len(vals):len(vals)]
+	tk.vals = tk.vals[len(vals):]
+	copy(out, vals)
+	return out
+}
 
 // field tokenises values into a field: its length in words and its
 // indexed terms (words of MinPlainRunes or more, and identifier tokens)
@@ -237,11 +258,22 @@ func (it *Item) Row(field func(name string) int) artifacts.Doc {
 		URI: it.URI, Kind: it.Kind, Source: it.Source, Date: it.Date, Time: it.Time,
 		ValidFrom: it.ValidFrom, ValidUntil: it.ValidUntil, Flags: it.Flags,
 		Digest: it.Digest, SpanOff: it.SpanOff, SpanLen: it.SpanLen,
-		Lengths: make([]artifacts.FieldLen, 0, len(it.Fields)),
-		Title:   it.Title,
+		Title: it.Title,
 	}
 	if it.URL != "" {
 		row.URLKey = artifacts.Hash([]byte(it.URL))
+	}
+	// Rows live as long as the index or the scan that makes them, and a
+	// scan's items mostly have no words (they were not tokenised): the
+	// lengths get exactly the room they fill.
+	n := 0
+	for _, f := range it.Fields {
+		if f.Words > 0 {
+			n++
+		}
+	}
+	if n > 0 {
+		row.Lengths = make([]artifacts.FieldLen, 0, n)
 	}
 	for _, f := range it.Fields {
 		if f.Words > 0 {
@@ -257,6 +289,9 @@ func (it *Item) Row(field func(name string) int) artifacts.Doc {
 // take edges from here.
 func (it *Item) Edges() []artifacts.Link {
 	var links []artifacts.Link
+	if n := len(it.Relations) + len(it.Tags) + len(it.Links) + len(it.Supersedes); n > 0 {
+		links = make([]artifacts.Link, 0, n)
+	}
 	for _, r := range it.Relations {
 		links = append(links, artifacts.Link{Kind: artifacts.EdgeRelPrefix + r.Field, Node: r.Value})
 	}

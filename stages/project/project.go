@@ -238,11 +238,12 @@ func projectDocument(cfg model.Config, ids Identities, tk *tokenizer, bodies map
 			continue
 		}
 		for i, fp := range fps {
-			var out []string
+			out := tk.evals[:0]
 			for _, p := range fp.paths {
 				out = p.Eval(&v, out)
 			}
-			values[i] = out
+			tk.evals = out
+			values[i] = tk.keep(out)
 			switch {
 			case fp.card == "one" && len(out) != 1:
 				errorf("cardinality", "field %q must have exactly one value, it has %d", fp.name, len(out))
