@@ -97,6 +97,12 @@ func (c classifier) classify(p string, ds *diag.List) fileKind {
 	if p == ConfigFile {
 		return kindConfig
 	}
+	// Rules files are output, never content nor input, wherever they sit:
+	// a wiki/AGENTS.md is not a page and an events/CLAUDE.md is not a
+	// stray record document.
+	if base := path.Base(p); base == "AGENTS.md" || base == "CLAUDE.md" {
+		return kindIgnored
+	}
 	if rest, ok := under(p, l.Events); ok {
 		parts := strings.Split(rest, "/")
 		if len(parts) == 2 && dayRe.MatchString(parts[0]) && strings.HasSuffix(parts[1], ".json") {
@@ -146,10 +152,6 @@ func (c classifier) classify(p string, ds *diag.List) fileKind {
 		}
 		ds.Warnf(p, 0, 0, "stray-file", "not a governance file, so cairn does not read it; governance holds voices/<name>.yaml, terms.yaml and log.jsonl")
 		return kindIgnored
-	}
-	base := path.Base(p)
-	if base == "AGENTS.md" || base == "CLAUDE.md" {
-		return kindIgnored // rules files are output, never content
 	}
 	for _, g := range c.content {
 		if ok, _ := doublestar.Match(g, p); ok {
