@@ -51,6 +51,6 @@ const RankingVersion = 1
 var Fingerprint = func() string {
 	return Hash([]byte(strings.Join([]string{
 		strconv.Itoa(FormatVersion), docsHeader, docsOffHeader, fieldsHeader, termsHeader, postingsHeader,
-		edgesHeader, edgesDstHeader, documentsHeader, bodiesHeader, statCacheHeader,
+		edgesHeader, edgesDstHeader, documentsHeader, bodiesHeader, statCacheHeader, rulesLayout,
 	}, "\x1e")))
 }()

@@ -53,7 +53,7 @@ func Run(ctx context.Context, in Input) (Output, error) {
 		st := artifacts.StageStamp{Stage: s.Name, Key: s.Key, Outputs: []string{}}
 		for _, f := range s.Files {
 			out.Files = append(out.Files, f)
-			m.Outputs = append(m.Outputs, artifacts.FileStamp{Path: f.Path, Bytes: int64(len(f.Data)), XXHash: artifacts.Hash(f.Data)})
+			m.Outputs = append(m.Outputs, artifacts.StampFile(f))
 			st.Outputs = append(st.Outputs, f.Path)
 		}
 		for _, k := range s.Kept {
