@@ -90,6 +90,19 @@ func RulesSectionOf(data []byte) []byte {
 	return data[start:end]
 }
 
+// ImportsAgents reports whether a CLAUDE.md imports the AGENTS.md beside
+// it: a line that is just @AGENTS.md (or @./AGENTS.md). Such a file gets
+// no section of its own; the one it imports carries it.
+func ImportsAgents(data []byte) bool {
+	for line := range bytes.Lines(data) {
+		switch string(bytes.TrimSpace(line)) {
+		case "@" + AgentsFile, "@./" + AgentsFile:
+			return true
+		}
+	}
+	return false
+}
+
 // StampFile stamps an output. A rules file is stamped by its section
 // alone: cairn owns only that part, so text a person writes around it
 // never makes the output look changed.

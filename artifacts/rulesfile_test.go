@@ -184,3 +184,18 @@ func TestSyncReleasesAndDeletesOnlyRulesFiles(t *testing.T) {
 		t.Errorf("writing and deleting one rules file: err = %v, want a refusal", err)
 	}
 }
+
+func TestImportsAgents(t *testing.T) {
+	cases := map[string]bool{
+		"@AGENTS.md\n":                    true,
+		"# Claude\n\n  @./AGENTS.md  \n":  true,
+		"See @AGENTS.md for the rules.\n": false,
+		"@AGENTS.md.bak\n":                false,
+		"":                                false,
+	}
+	for text, want := range cases {
+		if got := ImportsAgents([]byte(text)); got != want {
+			t.Errorf("ImportsAgents(%q) = %v, want %v", text, got, want)
+		}
+	}
+}

@@ -27,6 +27,11 @@ type Input struct {
 	// Current reports whether a group's outputs are current for key, in
 	// which case the group is not parsed. Nil parses every group.
 	Current func(group, key string) bool
+	// RulesCurrent reports whether the rules stage's outputs are current
+	// for the rules key (see RulesKey); when they are not, governance and
+	// content are parsed, which that stage reads. Nil leaves the decision
+	// to Current.
+	RulesCurrent func(key string) bool
 }
 
 // Output is the loaded base with what the build needs to decide and record.
@@ -39,6 +44,10 @@ type Output struct {
 	Stat artifacts.StatCache
 	// Keys maps each group to its input key.
 	Keys map[string]string
+	// RulesKey is the rules stage's key: the content key (which covers
+	// governance and the configuration too) and the shape of the rules
+	// files on disk.
+	RulesKey string
 	// Parsed lists the groups that were parsed, sorted.
 	Parsed []string
 	// SemanticsDigest covers every configuration value that changes ranking.
@@ -114,12 +123,19 @@ func Run(ctx context.Context, in Input) (Output, error) {
 	if err := ctx.Err(); err != nil {
 		return out, err
 	}
+	rulesEntries := slices.DeleteFunc(slices.Clone(entries), func(e entry) bool { return e.kind != kindRules })
+	entries = slices.DeleteFunc(entries, func(e entry) bool { return e.kind == kindRules })
 	out.Stat = hashAll(in.FS, entries, in.Stat, &ds)
 	for _, e := range entries {
 		out.Inputs = append(out.Inputs, artifacts.FileStamp{Path: e.path, Bytes: e.size, XXHash: e.hash})
 	}
 	out.SemanticsDigest = SemanticsDigest(cfg)
 	out.Keys = groupKeys(entries, cfgHash, out.SemanticsDigest)
+	// Rules files are read on every build, however current the rest is:
+	// their shape (which exist, which import AGENTS.md, which hold a
+	// section) is part of the rules key.
+	out.Base.RulesFiles = loadRulesFiles(in.FS, rulesEntries, &ds)
+	out.RulesKey = RulesKey(out.Keys[GroupContent], out.Base.RulesFiles)
 
 	byGroup := map[string][]entry{}
 	for _, e := range entries {
@@ -128,7 +144,9 @@ func Run(ctx context.Context, in Input) (Output, error) {
 		}
 	}
 	need := func(g string) bool { return in.Current == nil || !in.Current(g, out.Keys[g]) }
-	if need(GroupGovernance) || need(GroupContent) {
+	// The rules stage reads both governance and content.
+	rules := in.RulesCurrent != nil && !in.RulesCurrent(out.RulesKey)
+	if need(GroupGovernance) || need(GroupContent) || rules {
 		// Content validation needs the points, which governance checks.
 		walked := map[string]bool{}
 		for _, e := range byGroup[GroupGovernance] {
@@ -142,7 +160,7 @@ func Run(ctx context.Context, in Input) (Output, error) {
 		out.Base.Documents, out.Base.Pages, out.Base.Bodies = loadCorpus(ctx, in.FS, cfg, byGroup[GroupCorpus], &ds)
 		out.Parsed = append(out.Parsed, GroupCorpus)
 	}
-	if need(GroupContent) {
+	if need(GroupContent) || rules {
 		out.Base.Content = loadContent(in.FS, cfg, byGroup[GroupContent], &ds)
 		out.Parsed = append(out.Parsed, GroupContent)
 	}
