@@ -60,15 +60,16 @@ func VoiceBrief(v model.Voice) Brief {
 }
 
 // patternLine renders one voice pattern: its description and severity,
-// then the regular expression itself, which is what a check applies.
+// then the regular expression itself, which is what a check applies, in
+// backquotes so that its spaces survive.
 func patternLine(label string, p model.Pattern) string {
 	if p.Severity != "" {
 		label += " (" + p.Severity + ")"
 	}
 	if d := strings.TrimSpace(p.Description); d != "" {
-		return fmt.Sprintf("%s: %s Pattern: %s", label, strings.TrimSuffix(d, ".")+".", p.Regex)
+		return fmt.Sprintf("%s: %s Pattern: `%s`", label, strings.TrimSuffix(d, ".")+".", p.Regex)
 	}
-	return fmt.Sprintf("%s: text matching %s", label, p.Regex)
+	return fmt.Sprintf("%s: text matching `%s`", label, p.Regex)
 }
 
 // commentLimits renders the limits a voice sets on code comments, or ""
