@@ -18,9 +18,10 @@ import (
 
 // BuildCmd is `cairn build`.
 type BuildCmd struct {
-	Check   bool `help:"Build in memory and write nothing; list every file that would change and exit 1 if any would (for CI and pre-commit)."`
-	Quiet   bool `help:"Print nothing but warnings and errors."`
-	Timings bool `help:"Print how long each stage took, to stderr."`
+	Check   bool   `help:"Build in memory and write nothing; list every file that would change and exit 1 if any would (for CI and pre-commit)."`
+	Quiet   bool   `help:"Print nothing but warnings and errors."`
+	Timings bool   `help:"Print how long each stage took, to stderr."`
+	AsOf    string `name:"as-of" help:"The day governance windows are evaluated at for the rules files (default: $CAIRN_AS_OF, else today, UTC)." placeholder:"DAY"`
 }
 
 // Run builds the base, or checks it with --check.
@@ -29,11 +30,15 @@ func (c *BuildCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
+	asOf, err := asOfDay(c.AsOf, env)
+	if err != nil {
+		return err
+	}
 	var clock *stageClock
 	if c.Timings {
 		clock = newStageClock(env.Stderr)
 	}
-	res, err := buildBase(root, c.Check, env.Stderr, clock)
+	res, err := buildBase(root, asOf, c.Check, env.Stderr, clock)
 	if err != nil {
 		return err
 	}
@@ -87,10 +92,10 @@ func (r buildResult) summary() string {
 	return b.String()
 }
 
-// buildBase runs the pipeline on the base at root. With check it only
-// diffs; otherwise it takes the build lock, syncs and saves the stat cache.
+// buildBase runs the pipeline on the base at root, evaluating governance
+// windows at asOf. With check it only diffs; otherwise it takes the build lock, syncs and saves the stat cache.
 // Diagnostics are printed to stderr; base mistakes exit 2.
-func buildBase(root string, check bool, stderr io.Writer, clock *stageClock) (buildResult, error) {
+func buildBase(root string, asOf time.Time, check bool, stderr io.Writer, clock *stageClock) (buildResult, error) {
 	var res buildResult
 	if !check {
 		lock, err := artifacts.AcquireLock(root, "cairn build")
@@ -118,6 +123,7 @@ func buildBase(root string, check bool, stderr io.Writer, clock *stageClock) (bu
 		Previous:    prev,
 		Intact:      artifacts.Intact(root, prev, cache),
 		ToolVersion: Version,
+		AsOf:        asOf,
 		Mark:        clock.mark,
 	})
 	var derr *diag.Errors

@@ -21,6 +21,10 @@ var update = goldentest.Update
 // goldenRoot is the golden folder, relative to this package.
 const goldenRoot = "../../golden"
 
+// goldenAsOf is the day every golden build evaluates governance windows
+// at, the day the demo's queries are asked on.
+const goldenAsOf = "2026-11-10"
+
 // goldenCases lists golden/<case> folders that hold a base.
 func goldenCases(t *testing.T) []string {
 	t.Helper()
@@ -110,7 +114,7 @@ func TestGolden(t *testing.T) {
 			isolate(t)
 			dir := copyBase(t, name)
 			before := readTree(t, dir)
-			code, _, stderr := cairn(t, "--base", dir, "build", "--quiet")
+			code, _, stderr := cairn(t, "--base", dir, "build", "--quiet", "--as-of", goldenAsOf)
 			got := outputs(t, before, readTree(t, dir))
 			got["build.out"] = []byte(fmt.Sprintf("exit %d\n%s", code, strings.ReplaceAll(stderr, dir, "$BASE")))
 			if code == 0 {
