@@ -9,8 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages/diag"
@@ -32,7 +34,7 @@ func (s shuffledFS) ReadDir(name string) ([]fs.DirEntry, error) {
 // buildFiles runs a full build and returns every planned file by path.
 func buildFiles(t *testing.T, fsys fs.FS) map[string][]byte {
 	t.Helper()
-	out, err := Build(context.Background(), Input{FS: fsys, ToolVersion: "test"})
+	out, err := Build(context.Background(), Input{FS: fsys, ToolVersion: "test", AsOf: time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC)})
 	var derr *diag.Errors
 	if errors.As(err, &derr) {
 		t.Fatalf("build failed: %v\n%v", err, derr.Diagnostics)
@@ -41,8 +43,11 @@ func buildFiles(t *testing.T, fsys fs.FS) map[string][]byte {
 		t.Fatal(err)
 	}
 	files := map[string][]byte{out.Plan.Manifest.Path: out.Plan.Manifest.Data}
-	for _, f := range out.Plan.Files {
+	for _, f := range slices.Concat(out.Plan.Files, out.Plan.Release) {
 		files[f.Path] = f.Data
+	}
+	for _, p := range out.Plan.Delete {
+		files["deleted:"+p] = nil
 	}
 	return files
 }
@@ -51,7 +56,7 @@ func buildFiles(t *testing.T, fsys fs.FS) map[string][]byte {
 func goldenBases(t *testing.T) []string {
 	t.Helper()
 	var out []string
-	for _, name := range []string{"demo", "edge"} {
+	for _, name := range []string{"demo", "edge", "rules"} {
 		dir := filepath.Join("..", "golden", name, "base")
 		if _, err := os.Stat(dir); err != nil {
 			t.Fatal(err)
@@ -72,6 +77,9 @@ func TestDeterministic(t *testing.T) {
 			runtime.GOMAXPROCS(prev)
 			if len(first) != len(second) {
 				t.Fatalf("built %d files, then %d", len(first), len(second))
+			}
+			if _, ok := first["AGENTS.md"]; !ok {
+				t.Fatal("no root rules file planned; the rules stage did not run")
 			}
 			for p, data := range first {
 				if !bytes.Equal(data, second[p]) {

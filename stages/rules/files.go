@@ -37,10 +37,10 @@ func planFiles(existing []model.RulesFile, sections map[string]string, out *Outp
 			continue
 		}
 		if f.Symlink {
-			if !f.SameAsAgents {
+			if twin(f, byPath) == "" {
 				ds.Warnf(f.Path, 0, 0, "rules-link", "this link holds a cairn section that no longer applies, and cairn does not write through links; remove the section from the file it links to")
 			}
-			continue // a CLAUDE.md linking to AGENTS.md follows it
+			continue // a link to the rules file beside it follows that file
 		}
 		if holdsOnlySection(f.Text) {
 			out.Delete = append(out.Delete, f.Path)
@@ -52,29 +52,31 @@ func planFiles(existing []model.RulesFile, sections map[string]string, out *Outp
 		after[f.Path] = text
 	}
 
-	// The rules files as Sync leaves them. A CLAUDE.md that links to the
-	// AGENTS.md beside it reads what that file will hold; a hard link does
-	// not survive an atomic write of either name.
+	// The rules files as Sync leaves them. A link to the rules file beside
+	// it reads what that file will hold; a hard link does not survive an
+	// atomic write of either name.
 	for _, f := range existing {
 		if deleted[f.Path] {
 			continue
 		}
-		agents := path.Join(path.Dir(f.Path), artifacts.AgentsFile)
 		text, wrote := after[f.Path]
-		switch {
-		case f.Symlink && f.SameAsAgents:
-			if t, ok := after[agents]; ok {
-				text = t
-			} else if deleted[agents] {
-				continue // the link dangles; load will not see it as a file
-			} else {
-				text = f.Text
-			}
-		case !wrote:
+		if !wrote {
 			text = f.Text
 		}
+		if other := twin(f, byPath); f.Symlink && other != "" {
+			if deleted[other] {
+				continue // the link dangles; load will not see it as a file
+			}
+			if t, ok := after[other]; ok {
+				text = t
+			}
+		}
+		// A link survives the write of the file it names; a hard link
+		// does not survive the write of either name.
+		agents := path.Join(path.Dir(f.Path), artifacts.AgentsFile)
 		_, agentsWritten := after[agents]
-		same := f.SameAsAgents && (f.Symlink || (!wrote && !agentsWritten && !deleted[agents]))
+		linked := f.Symlink || byPath[agents].Symlink
+		same := f.SameAsAgents && (linked || (!wrote && !agentsWritten && !deleted[agents]))
 		out.After = append(out.After, model.RulesFile{Path: f.Path, Text: text, Symlink: f.Symlink, SameAsAgents: same})
 	}
 	for _, p := range slices.Sorted(maps.Keys(after)) {
@@ -84,6 +86,20 @@ func planFiles(existing []model.RulesFile, sections map[string]string, out *Outp
 	}
 	slices.SortFunc(out.After, func(a, b model.RulesFile) int { return strings.Compare(a.Path, b.Path) })
 	return carriers
+}
+
+// twin returns the rules file beside f that is the same file as f (the
+// AGENTS.md of a CLAUDE.md, or the reverse), or "".
+func twin(f model.RulesFile, byPath map[string]model.RulesFile) string {
+	dir := path.Dir(f.Path)
+	a, c := path.Join(dir, artifacts.AgentsFile), path.Join(dir, artifacts.ClaudeFile)
+	switch {
+	case f.Path == c && f.SameAsAgents:
+		return a
+	case f.Path == a && byPath[c].SameAsAgents:
+		return c
+	}
+	return ""
 }
 
 // carrying lists the files of a ruled folder that carry its section:

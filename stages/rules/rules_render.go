@@ -25,13 +25,18 @@ const maxHeadingFiles = 5
 // caps bound the lists of a section and the length of each line.
 type caps struct{ rules, notes, lineRunes int }
 
-// section accumulates the lines of one section. Every line is capped.
+// section accumulates the lines of one section. Every line holding
+// stored text is capped; cairn's own sentences are not.
 type section struct {
 	caps  caps
 	lines []string
 }
 
+// line adds a line holding stored text, capped.
 func (s *section) line(text string) { s.lines = append(s.lines, capLine(text, s.caps.lineRunes)) }
+
+// own adds one of cairn's own lines, which no stored text reaches.
+func (s *section) own(text string) { s.lines = append(s.lines, text) }
 
 // block writes a heading and its list, separated from what precedes by a
 // blank line; an empty list writes nothing.
@@ -231,40 +236,40 @@ func noteLines(notes []govern.Note) []string {
 	return out
 }
 
-// voiceBlock renders the writing brief of a voice.
+// voiceBlock renders the writing brief of a voice, built from its values
+// made plain one by one.
 func (s *section) voiceBlock(level string, v *model.Voice) {
-	b := govern.VoiceBrief(*v)
+	b := govern.VoiceBrief(plainVoice(*v))
 	s.lines = append(s.lines, "")
-	s.line(level + " Voice: " + plain(b.Name))
-	if d := plain(b.Description); d != "" {
-		s.line(d)
+	s.line(level + " Voice: " + b.Name)
+	if b.Description != "" {
+		s.line(b.Description)
 	}
 	for _, l := range b.Lines {
-		if l = plain(l); l != "" {
-			s.line("- " + l)
-		}
+		s.line("- " + l)
 	}
 }
 
 // intro opens a section: a heading, what the section is, and the check.
 func (s *section) intro(folder, governanceDir string) {
 	if folder == "" {
-		s.line("## Writing rules for this project")
-		s.lines = append(s.lines, "")
-		s.line("What applies to everything written in this repository; a folder with rules of its own has a section like this one in its own AGENTS.md and CLAUDE.md.")
+		s.own("## Writing rules for this project")
+		s.own("")
+		s.own("What applies to everything written in this repository; a folder with rules of its own has a section like this one in its own AGENTS.md and CLAUDE.md.")
 	} else {
 		s.line("## Writing rules for " + plain(folder) + "/")
-		s.lines = append(s.lines, "")
+		s.own("")
 		s.line("These add to the rules written in the folders above; where the two differ, these hold for the files in " + plain(folder) + "/ and below.")
 	}
-	s.lines = append(s.lines, "")
-	s.line("`cairn build` writes this section from " + plain(governanceDir) + "/: change the voices, terms.yaml or the notes log there, not these lines. `" + checkCommand + "` fails while it is out of date.")
+	s.own("")
+	s.line("`cairn build` writes this section from " + plain(governanceDir) + "/: change the voices, terms.yaml or the notes log there, not these lines.")
+	s.own("`" + checkCommand + "` fails while it is out of date.")
 }
 
 // outro closes a section with the way to record an observation.
 func (s *section) outro() {
-	s.lines = append(s.lines, "")
-	s.line("To record a name, a spelling or a point of style this section does not list, run `" + suggestCommand + "` (MCP tool " + suggestTool + "); a person decides whether it becomes a rule.")
+	s.own("")
+	s.own("To record a name, a spelling or a point of style this section does not list, run `" + suggestCommand + "` (MCP tool " + suggestTool + "); a person decides whether it becomes a rule.")
 }
 
 // partHeading names the files a part of a folder's section is for.

@@ -263,9 +263,56 @@ func TestCaps(t *testing.T) {
 	if !strings.Contains(root, "- blog/ (blog/AGENTS.md)\n- 4 more with rules of their own; .cairn/rules.json lists every rules file.\n") {
 		t.Errorf("root folder lines: want capped at 1:\n%s", root)
 	}
+	// Every line with stored text is capped; cairn's own sentences are not.
 	for _, line := range strings.Split(root, "\n") {
-		if n := len([]rune(line)); n > 80 {
+		if n := len([]rune(line)); n > 80 && (strings.HasPrefix(line, "- ") || strings.HasPrefix(line, "#")) {
 			t.Errorf("a line of %d runes: %q", n, line)
 		}
+	}
+}
+
+// TestLinkedRulesFiles: cairn never writes through a link. A link to the
+// rules file beside it leaves that file to carry the section; a link
+// elsewhere is reported and left alone.
+func TestLinkedRulesFiles(t *testing.T) {
+	in := fixture()
+	in.RulesFiles = []model.RulesFile{
+		// blog: CLAUDE.md links to AGENTS.md.
+		{Path: "blog/AGENTS.md", Text: "# Mine\n"},
+		{Path: "blog/CLAUDE.md", Text: "# Mine\n", Symlink: true, SameAsAgents: true},
+		// docs: AGENTS.md links to CLAUDE.md.
+		{Path: "docs/AGENTS.md", Text: "# Ours\n", Symlink: true},
+		{Path: "docs/CLAUDE.md", Text: "# Ours\n", SameAsAgents: true},
+		// site/fr: AGENTS.md links somewhere else.
+		{Path: "site/fr/AGENTS.md", Text: "# Shared\n", Symlink: true},
+	}
+	out, files := run(t, in)
+	for _, p := range []string{"blog/AGENTS.md", "docs/CLAUDE.md", "site/fr/CLAUDE.md"} {
+		if _, ok := files[p]; !ok {
+			t.Errorf("%s carries no section", p)
+		}
+	}
+	for _, p := range []string{"blog/CLAUDE.md", "docs/AGENTS.md", "site/fr/AGENTS.md"} {
+		if _, ok := files[p]; ok {
+			t.Errorf("%s is written through a link", p)
+		}
+	}
+	if len(out.Warnings) != 1 || out.Warnings[0].File != "site/fr/AGENTS.md" || out.Warnings[0].Code != "rules-link" {
+		t.Errorf("warnings = %v", out.Warnings)
+	}
+	after := map[string]model.RulesFile{}
+	for _, f := range out.After {
+		after[f.Path] = f
+	}
+	if f := after["blog/CLAUDE.md"]; f.Text != files["blog/AGENTS.md"] || !f.SameAsAgents {
+		t.Errorf("after: blog/CLAUDE.md = %+v; a link reads what its target will hold", f)
+	}
+	if f := after["docs/AGENTS.md"]; f.Text != files["docs/CLAUDE.md"] || !after["docs/CLAUDE.md"].SameAsAgents {
+		t.Errorf("after: docs/AGENTS.md = %+v", f)
+	}
+	in.RulesFiles = out.After
+	again, files2 := run(t, in)
+	if d := cmp.Diff(files, files2); d != "" || len(again.Release)+len(again.Delete) != 0 {
+		t.Errorf("second run differs (-first +second):\n%s", d)
 	}
 }
