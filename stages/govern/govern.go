@@ -105,6 +105,9 @@ type Resolver struct {
 	suggestions  []Suggestion
 	usage        func(string) (int, bool)
 	boundaries   []string // sorted days on which some window opens or closes
+	// globLists are the distinct non-empty path lists of every scope: the
+	// only way, besides the points, that a path bears on an answer.
+	globLists [][]string
 }
 
 // New prepares a Resolver: it folds the log and indexes the voices.
@@ -153,7 +156,58 @@ func New(g Governance) *Resolver {
 	})
 	sortSuggestions(r.suggestions)
 	r.boundaries = boundaries(g, r)
+	r.globLists = globLists(r)
 	return r
+}
+
+// globLists gathers the distinct non-empty path lists of the resolver's
+// scopes, in a fixed order.
+func globLists(r *Resolver) [][]string {
+	seen := map[string]bool{}
+	var out [][]string
+	add := func(paths []string) {
+		key := strings.Join(paths, "\x00")
+		if len(paths) > 0 && !seen[key] {
+			seen[key] = true
+			out = append(out, paths)
+		}
+	}
+	for _, t := range r.terms {
+		add(t.Scope.Paths)
+	}
+	for _, n := range r.notes {
+		add(n.Scope.Paths)
+	}
+	for _, s := range r.suggestions {
+		add(s.Scope.Paths)
+	}
+	return out
+}
+
+// PlaceKey returns a string that two places share only when every answer
+// for them is the same but for Answer.Path, on any day: the frontmatter
+// point, the points whose paths match, and which scopes' paths match. A
+// caller resolving many files resolves once per key.
+func (r *Resolver) PlaceKey(p Place) string {
+	var b strings.Builder
+	b.WriteString(p.Point)
+	if p.Path == "" {
+		b.WriteString("\x00-") // the default point itself: no glob applies
+		return b.String()
+	}
+	b.WriteByte(0)
+	for _, c := range r.candidates(p.Path) {
+		b.WriteString(c.point.Name + "=" + c.glob + "\x01")
+	}
+	b.WriteByte(0)
+	for _, list := range r.globLists {
+		if pathsMatch(list, p.Path) {
+			b.WriteByte('1')
+		} else {
+			b.WriteByte('0')
+		}
+	}
+	return b.String()
 }
 
 // statusRank orders statuses for display: what rules a wording out first.

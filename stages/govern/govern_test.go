@@ -270,3 +270,39 @@ func TestSpan(t *testing.T) {
 		}
 	}
 }
+
+// TestPlaceKey: places that share a key get the same answer on every day,
+// and places whose answers differ never share one.
+func TestPlaceKey(t *testing.T) {
+	r := New(fixture())
+	places := []Place{
+		{}, {Path: "README.md"}, {Path: "NOTES.md"}, {Path: "docs/a.md"}, {Path: "docs/b.md"},
+		{Path: "docs/api/a.md"}, {Path: "docs/api/spec.yaml"}, {Path: "docs/api/deep/x.md"},
+		{Path: "docs/fr/a.md"}, {Path: "docs/a.md", Point: "docs-fr"}, {Path: "docs/legacy/a.md"},
+		{Path: "blog/a.md"}, {Path: "notes/a.md", Point: "docs-us"},
+	}
+	days := []time.Time{today.AddDate(0, 0, -30), today.AddDate(0, 0, -1), today, today.AddDate(0, 0, 1)}
+	answer := func(p Place, day time.Time) Answer {
+		a := r.At(p, day)
+		a.Path = ""
+		return a
+	}
+	shared := 0
+	for i, p := range places {
+		for _, q := range places[i+1:] {
+			same := r.PlaceKey(p) == r.PlaceKey(q)
+			for _, day := range days {
+				equal := cmp.Equal(answer(p, day), answer(q, day))
+				if same && !equal {
+					t.Errorf("%+v and %+v share a key but differ on %s", p, q, Day(day))
+				}
+			}
+			if same {
+				shared++
+			}
+		}
+	}
+	if shared < 3 {
+		t.Errorf("only %d pairs share a key; the key tells apart places that answer alike", shared)
+	}
+}

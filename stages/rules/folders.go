@@ -13,6 +13,7 @@ import (
 // resolved is one content file and its answer.
 type resolved struct {
 	name string // the file's name inside its folder
+	key  string // its place key: files sharing one share their answer
 	ans  govern.Answer
 }
 
@@ -41,6 +42,9 @@ type folder struct {
 // every folder above it.
 func resolveFolders(r *govern.Resolver, content []model.ContentFile, day time.Time) []*folder {
 	byPath := map[string]*folder{"": {path: ""}}
+	// Most files of a tree share their answer with many others: resolve
+	// once per place key.
+	answers := map[string]govern.Answer{}
 	for _, f := range content {
 		dir := path.Dir(f.Path)
 		if dir == "." {
@@ -51,13 +55,26 @@ func resolveFolders(r *govern.Resolver, content []model.ContentFile, day time.Ti
 			fo = &folder{path: dir}
 			byPath[dir] = fo
 		}
-		fo.files = append(fo.files, resolved{name: path.Base(f.Path), ans: r.At(govern.Place{Path: f.Path, Point: f.Point}, day)})
+		place := govern.Place{Path: f.Path, Point: f.Point}
+		key := r.PlaceKey(place)
+		ans, ok := answers[key]
+		if !ok {
+			ans = r.At(place, day)
+			answers[key] = ans
+		}
+		ans.Path = f.Path
+		fo.files = append(fo.files, resolved{name: path.Base(f.Path), key: key, ans: ans})
 	}
+	sigs := map[string]string{} // place key → written signature
 	out := make([]*folder, 0, len(byPath))
 	for _, fo := range byPath {
 		slices.SortFunc(fo.files, func(a, b resolved) int { return strings.Compare(a.name, b.name) })
 		for _, f := range fo.files {
-			sig := writtenSig(f.ans)
+			sig, ok := sigs[f.key]
+			if !ok {
+				sig = writtenSig(f.ans)
+				sigs[f.key] = sig
+			}
 			i := slices.IndexFunc(fo.parts, func(p part) bool { return p.sig == sig })
 			if i < 0 {
 				fo.parts = append(fo.parts, part{ans: f.ans, sig: sig})

@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -17,9 +16,6 @@ const ellipsis = "…"
 // or a code block: removed from stored text, repeatedly, since removing
 // one can join the halves of another.
 var inert = []string{"<!--", "-->", "--!>", "```", "~~~"}
-
-// emDash matches a stored em dash and the space around it.
-var emDash = regexp.MustCompile(`\s*—\s*`)
 
 // plain turns stored text (a term, a note, a field of a voice) into one
 // plain line: line breaks and control characters become spaces, comment
@@ -45,7 +41,14 @@ func flatten(s string) string {
 			}
 		}
 	}
-	s = emDash.ReplaceAllString(s, ", ")
+	if strings.Contains(s, "—") {
+		// An em dash and the space around it become a comma.
+		parts := strings.Split(s, "—")
+		for i := range parts {
+			parts[i] = strings.TrimSpace(parts[i])
+		}
+		s = strings.Join(parts, ", ")
+	}
 	return strings.Join(strings.Fields(s), " ")
 }
 

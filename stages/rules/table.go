@@ -27,6 +27,7 @@ func buildTable(root govern.Answer, folders []*folder, carriers map[string][]str
 		suggestions: map[string]artifacts.RulesSuggestion{}}
 	t := artifacts.RulesTable{Holds: artifacts.RulesSpan{From: from, Until: until}}
 	t.Places = append(t.Places, refs.place("", nil, root, carriers[""]))
+	answerKeys := map[string]string{} // place key → answer key
 	for _, fo := range folders {
 		var files []string
 		if fo.ruled || fo.path == "" {
@@ -35,7 +36,11 @@ func buildTable(root govern.Answer, folders []*folder, carriers map[string][]str
 		var keys []string
 		groups := map[string]*artifacts.RulesPlace{}
 		for _, f := range fo.files {
-			key := answerKey(f.ans)
+			key, ok := answerKeys[f.key]
+			if !ok {
+				key = answerKey(f.ans)
+				answerKeys[f.key] = key
+			}
 			g := groups[key]
 			if g == nil {
 				p := refs.place(fo.path, nil, f.ans, files)
