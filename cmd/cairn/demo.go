@@ -47,7 +47,7 @@ func (c *DemoCmd) Run(env *Env) error {
 		return err
 	}
 	fmt.Fprintf(w, "$ cairn build\n%s\n\n", res.summary())
-	fmt.Fprintln(w, "artifacts under .cairn/:")
+	fmt.Fprintln(w, "outputs: the artifacts under .cairn/, then the rules files (stamped by their cairn section alone):")
 	m, err := artifacts.ReadPrevious(dir)
 	if err != nil || m == nil {
 		return fmt.Errorf("the demo build wrote no readable manifest: %v", err)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -257,5 +258,33 @@ func TestRulesFilesAndLinks(t *testing.T) {
 	}
 	if !bytes.Contains([]byte(readText(t, dir, "AGENTS.md")), []byte("- a/ (a/AGENTS.md)")) {
 		t.Errorf("root lacks the folder lines:\n%s", readText(t, dir, "AGENTS.md"))
+	}
+}
+
+// TestRulesFilesAreNotIndexInputs: writing the rules files, or editing
+// one by hand, never makes the index stale.
+func TestRulesFilesAreNotIndexInputs(t *testing.T) {
+	isolate(t)
+	dir := copyBase(t, "demo")
+	buildAt(t, dir, goldenAsOf)
+	state := func() string {
+		out := runContext(t, dir, "--as-of", goldenAsOf, "--format", "json", "HAR-142")
+		var v struct {
+			Receipt struct {
+				Index struct{ State string } `json:"index"`
+			} `json:"receipt"`
+		}
+		if err := json.Unmarshal([]byte(out), &v); err != nil {
+			t.Fatalf("not JSON: %v\n%s", err, out)
+		}
+		return v.Receipt.Index.State
+	}
+	if got := state(); got != "used" {
+		t.Fatalf("after a build that wrote the rules files: index %s, want used", got)
+	}
+	writeText(t, dir, "docs/AGENTS.md", "# Ours\n\n"+readText(t, dir, "docs/AGENTS.md"))
+	writeText(t, dir, "wiki/AGENTS.md", "Agents: the wiki is generated.\n")
+	if got := state(); got != "used" {
+		t.Errorf("after editing rules files by hand: index %s, want used", got)
 	}
 }
