@@ -95,7 +95,9 @@ func display(folder string) string {
 
 // writable reports whether a term is a rule an agent writing the source
 // can break: a wording to avoid, a capitalised name, or a name to keep
-// untranslated. A term that only names a concept is not one.
+// untranslated. A term that only names a concept is not one. cairn has no
+// translation loop writing a target language, so every language is a
+// source language here: a rule's language never keeps it out.
 func writable(t govern.Term) bool {
 	return t.Discouraged() || t.Kind == model.KindName || t.Kind == model.KindKeep
 }
