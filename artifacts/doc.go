@@ -1,6 +1,7 @@
 // Package artifacts is the on-disk contract between the build and the query
-// stage: the name, version and byte layout of every file under .cairn/, how
-// each is encoded and decoded, and Sync, the only code that writes them.
+// stage: the name, version and byte layout of every file under .cairn/ and
+// of cairn's section in the rules files, how each is encoded and decoded,
+// and Sync, the only code that writes them.
 //
 // Every artifact is plain UTF-8 text, LF line endings, sorted, with no
 // timestamps, so the same base gives the same bytes on every machine. Each
@@ -112,6 +113,54 @@
 // instead of reading those files. The counting rules (package
 // stages/usage) are part of this format: changing them bumps
 // FormatVersion.
+//
+// rules.json — the resolved rules table the query stage reads: the
+// governance resolved (by stages/govern) at the project's default point
+// and at every folder holding content files. One indented JSON object:
+//
+//	cairn-rules  1
+//	format       FormatVersion
+//	holds        {from, until}: the days, both inclusive, over which every
+//	             answer below stays the same ("" or absent: unbounded); a
+//	             build on a day outside them resolves again
+//	voices       [{name, description, brief: [line...], valid_from,
+//	             valid_until}] sorted by name: the writing brief, unsanitised
+//	terms        [{id, term, status, kind, replacement, pattern, definition,
+//	             language, note, paths, axes, valid_from, valid_until,
+//	             established_by}] sorted by id: the terms in force, scope
+//	             and window as the log leaves them
+//	notes        [{target, text, op, actor, evidence, paths, axes,
+//	             valid_from, valid_until}] sorted by target: notes a person
+//	             kept
+//	suggestions  [{op, target, kind (rule|note), status (suggested|
+//	             contested), text, actor, session, evidence, contested_by,
+//	             standing: {sessions, corrections, merges, merged_in},
+//	             paths, axes, valid_from, valid_until}] sorted by op id; uses
+//	             in content are not here but in the usage artifact
+//	places       [{folder, files, point, binding, glob, axes, voice,
+//	             voice_from, transitions: [{kind, name, valid_from,
+//	             valid_until, closed, now}], terms, keep_as_is, notes,
+//	             suggestions, coverage, missing, rules_files}] sorted by
+//	             folder then files: one place per group of a folder's
+//	             content files (named in files, directly in the folder)
+//	             that get the same answer; the place with no files is the
+//	             default point itself. terms and keep_as_is list term ids
+//	             (discouraged first), notes list note targets (newest
+//	             first), suggestions list op ids (newest first)
+//	files        the rules files that hold cairn's section after the build
+//
+// Empty lists and empty strings are left out. Every reference names an
+// entry of the table; the decoder refuses one that does not, and lists out
+// of order.
+//
+// Rules files — AGENTS.md and CLAUDE.md in the project's folders are
+// outputs too, but cairn owns only the section from a line
+// <!-- cairn:rules --> through a line <!-- /cairn:rules -->. The manifest
+// stamps such a file by that section alone (bytes and xxhash of those
+// lines, their line breaks included), so what a person writes around it
+// never makes the file look changed, and Sync never deletes one because a
+// previous manifest named it: the rules stage names the files that lose
+// their section (Plan.Release) or are left empty (Plan.Delete).
 //
 // manifest.json — written last. Format and ranking versions, the semantics
 // digest, every input {path, bytes, xxhash}, every output {path, bytes,

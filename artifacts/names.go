@@ -21,6 +21,7 @@ const (
 	DocumentsPath = Dir + "/documents.tsv"
 	BodiesPath    = Dir + "/bodies.tsv"
 	UsagePath     = Dir + "/usage.tsv"
+	ContentPath   = Dir + "/content.tsv"
 	LockPath      = Dir + "/lock"
 )
 
@@ -40,6 +41,7 @@ const (
 	bodiesName    = "bodies"
 	edgesDstName  = "edges.dst"
 	usageName     = "usage"
+	contentName   = "content"
 )
 
 // RankingVersion is the version of the ranking arithmetic. It is part of
@@ -53,6 +55,6 @@ const RankingVersion = 1
 var Fingerprint = func() string {
 	return Hash([]byte(strings.Join([]string{
 		strconv.Itoa(FormatVersion), docsHeader, docsOffHeader, fieldsHeader, termsHeader, postingsHeader,
-		edgesHeader, edgesDstHeader, documentsHeader, bodiesHeader, usageHeader, statCacheHeader,
+		edgesHeader, edgesDstHeader, documentsHeader, bodiesHeader, usageHeader, contentHeader, statCacheHeader, rulesLayout,
 	}, "\x1e")))
 }()

@@ -47,7 +47,9 @@ func readManifest(root string, decode func([]byte) (Manifest, error)) (*Manifest
 // on disk under root with the size and hash m records. It is stat-first:
 // an output whose size and modification time match the stat cache entry
 // recorded when it was written, with the hash m names, is intact without
-// being read; any other is read and hashed.
+// being read; any other is read and hashed. A rules file is always read:
+// its stamp covers its cairn section alone (see StampFile), so its size
+// says nothing.
 func Intact(root string, m *Manifest, cache StatCache) func(path string) bool {
 	return func(p string) bool {
 		if m == nil {
@@ -58,6 +60,10 @@ func Intact(root string, m *Manifest, cache StatCache) func(path string) bool {
 			return false
 		}
 		full := filepath.Join(root, filepath.FromSlash(p))
+		if IsRulesFile(p) {
+			data, err := os.ReadFile(full)
+			return err == nil && StampFile(File{Path: p, Data: data}) == stamp
+		}
 		st, err := os.Stat(full)
 		if err != nil || !st.Mode().IsRegular() || st.Size() != stamp.Bytes {
 			return false
@@ -86,9 +92,14 @@ func hashFile(path string) (string, error) {
 
 // StampOutputs records in cache the stat of every output m names, as it is
 // on disk now, so that the next build's Intact needs no read. An output
-// whose size differs from m's record is left out.
+// whose size differs from m's record is left out, and so is every rules
+// file, which Intact always reads.
 func StampOutputs(root string, m *Manifest, cache StatCache) {
 	for _, o := range m.Outputs {
+		if IsRulesFile(o.Path) {
+			delete(cache, o.Path)
+			continue
+		}
 		st, err := os.Stat(filepath.Join(root, filepath.FromSlash(o.Path)))
 		if err != nil || st.Size() != o.Bytes {
 			delete(cache, o.Path)

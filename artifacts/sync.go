@@ -29,7 +29,18 @@ type Plan struct {
 	Files    []File   // outputs to make current, manifest excluded
 	Keep     []string // outputs left exactly as they are (their stage was skipped)
 	Manifest File     // written last, after everything else is durable
-	Previous []string // outputs the previous manifest named; any not in Files/Keep/Manifest is deleted
+	// Previous are the outputs the previous manifest named; any under the
+	// artifacts folder that is not in Files, Keep or Manifest is deleted.
+	// Rules files named there are never deleted for that reason alone: a
+	// person may have written in them since, so only the rules stage
+	// decides about them, through Release and Delete.
+	Previous []string
+	// Release are rules files losing cairn's section: written like Files,
+	// with the text around the section kept, but no longer outputs.
+	Release []File
+	// Delete are rules files that held nothing but cairn's section, which
+	// their folder no longer has: deleted.
+	Delete []string
 }
 
 // The actions a Change can carry.
@@ -75,6 +86,9 @@ func Sync(p Plan) (Result, error) {
 		return Result{}, err
 	}
 	defer root.Close()
+	// Outputs and released rules files are written in path order, then
+	// stale outputs and emptied rules files are deleted: a failure midway
+	// leaves the old manifest, which no longer matches what changed.
 	for _, f := range s.writes {
 		if err := writeAtomic(root, f.Path, f.Data); err != nil {
 			return Result{}, err
@@ -150,7 +164,7 @@ func survey(root *os.Root, p Plan) (surveyed, error) {
 		return s, err
 	}
 
-	files := slices.Clone(p.Files)
+	files := slices.Concat(p.Files, p.Release)
 	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 	for _, f := range files {
 		action, err := compare(root, f.Path, f.Data)
@@ -190,17 +204,23 @@ func survey(root *os.Root, p Plan) (surveyed, error) {
 	// manifest names it: deleting a held lock file would let a second
 	// build lock a fresh one.
 	wanted[LockPath] = true
-	previous := slices.Sorted(slices.Values(p.Previous))
-	for _, name := range slices.Compact(previous) {
-		if wanted[name] {
-			continue
+	gone := slices.Clone(p.Delete)
+	for _, name := range p.Previous {
+		if !wanted[name] && strings.HasPrefix(name, Dir+"/") {
+			gone = append(gone, name)
 		}
+	}
+	slices.Sort(gone)
+	for _, name := range slices.Compact(gone) {
 		info, err := root.Lstat(filepath.FromSlash(name))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // already gone: nothing to do, and not a change
 		}
 		if err != nil {
-			return s, fmt.Errorf("artifacts: cannot check stale output %s: %w", name, err)
+			return s, fmt.Errorf("artifacts: cannot check %s before deleting it: %w", name, err)
+		}
+		if info.IsDir() && slices.Contains(p.Delete, name) {
+			return s, fmt.Errorf("artifacts: %s is a folder, not a rules file; move it away and build again", name)
 		}
 		if info.IsDir() {
 			return s, fmt.Errorf("artifacts: the previous manifest names folder %s as an output, which cairn never writes; delete %s and build again", name, ManifestPath)
@@ -259,6 +279,18 @@ func checkPlanPaths(p Plan) error {
 			return err
 		}
 	}
+	// Release and Delete reach outside the artifacts folder into files a
+	// person may have written: only rules files may be named there.
+	for _, f := range p.Release {
+		if err := claimRules(claim, f.Path, "released rules file"); err != nil {
+			return err
+		}
+	}
+	for _, name := range p.Delete {
+		if err := claimRules(claim, name, "rules file to delete"); err != nil {
+			return err
+		}
+	}
 	if err := claim(p.Manifest.Path, "manifest"); err != nil {
 		return err
 	}
@@ -270,6 +302,14 @@ func checkPlanPaths(p Plan) error {
 		}
 	}
 	return nil
+}
+
+// claimRules claims a path that must name a rules file.
+func claimRules(claim func(name, role string) error, name, role string) error {
+	if !IsRulesFile(name) {
+		return fmt.Errorf("artifacts: refusing %s %q: only AGENTS.md and CLAUDE.md files outside %s are released or deleted by name", role, name, Dir)
+	}
+	return claim(name, role)
 }
 
 // checkPath accepts only clean, relative, "/"-separated paths below the

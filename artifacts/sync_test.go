@@ -218,21 +218,22 @@ func TestSyncDeletesStale(t *testing.T) {
 	syncWants(t, p, Result{Changes: []Change{
 		{".cairn/manifest.json", ActionUpdate},
 		{".cairn/old.tsv", ActionDelete},
-		{"docs/AGENTS.md", ActionDelete},
 	}})
-	for _, gone := range []string{".cairn/old.tsv", "docs/AGENTS.md"} {
-		if exists(root, gone) {
-			t.Errorf("%s still exists", gone)
-		}
+	if exists(root, ".cairn/old.tsv") {
+		t.Errorf(".cairn/old.tsv still exists")
 	}
-	if !exists(root, "docs/notes.md") {
-		t.Error("a file no manifest named was deleted")
+	// A rules file the previous build wrote may hold a person's text by
+	// now: only the rules stage deletes one, by naming it in Delete.
+	for _, kept := range []string{"docs/notes.md", "docs/AGENTS.md"} {
+		if !exists(root, kept) {
+			t.Errorf("%s was deleted as a stale output", kept)
+		}
 	}
 
 	// A folder emptied by a deletion stays, and .cairn always stays.
 	writeTree(t, root, map[string]string{"empty/AGENTS.md": "x"})
 	p = Plan{Root: root, Manifest: File{Path: "out/manifest.json", Data: []byte("m")},
-		Previous: []string{"empty/AGENTS.md", ".cairn/manifest.json"}}
+		Delete: []string{"empty/AGENTS.md"}, Previous: []string{".cairn/manifest.json"}}
 	if _, err := Sync(p); err != nil {
 		t.Fatal(err)
 	}
@@ -562,9 +563,23 @@ func TestSyncRefusesFolderTargets(t *testing.T) {
 	if _, err := Sync(p); err == nil {
 		t.Error("Sync accepted a folder as an output")
 	}
-	p = Plan{Root: root, Manifest: manifest("m"), Previous: []string{"dir"}}
+	writeTree(t, root, map[string]string{".cairn/dir/inner.tsv": "x", "rules/AGENTS.md/inner.md": "x"})
+	p = Plan{Root: root, Manifest: manifest("m"), Previous: []string{".cairn/dir"}}
 	if _, err := Sync(p); err == nil {
 		t.Error("Sync accepted deleting a folder")
+	}
+	p = Plan{Root: root, Manifest: manifest("m"), Delete: []string{"rules/AGENTS.md"}}
+	if _, err := Sync(p); err == nil || !strings.Contains(err.Error(), "is a folder") {
+		t.Errorf("deleting a folder named like a rules file: err = %v, want a refusal", err)
+	}
+	if !exists(root, ".cairn/dir/inner.tsv") || !exists(root, "rules/AGENTS.md/inner.md") {
+		t.Error("folder contents touched")
+	}
+	// A folder outside .cairn named by the previous manifest is not
+	// cairn's to delete, nor an error.
+	p = Plan{Root: root, Manifest: manifest("m"), Previous: []string{"dir"}}
+	if _, err := Sync(p); err != nil {
+		t.Errorf("a previous output outside .cairn: %v", err)
 	}
 	if !exists(root, "dir/inner.md") {
 		t.Error("folder contents touched")
@@ -597,14 +612,14 @@ func TestSameBytes(t *testing.T) {
 // folder: the fix it points at is the manifest.
 func TestSyncRefusesAFolderNamedAsStale(t *testing.T) {
 	root := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(root, "docs"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(root, ".cairn", "docs"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Sync(Plan{Root: root, Manifest: manifest("m"), Previous: []string{"docs"}})
+	_, err := Sync(Plan{Root: root, Manifest: manifest("m"), Previous: []string{".cairn/docs"}})
 	if err == nil || !strings.Contains(err.Error(), "delete .cairn/manifest.json and build again") {
 		t.Errorf("err = %v, want a refusal that points at the manifest", err)
 	}
-	if !exists(root, "docs") {
+	if !exists(root, ".cairn/docs") {
 		t.Error("Sync removed the folder")
 	}
 }

@@ -1,5 +1,5 @@
 // Package stages chains the build pipeline: load → project → index → graph
-// → usage → emit (rules joins between usage and emit). Each stage is a
+// → usage → rules → emit. Each stage is a
 // package with one Run taking a plain value and returning one; Build calls
 // them in order, skips the stages whose input key is unchanged and whose
 // outputs are intact, and returns the files Sync should make current. It
@@ -10,14 +10,19 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"slices"
+	"strings"
+	"time"
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages/diag"
 	"github.com/cairn-kb/cairn/stages/emit"
+	"github.com/cairn-kb/cairn/stages/govern"
 	"github.com/cairn-kb/cairn/stages/graph"
 	"github.com/cairn-kb/cairn/stages/index"
 	"github.com/cairn-kb/cairn/stages/load"
 	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/rules"
 	"github.com/cairn-kb/cairn/stages/usage"
 )
 
@@ -27,6 +32,7 @@ const (
 	StageGraph      = "graph"
 	StageGovernance = "governance" // validation only; its outputs come with the rules stage
 	StageUsage      = "usage"      // term usage counts, after content validation
+	StageRules      = "rules"      // the rules files and rules.json
 )
 
 // groupStages says which stages each load group feeds: a group is parsed
@@ -51,6 +57,9 @@ type Input struct {
 	Intact func(path string) bool
 	// ToolVersion is recorded in the manifest.
 	ToolVersion string
+	// AsOf is the day governance windows are evaluated at, for the rules
+	// files. The zero value is a day before every window opens.
+	AsOf time.Time
 	// Mark, when set, is called as each stage ends, with the stage's name.
 	// The caller may read its clock there; the build itself never does.
 	Mark func(stage string)
@@ -82,12 +91,14 @@ func Build(ctx context.Context, in Input) (Output, error) {
 			in.Mark(stage)
 		}
 	}
+	// current reports whether a stage's outputs are intact and, unless
+	// key is empty, its recorded key is key.
 	current := func(stage, key string) bool {
 		if in.Previous == nil || in.Intact == nil {
 			return false
 		}
 		st, ok := in.Previous.Stage(stage)
-		if !ok || st.Key != key {
+		if !ok || (key != "" && st.Key != key) {
 			return false
 		}
 		for _, p := range st.Outputs {
@@ -106,7 +117,14 @@ func Build(ctx context.Context, in Input) (Output, error) {
 		return true
 	}
 
-	loaded, err := load.Run(ctx, load.Input{FS: in.FS, Stat: in.Stat, Current: groupCurrent, Previous: in.Previous})
+	// rulesCurrent is asked by load, which reads the rules files first;
+	// its answer decides below whether the rules stage runs.
+	var rulesUpToDate bool
+	rulesCurrent := func(key string) bool {
+		rulesUpToDate = current(StageRules, "") && rulesKeyHolds(in.Previous, key, in.AsOf)
+		return rulesUpToDate
+	}
+	loaded, err := load.Run(ctx, load.Input{FS: in.FS, Stat: in.Stat, Current: groupCurrent, Previous: in.Previous, RulesCurrent: rulesCurrent})
 	if err != nil {
 		return out, fmt.Errorf("load: %w", err)
 	}
@@ -180,18 +198,43 @@ func Build(ctx context.Context, in Input) (Output, error) {
 		out.Ran = append(out.Ran, StageGovernance)
 		stagesOut = append(stagesOut, emit.Stage{Name: StageGovernance, Key: key})
 	}
+	// Every content file, read or kept: the rules stage needs each one's
+	// point, not its text.
+	allContent := slices.SortedFunc(slices.Values(append(slices.Clone(loaded.Base.Content), loaded.KeptContent...)),
+		func(a, b model.ContentFile) int { return strings.Compare(a.Path, b.Path) })
 	if key := loaded.Keys[load.GroupContent]; current(StageUsage, key) {
 		stagesOut = append(stagesOut, keep(StageUsage, key))
 	} else {
 		// Files that load did not read again are counted from the
 		// previous usage.tsv (loaded.KeptUsage).
-		us, err := usage.Run(ctx, usage.Input{Terms: loaded.Base.Terms, Content: loaded.Base.Content, Kept: loaded.KeptUsage})
+		var files []artifacts.ContentFile
+		for _, f := range allContent {
+			files = append(files, artifacts.ContentFile{Path: f.Path, Point: f.Point})
+		}
+		us, err := usage.Run(ctx, usage.Input{Terms: loaded.Base.Terms, Content: loaded.Base.Content, Kept: loaded.KeptUsage, Files: files})
 		if err != nil {
 			return out, fmt.Errorf("usage: %w", err)
 		}
 		mark(StageUsage)
 		out.Ran = append(out.Ran, StageUsage)
 		stagesOut = append(stagesOut, emit.Stage{Name: StageUsage, Key: key, Files: us.Files})
+	}
+
+	if rulesUpToDate {
+		st, _ := in.Previous.Stage(StageRules)
+		stagesOut = append(stagesOut, keep(StageRules, st.Key))
+	} else {
+		ru, err := rules.Run(ctx, rules.Input{Config: loaded.Base.Config, Voices: loaded.Base.Voices,
+			Terms: loaded.Base.Terms, Log: loaded.Base.Log, Content: allContent,
+			RulesFiles: loaded.Base.RulesFiles, AsOf: in.AsOf})
+		if err != nil {
+			return out, fmt.Errorf("rules: %w", err)
+		}
+		mark("rules")
+		ds.Merge(ru.Warnings)
+		out.Ran = append(out.Ran, StageRules)
+		stagesOut = append(stagesOut, emit.Stage{Name: StageRules, Files: ru.Files, Release: ru.Release, Delete: ru.Delete,
+			Key: load.RulesKey(loaded.Keys[load.GroupGovernance], loaded.Keys[load.GroupContent], ru.After) + "@" + ru.From + ".." + ru.Until})
 	}
 
 	em, err := emit.Run(ctx, emit.Input{
@@ -204,7 +247,7 @@ func Build(ctx context.Context, in Input) (Output, error) {
 		return out, fmt.Errorf("emit: %w", err)
 	}
 	mark("emit")
-	out.Plan = artifacts.Plan{Files: em.Files, Keep: em.Keep, Manifest: em.Manifest}
+	out.Plan = artifacts.Plan{Files: em.Files, Keep: em.Keep, Release: em.Release, Delete: em.Delete, Manifest: em.Manifest}
 	if in.Previous != nil {
 		for _, o := range in.Previous.Outputs {
 			out.Plan.Previous = append(out.Plan.Previous, o.Path)
@@ -212,4 +255,23 @@ func Build(ctx context.Context, in Input) (Output, error) {
 	}
 	out.Warnings = ds.Sorted()
 	return out, nil
+}
+
+// rulesKeyHolds reports whether the rules stage's recorded key holds for
+// the rules key on the day asOf. The rules stage records its key as
+// <rules key>@<from>..<until>: its output depends on the day only through
+// the governance windows, so it stays current over the days between two
+// window changes, and a build on another day of that span skips it.
+func rulesKeyHolds(prev *artifacts.Manifest, key string, asOf time.Time) bool {
+	if prev == nil {
+		return false
+	}
+	st, ok := prev.Stage(StageRules)
+	if !ok {
+		return false
+	}
+	hash, span, ok := strings.Cut(st.Key, "@")
+	from, until, ok2 := strings.Cut(span, "..")
+	day := govern.Day(asOf)
+	return ok && ok2 && hash == key && (from == "" || from <= day) && (until == "" || day <= until)
 }

@@ -36,7 +36,7 @@ func (s shuffledFS) ReadDir(name string) ([]fs.DirEntry, error) {
 // buildFiles runs a full build and returns every planned file by path.
 func buildFiles(t *testing.T, fsys fs.FS) map[string][]byte {
 	t.Helper()
-	out, err := Build(context.Background(), Input{FS: fsys, ToolVersion: "test"})
+	out, err := Build(context.Background(), Input{FS: fsys, ToolVersion: "test", AsOf: time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC)})
 	var derr *diag.Errors
 	if errors.As(err, &derr) {
 		t.Fatalf("build failed: %v\n%v", err, derr.Diagnostics)
@@ -45,8 +45,11 @@ func buildFiles(t *testing.T, fsys fs.FS) map[string][]byte {
 		t.Fatal(err)
 	}
 	files := map[string][]byte{out.Plan.Manifest.Path: out.Plan.Manifest.Data}
-	for _, f := range out.Plan.Files {
+	for _, f := range slices.Concat(out.Plan.Files, out.Plan.Release) {
 		files[f.Path] = f.Data
+	}
+	for _, p := range out.Plan.Delete {
+		files["deleted:"+p] = nil
 	}
 	return files
 }
@@ -55,7 +58,7 @@ func buildFiles(t *testing.T, fsys fs.FS) map[string][]byte {
 func goldenBases(t *testing.T) []string {
 	t.Helper()
 	var out []string
-	for _, name := range []string{"demo", "edge"} {
+	for _, name := range []string{"demo", "edge", "rules"} {
 		dir := filepath.Join("..", "golden", name, "base")
 		if _, err := os.Stat(dir); err != nil {
 			t.Fatal(err)
@@ -76,6 +79,9 @@ func TestDeterministic(t *testing.T) {
 			runtime.GOMAXPROCS(prev)
 			if len(first) != len(second) {
 				t.Fatalf("built %d files, then %d", len(first), len(second))
+			}
+			if _, ok := first["AGENTS.md"]; !ok {
+				t.Fatal("no root rules file planned; the rules stage did not run")
 			}
 			for p, data := range first {
 				if !bytes.Equal(data, second[p]) {
@@ -222,8 +228,11 @@ func TestUsageDoesNotReadUnchangedContent(t *testing.T) {
 	add("blog/c.md", "Now the Harbor blog.\n", t0.Add(time.Second))
 	rec = &openRecorder{FS: base, opened: map[string]int{}}
 	second := build(rec, &first)
-	if !slices.Equal(second.Ran, []string{StageUsage}) {
-		t.Errorf("after a content edit, ran %v; want usage only", second.Ran)
+	// The rules stage runs too: which files exist, and at which points,
+	// decides its folders; it takes the kept files' points from
+	// content.tsv, without opening them.
+	if !slices.Equal(second.Ran, []string{StageUsage, StageRules}) {
+		t.Errorf("after a content edit, ran %v; want usage and rules", second.Ran)
 	}
 	for _, p := range []string{"docs/a.md", "docs/b.md"} {
 		if rec.opened[p] != 0 {

@@ -19,9 +19,10 @@ import (
 
 // BuildCmd is `cairn build`.
 type BuildCmd struct {
-	Check   bool `help:"Build in memory and write nothing; list every file that would change and exit 1 if any would (for CI and pre-commit)."`
-	Quiet   bool `help:"Print nothing but warnings and errors."`
-	Timings bool `help:"Print how long each stage took, to stderr."`
+	Check   bool   `help:"Build in memory and write nothing; list every file that would change and exit 1 if any would (for CI and pre-commit)."`
+	Quiet   bool   `help:"Print nothing but warnings and errors."`
+	Timings bool   `help:"Print how long each stage took, to stderr."`
+	AsOf    string `name:"as-of" help:"The day governance windows are evaluated at for the rules files (default: $CAIRN_AS_OF, else today, UTC)." placeholder:"DAY"`
 }
 
 // Run builds the base, or checks it with --check.
@@ -30,11 +31,15 @@ func (c *BuildCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
+	asOf, err := asOfDay(c.AsOf, env)
+	if err != nil {
+		return err
+	}
 	var clock *stageClock
 	if c.Timings {
 		clock = newStageClock(env.Stderr)
 	}
-	res, err := buildBase(root, c.Check, env.Stderr, clock)
+	res, err := buildBase(root, asOf, c.Check, env.Stderr, clock)
 	if err != nil {
 		return err
 	}
@@ -88,10 +93,11 @@ func (r buildResult) summary() string {
 	return b.String()
 }
 
-// buildBase runs the pipeline on the base at root. With check it only
-// diffs; otherwise it takes the build lock, syncs and saves the stat cache.
+// buildBase runs the pipeline on the base at root, evaluating governance
+// windows at asOf. With check it only diffs; otherwise it takes the build
+// lock, syncs and saves the stat cache.
 // Diagnostics are printed to stderr; base mistakes exit 2.
-func buildBase(root string, check bool, stderr io.Writer, clock *stageClock) (buildResult, error) {
+func buildBase(root string, asOf time.Time, check bool, stderr io.Writer, clock *stageClock) (buildResult, error) {
 	if !check {
 		lock, err := artifacts.AcquireLock(root, "cairn build")
 		if err != nil {
@@ -99,12 +105,12 @@ func buildBase(root string, check bool, stderr io.Writer, clock *stageClock) (bu
 		}
 		defer lock.Release()
 	}
-	return buildLocked(root, check, stderr, clock)
+	return buildLocked(root, asOf, check, stderr, clock)
 }
 
 // buildLocked is buildBase for a caller that holds the base lock already
 // (or checks, which needs none).
-func buildLocked(root string, check bool, stderr io.Writer, clock *stageClock) (buildResult, error) {
+func buildLocked(root string, asOf time.Time, check bool, stderr io.Writer, clock *stageClock) (buildResult, error) {
 	var res buildResult
 	start := time.Now() // before any stat is taken; see StatCache.DropRacy
 	prev, err := artifacts.ReadPrevious(root)
@@ -125,6 +131,7 @@ func buildLocked(root string, check bool, stderr io.Writer, clock *stageClock) (
 		Previous:    prev,
 		Intact:      artifacts.Intact(root, prev, cache),
 		ToolVersion: Version,
+		AsOf:        asOf,
 		Mark:        clock.mark,
 	})
 	var derr *diag.Errors

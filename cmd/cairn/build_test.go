@@ -363,8 +363,8 @@ func TestContentEditRerunsUsageOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, stderr := cairn(t, "--base", dir, "build")
-	if code != 0 || !strings.Contains(stderr, "ran usage;") {
-		t.Fatalf("build after a content edit: exit %d, stderr %q; want 0 and only usage run", code, stderr)
+	if code != 0 || !strings.Contains(stderr, "ran usage, rules;") {
+		t.Fatalf("build after a content edit: exit %d, stderr %q; want 0 and only usage and rules run", code, stderr)
 	}
 	got, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(artifacts.UsagePath)))
 	if err != nil {

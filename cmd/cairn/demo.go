@@ -42,12 +42,12 @@ func (c *DemoCmd) Run(env *Env) error {
 	}
 	w := env.Stdout
 	fmt.Fprintf(w, "cairn demo: the bundled demo base, copied to %s\n\n", dir)
-	res, err := buildBase(dir, false, env.Stderr, nil)
+	res, err := buildBase(dir, demoAsOf, false, env.Stderr, nil)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "$ cairn build\n%s\n\n", res.summary())
-	fmt.Fprintln(w, "artifacts under .cairn/:")
+	fmt.Fprintln(w, "outputs: the artifacts under .cairn/, then the rules files (stamped by their cairn section alone):")
 	m, err := artifacts.ReadPrevious(dir)
 	if err != nil || m == nil {
 		return fmt.Errorf("the demo build wrote no readable manifest: %v", err)
@@ -89,7 +89,7 @@ func (c *DemoCmd) Run(env *Env) error {
 		fmt.Fprintf(w, "  %s\n", l)
 	}
 
-	again, err := buildBase(dir, false, env.Stderr, nil)
+	again, err := buildBase(dir, demoAsOf, false, env.Stderr, nil)
 	if err != nil {
 		return err
 	}

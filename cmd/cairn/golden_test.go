@@ -21,6 +21,10 @@ var update = goldentest.Update
 // goldenRoot is the golden folder, relative to this package.
 const goldenRoot = "../../golden"
 
+// goldenAsOf is the day every golden build evaluates governance windows
+// at, the day the demo's queries are asked on.
+const goldenAsOf = "2026-11-10"
+
 // goldenCases lists golden/<case> folders that hold a base.
 func goldenCases(t *testing.T) []string {
 	t.Helper()
@@ -110,9 +114,18 @@ func TestGolden(t *testing.T) {
 			isolate(t)
 			dir := copyBase(t, name)
 			before := readTree(t, dir)
-			code, _, stderr := cairn(t, "--base", dir, "build", "--quiet")
-			got := outputs(t, before, readTree(t, dir))
-			got["build.out"] = []byte(fmt.Sprintf("exit %d\n%s", code, strings.ReplaceAll(stderr, dir, "$BASE")))
+			code, _, stderr := cairn(t, "--base", dir, "build", "--quiet", "--as-of", goldenAsOf)
+			after := readTree(t, dir)
+			got := outputs(t, before, after)
+			report := fmt.Sprintf("exit %d\n%s", code, strings.ReplaceAll(stderr, dir, "$BASE"))
+			// A deleted file (a rules file left with nothing but its
+			// section) shows in build.out, since want/ cannot hold an absence.
+			for _, p := range slices.Sorted(maps.Keys(before)) {
+				if _, ok := after[p]; !ok {
+					report += "deleted " + p + "\n"
+				}
+			}
+			got["build.out"] = []byte(report)
 			if code == 0 {
 				for p, data := range contextOutputs(t, name, dir) {
 					got[p] = data

@@ -114,7 +114,11 @@ func recordNote(env *Env, req notes.Request) error {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "%s\t%s\t%s\n", p.Op.Op, p.Op.Kind, p.Op.Target)
-	res, err := buildLocked(root, false, env.Stderr, nil)
+	asOf, err := asOfDay("", env)
+	if err != nil {
+		return err
+	}
+	res, err := buildLocked(root, asOf, false, env.Stderr, nil)
 	if err != nil {
 		return fmt.Errorf("recorded %s, but the refresh of the artifacts and rules files failed: %w", p.Op.Op, err)
 	}

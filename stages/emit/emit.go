@@ -4,8 +4,8 @@
 //
 // In: the inputs' stamps, the semantics digest, and each stage's key with
 // its new files or its kept stamps. Out: the files to write, the paths to
-// keep, and the manifest, which artifacts.Sync writes last. It must not
-// read or write anything.
+// keep, the rules files to release or delete, and the manifest, which
+// artifacts.Sync writes last. It must not read or write anything.
 package emit
 
 import (
@@ -17,12 +17,16 @@ import (
 )
 
 // Stage is one stage's contribution: either Files it just produced, or
-// Kept stamps of outputs it left as they were.
+// Kept stamps of outputs it left as they were. The rules stage may also
+// release rules files from cairn's section and delete emptied ones; those
+// are written or deleted once and are no outputs.
 type Stage struct {
-	Name  string
-	Key   string
-	Files []artifacts.File
-	Kept  []artifacts.FileStamp
+	Name    string
+	Key     string
+	Files   []artifacts.File
+	Kept    []artifacts.FileStamp
+	Release []artifacts.File
+	Delete  []string
 }
 
 // Input is everything the manifest records.
@@ -37,6 +41,8 @@ type Input struct {
 type Output struct {
 	Files    []artifacts.File
 	Keep     []string
+	Release  []artifacts.File
+	Delete   []string
 	Manifest artifacts.File
 }
 
@@ -53,7 +59,7 @@ func Run(ctx context.Context, in Input) (Output, error) {
 		st := artifacts.StageStamp{Stage: s.Name, Key: s.Key, Outputs: []string{}}
 		for _, f := range s.Files {
 			out.Files = append(out.Files, f)
-			m.Outputs = append(m.Outputs, artifacts.FileStamp{Path: f.Path, Bytes: int64(len(f.Data)), XXHash: artifacts.Hash(f.Data)})
+			m.Outputs = append(m.Outputs, artifacts.StampFile(f))
 			st.Outputs = append(st.Outputs, f.Path)
 		}
 		for _, k := range s.Kept {
@@ -61,10 +67,14 @@ func Run(ctx context.Context, in Input) (Output, error) {
 			m.Outputs = append(m.Outputs, k)
 			st.Outputs = append(st.Outputs, k.Path)
 		}
+		out.Release = append(out.Release, s.Release...)
+		out.Delete = append(out.Delete, s.Delete...)
 		m.Stages = append(m.Stages, st)
 	}
 	slices.SortFunc(out.Files, func(a, b artifacts.File) int { return strings.Compare(a.Path, b.Path) })
 	slices.Sort(out.Keep)
+	slices.SortFunc(out.Release, func(a, b artifacts.File) int { return strings.Compare(a.Path, b.Path) })
+	slices.Sort(out.Delete)
 	out.Manifest = artifacts.File{Path: artifacts.ManifestPath, Data: artifacts.EncodeManifest(m)}
 	return out, ctx.Err()
 }

@@ -13,9 +13,9 @@ import (
 
 // loadContent reads the project's own content files: the text term usage is
 // counted in, and the frontmatter point: that binds a file to a point. A
-// file that prev says was counted as it is now is not read; its path comes
-// back in kept instead.
-func loadContent(fsys fs.FS, cfg model.Config, entries []entry, prev *counted, ds *diag.List) (read []model.ContentFile, kept []string) {
+// file that prev says was counted as it is now is not read; it comes back
+// in kept instead, with the point the previous build recorded and no text.
+func loadContent(fsys fs.FS, cfg model.Config, entries []entry, prev *counted, ds *diag.List) (read, kept []model.ContentFile) {
 	points := map[string]bool{}
 	for _, p := range cfg.Governance.Points {
 		points[p.Name] = true
@@ -25,7 +25,7 @@ func loadContent(fsys fs.FS, cfg model.Config, entries []entry, prev *counted, d
 			continue
 		}
 		if prev.unchanged(e) {
-			kept = append(kept, e.path)
+			kept = append(kept, model.ContentFile{Path: e.path, Point: prev.points[e.path]})
 			continue
 		}
 		data, ok := readFile(fsys, e.path, MaxContentBytes, ds)
@@ -49,6 +49,7 @@ func loadContent(fsys fs.FS, cfg model.Config, entries []entry, prev *counted, d
 type counted struct {
 	inputs []artifacts.FileStamp // sorted by path
 	usage  []artifacts.TermUsage
+	points map[string]string // content path → its point, from content.tsv
 }
 
 // previousCounts returns what the previous build counted, when it can
@@ -86,19 +87,45 @@ func previousCounts(fsys fs.FS, prev *artifacts.Manifest, cfgHash string, entrie
 	case i >= 0 && (entries[i].path != termsPath || entries[i].hash != was.XXHash):
 		return nil
 	}
-	// The stamp's size is checked before reading, so a file swapped for
-	// something large is never read whole.
-	if st, err := fs.Stat(fsys, artifacts.UsagePath); err != nil || st.Size() != stamp.Bytes {
+	data, ok := readStamped(fsys, stamp)
+	if !ok {
 		return nil
 	}
-	data, err := fs.ReadFile(fsys, artifacts.UsagePath)
-	if err != nil || artifacts.Hash(data) != stamp.XXHash {
-		return nil
-	}
+	var err error
 	if c.usage, err = artifacts.DecodeUsage(data); err != nil {
 		return nil
 	}
+	// A file not read again keeps the point the previous build read.
+	stamp, ok = prev.Output(artifacts.ContentPath)
+	if !ok {
+		return nil
+	}
+	if data, ok = readStamped(fsys, stamp); !ok {
+		return nil
+	}
+	files, err := artifacts.DecodeContent(data)
+	if err != nil {
+		return nil
+	}
+	c.points = make(map[string]string, len(files))
+	for _, f := range files {
+		c.points[f.Path] = f.Point
+	}
 	return c
+}
+
+// readStamped reads a previous output when it still has the bytes its
+// stamp records. The size is checked before reading, so a file swapped
+// for something large is never read whole.
+func readStamped(fsys fs.FS, stamp artifacts.FileStamp) ([]byte, bool) {
+	if st, err := fs.Stat(fsys, stamp.Path); err != nil || st.Size() != stamp.Bytes {
+		return nil, false
+	}
+	data, err := fs.ReadFile(fsys, stamp.Path)
+	if err != nil || artifacts.Hash(data) != stamp.XXHash {
+		return nil, false
+	}
+	return data, true
 }
 
 // input returns the previous build's stamp of an input.
@@ -123,9 +150,13 @@ func (c *counted) unchanged(e entry) bool {
 // usageOf returns the previous counts of the files in paths (sorted), and
 // only those: a file that changed is counted again, one that is gone is
 // not counted at all.
-func (c *counted) usageOf(paths []string) []artifacts.TermUsage {
-	if c == nil || len(paths) == 0 {
+func (c *counted) usageOf(kept []model.ContentFile) []artifacts.TermUsage {
+	if c == nil || len(kept) == 0 {
 		return nil
+	}
+	paths := make([]string, len(kept))
+	for i, f := range kept {
+		paths[i] = f.Path
 	}
 	out := make([]artifacts.TermUsage, 0, len(c.usage))
 	for _, t := range c.usage {

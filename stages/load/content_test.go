@@ -47,8 +47,20 @@ func previousBuild(t *testing.T, files map[string]string) (fstest.MapFS, *artifa
 		t.Fatal(err)
 	}
 	fsys[artifacts.UsagePath] = &fstest.MapFile{Data: data, ModTime: t0}
+	var points []artifacts.ContentFile
+	for _, f := range first.Base.Content {
+		points = append(points, artifacts.ContentFile{Path: f.Path, Point: f.Point})
+	}
+	list, err := artifacts.EncodeContent(points)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fsys[artifacts.ContentPath] = &fstest.MapFile{Data: list, ModTime: t0}
 	m := &artifacts.Manifest{Format: artifacts.FormatVersion, Inputs: first.Inputs,
-		Outputs: []artifacts.FileStamp{{Path: artifacts.UsagePath, Bytes: int64(len(data)), XXHash: artifacts.Hash(data)}}}
+		Outputs: []artifacts.FileStamp{
+			{Path: artifacts.ContentPath, Bytes: int64(len(list)), XXHash: artifacts.Hash(list)},
+			{Path: artifacts.UsagePath, Bytes: int64(len(data)), XXHash: artifacts.Hash(data)},
+		}}
 	return fsys, m, first.Stat
 }
 
@@ -112,6 +124,9 @@ func TestContentNotReadAgain(t *testing.T) {
 		{name: "usage.tsv gone", change: map[string]string{"README.md": "Harbor!\n"},
 			damage: func(fsys fstest.MapFS, m *artifacts.Manifest) { delete(fsys, artifacts.UsagePath) },
 			read:   all},
+		{name: "content.tsv gone", change: map[string]string{"README.md": "Harbor!\n"},
+			damage: func(fsys fstest.MapFS, m *artifacts.Manifest) { delete(fsys, artifacts.ContentPath) },
+			read:   all},
 		{name: "usage.tsv not in the manifest", change: map[string]string{"README.md": "Harbor!\n"},
 			damage: func(fsys fstest.MapFS, m *artifacts.Manifest) { m.Outputs = nil },
 			read:   all},
@@ -138,7 +153,15 @@ func TestContentNotReadAgain(t *testing.T) {
 			if diff := cmp.Diff(c.read, read); diff != "" {
 				t.Errorf("content read (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(c.kept, out.KeptContent); diff != "" {
+			var kept []string
+			for _, f := range out.KeptContent {
+				kept = append(kept, f.Path)
+				// A kept file keeps the point the previous build read.
+				if want := map[string]string{"docs/a.md": "docs"}[f.Path]; f.Point != want || f.Text != "" {
+					t.Errorf("kept %s has point %q and %d bytes of text, want point %q and none", f.Path, f.Point, len(f.Text), want)
+				}
+			}
+			if diff := cmp.Diff(c.kept, kept, cmpEmpty); diff != "" {
 				t.Errorf("content kept (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(c.usage, out.KeptUsage); diff != "" {

@@ -40,6 +40,7 @@ const (
 	kindTerms
 	kindLog
 	kindContent
+	kindRules // AGENTS.md, CLAUDE.md: read for the rules stage, never an input
 )
 
 func (k fileKind) group() string {
@@ -54,13 +55,14 @@ func (k fileKind) group() string {
 	return ""
 }
 
-// entry is one input file found by the walk.
+// entry is one file found by the walk: an input, or a rules file.
 type entry struct {
 	path    string
 	kind    fileKind
 	size    int64
 	mtimeNS int64
 	hash    string
+	symlink bool
 }
 
 var (
@@ -96,6 +98,12 @@ func (c classifier) classify(p string, ds *diag.List) fileKind {
 	l := c.layers
 	if p == ConfigFile {
 		return kindConfig
+	}
+	// Rules files are output, never content nor input, wherever they sit:
+	// a wiki/AGENTS.md is not a page and an events/CLAUDE.md is not a
+	// stray record document.
+	if artifacts.IsRulesFile(p) {
+		return kindRules
 	}
 	if rest, ok := under(p, l.Events); ok {
 		parts := strings.Split(rest, "/")
@@ -146,10 +154,6 @@ func (c classifier) classify(p string, ds *diag.List) fileKind {
 		}
 		ds.Warnf(p, 0, 0, "stray-file", "not a governance file, so cairn does not read it; governance holds voices/<name>.yaml, terms.yaml and log.jsonl")
 		return kindIgnored
-	}
-	base := path.Base(p)
-	if base == "AGENTS.md" || base == "CLAUDE.md" {
-		return kindIgnored // rules files are output, never content
 	}
 	for _, g := range c.content {
 		if ok, _ := doublestar.Match(g, p); ok {
@@ -205,7 +209,8 @@ func walkOnly(fsys fs.FS, c classifier, ds *diag.List, top map[string]bool) []en
 			ds.Errorf(p, 0, 0, "read", "cannot stat: %v", unwrapPath(err))
 			return nil
 		}
-		if d.Type()&fs.ModeSymlink != 0 {
+		symlink := d.Type()&fs.ModeSymlink != 0
+		if symlink {
 			// Follow the link only through fsys, which refuses links that
 			// leave the base.
 			target, err := fs.Stat(fsys, p)
@@ -230,7 +235,7 @@ func walkOnly(fsys fs.FS, c classifier, ds *diag.List, top map[string]bool) []en
 			ds.Errorf(p, 0, 0, "bad-path", "the path holds #, which in a URI starts a record id or a heading anchor; rename the file")
 			return nil
 		}
-		out = append(out, entry{path: p, kind: k, size: info.Size(), mtimeNS: info.ModTime().UnixNano()})
+		out = append(out, entry{path: p, kind: k, size: info.Size(), mtimeNS: info.ModTime().UnixNano(), symlink: symlink})
 		return nil
 	})
 	if err != nil {

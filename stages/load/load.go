@@ -37,6 +37,11 @@ type Input struct {
 	// Current is asked with an empty key. Every input is still opened, so
 	// one that cannot be read is the same diagnostic as when hashing.
 	Unhashed bool
+	// RulesCurrent reports whether the rules stage's outputs are current
+	// for the rules key (see RulesKey); when they are not, governance and
+	// content are parsed, which that stage reads. Nil leaves the decision
+	// to Current.
+	RulesCurrent func(key string) bool
 }
 
 // Output is the loaded base with what the build needs to decide and record.
@@ -49,13 +54,18 @@ type Output struct {
 	Stat artifacts.StatCache
 	// Keys maps each group to its input key.
 	Keys map[string]string
+	// RulesKey is the rules stage's key: the content key (which covers
+	// governance and the configuration too) and the shape of the rules
+	// files on disk.
+	RulesKey string
 	// Parsed lists the groups that were parsed, sorted.
 	Parsed []string
 	// KeptContent lists, sorted, the content files that were not read
 	// because the previous build counted them with the bytes they have
-	// now; Base.Content holds the others. KeptUsage is the previous
-	// usage.tsv, limited to the files of KeptContent.
-	KeptContent []string
+	// now, each with the point that build recorded and no text;
+	// Base.Content holds the others. KeptUsage is the previous usage.tsv,
+	// limited to the files of KeptContent.
+	KeptContent []model.ContentFile
 	KeptUsage   []artifacts.TermUsage
 	// SemanticsDigest covers every configuration value that changes ranking.
 	SemanticsDigest string
@@ -137,6 +147,8 @@ func Run(ctx context.Context, in Input) (Output, error) {
 	if err := ctx.Err(); err != nil {
 		return out, err
 	}
+	rulesEntries := slices.DeleteFunc(slices.Clone(entries), func(e entry) bool { return e.kind != kindRules })
+	entries = slices.DeleteFunc(entries, func(e entry) bool { return e.kind == kindRules })
 	out.SemanticsDigest = SemanticsDigest(cfg)
 	if in.Unhashed {
 		openAll(in.FS, entries, &ds)
@@ -147,6 +159,11 @@ func Run(ctx context.Context, in Input) (Output, error) {
 		}
 		out.Keys = groupKeys(entries, cfgHash, out.SemanticsDigest)
 	}
+	// Rules files are read on every build, however current the rest is:
+	// their shape (which exist, which import AGENTS.md, which hold a
+	// section) is part of the rules key.
+	out.Base.RulesFiles = loadRulesFiles(in.FS, rulesEntries, &ds)
+	out.RulesKey = RulesKey(out.Keys[GroupGovernance], out.Keys[GroupContent], out.Base.RulesFiles)
 
 	byGroup := map[string][]entry{}
 	for _, e := range entries {
@@ -155,7 +172,9 @@ func Run(ctx context.Context, in Input) (Output, error) {
 		}
 	}
 	need := func(g string) bool { return in.Current == nil || !in.Current(g, out.Keys[g]) }
-	if need(GroupGovernance) || need(GroupContent) {
+	// The rules stage reads both governance and content.
+	rules := in.RulesCurrent != nil && !in.RulesCurrent(out.RulesKey)
+	if need(GroupGovernance) || need(GroupContent) || rules {
 		// Counting needs the terms store, and content validation the
 		// points, which governance checks.
 		walked := map[string]bool{}
@@ -170,7 +189,7 @@ func Run(ctx context.Context, in Input) (Output, error) {
 		out.Base.Documents, out.Base.Pages, out.Base.Bodies = loadCorpus(ctx, in.FS, cfg, byGroup[GroupCorpus], &ds)
 		out.Parsed = append(out.Parsed, GroupCorpus)
 	}
-	if need(GroupContent) {
+	if need(GroupContent) || rules {
 		prev := previousCounts(in.FS, in.Previous, cfgHash, entries, cfg)
 		out.Base.Content, out.KeptContent = loadContent(in.FS, cfg, byGroup[GroupContent], prev, &ds)
 		out.KeptUsage = prev.usageOf(out.KeptContent)

@@ -24,6 +24,11 @@ type Base struct {
 	Log        []LogOp
 	Content    []ContentFile
 	ConfigPath string
+
+	// RulesFiles are the AGENTS.md and CLAUDE.md files of the base, read
+	// on every build: never content nor input, but the rules stage keeps
+	// the text around its section.
+	RulesFiles []RulesFile
 }
 
 // Document is one record document: events/<day>/<source>.json or
@@ -124,4 +129,16 @@ type ContentFile struct {
 	Path  string
 	Point string // frontmatter point:, if any
 	Text  string
+}
+
+// RulesFile is an AGENTS.md or CLAUDE.md as it is on disk.
+type RulesFile struct {
+	Path string
+	Text string
+	// Symlink reports that the path is a symbolic link. cairn never
+	// writes through one: an atomic write would replace the link itself.
+	Symlink bool
+	// SameAsAgents reports, for a CLAUDE.md, that the AGENTS.md beside it
+	// is the same file (through a symbolic or a hard link).
+	SameAsAgents bool
 }

@@ -25,6 +25,10 @@ type Input struct {
 	// were not read again. Uses of a path that Content also holds, and of
 	// a term the store no longer has, are ignored.
 	Kept []artifacts.TermUsage
+	// Files lists every content file, read or kept, with its point:
+	// written as content.tsv, from which the next build takes the points
+	// of the files it does not read again.
+	Files []artifacts.ContentFile
 }
 
 // Output is the counts and the artifact that holds them.
@@ -32,12 +36,12 @@ type Output struct {
 	// Usage has one entry per term, sorted by id, each with its uses most
 	// first: usage.tsv, decoded.
 	Usage []artifacts.TermUsage
-	// Files holds usage.tsv.
+	// Files holds usage.tsv and content.tsv.
 	Files []artifacts.File
 }
 
 // Run counts every term in every content file of Content, adds the kept
-// counts, and renders usage.tsv. Files are searched in parallel; the
+// counts, and renders usage.tsv and content.tsv. Files are searched in parallel; the
 // result does not depend on the order they are searched in.
 func Run(ctx context.Context, in Input) (Output, error) {
 	byID := make(map[string]int, len(in.Terms))
@@ -76,7 +80,11 @@ func Run(ctx context.Context, in Input) (Output, error) {
 	if err != nil {
 		return Output{}, err
 	}
-	return Output{Usage: usage, Files: []artifacts.File{{Path: artifacts.UsagePath, Data: data}}}, nil
+	list, err := artifacts.EncodeContent(in.Files)
+	if err != nil {
+		return Output{}, err
+	}
+	return Output{Usage: usage, Files: []artifacts.File{{Path: artifacts.UsagePath, Data: data}, {Path: artifacts.ContentPath, Data: list}}}, nil
 }
 
 // use is one file's count of a term, the file named by its ordinal in path

@@ -51,11 +51,15 @@ func runUsage(t testing.TB, in Input) Output {
 }
 
 // TestRun counts every term whatever its status, kind, paths or window,
-// and renders usage.tsv.
+// and renders usage.tsv, and content.tsv with the files' points.
 func TestRun(t *testing.T) {
-	out := runUsage(t, Input{Terms: storeTerms, Content: storeContent})
-	if len(out.Files) != 1 || out.Files[0].Path != artifacts.UsagePath {
+	files := []artifacts.ContentFile{{Path: "blog/b.md"}, {Path: "docs/a.md", Point: "docs"}}
+	out := runUsage(t, Input{Terms: storeTerms, Content: storeContent, Files: files})
+	if len(out.Files) != 2 || out.Files[0].Path != artifacts.UsagePath || out.Files[1].Path != artifacts.ContentPath {
 		t.Fatalf("files = %v", out.Files)
+	}
+	if got, want := string(out.Files[1].Data), "#cairn content v1\tpath\tpoint\nblog/b.md\t-\ndocs/a.md\tdocs\n"; got != want {
+		t.Errorf("content.tsv:\n got %q\nwant %q", got, want)
 	}
 	if got := string(out.Files[0].Data); got != storeUsage {
 		t.Errorf("usage.tsv:\n got %q\nwant %q", got, storeUsage)

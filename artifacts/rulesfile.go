@@ -1,0 +1,115 @@
+package artifacts
+
+import (
+	"bytes"
+	"fmt"
+	"path"
+	"strings"
+)
+
+// Rules file names: the instruction files agents load, where cairn writes
+// its section.
+const (
+	AgentsFile = "AGENTS.md"
+	ClaudeFile = "CLAUDE.md"
+)
+
+// The delimiters of cairn's section in a rules file. Each stands alone on
+// its line; cairn owns the lines from the opening one through the closing
+// one and nothing else in the file.
+const (
+	RulesOpen  = "<!-- cairn:rules -->"
+	RulesClose = "<!-- /cairn:rules -->"
+)
+
+// IsRulesFile reports whether a base-relative path names a rules file:
+// an AGENTS.md or CLAUDE.md outside the artifacts folder.
+func IsRulesFile(p string) bool {
+	base := path.Base(p)
+	return (base == AgentsFile || base == ClaudeFile) && !strings.HasPrefix(p, Dir+"/")
+}
+
+// SectionError is a rules file whose delimiters cairn cannot pair: where
+// its own section ends is unknown, so it cannot tell its text from the
+// user's.
+type SectionError struct {
+	Line int // 1-based line of the delimiter at fault
+	Msg  string
+}
+
+func (e *SectionError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
+
+// FindRulesSection locates cairn's section in a rules file: data[start:end]
+// runs from the start of the opening delimiter's line through the end of
+// the closing delimiter's line, its line break included. found is false
+// when the file holds no section. A delimiter without its partner, or a
+// second section, is a *SectionError.
+func FindRulesSection(data []byte) (start, end int, found bool, err error) {
+	start, line, open := -1, 0, 0
+	for off := 0; off < len(data); {
+		line++
+		next := bytes.IndexByte(data[off:], '\n')
+		lineEnd := len(data)
+		if next >= 0 {
+			lineEnd = off + next + 1
+		}
+		text := string(bytes.TrimSpace(data[off:lineEnd]))
+		switch text {
+		case RulesOpen:
+			switch {
+			case start >= 0 && !found:
+				return 0, 0, false, &SectionError{Line: line, Msg: fmt.Sprintf("a second %s before the first section was closed on line %d; remove one of them", RulesOpen, open)}
+			case found:
+				return 0, 0, false, &SectionError{Line: line, Msg: fmt.Sprintf("a second cairn section; cairn writes one per file, so remove this one (from %s through %s)", RulesOpen, RulesClose)}
+			}
+			start, open = off, line
+		case RulesClose:
+			if start < 0 || found {
+				return 0, 0, false, &SectionError{Line: line, Msg: fmt.Sprintf("%s without a %s above it; remove the line or restore the opening one", RulesClose, RulesOpen)}
+			}
+			end, found = lineEnd, true
+		}
+		off = lineEnd
+	}
+	if start >= 0 && !found {
+		return 0, 0, false, &SectionError{Line: open, Msg: fmt.Sprintf("the cairn section opened here is never closed; add a line %s where it ends, or delete the section and build again", RulesClose)}
+	}
+	if !found {
+		return 0, 0, false, nil
+	}
+	return start, end, true, nil
+}
+
+// RulesSectionOf returns cairn's section in a rules file (nil when it holds
+// none or its delimiters do not pair).
+func RulesSectionOf(data []byte) []byte {
+	start, end, found, err := FindRulesSection(data)
+	if !found || err != nil {
+		return nil
+	}
+	return data[start:end]
+}
+
+// ImportsAgents reports whether a CLAUDE.md imports the AGENTS.md beside
+// it: a line that is just @AGENTS.md (or @./AGENTS.md). Such a file gets
+// no section of its own; the one it imports carries it.
+func ImportsAgents(data []byte) bool {
+	for line := range bytes.Lines(data) {
+		switch string(bytes.TrimSpace(line)) {
+		case "@" + AgentsFile, "@./" + AgentsFile:
+			return true
+		}
+	}
+	return false
+}
+
+// StampFile stamps an output. A rules file is stamped by its section
+// alone: cairn owns only that part, so text a person writes around it
+// never makes the output look changed.
+func StampFile(f File) FileStamp {
+	data := f.Data
+	if IsRulesFile(f.Path) {
+		data = RulesSectionOf(data)
+	}
+	return FileStamp{Path: f.Path, Bytes: int64(len(data)), XXHash: Hash(data)}
+}

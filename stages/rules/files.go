@@ -1,0 +1,139 @@
+package rules
+
+import (
+	"maps"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/diag"
+	"github.com/cairn-kb/cairn/stages/model"
+)
+
+// planFiles decides, for every ruled folder, which of its AGENTS.md and
+// CLAUDE.md carry the section, and for every other rules file holding a
+// section, whether it is rewritten without it or deleted. It fills
+// out.Files, Release, Delete and After, and returns the files carrying
+// each folder's section.
+func planFiles(existing []model.RulesFile, sections map[string]string, out *Output, ds *diag.List) map[string][]string {
+	byPath := map[string]model.RulesFile{}
+	for _, f := range existing {
+		byPath[f.Path] = f
+	}
+	after := map[string]string{} // path → text after Sync, for every file cairn writes
+	carriers := map[string][]string{}
+	for _, folder := range slices.Sorted(maps.Keys(sections)) {
+		for _, p := range carrying(folder, byPath, ds) {
+			text := splice(byPath[p].Text, sections[folder])
+			out.Files = append(out.Files, artifacts.File{Path: p, Data: []byte(text)})
+			after[p] = text
+			carriers[folder] = append(carriers[folder], p)
+		}
+	}
+	deleted := map[string]bool{}
+	for _, f := range existing {
+		if _, carried := after[f.Path]; carried || artifacts.RulesSectionOf([]byte(f.Text)) == nil {
+			continue
+		}
+		if f.Symlink {
+			if twin(f, byPath) == "" {
+				ds.Warnf(f.Path, 0, 0, "rules-link", "this link holds a cairn section that no longer applies, and cairn does not write through links; remove the section from the file it links to")
+			}
+			continue // a link to the rules file beside it follows that file
+		}
+		if holdsOnlySection(f.Text) {
+			out.Delete = append(out.Delete, f.Path)
+			deleted[f.Path] = true
+			continue
+		}
+		text := splice(f.Text, "")
+		out.Release = append(out.Release, artifacts.File{Path: f.Path, Data: []byte(text)})
+		after[f.Path] = text
+	}
+
+	// The rules files as Sync leaves them. A link to the rules file beside
+	// it reads what that file will hold; a hard link does not survive an
+	// atomic write of either name.
+	for _, f := range existing {
+		if deleted[f.Path] {
+			continue
+		}
+		text, wrote := after[f.Path]
+		if !wrote {
+			text = f.Text
+		}
+		if other := twin(f, byPath); f.Symlink && other != "" {
+			if deleted[other] {
+				continue // the link dangles; load will not see it as a file
+			}
+			if t, ok := after[other]; ok {
+				text = t
+			}
+		}
+		// A link survives the write of the file it names; a hard link
+		// does not survive the write of either name.
+		agents := path.Join(path.Dir(f.Path), artifacts.AgentsFile)
+		_, agentsWritten := after[agents]
+		linked := f.Symlink || byPath[agents].Symlink
+		same := f.SameAsAgents && (linked || (!wrote && !agentsWritten && !deleted[agents]))
+		out.After = append(out.After, model.RulesFile{Path: f.Path, Text: text, Symlink: f.Symlink, SameAsAgents: same})
+	}
+	for _, p := range slices.Sorted(maps.Keys(after)) {
+		if _, ok := byPath[p]; !ok {
+			out.After = append(out.After, model.RulesFile{Path: p, Text: after[p]})
+		}
+	}
+	slices.SortFunc(out.After, func(a, b model.RulesFile) int { return strings.Compare(a.Path, b.Path) })
+	return carriers
+}
+
+// twin returns the rules file beside f that is the same file as f (the
+// AGENTS.md of a CLAUDE.md, or the reverse), or "".
+func twin(f model.RulesFile, byPath map[string]model.RulesFile) string {
+	dir := path.Dir(f.Path)
+	a, c := path.Join(dir, artifacts.AgentsFile), path.Join(dir, artifacts.ClaudeFile)
+	switch {
+	case f.Path == c && f.SameAsAgents:
+		return a
+	case f.Path == a && byPath[c].SameAsAgents:
+		return c
+	}
+	return ""
+}
+
+// carrying lists the files of a ruled folder that carry its section:
+// AGENTS.md, and CLAUDE.md unless it imports AGENTS.md or is the same file.
+// cairn never writes through a link (an atomic write would replace the
+// link itself), so a linked AGENTS.md is left to the file it links to, or
+// reported.
+func carrying(folder string, byPath map[string]model.RulesFile, ds *diag.List) []string {
+	a, c := path.Join(folder, artifacts.AgentsFile), path.Join(folder, artifacts.ClaudeFile)
+	A, hasA := byPath[a]
+	C, hasC := byPath[c]
+	var out []string
+	where := display(folder)
+	switch {
+	case hasA && A.Symlink && hasC && C.SameAsAgents && !C.Symlink:
+		return []string{c} // AGENTS.md links to CLAUDE.md: the real file carries it
+	case hasA && A.Symlink:
+		ds.Warnf(a, 0, 0, "rules-link", "AGENTS.md is a link, and cairn does not write through links, so the rules for %s are not written in it; replace the link with a file", where)
+	default:
+		out = append(out, a)
+	}
+	switch {
+	case !hasC:
+		out = append(out, c)
+	case artifacts.ImportsAgents([]byte(C.Text)):
+	case C.SameAsAgents && C.Symlink:
+	case C.SameAsAgents:
+		// A hard link to AGENTS.md: writing AGENTS.md atomically breaks
+		// it, so CLAUDE.md gets the same bytes of its own.
+		out = append(out, c)
+	case C.Symlink:
+		ds.Warnf(c, 0, 0, "rules-link", "CLAUDE.md is a link to another file than the AGENTS.md beside it, and cairn does not write through links, so the rules for %s are not written in it; replace the link with a file or with the line @AGENTS.md", where)
+	default:
+		out = append(out, c)
+	}
+	return out
+}
