@@ -76,6 +76,31 @@ func Intact(root string, m *Manifest, cache StatCache) func(path string) bool {
 	}
 }
 
+// FirstChangedInput returns the first input m records that is no longer
+// on disk under root with its recorded size and hash, and why; "" when
+// every one is. Like Intact it is stat-first, and it walks nothing: a file
+// added since the build is not seen, which is what a reader that must not
+// walk the base accepts.
+func FirstChangedInput(root string, m *Manifest, cache StatCache) (path, why string) {
+	for _, in := range m.Inputs {
+		full := filepath.Join(root, filepath.FromSlash(in.Path))
+		st, err := os.Stat(full)
+		switch {
+		case err != nil:
+			return in.Path, "was removed since the build"
+		case st.Size() != in.Bytes:
+			return in.Path, "changed since the build"
+		}
+		if c, ok := cache[in.Path]; ok && c.Bytes == st.Size() && c.MtimeNS == st.ModTime().UnixNano() && c.XXHash == in.XXHash {
+			continue
+		}
+		if sum, err := hashFile(full); err != nil || sum != in.XXHash {
+			return in.Path, "changed since the build"
+		}
+	}
+	return "", ""
+}
+
 // hashFile streams a file through xxhash without holding it in memory.
 func hashFile(path string) (string, error) {
 	f, err := os.Open(path)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"path/filepath"
 	"time"
 
 	"github.com/cairn-kb/cairn/query"
@@ -17,13 +18,21 @@ type ContextCmd struct {
 	Pin          []string `help:"Include this wiki or project page first (repeatable; exact URI)." placeholder:"URI"`
 	Expand       bool     `help:"Join items that share an entity with the strongest candidates."`
 	Explain      bool     `help:"Show every item's reasons with their points."`
-	Format       string   `help:"Output format: text, json or jsonl." default:"text" enum:"text,json,jsonl"`
+	Format       string   `help:"Output format: text, json or jsonl for a pack; markdown or json with --at or --profile." placeholder:"FORMAT"`
+	At           string   `help:"Answer what applies at this path instead: its point, voice, terms, notes and suggestions." placeholder:"PATH"`
+	Profile      string   `help:"Answer what this voice profile holds, with no project point behind it." placeholder:"NAME"`
 	SaveReceipt  bool     `name:"save-receipt" help:"Not available yet."`
 	SinceReceipt string   `name:"since-receipt" help:"Not available yet." placeholder:"DIGEST"`
 }
 
-// Run answers the query and prints the pack.
+// Run answers the query and prints the pack, or the by-location answer.
 func (c *ContextCmd) Run(env *Env) error {
+	if c.At != "" || c.Profile != "" {
+		return c.runAt(env)
+	}
+	if c.Format == "" {
+		c.Format = query.FormatText
+	}
 	if c.SaveReceipt || c.SinceReceipt != "" {
 		return usageError("--save-receipt and --since-receipt (delta packs) are not built yet; run the query without them")
 	}
@@ -66,4 +75,48 @@ func asOfDay(flag string, env *Env) (time.Time, error) {
 		return time.Time{}, usageError("%s %q is not a day; write YYYY-MM-DD", from, v)
 	}
 	return t, nil
+}
+
+// runAt answers --at PATH or --profile NAME. A relative path is taken from
+// the working directory when that lies inside the base, as a shell user
+// means it, and from the base root otherwise (cairn --base DIR from
+// elsewhere).
+func (c *ContextCmd) runAt(env *Env) error {
+	if len(c.Query) > 0 {
+		return usageError("--at and --profile answer for a place, not a query; drop the query words or the flag")
+	}
+	if c.At != "" && c.Profile != "" {
+		return usageError("ask about one thing: --at PATH or --profile NAME")
+	}
+	root, err := env.findBase()
+	if err != nil {
+		return err
+	}
+	asOf, err := asOfDay(c.AsOf, env)
+	if err != nil {
+		return err
+	}
+	format := c.Format
+	if format == "" {
+		format = query.FormatMarkdown
+	}
+	at := c.At
+	if at != "" && !filepath.IsAbs(at) {
+		wd, err := env.Getwd()
+		if err != nil {
+			return err
+		}
+		at = filepath.Join(root, at)
+		if rel, err := filepath.Rel(root, wd); err == nil && filepath.IsLocal(rel) {
+			at = filepath.Join(wd, c.At)
+		}
+	}
+	out, err := query.At(context.Background(), root, query.AtRequest{
+		Path: at, Profile: c.Profile, Format: format, Explain: c.Explain, AsOf: asOf,
+	})
+	if err != nil {
+		return err
+	}
+	_, err = env.Stdout.Write(out)
+	return err
 }

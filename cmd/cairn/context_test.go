@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -66,7 +67,7 @@ func contextOutputs(t *testing.T, name, dir string) map[string][]byte {
 	out := map[string][]byte{}
 	for _, q := range readQueries(t, name) {
 		for _, f := range formatsOf(q) {
-			ext := map[string]string{"text": ".txt", "json": ".json", "jsonl": ".jsonl"}[f]
+			ext := map[string]string{"text": ".txt", "json": ".json", "jsonl": ".jsonl", "markdown": ".md"}[f]
 			out["context/"+q.name+ext] = []byte(runContext(t, dir, withFormat(q.args, f)...))
 		}
 	}
@@ -80,10 +81,26 @@ var (
 	minimumBudget  = regexp.MustCompile(`use --budget \d+ or more`)
 )
 
+// Of a by-location answer, what the artifacts add: their state, the
+// note that says they are not current, and term usage counts.
+var (
+	atFreshness = regexp.MustCompile(`(?m)^\n> The artifacts are [^\n]*\n`)
+	atUses      = regexp.MustCompile(` · used \d+ time\(s\) in content`)
+	atState     = regexp.MustCompile(`artifacts \S+ (used|missing|stale|corrupt)`)
+)
+
 // normalise removes what may differ between the indexed and the scanned
-// answer: receipt.index, and encoded_tokens, which measures it.
+// answer: receipt.index, and encoded_tokens, which measures it; for a
+// by-location answer, what the artifacts add.
 func normalise(t *testing.T, format, out string) string {
 	t.Helper()
+	if format == "markdown" {
+		out = atState.ReplaceAllString(atFreshness.ReplaceAllString(out, ""), "artifacts X")
+		return atUses.ReplaceAllString(out, "")
+	}
+	if v, ok := atJSON(out); ok {
+		return v
+	}
 	if format == "text" {
 		out = minimumBudget.ReplaceAllString(out, "use --budget N or more")
 		out = textIndexState.ReplaceAllString(out, "index=X")
@@ -120,10 +137,14 @@ func TestIndexScanParity(t *testing.T) {
 			dir := copyBase(t, name)
 			mustBuild(t, dir)
 			for _, q := range queries {
-				for _, format := range []string{"text", "json", "jsonl"} {
+				formats := []string{"text", "json", "jsonl"}
+				if isAt(q) {
+					formats = []string{"markdown", "json"}
+				}
+				for _, format := range formats {
 					args := withFormat(q.args, format)
 					indexed := runContext(t, dir, args...)
-					if !strings.Contains(indexed, "used") && !strings.Contains(indexed, "exit ") && !strings.Contains(indexed, "query-too-short") {
+					if !isAt(q) && !strings.Contains(indexed, "used") && !strings.Contains(indexed, "exit ") && !strings.Contains(indexed, "query-too-short") {
 						t.Fatalf("%s: the indexed answer did not use the index:\n%s", q.name, indexed)
 					}
 					if err := os.Rename(filepath.Join(dir, ".cairn"), filepath.Join(dir, ".cairn.off")); err != nil {
@@ -142,12 +163,24 @@ func TestIndexScanParity(t *testing.T) {
 	}
 }
 
-// formatsOf is text and JSON, or the one format a query line names.
+// isAt reports whether a query line asks what applies at a place (--at,
+// --profile) rather than for a pack.
+func isAt(q goldenQuery) bool {
+	return slices.ContainsFunc(q.args, func(a string) bool {
+		return a == "--at" || a == "--profile" || strings.HasPrefix(a, "--at=") || strings.HasPrefix(a, "--profile=")
+	})
+}
+
+// formatsOf is text and JSON (markdown and JSON for a by-location
+// question), or the one format a query line names.
 func formatsOf(q goldenQuery) []string {
 	for i, a := range q.args {
 		if a == "--format" && i+1 < len(q.args) {
 			return []string{q.args[i+1]}
 		}
+	}
+	if isAt(q) {
+		return []string{"markdown", "json"}
 	}
 	return []string{"text", "json"}
 }
@@ -293,5 +326,92 @@ func TestConfigCacheServesQueriesOnlyWhileCurrent(t *testing.T) {
 	}
 	if s := indexState(t, dir); s != "stale" {
 		t.Errorf("index state %q after a weight changed in cairn.yaml, want stale", s)
+	}
+}
+
+// atJSON normalises a by-location JSON answer; ok is false for anything
+// else.
+func atJSON(out string) (string, bool) {
+	var v map[string]any
+	if json.Unmarshal([]byte(out), &v) != nil || v["scope"] == nil {
+		return "", false
+	}
+	delete(v["provenance"].(map[string]any), "artifacts")
+	var kept []any
+	for _, a := range v["attention"].([]any) {
+		if !strings.HasPrefix(a.(string), "The artifacts are ") {
+			kept = append(kept, a)
+		}
+	}
+	v["attention"] = kept
+	for _, s := range v["suggestions"].([]any) {
+		if st, ok := s.(map[string]any)["standing"].(map[string]any); ok {
+			delete(st, "uses")
+		}
+	}
+	b, _ := json.Marshal(v)
+	return string(b), true
+}
+
+// TestAtFreshness: usage counts come from current artifacts only; once an
+// input changes, the answer says so first and leaves the counts out, while
+// voice, terms and notes still hold.
+func TestAtFreshness(t *testing.T) {
+	isolate(t)
+	dir := copyBase(t, "demo")
+	mustBuild(t, dir)
+	type answer struct {
+		Rules       []string
+		Attention   []string
+		Suggestions []struct {
+			Target   string
+			Standing *struct{ Uses *int }
+		}
+		Provenance struct {
+			Artifacts struct{ State, Reason string }
+		}
+	}
+	ask := func() answer {
+		t.Helper()
+		out := runContext(t, dir, "--at", "docs/getting-started.md", "--as-of", "2026-11-10", "--format", "json")
+		var a answer
+		if err := json.Unmarshal([]byte(out), &a); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		return a
+	}
+	uses := func(a answer) *int {
+		for _, s := range a.Suggestions {
+			if s.Target == "term:pull-through-cache" && s.Standing != nil {
+				return s.Standing.Uses
+			}
+		}
+		t.Fatalf("no standing for term:pull-through-cache in %+v", a.Suggestions)
+		return nil
+	}
+	fresh := ask()
+	if fresh.Provenance.Artifacts.State != "used" || uses(fresh) == nil || *uses(fresh) != 2 {
+		t.Fatalf("current artifacts: state %q, uses %v; want used and 2", fresh.Provenance.Artifacts.State, uses(fresh))
+	}
+	guide := filepath.Join(dir, "docs", "getting-started.md")
+	data, err := os.ReadFile(guide)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(guide, append(data, "\nMore on the pull-through cache.\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stale := ask()
+	if s := stale.Provenance.Artifacts; s.State != "stale" || s.Reason != "docs/getting-started.md changed since the build" {
+		t.Errorf("artifacts %+v; want stale naming the edited file", s)
+	}
+	if uses(stale) != nil {
+		t.Errorf("stale artifacts still gave a usage count: %d", *uses(stale))
+	}
+	if len(stale.Attention) == 0 || !strings.HasPrefix(stale.Attention[0], "The artifacts are stale") {
+		t.Errorf("the first note should say the artifacts are stale: %q", stale.Attention)
+	}
+	if !slices.Equal(stale.Rules, fresh.Rules) || len(stale.Rules) == 0 {
+		t.Errorf("rules changed with the artifacts' state:\n%q\n%q", fresh.Rules, stale.Rules)
 	}
 }

@@ -197,3 +197,43 @@ func TestNoteRefusesADamagedLog(t *testing.T) {
 		t.Errorf("the log changed")
 	}
 }
+
+// TestNoteReachesTheRulesFilesOnlyWhenKept: an agent's suggestion shows in
+// the by-location answer as a suggestion and never in the rules files; a
+// person's keep puts it in the rules files in the same command.
+func TestNoteReachesTheRulesFilesOnlyWhenKept(t *testing.T) {
+	isolate(t)
+	dir := copyBase(t, "demo")
+	const text = "Error messages name the flag to change."
+	at := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
+	if code, _, stderr := cairnAt(t, at, "--base", dir, "note", "suggest", "note:error-flags", text,
+		"--path", "docs/**", "--actor", "agent:claude-code", "--session", "s-1"); code != 0 {
+		t.Fatalf("suggest exited %d: %s", code, stderr)
+	}
+	rules := func() string {
+		data, err := os.ReadFile(filepath.Join(dir, "docs", "AGENTS.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	if strings.Contains(rules(), text) {
+		t.Fatalf("an agent's suggestion reached docs/AGENTS.md:\n%s", rules())
+	}
+	answer := runContext(t, dir, "--at", "docs/getting-started.md", "--as-of", "2026-11-20")
+	suggested := answer[strings.Index(answer, "## Suggested, not yet established"):]
+	if !strings.Contains(suggested, "note:error-flags (note, suggested): "+text) {
+		t.Fatalf("the suggestion is not among the answer's suggestions:\n%s", answer)
+	}
+	if code, _, stderr := cairnAt(t, at.Add(time.Hour), "--base", dir, "note", "keep", "note:error-flags", "--actor", "person:marc"); code != 0 {
+		t.Fatalf("keep exited %d: %s", code, stderr)
+	}
+	if !strings.Contains(rules(), "- "+text) {
+		t.Fatalf("the kept note is not in docs/AGENTS.md after the keep:\n%s", rules())
+	}
+	answer = runContext(t, dir, "--at", "docs/getting-started.md", "--as-of", "2026-11-20")
+	kept := answer[strings.Index(answer, "## Notes a person kept"):]
+	if !strings.Contains(kept[:strings.Index(kept, "\n\n")], text) || strings.Contains(answer, "note:error-flags (note") {
+		t.Errorf("after the keep the note should be kept, not suggested:\n%s", answer)
+	}
+}

@@ -145,15 +145,15 @@ func writePart(s *section, level, folder string, p part, c frame) {
 	}
 	var extra []govern.Term
 	for _, t := range a.Terms {
-		if writable(t) && !c.rootRules[t.ID] {
+		if govern.Writable(t) && !c.rootRules[t.ID] {
 			extra = append(extra, t)
 		}
 	}
-	s.block(level+" Say this, not that", capped(ruleLines(extra), s.caps.rules, overflow("more rule holds here", "more rules hold here", folder, "lists them all")))
+	s.block(level+" Say this, not that", capped(govern.RuleLines(extra), s.caps.rules, overflow("more rule holds here", "more rules hold here", folder, "lists them all")))
 	var keep []string
 	for _, t := range a.KeepAsIs {
 		if !c.held[t.ID] {
-			keep = append(keep, keepLine(t))
+			keep = append(keep, govern.KeepLine(t))
 		}
 	}
 	s.block(level+" Keep as it is", capped(keep, s.caps.rules, overflow("more rule held elsewhere does not hold here", "more rules held elsewhere do not hold here", folder, "lists them all")))
@@ -165,14 +165,14 @@ func writePart(s *section, level, folder string, p part, c frame) {
 			own = append(own, n)
 		}
 	}
-	s.block(level+" Notes a person kept", capped(noteLines(own), s.caps.notes, overflow("older note is not listed here", "older notes are not listed here", folder, "lists them all")))
+	s.block(level+" Notes a person kept", capped(govern.NoteLines(own), s.caps.notes, overflow("older note is not listed here", "older notes are not listed here", folder, "lists them all")))
 	var away []govern.Note
 	for _, n := range c.notes {
 		if !holds[n.Target] {
 			away = append(away, n)
 		}
 	}
-	s.block(level+" The project's notes that do not hold for these files", capped(noteLines(away), s.caps.notes, overflow("more note above does not hold here", "more notes above do not hold here", folder, "lists the notes that do")))
+	s.block(level+" The project's notes that do not hold for these files", capped(govern.NoteLines(away), s.caps.notes, overflow("more note above does not hold here", "more notes above do not hold here", folder, "lists the notes that do")))
 }
 
 // writeParts writes a folder's parts: the only part directly, several each

@@ -1,0 +1,215 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/diag"
+	"github.com/cairn-kb/cairn/stages/govern"
+	"github.com/cairn-kb/cairn/stages/load"
+	"github.com/cairn-kb/cairn/stages/model"
+)
+
+// By-location formats.
+const (
+	FormatMarkdown = "markdown"
+)
+
+// Scopes of a by-location answer: what stands behind it.
+const (
+	ScopeProject = "project" // the base's governance at a point
+	ScopeProfile = "profile" // one voice profile and nothing else
+)
+
+// AtRequest is one by-location question: what applies at a path, or what
+// a named voice profile holds.
+type AtRequest struct {
+	// Path is the location, base-relative or absolute inside the base; ""
+	// or "." is the project root.
+	Path string
+	// Profile names a voice profile instead of a path.
+	Profile string
+	Format  string // markdown or json
+	Explain bool   // markdown: add how the answer was reached
+	AsOf    time.Time
+}
+
+// At answers a by-location question about the base at root.
+//
+// Governance is small, so it is always read from the base itself and
+// resolved by the same code the rules stage writes the rules files with:
+// the answer for a path never depends on whether the artifacts are
+// current. What the artifacts add is the term usage counts of
+// suggestions, read from usage.tsv only while the build that wrote it is
+// current; otherwise the answer says so and leaves the counts out.
+func At(ctx context.Context, root string, req AtRequest) ([]byte, error) {
+	switch req.Format {
+	case FormatMarkdown, FormatJSON:
+	default:
+		return nil, &UsageError{Msg: fmt.Sprintf("--format %q: a by-location answer is markdown or json", req.Format)}
+	}
+	if (req.Path == "") == (req.Profile == "") && req.Path != "." {
+		return nil, &UsageError{Msg: "ask about one thing: --at PATH or --profile NAME"}
+	}
+	osRoot, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	defer osRoot.Close()
+	fsys := osRoot.FS()
+	g := load.ReadGovernance(fsys)
+	if !g.ConfigOK {
+		return nil, &UsageError{Msg: "cairn.yaml cannot be read: " + diagText(g.Diagnostics)}
+	}
+	doc := &AtAnswer{AsOf: dayString(req.AsOf), lineRunes: g.Config.Governance.Caps.LineRunes}
+	for _, d := range g.Diagnostics {
+		if d.Severity == diag.Error {
+			doc.Attention = append(doc.Attention, "Part of the governance failed to load and is left out of this answer: "+d.String())
+		}
+	}
+	fresh := usageFreshness(ctx, root)
+	doc.Provenance = provenance(root, g, fresh)
+	resolver := govern.New(govern.Governance{
+		DefaultVoice: g.Config.Governance.DefaultVoice, Points: g.Config.Governance.Points,
+		Axes: g.Config.Governance.Axes, Voices: g.Voices, Terms: g.Terms, Log: g.Log, Usage: fresh.uses,
+	})
+	if req.Profile != "" {
+		v, ok := resolver.Voice(req.Profile)
+		if !ok {
+			return nil, &UsageError{Msg: fmt.Sprintf("no voice profile is named %q; the base has: %s", req.Profile, voiceNames(g.Voices))}
+		}
+		doc.profile(v)
+	} else {
+		rel, err := basePath(root, req.Path)
+		if err != nil {
+			return nil, err
+		}
+		point, ds := load.ContentPoint(fsys, rel)
+		for _, d := range ds {
+			doc.Attention = append(doc.Attention, "The file's frontmatter could not be read, so its point: is not known: "+d.String())
+		}
+		place := govern.Place{Path: rel, Point: point}
+		if rel == "." {
+			place.Path = ""
+		}
+		doc.project(rel, resolver.At(place, req.AsOf))
+	}
+	doc.finish(fresh)
+	if req.Format == FormatJSON {
+		return append(marshal(doc, "", "  "), '\n'), nil
+	}
+	return []byte(doc.markdown(req.Explain)), nil
+}
+
+// basePath turns the asked path into a clean base-relative one, refusing
+// anything outside the base.
+func basePath(root, p string) (string, error) {
+	if p == "" || p == "." {
+		return ".", nil
+	}
+	if filepath.IsAbs(p) {
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return "", &UsageError{Msg: fmt.Sprintf("%s is outside the base %s; ask about a path inside it", p, root)}
+		}
+		p = rel
+	}
+	p = filepath.ToSlash(filepath.Clean(p))
+	if p == ".." || strings.HasPrefix(p, "../") || strings.HasPrefix(p, "/") {
+		return "", &UsageError{Msg: fmt.Sprintf("%s is outside the base %s; ask about a path inside it", p, root)}
+	}
+	return p, nil
+}
+
+func voiceNames(vs []model.Voice) string {
+	if len(vs) == 0 {
+		return "no voice profiles (governance/voices/ is empty)"
+	}
+	var names []string
+	for _, v := range vs {
+		names = append(names, v.Name)
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
+}
+
+// freshness is the state of the artifacts a by-location answer reads.
+type freshness struct {
+	State  State
+	Reason string
+	counts map[string]int // term id → uses in content, when current
+}
+
+// uses is the govern.Governance.Usage hook: nil counts leave the
+// standing's uses out.
+func (f freshness) uses(termID string) (int, bool) {
+	if f.counts == nil {
+		return 0, false
+	}
+	return f.counts[termID], true // a term no content file uses has no row
+}
+
+// provenance says what stands behind an answer.
+func provenance(root string, g load.Governance, f freshness) Provenance {
+	p := Provenance{Project: path.Base(filepath.ToSlash(root)), LogOperations: len(g.Log)}
+	if n := len(g.Log); n > 0 {
+		p.LogRevision = g.Log[n-1].Op
+	}
+	p.Artifacts = IndexState{Path: artifacts.ManifestPath, State: string(f.State), Reason: f.Reason}
+	return p
+}
+
+// usageStage is the build stage whose output holds the usage counts.
+const usageStage = "usage"
+
+// usageFreshness checks the build behind usage.tsv without walking the
+// base (SPEC §6.6: artifact freshness, stat-first, hashing only what
+// changed) and, when it is current, reads each term's total uses.
+func usageFreshness(ctx context.Context, root string) freshness {
+	m, err := artifacts.ReadPrevious(root)
+	switch {
+	case err != nil:
+		return freshness{State: StateCorrupt, Reason: err.Error()}
+	case m == nil:
+		return freshness{State: StateMissing, Reason: "no manifest; run cairn build"}
+	}
+	cache := artifacts.ReadStatCache(root)
+	if p, why := artifacts.FirstChangedInput(root, m, cache); p != "" {
+		return freshness{State: StateStale, Reason: p + " " + why}
+	}
+	st, ok := m.Stage(usageStage)
+	if !ok {
+		return freshness{State: StateStale, Reason: "the build holds no usage counts; run cairn build"}
+	}
+	intact := artifacts.Intact(root, m, cache)
+	for _, p := range st.Outputs {
+		if !intact(p) {
+			return freshness{State: StateCorrupt, Reason: p + " does not match the size and hash the manifest records"}
+		}
+	}
+	terms, err := loadArtifact(root, artifacts.UsagePath, artifacts.DecodeUsage)
+	if err != nil {
+		return freshness{State: StateCorrupt, Reason: err.Error()}
+	}
+	f := freshness{State: StateUsed, counts: map[string]int{}}
+	for _, t := range terms {
+		f.counts[t.Term] = t.Total
+	}
+	return f
+}
+
+// diagText joins diagnostics into one message.
+func diagText(ds []diag.Diagnostic) string {
+	var parts []string
+	for _, d := range ds {
+		parts = append(parts, d.String())
+	}
+	return strings.Join(parts, "; ")
+}

@@ -1,0 +1,324 @@
+package query
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cairn-kb/cairn/stages/govern"
+	"github.com/cairn-kb/cairn/stages/model"
+)
+
+// AtAnswer is the by-location answer as a document: what --format json
+// prints, and what the markdown is rendered from.
+type AtAnswer struct {
+	// Path is the asked location, base-relative ("." for the root); empty
+	// for a profile answer.
+	Path    string `json:"path,omitempty"`
+	Profile string `json:"profile,omitempty"`
+	// Scope is project (the base's governance at a point) or profile (one
+	// voice profile and nothing else).
+	Scope string `json:"scope"`
+	AsOf  string `json:"as_of"`
+	// Point is where the path resolves; nil for a profile answer.
+	Point *AtPoint `json:"point,omitempty"`
+	Voice *AtVoice `json:"voice"`
+	// Rules are the lines of "Say this, not that": the rules an agent
+	// writing here can break, worded as the rules files word them.
+	Rules       []string       `json:"rules"`
+	Terms       []AtTerm       `json:"terms"`
+	KeepAsIs    []string       `json:"keep_as_is"`
+	Notes       []AtNote       `json:"notes"`
+	Suggestions []AtSuggestion `json:"suggestions"`
+	// Windows are the bindings skipped because the day is outside their
+	// window, with what governs instead.
+	Windows    []string      `json:"windows"`
+	Coverage   AtCoverage    `json:"coverage"`
+	Provenance Provenance    `json:"provenance"`
+	Attention  []string      `json:"attention"`
+	Record     string        `json:"record"`
+	notes      []govern.Note // what the markdown's notes are rendered from
+	// lineRunes caps each stored line of the markdown, as in the rules
+	// files; the JSON holds the whole text.
+	lineRunes int
+}
+
+// AtPoint is the point a path resolves to and what decided it.
+type AtPoint struct {
+	Name    string            `json:"name"` // "" for the default point
+	Binding string            `json:"binding"`
+	Glob    string            `json:"glob,omitempty"`
+	Axes    map[string]string `json:"axes,omitempty"`
+}
+
+// AtVoice is the voice in force and its writing brief.
+type AtVoice struct {
+	Name        string   `json:"name"`
+	Binding     string   `json:"binding,omitempty"` // point or default_voice
+	Description string   `json:"description"`
+	Brief       []string `json:"brief"`
+}
+
+// AtTerm is one term bound here.
+type AtTerm struct {
+	ID            string `json:"id"`
+	Term          string `json:"term"`
+	Status        string `json:"status"`
+	Kind          string `json:"kind,omitempty"`
+	Replacement   string `json:"replacement,omitempty"`
+	Definition    string `json:"definition,omitempty"`
+	Note          string `json:"note,omitempty"`
+	Scope         string `json:"scope,omitempty"`
+	ValidFrom     string `json:"valid_from,omitempty"`
+	ValidUntil    string `json:"valid_until,omitempty"`
+	EstablishedBy string `json:"established_by,omitempty"`
+}
+
+// AtNote is a note a person kept that holds here.
+type AtNote struct {
+	Target   string   `json:"target"`
+	Text     string   `json:"text"`
+	Op       string   `json:"op"`
+	Actor    string   `json:"actor"`
+	Evidence []string `json:"evidence,omitempty"`
+	Scope    string   `json:"scope,omitempty"`
+}
+
+// AtSuggestion is a position nobody has decided on.
+type AtSuggestion struct {
+	Target      string      `json:"target"`
+	Kind        string      `json:"kind"`   // rule or note
+	Status      string      `json:"status"` // suggested or contested
+	Text        string      `json:"text"`
+	Actor       string      `json:"actor"`
+	Session     string      `json:"session,omitempty"`
+	Evidence    []string    `json:"evidence,omitempty"`
+	Op          string      `json:"op"`
+	ContestedBy []string    `json:"contested_by"`
+	Standing    *AtStanding `json:"standing,omitempty"`
+}
+
+// AtStanding is a term suggestion's evidence as plain counts; Uses is
+// absent when the usage counts are not current.
+type AtStanding struct {
+	Sessions    int      `json:"sessions"`
+	Corrections int      `json:"corrections"`
+	Merges      int      `json:"merges"`
+	MergedIn    []string `json:"merged_in,omitempty"`
+	Uses        *int     `json:"uses,omitempty"`
+}
+
+// AtCoverage grades the answer.
+type AtCoverage struct {
+	Grade   string   `json:"grade"`
+	Kinds   []string `json:"kinds"`
+	Missing []string `json:"missing"`
+	Pending int      `json:"pending"`
+}
+
+// Provenance is what stands behind an answer.
+type Provenance struct {
+	// Project names the base (its folder).
+	Project string `json:"project"`
+	// LogRevision is the newest operation of the notes log, which ids
+	// every state of it; LogOperations counts them.
+	LogRevision   string `json:"log_revision"`
+	LogOperations int    `json:"log_operations"`
+	// Artifacts is the state of the build the usage counts come from.
+	Artifacts IndexState `json:"artifacts"`
+}
+
+// recordLine is how every answer invites an observation.
+const recordLine = "To record a name, a spelling or a point of style this answer does not hold, run `cairn note suggest note:<slug> \"what you noticed\" --actor agent:<you>` (MCP tool context_note); a person decides whether it becomes a rule."
+
+// project fills the answer for a path.
+func (d *AtAnswer) project(rel string, a govern.Answer) {
+	d.Path, d.Scope = rel, ScopeProject
+	d.Point = &AtPoint{Name: a.Point.Name, Binding: a.Binding, Glob: a.Glob, Axes: a.Point.Axes}
+	if a.Voice != nil {
+		d.Voice = voiceOf(*a.Voice)
+		d.Voice.Binding = a.VoiceBinding
+	}
+	d.notes = a.Notes
+	for _, t := range a.Terms {
+		d.Terms = append(d.Terms, AtTerm{
+			ID: t.ID, Term: t.Term.Term, Status: t.Status, Kind: t.Kind, Replacement: t.Replacement,
+			Definition: t.Definition, Note: t.Note, Scope: t.Scope.Text(), ValidFrom: t.ValidFrom,
+			ValidUntil: t.ValidUntil, EstablishedBy: t.EstablishedBy,
+		})
+	}
+	d.Rules = govern.RuleLines(a.Terms)
+	for _, t := range a.KeepAsIs {
+		d.KeepAsIs = append(d.KeepAsIs, govern.KeepLine(t))
+	}
+	for _, n := range a.Notes {
+		d.Notes = append(d.Notes, AtNote{Target: n.Target, Text: govern.Plain(n.Text), Op: n.Op, Actor: n.Actor, Evidence: n.Evidence, Scope: n.Scope.Text()})
+	}
+	for _, s := range a.Suggestions {
+		as := AtSuggestion{Target: s.Target, Kind: s.Kind, Status: s.Status, Text: govern.Plain(s.Text), Actor: s.Actor,
+			Session: s.Session, Evidence: s.Evidence, Op: s.Op, ContestedBy: nonNil(s.ContestedBy)}
+		if st := s.Standing; st != nil {
+			as.Standing = &AtStanding{Sessions: st.Sessions, Corrections: st.Corrections, Merges: st.Merges, MergedIn: st.MergedIn, Uses: st.Uses}
+		}
+		d.Suggestions = append(d.Suggestions, as)
+	}
+	for _, t := range a.Transitions {
+		d.Windows = append(d.Windows, t.Text())
+	}
+	d.Coverage = AtCoverage{Grade: a.Coverage.Grade, Kinds: nonNil(a.Coverage.Kinds), Missing: nonNil(a.Coverage.Missing), Pending: a.Coverage.Pending}
+}
+
+// profile fills the answer for a named voice profile: its brief and
+// nothing else, since no point of the project stands behind it.
+func (d *AtAnswer) profile(v model.Voice) {
+	d.Profile, d.Scope = v.Name, ScopeProfile
+	d.Voice = voiceOf(v)
+	d.Coverage = AtCoverage{Grade: govern.GradeThin, Kinds: []string{govern.CoverVoice}, Missing: []string{govern.CoverTerms, govern.CoverEstablished}}
+	d.Attention = append(d.Attention, "This is the voice profile "+v.Name+" alone: no point of the project stands behind it, so no terms, notes or suggestions are in it. Ask with --at PATH for what applies to a file.")
+}
+
+func voiceOf(v model.Voice) *AtVoice {
+	b := govern.VoiceBrief(govern.PlainVoice(v))
+	return &AtVoice{Name: b.Name, Description: b.Description, Brief: nonNil(b.Lines)}
+}
+
+// finish adds what every answer carries: empty lists as [], the freshness
+// of the artifacts first among the notes to the reader, what a thin or
+// empty answer lacks, and the invitation to record an observation.
+func (d *AtAnswer) finish(f freshness) {
+	d.Rules, d.Terms, d.KeepAsIs = nonNil(d.Rules), nonNilOf(d.Terms), nonNil(d.KeepAsIs)
+	d.Notes, d.Suggestions, d.Windows = nonNilOf(d.Notes), nonNilOf(d.Suggestions), nonNil(d.Windows)
+	var first []string
+	if f.State != StateUsed {
+		first = append(first, fmt.Sprintf("The artifacts are %s (%s): term usage counts are left out until `cairn build` runs; voice, terms and notes are read from the base and hold.", f.State, f.Reason))
+	}
+	if d.Scope == ScopeProject && d.Coverage.Grade != govern.GradeCovered {
+		missing := strings.Join(d.Coverage.Missing, ", ")
+		line := fmt.Sprintf("Coverage is %s here: nothing of %s applies.", d.Coverage.Grade, missing)
+		if d.Coverage.Pending > 0 {
+			line += fmt.Sprintf(" %d suggestion(s) wait for a person's decision (`cairn note list`).", d.Coverage.Pending)
+		}
+		line += " If you notice how this project names things, spells them or writes, record it."
+		d.Attention = append(d.Attention, line)
+	}
+	d.Attention = append(first, d.Attention...)
+	d.Attention = nonNil(d.Attention)
+	d.Record = recordLine
+}
+
+// markdown renders the answer as a brief for a model: the voice, then
+// Say this, not that, Keep as it is, the notes, the suggestions apart
+// from them, the windows, and what needs attention. explain adds the
+// point's binding, the scope, the coverage and the provenance.
+func (d *AtAnswer) markdown(explain bool) string {
+	var b strings.Builder
+	switch d.Scope {
+	case ScopeProfile:
+		fmt.Fprintf(&b, "# Voice profile %s\n", d.Profile)
+	default:
+		fmt.Fprintf(&b, "# What applies at %s\n", d.Path)
+	}
+	for _, a := range d.Attention {
+		fmt.Fprintf(&b, "\n> %s\n", a)
+	}
+	if v := d.Voice; v != nil {
+		fmt.Fprintf(&b, "\n## Voice: %s\n", v.Name)
+		if v.Description != "" {
+			fmt.Fprintf(&b, "%s\n", v.Description)
+		}
+		list(&b, v.Brief, d.lineRunes)
+	} else if d.Scope == ScopeProject {
+		b.WriteString("\n## Voice\nNo voice profile governs here.\n")
+	}
+	section(&b, "Say this, not that", d.Rules, d.lineRunes)
+	section(&b, "Keep as it is", d.KeepAsIs, d.lineRunes)
+	section(&b, "Notes a person kept", govern.NoteLines(d.notes), d.lineRunes)
+	if len(d.Suggestions) > 0 {
+		b.WriteString("\n## Suggested, not yet established\n")
+		for _, s := range d.Suggestions {
+			fmt.Fprintf(&b, "- %s\n  %s\n", govern.CapLine(fmt.Sprintf("%s (%s, %s): %s", s.Target, s.Kind, s.Status, s.Text), d.lineRunes), suggestionMeta(s))
+		}
+	}
+	section(&b, "Governance windows", d.Windows, d.lineRunes)
+	if explain {
+		b.WriteString("\n## How this was reached\n")
+		var lines []string
+		if p := d.Point; p != nil {
+			name := p.Name
+			if name == "" {
+				name = "the default point"
+			}
+			how := p.Binding
+			if p.Glob != "" {
+				how += " " + p.Glob
+			}
+			lines = append(lines, fmt.Sprintf("Point: %s (bound by %s)", name, how))
+		}
+		if v := d.Voice; v != nil && v.Binding != "" {
+			lines = append(lines, fmt.Sprintf("Voice: %s (from %s)", v.Name, v.Binding))
+		}
+		lines = append(lines,
+			fmt.Sprintf("Scope: %s · as of %s", d.Scope, d.AsOf),
+			fmt.Sprintf("Coverage: %s (has: %s; lacks: %s; pending suggestions: %d)", d.Coverage.Grade, orNone(d.Coverage.Kinds), orNone(d.Coverage.Missing), d.Coverage.Pending),
+			fmt.Sprintf("Provenance: project %s · log revision %s (%d operations) · artifacts %s %s", d.Provenance.Project, orDash(d.Provenance.LogRevision), d.Provenance.LogOperations, d.Provenance.Artifacts.Path, d.Provenance.Artifacts.State))
+		list(&b, lines, 0)
+	}
+	fmt.Fprintf(&b, "\n%s\n", d.Record)
+	return b.String()
+}
+
+// suggestionMeta is a suggestion's second line: who, where, on what
+// evidence, its op, what contests it, and a term's standing as counts.
+func suggestionMeta(s AtSuggestion) string {
+	parts := []string{"by " + s.Actor}
+	if s.Session != "" {
+		parts = append(parts, "session "+s.Session)
+	}
+	if len(s.Evidence) > 0 {
+		parts = append(parts, "evidence "+strings.Join(s.Evidence, ", "))
+	}
+	parts = append(parts, "op "+s.Op)
+	if len(s.ContestedBy) > 0 {
+		parts = append(parts, "contested by "+strings.Join(s.ContestedBy, ", "))
+	}
+	if st := s.Standing; st != nil {
+		parts = append(parts, fmt.Sprintf("seen in %d session(s)", st.Sessions))
+		if st.Corrections > 0 {
+			parts = append(parts, fmt.Sprintf("%d correction(s) toward it", st.Corrections))
+		}
+		if st.Uses != nil {
+			parts = append(parts, fmt.Sprintf("used %d time(s) in content", *st.Uses))
+		}
+		for _, m := range st.MergedIn {
+			parts = append(parts, "merged in "+m)
+		}
+	}
+	return strings.Join(parts, " · ")
+}
+
+func section(b *strings.Builder, heading string, items []string, lineRunes int) {
+	if len(items) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n## %s\n", heading)
+	list(b, items, lineRunes)
+}
+
+func list(b *strings.Builder, items []string, lineRunes int) {
+	for _, it := range items {
+		fmt.Fprintf(b, "- %s\n", govern.CapLine(it, lineRunes))
+	}
+}
+
+func orNone(l []string) string {
+	if len(l) == 0 {
+		return "none"
+	}
+	return strings.Join(l, ", ")
+}
+
+func nonNilOf[T any](l []T) []T {
+	if l == nil {
+		return []T{}
+	}
+	return l
+}

@@ -1,0 +1,249 @@
+package govern
+
+import (
+	"maps"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/cairn-kb/cairn/stages/model"
+)
+
+// This file words governance for a reader: stored text made plain, and
+// the lines that state rules, the wording kept elsewhere and the notes.
+// The rules files and the by-location answer both write them, so a rule
+// reads the same wherever an agent meets it.
+
+// inert are the sequences that could end cairn's section, open a comment
+// or a code block: removed from stored text, repeatedly, since removing
+// one can join the halves of another.
+var inert = []string{"<!--", "-->", "--!>", "```", "~~~"}
+
+// Plain turns stored text (a term, a note, a field of a voice) into one
+// plain line: line breaks and control characters become spaces, comment
+// delimiters and code fences are removed, an em dash becomes a comma, runs
+// of space collapse, and leading heading markers go, so that the text can
+// neither close the section nor read as structure of its own.
+func Plain(s string) string { return strings.TrimLeft(flatten(s), "# ") }
+
+// flatten is Plain without removing leading heading markers: for text
+// that never starts a line, such as a regular expression in backquotes.
+func flatten(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || r == utf8.RuneError {
+			return ' '
+		}
+		return r
+	}, s)
+	for changed := true; changed; {
+		changed = false
+		for _, seq := range inert {
+			if strings.Contains(s, seq) {
+				s, changed = strings.ReplaceAll(s, seq, ""), true
+			}
+		}
+	}
+	if strings.Contains(s, "—") {
+		// An em dash and the space around it become a comma.
+		parts := strings.Split(s, "—")
+		for i := range parts {
+			parts[i] = strings.TrimSpace(parts[i])
+		}
+		s = strings.Join(parts, ", ")
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// PlainVoice returns v with every stored text made plain, so that its
+// brief is built from plain values: a guideline stored as "# Do this"
+// loses its heading marker even though its line starts with a label.
+func PlainVoice(v model.Voice) model.Voice {
+	v.Name, v.Description = Plain(v.Name), Plain(v.Description)
+	v.Tone.Formality, v.Tone.Personality = Plain(v.Tone.Formality), Plain(v.Tone.Personality)
+	v.Tone.Guidelines = plainAll(v.Tone.Guidelines)
+	st := &v.Style
+	st.SentenceLength, st.PersonPOV, st.Contractions, st.ActiveVoice = Plain(st.SentenceLength), Plain(st.PersonPOV), Plain(st.Contractions), Plain(st.ActiveVoice)
+	v.Patterns.Prohibited = plainPatterns(v.Patterns.Prohibited)
+	v.Patterns.Required = plainPatterns(v.Patterns.Required)
+	v.Comments.Language = Plain(v.Comments.Language)
+	v.Examples = slices.Clone(v.Examples)
+	for i := range v.Examples {
+		e := &v.Examples[i]
+		e.Before, e.After, e.Why = Plain(e.Before), Plain(e.After), Plain(e.Why)
+	}
+	v.Constraints = plainAll(v.Constraints)
+	return v
+}
+
+func plainAll(ss []string) []string {
+	out := make([]string, 0, len(ss))
+	for _, s := range ss {
+		if s = Plain(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func plainPatterns(ps []model.Pattern) []model.Pattern {
+	ps = slices.Clone(ps)
+	for i := range ps {
+		ps[i].Regex = strings.ReplaceAll(flatten(ps[i].Regex), "`", "'")
+		ps[i].Description, ps[i].Severity = Plain(ps[i].Description), Plain(ps[i].Severity)
+	}
+	return ps
+}
+
+// Writable reports whether a term is a rule an agent writing the source
+// can break: a wording to avoid, a capitalised name, or a name to keep
+// untranslated. A term that only names a concept is not one. cairn has no
+// translation loop writing a target language, so every language is a
+// source language here: a rule's language never keeps it out.
+func Writable(t Term) bool {
+	return t.Discouraged() || t.Kind == model.KindName || t.Kind == model.KindKeep
+}
+
+// quoted renders stored wording inside quotes, as a plain line fragment.
+func quoted(s string) string { return `"` + strings.ReplaceAll(Plain(s), `"`, `'`) + `"` }
+
+// RuleLines renders the rules among terms (kept in their order: discouraged
+// first). Wordings to avoid are keyed by the wording to use, so several
+// wordings with one replacement make one line.
+func RuleLines(terms []Term) []string {
+	type rename struct {
+		use    string
+		avoid  []string
+		notes  []string
+		plainT bool // no replacement: one line per term
+	}
+	var renames []*rename
+	byUse := map[string]*rename{}
+	var names []string
+	for _, t := range terms {
+		if !Writable(t) {
+			continue
+		}
+		note := Plain(t.Note)
+		switch {
+		case t.Discouraged():
+			avoid := quoted(t.Term.Term)
+			if t.Status == model.StatusDeprecated {
+				avoid += " (deprecated)"
+			}
+			key := strings.ToLower(Plain(t.Replacement))
+			r := byUse[key]
+			if r == nil || key == "" {
+				r = &rename{use: t.Replacement, plainT: key == ""}
+				renames = append(renames, r)
+				if key != "" {
+					byUse[key] = r
+				}
+			}
+			r.avoid = append(r.avoid, avoid)
+			if note != "" {
+				r.notes = append(r.notes, note)
+			}
+		case t.Kind == model.KindName:
+			names = append(names, withNote("Write "+quoted(t.Term.Term)+" exactly as shown: it is a name.", note))
+		case t.Kind == model.KindKeep:
+			what := "Keep " + quoted(t.Term.Term) + " as it is, untranslated"
+			if lang := Plain(t.Language); lang != "" {
+				what += " (" + lang + ")"
+			}
+			names = append(names, withNote(what+".", note))
+		}
+	}
+	var out []string
+	for _, r := range renames {
+		line := "Do not write " + orList(r.avoid) + "."
+		if !r.plainT {
+			line = "Write " + quoted(r.use) + ", not " + orList(r.avoid) + "."
+		}
+		out = append(out, withNote(line, strings.Join(r.notes, " ")))
+	}
+	return append(out, names...)
+}
+
+func withNote(line, note string) string {
+	if note == "" {
+		return line
+	}
+	return line + " " + note
+}
+
+// orList joins items as `a`, `a or b`, `a, b or c`.
+func orList(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
+}
+
+// KeepLine renders a rule held elsewhere and not here: the rule's old
+// wording stays correct here. The new wording's own variants are never
+// listed: they are wrong everywhere.
+func KeepLine(t Term) string {
+	where := whereText(t.Scope)
+	if t.Replacement == "" {
+		return quoted(t.Term.Term) + " is allowed here; the rule against it holds only " + where + "."
+	}
+	return quoted(t.Term.Term) + " is correct here; do not rename it to " + quoted(t.Replacement) + ". That rename holds only " + where + "."
+}
+
+// whereText says where a scope holds: "in docs/api/**", "where market is
+// emea", or both.
+func whereText(s Scope) string {
+	var parts []string
+	if len(s.Paths) > 0 {
+		var ps []string
+		for _, p := range s.Paths {
+			ps = append(ps, Plain(p))
+		}
+		parts = append(parts, "in "+strings.Join(ps, ", "))
+	}
+	var axes []string
+	for _, name := range slices.Sorted(maps.Keys(s.Axes)) {
+		axes = append(axes, Plain(name)+" is "+Plain(s.Axes[name]))
+	}
+	if len(axes) > 0 {
+		parts = append(parts, "where "+strings.Join(axes, " and "))
+	}
+	return strings.Join(parts, " ")
+}
+
+// NoteLines renders notes (newest first) as one line each; notes with
+// identical text make one line.
+func NoteLines(notes []Note) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, n := range notes {
+		text := Plain(n.Text)
+		key := strings.ToLower(text)
+		if text == "" || seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, text)
+	}
+	return out
+}
+
+// Ellipsis ends a line cut at its cap.
+const Ellipsis = "…"
+
+// CapLine cuts a line to at most limit runes, ending a cut line with an
+// ellipsis.
+func CapLine(line string, limit int) string {
+	if limit <= 0 || utf8.RuneCountInString(line) <= limit {
+		return line
+	}
+	n := 0
+	for i := range line {
+		if n == limit-1 {
+			return strings.TrimRight(line[:i], " ") + Ellipsis
+		}
+		n++
+	}
+	return line
+}
