@@ -2,16 +2,15 @@ package main
 
 import (
 	"context"
-	"time"
-
 	"fmt"
-	"github.com/cairn-kb/cairn/query"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/golden"
+	"github.com/cairn-kb/cairn/query"
 )
 
 // The demo's questions, the day they are asked and their budget.
@@ -21,6 +20,10 @@ var (
 )
 
 const demoBudget = 1200
+
+// demoPlace is the file the demo asks "what applies here" about, and whose
+// folder's rules file it prints.
+const demoPlace = "docs/api/tokens.md"
 
 // DemoCmd is `cairn demo`.
 type DemoCmd struct {
@@ -107,6 +110,27 @@ func (c *DemoCmd) Run(env *Env) error {
 		}
 		w.Write(out)
 	}
+
+	// The rules files the build wrote, one of them whole, and what applies
+	// at a file of that folder.
+	fmt.Fprintln(w, "\nrules files written (only the <!-- cairn:rules --> section is cairn's):")
+	for _, o := range m.Outputs {
+		if !strings.HasPrefix(o.Path, artifacts.Dir+"/") {
+			fmt.Fprintf(w, "  %s\n", o.Path)
+		}
+	}
+	rulesFile := filepath.ToSlash(filepath.Join(filepath.Dir(demoPlace), artifacts.AgentsFile))
+	text, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rulesFile)))
+	if err != nil {
+		return fmt.Errorf("the demo build wrote no %s: %w", rulesFile, err)
+	}
+	fmt.Fprintf(w, "\n$ cat %s\n%s", rulesFile, text)
+	fmt.Fprintf(w, "\n$ cairn context --as-of %s --at %s\n", demoAsOf.Format(time.DateOnly), demoPlace)
+	out, err := query.At(context.Background(), dir, query.AtRequest{Path: filepath.Join(dir, filepath.FromSlash(demoPlace)), Format: query.FormatMarkdown, AsOf: demoAsOf})
+	if err != nil {
+		return err
+	}
+	w.Write(out)
 	if c.Keep {
 		fmt.Fprintf(w, "\nthe demo base stays in %s; try: cairn --base %s build --check\n", dir, dir)
 	}
