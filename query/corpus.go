@@ -152,7 +152,7 @@ func openScan(ctx context.Context, fsys fs.FS, terms []string) (*scanCorpus, err
 	if err != nil {
 		return nil, err
 	}
-	if errs := errorsOnly(loaded.Diagnostics); len(errs) > 0 {
+	if errs := diag.ErrorsOnly(loaded.Diagnostics); len(errs) > 0 {
 		return nil, baseErrors(errs)
 	}
 	b := loaded.Base
@@ -186,7 +186,7 @@ func openScan(ctx context.Context, fsys fs.FS, terms []string) (*scanCorpus, err
 	if err != nil {
 		return nil, err
 	}
-	if errs := errorsOnly(diags); len(errs) > 0 {
+	if errs := diag.ErrorsOnly(diags); len(errs) > 0 {
 		return nil, baseErrors(errs)
 	}
 	c.assemble(ordered)
@@ -364,16 +364,6 @@ func (c *scanCorpus) assemble(units []scanUnit) {
 // first and sends the user to the build, which lists them all.
 func baseErrors(errs []diag.Diagnostic) error {
 	return &UsageError{Msg: fmt.Sprintf("the base has %d error(s), so no context can be read from it; the first: %s; run cairn build to see them all", len(errs), errs[0])}
-}
-
-func errorsOnly(ds []diag.Diagnostic) []diag.Diagnostic {
-	var out []diag.Diagnostic
-	for _, d := range ds {
-		if d.Severity == diag.Error {
-			out = append(out, d)
-		}
-	}
-	return out
 }
 
 func (c *scanCorpus) Config() model.Config      { return c.cfg }

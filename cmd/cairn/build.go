@@ -27,11 +27,7 @@ type BuildCmd struct {
 
 // Run builds the base, or checks it with --check.
 func (c *BuildCmd) Run(env *Env) error {
-	root, err := env.findBase()
-	if err != nil {
-		return err
-	}
-	asOf, err := asOfDay(c.AsOf, env)
+	root, asOf, err := baseAndDay(env, c.AsOf)
 	if err != nil {
 		return err
 	}

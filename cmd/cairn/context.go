@@ -39,11 +39,7 @@ func (c *ContextCmd) Run(env *Env) error {
 	if len(c.Query) == 0 {
 		return usageError("give a query: cairn context \"what changed in retention\"")
 	}
-	root, err := env.findBase()
-	if err != nil {
-		return err
-	}
-	asOf, err := asOfDay(c.AsOf, env)
+	root, asOf, err := baseAndDay(env, c.AsOf)
 	if err != nil {
 		return err
 	}
@@ -56,6 +52,16 @@ func (c *ContextCmd) Run(env *Env) error {
 	}
 	_, err = env.Stdout.Write(out)
 	return err
+}
+
+// baseAndDay finds the base and the day a command evaluates dates at.
+func baseAndDay(env *Env, flag string) (string, time.Time, error) {
+	root, err := env.findBase()
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	asOf, err := asOfDay(flag, env)
+	return root, asOf, err
 }
 
 // asOfDay resolves the as-of day: the flag, then $CAIRN_AS_OF, then today
@@ -88,11 +94,7 @@ func (c *ContextCmd) runAt(env *Env) error {
 	if c.At != "" && c.Profile != "" {
 		return usageError("ask about one thing: --at PATH or --profile NAME")
 	}
-	root, err := env.findBase()
-	if err != nil {
-		return err
-	}
-	asOf, err := asOfDay(c.AsOf, env)
+	root, asOf, err := baseAndDay(env, c.AsOf)
 	if err != nil {
 		return err
 	}

@@ -120,6 +120,18 @@ func (e *Errors) Error() string {
 // ExitCode makes invalid base content exit 2.
 func (e *Errors) ExitCode() int { return 2 }
 
+// ErrorsOnly returns the errors among ds, in their order; warnings are
+// dropped.
+func ErrorsOnly(ds []Diagnostic) []Diagnostic {
+	var out []Diagnostic
+	for _, d := range ds {
+		if d.Severity == Error {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 // LineCol converts a byte offset in data to a 1-based line and column
 // (columns count bytes, as editors that report byte columns do).
 func LineCol(data []byte, offset int64) (line, col int) {

@@ -77,7 +77,7 @@ func Prepare(fsys fs.FS, req Request) (Prepared, error) {
 	if err != nil {
 		return Prepared{}, err
 	}
-	if errs := errorsOnly(lg.Diagnostics); len(errs) > 0 {
+	if errs := diag.ErrorsOnly(lg.Diagnostics); len(errs) > 0 {
 		return Prepared{}, &diag.Errors{Diagnostics: errs}
 	}
 	op := model.LogOp{
@@ -169,14 +169,4 @@ func encode(op model.LogOp) ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), nil
-}
-
-func errorsOnly(ds []diag.Diagnostic) []diag.Diagnostic {
-	var out []diag.Diagnostic
-	for _, d := range ds {
-		if d.Severity == diag.Error {
-			out = append(out, d)
-		}
-	}
-	return out
 }

@@ -102,14 +102,7 @@ func Run(ctx context.Context, in Input) (Output, error) {
 // folder's. Folders come sorted, so every folder above is decided first.
 func decide(folders []*folder, root govern.Answer, c caps) {
 	byPath := map[string]*folder{}
-	rootRules := map[string]bool{}
-	for _, id := range writableIDs(root.Terms) {
-		rootRules[id] = true
-	}
-	rootNotes := map[string]bool{}
-	for _, n := range root.Notes {
-		rootNotes[n.Target] = true
-	}
+	rootRules, rootNotes := rootHeld(root)
 	for _, fo := range folders {
 		byPath[fo.path] = fo
 		if fo.path == "" || len(fo.parts) == 0 {
@@ -196,14 +189,7 @@ func renderRoot(folders []*folder, root govern.Answer, c caps, governanceDir str
 			}
 		}
 	}
-	rootRules := map[string]bool{}
-	for _, id := range writableIDs(root.Terms) {
-		rootRules[id] = true
-	}
-	rootNotes := map[string]bool{}
-	for _, n := range root.Notes {
-		rootNotes[n.Target] = true
-	}
+	rootRules, rootNotes := rootHeld(root)
 	for _, p := range parts {
 		held := map[string]bool{}
 		for _, q := range parts {
@@ -234,4 +220,17 @@ func renderRoot(folders []*folder, root govern.Answer, c caps, governanceDir str
 	s.lines = append(s.lines, body...)
 	s.outro()
 	return s.text()
+}
+
+// rootHeld returns what the root's section states: the ids of its rules
+// and the targets of its notes.
+func rootHeld(root govern.Answer) (rules, notes map[string]bool) {
+	rules, notes = map[string]bool{}, map[string]bool{}
+	for _, id := range writableIDs(root.Terms) {
+		rules[id] = true
+	}
+	for _, n := range root.Notes {
+		notes[n.Target] = true
+	}
+	return rules, notes
 }
