@@ -44,8 +44,14 @@ func (e *SectionError) Error() string { return fmt.Sprintf("line %d: %s", e.Line
 // the closing delimiter's line, its line break included. found is false
 // when the file holds no section. A delimiter without its partner, or a
 // second section, is a *SectionError.
+//
+// A delimiter inside a fenced code block of the user's text (``` or ~~~)
+// is an example, not a delimiter: it is left alone. cairn's own section
+// never holds a fence, so a fence opened inside it is a hand edit that the
+// section's stamp catches.
 func FindRulesSection(data []byte) (start, end int, found bool, err error) {
 	start, line, open := -1, 0, 0
+	fence := "" // the fence the user's text is inside, "" when none
 	for off := 0; off < len(data); {
 		line++
 		next := bytes.IndexByte(data[off:], '\n')
@@ -54,6 +60,24 @@ func FindRulesSection(data []byte) (start, end int, found bool, err error) {
 			lineEnd = off + next + 1
 		}
 		text := string(bytes.TrimSpace(data[off:lineEnd]))
+		if line == 1 {
+			text = strings.TrimPrefix(text, "\ufeff") // a byte-order mark some editors write
+		}
+		if start < 0 || found { // the user's text
+			f := fenceOf(text)
+			switch {
+			case fence == "" && f != "":
+				fence = f
+				off = lineEnd
+				continue
+			case fence != "":
+				if f != "" && f[0] == fence[0] && len(f) >= len(fence) && strings.TrimSpace(text[len(f):]) == "" {
+					fence = "" // the fence closes
+				}
+				off = lineEnd
+				continue
+			}
+		}
 		switch text {
 		case RulesOpen:
 			switch {
@@ -78,6 +102,18 @@ func FindRulesSection(data []byte) (start, end int, found bool, err error) {
 		return 0, 0, false, nil
 	}
 	return start, end, true, nil
+}
+
+// fenceOf returns the fence a line opens or closes (its run of three or
+// more backquotes or tildes), or "".
+func fenceOf(line string) string {
+	for _, c := range "`~" {
+		n := len(line) - len(strings.TrimLeft(line, string(c)))
+		if n >= 3 {
+			return line[:n]
+		}
+	}
+	return ""
 }
 
 // RulesSectionOf returns cairn's section in a rules file (nil when it holds

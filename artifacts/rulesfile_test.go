@@ -29,6 +29,11 @@ func TestFindRulesSection(t *testing.T) {
 		{"close without open", "a\n" + RulesClose + "\n", "", 2},
 		{"two opens", RulesOpen + "\n" + RulesOpen + "\n" + RulesClose + "\n", "", 2},
 		{"two sections", section + section, "", 5},
+		// A user's example of the markers, in a code block, is text.
+		{"markers in a fence", "How it looks:\n```md\n" + RulesOpen + "\n(generated)\n" + RulesClose + "\n```\n", "", 0},
+		{"one marker in a fence", "~~~~\n" + RulesClose + "\n~~~\n~~~~\n", "", 0},
+		{"a fence before the section", "```\n" + section + "```\n" + section, section, 0},
+		{"a byte-order mark", "\ufeff" + section, "\ufeff" + section, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -197,5 +202,27 @@ func TestImportsAgents(t *testing.T) {
 		if got := ImportsAgents([]byte(text)); got != want {
 			t.Errorf("ImportsAgents(%q) = %v, want %v", text, got, want)
 		}
+	}
+}
+
+// TestSyncKeepsAReplacedFilesMode: a rules file a user kept private stays
+// private when cairn rewrites its section.
+func TestSyncKeepsAReplacedFilesMode(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{"AGENTS.md": "# Mine\n\n" + section})
+	if err := os.Chmod(filepath.Join(root, "AGENTS.md"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	newer := "# Mine\n\n" + strings.Replace(section, "\n", "\nA new rule.\n", 1)
+	p := Plan{Root: root, Files: []File{{Path: "AGENTS.md", Data: []byte(newer)}}, Manifest: File{Path: ManifestPath, Data: []byte("{}\n")}}
+	if _, err := Sync(p); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(filepath.Join(root, "AGENTS.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode().Perm() != 0o600 {
+		t.Errorf("mode after the rewrite %v, want -rw-------", st.Mode().Perm())
 	}
 }

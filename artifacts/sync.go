@@ -415,6 +415,13 @@ func writeAtomic(root *os.Root, name string, data []byte) (err error) {
 			err = fmt.Errorf("artifacts: cannot write %s: %w", name, err)
 		}
 	}()
+	// A file replaced keeps its permissions: a user's AGENTS.md kept
+	// private stays private. (A new file gets 0644, less the umask.)
+	if st, err := root.Stat(filepath.FromSlash(name)); err == nil && st.Mode().IsRegular() {
+		if err := f.Chmod(st.Mode().Perm()); err != nil {
+			return err
+		}
+	}
 	if _, err := f.Write(data); err != nil {
 		return err
 	}

@@ -205,7 +205,7 @@ func renderRoot(folders []*folder, root govern.Answer, c caps, governanceDir str
 	var ruled []string
 	for _, fo := range folders {
 		if fo.ruled {
-			ruled = append(ruled, govern.Plain(fo.path)+"/ ("+govern.Plain(path.Join(fo.path, artifacts.AgentsFile))+")")
+			ruled = append(ruled, inertPath(fo.path)+"/ ("+inertPath(path.Join(fo.path, artifacts.AgentsFile))+")")
 		}
 	}
 	s.block("### Folders with rules of their own", capped(ruled, c.rules, func(n int) string {

@@ -82,15 +82,20 @@ func contextCommand(folder string) string {
 	if folder == "" {
 		folder = "."
 	}
-	return "`cairn context --at " + folder + "`"
+	return "`cairn context --at " + inertPath(folder) + "`"
 }
+
+// inertPath is a folder path as the section may quote it: folder names
+// are anyone's to choose, so one is made plain like stored text, and a
+// backquote, which would end the code span around it, becomes a quote.
+func inertPath(p string) string { return strings.ReplaceAll(govern.Plain(p), "`", "'") }
 
 // display names a folder for a reader: "docs/api/", or "the project root".
 func display(folder string) string {
 	if folder == "" {
 		return "the project root"
 	}
-	return folder + "/"
+	return inertPath(folder) + "/"
 }
 
 // writableIDs lists the ids of the rules among terms, in their order.
