@@ -31,6 +31,15 @@ func planFiles(existing []model.RulesFile, sections map[string]string, out *Outp
 			carriers[folder] = append(carriers[folder], p)
 		}
 	}
+	// A file a link beside it points to is never deleted, only emptied of
+	// the section: deleting it would leave the link dangling, and the next
+	// build would refuse it.
+	linkedTo := map[string]bool{}
+	for _, f := range existing {
+		if other := twin(f, byPath); f.Symlink && other != "" {
+			linkedTo[other] = true
+		}
+	}
 	deleted := map[string]bool{}
 	for _, f := range existing {
 		if _, carried := after[f.Path]; carried || artifacts.RulesSectionOf([]byte(f.Text)) == nil {
@@ -42,7 +51,7 @@ func planFiles(existing []model.RulesFile, sections map[string]string, out *Outp
 			}
 			continue // a link to the rules file beside it follows that file
 		}
-		if holdsOnlySection(f.Text) {
+		if holdsOnlySection(f.Text) && !linkedTo[f.Path] {
 			out.Delete = append(out.Delete, f.Path)
 			deleted[f.Path] = true
 			continue

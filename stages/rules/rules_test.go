@@ -116,10 +116,15 @@ func TestRunPlansTheRulesFiles(t *testing.T) {
 
 	// Text around the section is kept byte for byte; a file without a
 	// section gets it appended after its own text.
+	// docs/AGENTS.md is a CRLF file: the section is written in CRLF too.
 	docs := files["docs/AGENTS.md"]
-	if !strings.HasPrefix(docs, userHead+artifacts.RulesOpen+"\n") || !strings.HasSuffix(docs, artifacts.RulesClose+"\n"+userTail) {
+	if !strings.HasPrefix(docs, userHead+artifacts.RulesOpen+"\r\n") || !strings.HasSuffix(docs, artifacts.RulesClose+"\r\n"+userTail) {
 		t.Errorf("docs/AGENTS.md lost the user's text:\n%q", docs)
 	}
+	if strings.Count(docs, "\n") != strings.Count(docs, "\r\n") {
+		t.Errorf("docs/AGENTS.md mixes line endings:\n%q", docs)
+	}
+	files["docs/AGENTS.md"] = strings.ReplaceAll(docs, "\r\n", "\n") // for the checks of content below
 	if !strings.HasPrefix(files["blog/CLAUDE.md"], "Claude: read the style guide.\n\n"+artifacts.RulesOpen) {
 		t.Errorf("blog/CLAUDE.md = %q", files["blog/CLAUDE.md"])
 	}

@@ -12,15 +12,24 @@ import (
 // removal also takes back the blank line an append put before a section
 // that ended the file. text's delimiters are known to pair (load refuses
 // a file where they do not).
+//
+// A file whose lines end in CRLF (a Windows checkout) gets the section in
+// CRLF too, so that the file keeps one line ending and a checkout that
+// converts line endings does not make the section look edited.
 func splice(text, section string) string {
+	nl := "\n"
+	if strings.Contains(text, "\r\n") {
+		nl = "\r\n"
+		section = strings.ReplaceAll(section, "\n", nl)
+	}
 	start, end, found, _ := artifacts.FindRulesSection([]byte(text))
 	switch {
 	case found && section != "":
 		return text[:start] + section + text[end:]
 	case found:
 		before, after := text[:start], text[end:]
-		if after == "" && strings.HasSuffix(before, "\n\n") {
-			before = before[:len(before)-1]
+		if after == "" && strings.HasSuffix(before, nl+nl) {
+			before = before[:len(before)-len(nl)]
 		}
 		return before + after
 	case section == "":
@@ -28,9 +37,9 @@ func splice(text, section string) string {
 	case text == "":
 		return section
 	case !strings.HasSuffix(text, "\n"):
-		text += "\n"
+		text += nl
 	}
-	return text + "\n" + section
+	return text + nl + section
 }
 
 // holdsOnlySection reports whether nothing but white space would be left

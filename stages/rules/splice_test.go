@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/cairn-kb/cairn/artifacts"
@@ -15,7 +16,9 @@ func TestSplice(t *testing.T) {
 		{"a new file gets just the section", "", sec, sec},
 		{"appended after a blank line", "# Mine\n", sec, "# Mine\n\n" + sec},
 		{"appended to a file without a final LF", "# Mine", sec, "# Mine\n\n" + sec},
-		{"replaced in place, bytes around kept", "# Mine\r\n\r\n" + old + "\r\nAfter.  \r\n", sec, "# Mine\r\n\r\n" + sec + "\r\nAfter.  \r\n"},
+		{"replaced in place in a CRLF file, in CRLF, bytes around kept", "# Mine\r\n\r\n" + crlf(old) + "\r\nAfter.  \r\n", sec, "# Mine\r\n\r\n" + crlf(sec) + "\r\nAfter.  \r\n"},
+		{"appended to a CRLF file in CRLF", "# Mine\r\n", sec, "# Mine\r\n\r\n" + crlf(sec)},
+		{"removed from a CRLF file with its blank line", "# Mine\r\n\r\n" + crlf(old), "", "# Mine\r\n"},
 		{"removed, the blank line an append added too", "# Mine\n\n" + old, "", "# Mine\n"},
 		{"removed from the middle", "a\n\n" + old + "\nb\n", "", "a\n\n\nb\n"},
 		{"nothing to remove", "# Mine\n", "", "# Mine\n"},
@@ -35,3 +38,5 @@ func TestSplice(t *testing.T) {
 		t.Error("holdsOnlySection is wrong")
 	}
 }
+
+func crlf(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") }
