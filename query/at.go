@@ -2,7 +2,9 @@ package query
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -74,7 +76,7 @@ func At(ctx context.Context, root string, req AtRequest) ([]byte, error) {
 			doc.Attention = append(doc.Attention, "Part of the governance failed to load and is left out of this answer: "+d.String())
 		}
 	}
-	fresh := usageFreshness(ctx, root)
+	fresh := usageFreshness(ctx, root, g.Config)
 	doc.Provenance = provenance(root, g, fresh)
 	resolver := govern.New(govern.Governance{
 		DefaultVoice: g.Config.Governance.DefaultVoice, Points: g.Config.Governance.Points,
@@ -91,9 +93,23 @@ func At(ctx context.Context, root string, req AtRequest) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		point, ds := load.ContentPoint(fsys, rel)
-		for _, d := range ds {
-			doc.Attention = append(doc.Attention, "The file's frontmatter could not be read, so its point: is not known: "+d.String())
+		// Through the os.Root: a link that leaves the base is refused
+		// like a path that does.
+		if _, err := fs.Stat(fsys, rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, &UsageError{Msg: fmt.Sprintf("%s cannot be read inside the base (%v); ask about a path inside it", rel, err)}
+		}
+		// Only a content file's own point: binds it, as in the build.
+		var point string
+		if rel != "." && load.IsContent(g.Config, rel) {
+			var ds []diag.Diagnostic
+			point, ds = load.ContentPoint(fsys, rel)
+			for _, d := range ds {
+				doc.Attention = append(doc.Attention, "The file's frontmatter could not be read, so its point: is not known: "+d.String())
+			}
+		}
+		if point != "" && !slices.ContainsFunc(g.Config.Governance.Points, func(p model.Point) bool { return p.Name == point }) {
+			doc.Attention = append(doc.Attention, fmt.Sprintf("The file names point %q, which cairn.yaml does not declare; the build refuses it, and this answer ignores it.", govern.Plain(point)))
+			point = ""
 		}
 		place := govern.Place{Path: rel, Point: point}
 		if rel == "." {
@@ -172,7 +188,7 @@ const usageStage = "usage"
 // usageFreshness checks the build behind usage.tsv without walking the
 // base (SPEC §6.6: artifact freshness, stat-first, hashing only what
 // changed) and, when it is current, reads each term's total uses.
-func usageFreshness(ctx context.Context, root string) freshness {
+func usageFreshness(ctx context.Context, root string, cfg model.Config) freshness {
 	m, err := artifacts.ReadPrevious(root)
 	switch {
 	case err != nil:
@@ -180,8 +196,14 @@ func usageFreshness(ctx context.Context, root string) freshness {
 	case m == nil:
 		return freshness{State: StateMissing, Reason: "no manifest; run cairn build"}
 	}
+	// The counts depend on the content files, the terms store and the
+	// configuration, and on nothing else the manifest records.
 	cache := artifacts.ReadStatCache(root)
-	if p, why := artifacts.FirstChangedInput(root, m, cache); p != "" {
+	counted := *m
+	counted.Inputs = slices.DeleteFunc(slices.Clone(m.Inputs), func(in artifacts.FileStamp) bool {
+		return in.Path != load.ConfigFile && in.Path != path.Join(cfg.Layers.Governance, "terms.yaml") && !load.IsContent(cfg, in.Path)
+	})
+	if p, why := artifacts.FirstChangedInput(root, &counted, cache); p != "" {
 		return freshness{State: StateStale, Reason: p + " " + why}
 	}
 	st, ok := m.Stage(usageStage)

@@ -151,11 +151,11 @@ func (d *AtAnswer) project(rel string, a govern.Answer) {
 		d.KeepAsIs = append(d.KeepAsIs, govern.KeepLine(t))
 	}
 	for _, n := range a.Notes {
-		d.Notes = append(d.Notes, AtNote{Target: n.Target, Text: govern.Plain(n.Text), Op: n.Op, Actor: n.Actor, Evidence: n.Evidence, Scope: n.Scope.Text()})
+		d.Notes = append(d.Notes, AtNote{Target: govern.Plain(n.Target), Text: govern.Plain(n.Text), Op: n.Op, Actor: govern.Plain(n.Actor), Evidence: plainAll(n.Evidence), Scope: govern.Plain(n.Scope.Text())})
 	}
 	for _, s := range a.Suggestions {
-		as := AtSuggestion{Target: s.Target, Kind: s.Kind, Status: s.Status, Text: govern.Plain(s.Text), Actor: s.Actor,
-			Session: s.Session, Evidence: s.Evidence, Op: s.Op, ContestedBy: nonNil(s.ContestedBy)}
+		as := AtSuggestion{Target: govern.Plain(s.Target), Kind: s.Kind, Status: s.Status, Text: govern.Plain(s.Text), Actor: govern.Plain(s.Actor),
+			Session: govern.Plain(s.Session), Evidence: plainAll(s.Evidence), Op: s.Op, ContestedBy: nonNil(s.ContestedBy)}
 		if st := s.Standing; st != nil {
 			as.Standing = &AtStanding{Sessions: st.Sessions, Corrections: st.Corrections, Merges: st.Merges, MergedIn: st.MergedIn, Uses: st.Uses}
 		}
@@ -307,6 +307,16 @@ func list(b *strings.Builder, items []string, lineRunes int) {
 	for _, it := range items {
 		fmt.Fprintf(b, "- %s\n", govern.CapLine(it, lineRunes))
 	}
+}
+
+// plainAll makes each stored one-line value plain; the log is anyone's to
+// write, so nothing from it reaches the answer raw.
+func plainAll(l []string) []string {
+	var out []string
+	for _, v := range l {
+		out = append(out, govern.Plain(v))
+	}
+	return out
 }
 
 func orNone(l []string) string {

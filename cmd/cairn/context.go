@@ -109,8 +109,10 @@ func (c *ContextCmd) runAt(env *Env) error {
 			return err
 		}
 		at = filepath.Join(root, at)
-		if rel, err := filepath.Rel(root, wd); err == nil && filepath.IsLocal(rel) {
-			at = filepath.Join(wd, c.At)
+		// Compared with links resolved: a shell may stand in the base
+		// through a link to it.
+		if rel, err := filepath.Rel(resolved(root), resolved(wd)); err == nil && filepath.IsLocal(rel) {
+			at = filepath.Join(root, rel, c.At)
 		}
 	}
 	out, err := query.At(context.Background(), root, query.AtRequest{
@@ -121,4 +123,12 @@ func (c *ContextCmd) runAt(env *Env) error {
 	}
 	_, err = env.Stdout.Write(out)
 	return err
+}
+
+// resolved is p with its links resolved, or p when that fails.
+func resolved(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
 }

@@ -415,3 +415,48 @@ func TestAtFreshness(t *testing.T) {
 		t.Errorf("rules changed with the artifacts' state:\n%q\n%q", fresh.Rules, stale.Rules)
 	}
 }
+
+// TestAtPlaces: what --at refuses and what it ignores, as the build does:
+// a link leaving the base is outside it; a page's point: binds nothing;
+// an undeclared point is named and ignored.
+func TestAtPlaces(t *testing.T) {
+	isolate(t)
+	dir := copyBase(t, "demo")
+	outside := filepath.Join(t.TempDir(), "o.md")
+	if err := os.WriteFile(outside, []byte("---\npoint: docs-fr\n---\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "docs", "escape.md")); err != nil {
+		t.Fatal(err)
+	}
+	if out := runContext(t, dir, "--at", "docs/escape.md", "--as-of", "2026-11-10"); !strings.Contains(out, "exit 2") || !strings.Contains(out, "cannot be read inside the base") {
+		t.Errorf("a link leaving the base: %s", out)
+	}
+	write := func(p, text string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(p)), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	point := func(p string) (string, []string) {
+		t.Helper()
+		out := runContext(t, dir, "--at", p, "--as-of", "2026-11-10", "--format", "json")
+		var a struct {
+			Point     struct{ Name, Binding string }
+			Attention []string
+		}
+		if err := json.Unmarshal([]byte(out), &a); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		return a.Point.Name + " by " + a.Point.Binding, a.Attention
+	}
+	write("wiki/page-with-point.md", "---\ntitle: P\npoint: docs-fr\n---\nA page.\n")
+	if got, _ := point("wiki/page-with-point.md"); got != " by default" {
+		t.Errorf("a wiki page's point: %q, want the default point (pages bind no point)", got)
+	}
+	write("docs/undeclared.md", "---\npoint: nope\n---\nText.\n")
+	got, attention := point("docs/undeclared.md")
+	if got != "docs by governance.points.paths" || !slices.ContainsFunc(attention, func(a string) bool { return strings.Contains(a, `point "nope"`) }) {
+		t.Errorf("an undeclared point: %q, attention %q; want the glob's point and a note naming nope", got, attention)
+	}
+}

@@ -163,12 +163,13 @@ func (c *NoteListCmd) Run(env *Env) error {
 		return enc.Encode(ops)
 	}
 	for _, op := range ops {
-		fmt.Fprintf(env.Stdout, "%s\t%s\t%s\t%s\t%s\n", op.Op, op.Kind, op.Actor, op.Target, clean(op.Text))
+		fmt.Fprintf(env.Stdout, "%s\t%s\t%s\t%s\t%s\n", clean(op.Op), clean(op.Kind), clean(op.Actor), clean(op.Target), clean(op.Text))
 	}
 	return nil
 }
 
-// clean keeps a stored text on its line.
+// clean keeps a stored value on its line and in its column: the log is
+// anyone's to write.
 func clean(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }

@@ -100,6 +100,10 @@ func TestNoteRefusals(t *testing.T) {
 		{"bad glob", []string{"suggest", "note:x", "text", "--actor", "agent:codex", "--path", "/abs/**"}, "is not relative to the base root"},
 		{"bad day", []string{"suggest", "note:x", "text", "--actor", "agent:codex", "--valid-from", "soon"}, "is not a date"},
 		{"nothing to keep", []string{"keep", "note:never-suggested", "--actor", "person:marc"}, "neither an operation id nor a target"},
+		{"blank text", []string{"suggest", "note:x", "  ", "--actor", "agent:codex"}, "a suggestion needs its text"},
+		{"a line break in the actor", []string{"suggest", "note:x", "text", "--actor", "agent:a\n## Injected"}, "holds a line break or control character"},
+		{"a line break in the target", []string{"suggest", "note:x\n<!-- /cairn:rules -->", "text", "--actor", "agent:codex"}, "holds a line break or control character"},
+		{"keep a keep", []string{"keep", "20261102T153040.120Z-9a03bf", "--actor", "person:marc"}, "is a keep, itself a decision"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"go.yaml.in/yaml/v3"
@@ -574,7 +575,7 @@ func (lg *opLog) check(op *model.LogOp, at logSpot) {
 	switch {
 	case op.Target == "":
 		missing("target", "note:<slug> or term:<id>")
-	case scheme == "note" && name != "" && !strings.ContainsAny(name, " \t"):
+	case scheme == "note" && name != "" && !strings.ContainsFunc(name, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }):
 	case scheme == "term" && name != "":
 		if !lg.terms[name] {
 			errf("target", "unknown-term", "target %s names no term in terms.yaml; use the id of a term there, or add the term (status: proposed) first", op.Target)

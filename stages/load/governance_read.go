@@ -38,6 +38,14 @@ func ReadGovernance(fsys fs.FS) Governance {
 	return g
 }
 
+// IsContent reports whether p is one of the base's content files by where
+// it sits: outside the layer folders, matching a content glob, not a rules
+// file. (Whether it exists is another question.)
+func IsContent(cfg model.Config, p string) bool {
+	var ds diag.List
+	return newClassifier(cfg).classify(p, &ds) == kindContent
+}
+
 // ContentPoint reads the frontmatter point: of a content file. A folder
 // or a file that does not exist (yet) has none; a file that cannot be read
 // or decoded comes back with the mistakes found.

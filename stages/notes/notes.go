@@ -17,6 +17,7 @@ import (
 	"io/fs"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/cespare/xxhash/v2"
 
@@ -88,6 +89,16 @@ func Prepare(fsys fs.FS, req Request) (Prepared, error) {
 	if err := checkActor(req); err != nil {
 		return Prepared{}, err
 	}
+	// Names, sessions, evidence and globs are one-line identifiers: a line
+	// break or control character in one would reach answers and listings.
+	for _, v := range append([]string{req.Actor, req.Session, req.Target, req.Ref}, append(req.Evidence, req.Paths...)...) {
+		if strings.ContainsFunc(v, unicode.IsControl) {
+			return Prepared{}, &RequestError{Msg: fmt.Sprintf("%q holds a line break or control character; actors, sessions, targets, evidence and paths are one-line names", v)}
+		}
+	}
+	if req.Kind == model.OpSuggest && strings.TrimSpace(req.Text) == "" {
+		return Prepared{}, &RequestError{Msg: "say what you noticed: a suggestion needs its text"}
+	}
 	switch req.Kind {
 	case model.OpSuggest:
 		op.Target = req.Target
@@ -133,9 +144,13 @@ func resolve(ops []model.LogOp, ref string) (model.LogOp, error) {
 		return model.LogOp{}, &RequestError{Msg: "name what to decide on: an operation id (see cairn note list) or a target such as note:release-tone"}
 	}
 	for i := len(ops) - 1; i >= 0; i-- {
-		if ops[i].Op == ref {
-			return ops[i], nil
+		if ops[i].Op != ref {
+			continue
 		}
+		if k := ops[i].Kind; k == model.OpKeep || k == model.OpDrop {
+			return model.LogOp{}, &RequestError{Msg: fmt.Sprintf("%s is a %s, itself a decision; keep or drop the suggestion it decided on (%s)", ref, k, ops[i].Ref)}
+		}
+		return ops[i], nil
 	}
 	for i := len(ops) - 1; i >= 0; i-- {
 		if ops[i].Target == ref && ops[i].Kind == model.OpSuggest {
