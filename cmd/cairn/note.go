@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages/diag"
@@ -88,7 +89,7 @@ func recordNote(env *Env, req notes.Request) error {
 	if err != nil {
 		return err
 	}
-	lock, err := artifacts.AcquireLock(root, "cairn note")
+	lock, err := waitForLock(root)
 	if err != nil {
 		return err
 	}
@@ -120,10 +121,29 @@ func recordNote(env *Env, req notes.Request) error {
 	}
 	res, err := buildLocked(root, asOf, false, env.Stderr, nil)
 	if err != nil {
-		return fmt.Errorf("recorded %s, but the refresh of the artifacts and rules files failed: %w", p.Op.Op, err)
+		return fmt.Errorf("recorded %s (do not record it again), but the refresh of the artifacts and rules files failed: %w; fix that and run cairn build", p.Op.Op, err)
 	}
 	fmt.Fprintln(env.Stderr, "cairn: "+res.summary())
 	return nil
+}
+
+// noteLockWait is how long cairn note waits for a build or another note
+// to release the base: agents record observations in parallel, and a
+// refused one would be lost unless the agent retried.
+const noteLockWait = 10 * time.Second
+
+// waitForLock takes the base lock, waiting up to noteLockWait while
+// another cairn holds it.
+func waitForLock(root string) (*artifacts.Lock, error) {
+	deadline := time.Now().Add(noteLockWait)
+	for {
+		lock, err := artifacts.AcquireLock(root, "cairn note")
+		var busy *artifacts.BusyError
+		if err == nil || !errors.As(err, &busy) || time.Now().After(deadline) {
+			return lock, err
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // NoteListCmd is `cairn note list`.

@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -239,5 +241,31 @@ func TestNoteReachesTheRulesFilesOnlyWhenKept(t *testing.T) {
 	kept := answer[strings.Index(answer, "## Notes a person kept"):]
 	if !strings.Contains(kept[:strings.Index(kept, "\n\n")], text) || strings.Contains(answer, "note:error-flags (note") {
 		t.Errorf("after the keep the note should be kept, not suggested:\n%s", answer)
+	}
+}
+
+// TestNotesInParallel: notes recorded at once all land; each waits for
+// the base lock instead of failing.
+func TestNotesInParallel(t *testing.T) {
+	isolate(t)
+	dir := copyBase(t, "demo")
+	mustBuild(t, dir)
+	const n = 4
+	codes := make([]int, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			codes[i], _, _ = cairnAt(t, time.Date(2026, 11, 20, 9, 0, i, 0, time.UTC), "--base", dir,
+				"note", "suggest", fmt.Sprintf("note:parallel-%d", i), "Seen", "in", "parallel.", "--actor", "agent:codex")
+		})
+	}
+	wg.Wait()
+	for i, c := range codes {
+		if c != 0 {
+			t.Errorf("note %d exited %d", i, c)
+		}
+	}
+	if got := strings.Count(readLog(t, dir), "note:parallel-"); got != n {
+		t.Errorf("%d of %d notes in the log", got, n)
 	}
 }

@@ -219,11 +219,10 @@ func NoteLines(notes []Note) []string {
 	seen := map[string]bool{}
 	for _, n := range notes {
 		text := Plain(n.Text)
-		key := strings.ToLower(text)
-		if text == "" || seen[key] {
+		if text == "" || seen[text] { // identical text is one line
 			continue
 		}
-		seen[key] = true
+		seen[text] = true
 		out = append(out, text)
 	}
 	return out

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path"
@@ -124,6 +125,11 @@ func decide(folders []*folder, root govern.Answer, c caps) {
 					}
 				}
 			}
+			// Gathered folder by folder upward; listed newest first, like
+			// every list of notes.
+			slices.SortStableFunc(fr.notes, func(a, b govern.Note) int {
+				return cmp.Or(strings.Compare(b.Op, a.Op), strings.Compare(a.Target, b.Target))
+			})
 		}
 		if fo.sig == aboveSig {
 			continue
