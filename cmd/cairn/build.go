@@ -157,7 +157,7 @@ func buildLocked(root string, asOf time.Time, check bool, stderr io.Writer, cloc
 	// Inputs written moments ago are hashed again next time; the outputs
 	// stamped below are cairn's own, just written and hashed.
 	out.Stat.DropRacy(start)
-	if m, err := artifacts.DecodeManifest(out.Plan.Manifest.Data); err == nil {
+	if m, err := artifacts.DecodeManifestHead(out.Plan.Manifest.Data); err == nil {
 		artifacts.StampOutputs(root, &m, out.Stat)
 	}
 	paths := slices.Sorted(maps.Keys(out.Stat))
