@@ -40,7 +40,10 @@ type AtRequest struct {
 	Profile string
 	Format  string // markdown or json
 	Explain bool   // markdown: add how the answer was reached
-	AsOf    time.Time
+	// Comments answers for the code comments written at the path rather
+	// than its content: the voice's limits for comments lead the brief.
+	Comments bool
+	AsOf     time.Time
 }
 
 // At answers a by-location question about the base at root.
@@ -116,6 +119,9 @@ func At(ctx context.Context, root string, req AtRequest) ([]byte, error) {
 			place.Path = ""
 		}
 		doc.project(rel, resolver.At(place, req.AsOf))
+	}
+	if req.Comments {
+		doc.forComments()
 	}
 	doc.finish(fresh)
 	if req.Format == FormatJSON {

@@ -2,6 +2,7 @@ package query
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/cairn-kb/cairn/stages/govern"
@@ -18,7 +19,10 @@ type AtAnswer struct {
 	// Scope is project (the base's governance at a point) or profile (one
 	// voice profile and nothing else).
 	Scope string `json:"scope"`
-	AsOf  string `json:"as_of"`
+	// For is what is written at the place the answer is for: content, or
+	// code comments (--comments).
+	For  string `json:"for"`
+	AsOf string `json:"as_of"`
 	// Point is where the path resolves; nil for a profile answer.
 	Point *AtPoint `json:"point,omitempty"`
 	Voice *AtVoice `json:"voice"`
@@ -176,6 +180,29 @@ func (d *AtAnswer) profile(v model.Voice) {
 	d.Attention = append(d.Attention, "This is the voice profile "+v.Name+" alone: no point of the project stands behind it, so no terms, notes or suggestions are in it. Ask with --at PATH for what applies to a file.")
 }
 
+// forComments turns the answer to the code comments written at the
+// place: the voice's limits for comments lead its brief, and a voice that
+// sets none says so. Terms and notes hold in comments as in prose.
+func (d *AtAnswer) forComments() {
+	d.For = forComments
+	if d.Voice == nil {
+		return
+	}
+	i := slices.IndexFunc(d.Voice.Brief, func(l string) bool { return strings.HasPrefix(l, govern.CommentsLabel) })
+	if i < 0 {
+		d.Attention = append(d.Attention, "The voice "+d.Voice.Name+" sets no limits for code comments (comments: in its profile); its tone and style hold for them.")
+		return
+	}
+	line := d.Voice.Brief[i]
+	d.Voice.Brief = append([]string{line}, slices.Delete(slices.Clone(d.Voice.Brief), i, i+1)...)
+}
+
+// What an answer is for.
+const (
+	forContent  = "content"
+	forComments = "comments"
+)
+
 func voiceOf(v model.Voice) *AtVoice {
 	b := govern.VoiceBrief(govern.PlainVoice(v))
 	return &AtVoice{Name: b.Name, Description: b.Description, Brief: nonNil(b.Lines)}
@@ -200,6 +227,9 @@ func (d *AtAnswer) finish(f freshness) {
 		line += " If you notice how this project names things, spells them or writes, record it."
 		d.Attention = append(d.Attention, line)
 	}
+	if d.For == "" {
+		d.For = forContent
+	}
 	d.Attention = append(first, d.Attention...)
 	d.Attention = nonNil(d.Attention)
 	d.Record = recordLine
@@ -211,9 +241,11 @@ func (d *AtAnswer) finish(f freshness) {
 // point's binding, the scope, the coverage and the provenance.
 func (d *AtAnswer) markdown(explain bool) string {
 	var b strings.Builder
-	switch d.Scope {
-	case ScopeProfile:
+	switch {
+	case d.Scope == ScopeProfile:
 		fmt.Fprintf(&b, "# Voice profile %s\n", d.Profile)
+	case d.For == forComments:
+		fmt.Fprintf(&b, "# What applies to code comments at %s\n", d.Path)
 	default:
 		fmt.Fprintf(&b, "# What applies at %s\n", d.Path)
 	}

@@ -21,6 +21,7 @@ type ContextCmd struct {
 	Format       string   `help:"Output format: text, json or jsonl for a pack; markdown or json with --at or --profile." placeholder:"FORMAT"`
 	At           string   `help:"Answer what applies at this path instead: its point, voice, terms, notes and suggestions." placeholder:"PATH"`
 	Profile      string   `help:"Answer what this voice profile holds, with no project point behind it." placeholder:"NAME"`
+	Comments     bool     `help:"With --at: answer for the code comments written at the path, the voice's limits for comments first."`
 	SaveReceipt  bool     `name:"save-receipt" help:"Not available yet."`
 	SinceReceipt string   `name:"since-receipt" help:"Not available yet." placeholder:"DIGEST"`
 }
@@ -29,6 +30,9 @@ type ContextCmd struct {
 func (c *ContextCmd) Run(env *Env) error {
 	if c.At != "" || c.Profile != "" {
 		return c.runAt(env)
+	}
+	if c.Comments {
+		return usageError("--comments answers for the code comments at a path; use it with --at PATH")
 	}
 	if c.Format == "" {
 		c.Format = query.FormatText
@@ -116,7 +120,7 @@ func (c *ContextCmd) runAt(env *Env) error {
 		}
 	}
 	out, err := query.At(context.Background(), root, query.AtRequest{
-		Path: at, Profile: c.Profile, Format: format, Explain: c.Explain, AsOf: asOf,
+		Path: at, Profile: c.Profile, Format: format, Explain: c.Explain, Comments: c.Comments, AsOf: asOf,
 	})
 	if err != nil {
 		return err

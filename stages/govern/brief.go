@@ -72,6 +72,9 @@ func patternLine(label string, p model.Pattern) string {
 	return fmt.Sprintf("%s: text matching `%s`", label, p.Regex)
 }
 
+// CommentsLabel starts the brief's line of limits for code comments.
+const CommentsLabel = "Code comments: "
+
 // commentLimits renders the limits a voice sets on code comments, or ""
 // when it sets none.
 func commentLimits(c model.Comments) string {
@@ -88,5 +91,5 @@ func commentLimits(c model.Comments) string {
 	if len(parts) == 0 {
 		return ""
 	}
-	return "Code comments: " + strings.Join(parts, ", ")
+	return CommentsLabel + strings.Join(parts, ", ")
 }
