@@ -1,6 +1,10 @@
 package artifacts
 
-import "fmt"
+import (
+	"fmt"
+	"io/fs"
+	"path/filepath"
+)
 
 // WriteBaseFile replaces one file of the base itself, not an artifact, the
 // way Sync writes artifacts: through a temporary file in the same folder,
@@ -16,5 +20,10 @@ func WriteBaseFile(dir, name string, data []byte) error {
 		return err
 	}
 	defer root.Close()
+	// Renaming over a link would replace the link with a file and leave
+	// what it points to behind: refuse, and say what to do.
+	if st, err := root.Lstat(filepath.FromSlash(name)); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("artifacts: %s is a symbolic link; cairn writes it only as a regular file, so replace the link with the file it points to", name)
+	}
 	return writeAtomic(root, name, data)
 }

@@ -226,3 +226,20 @@ func TestSyncKeepsAReplacedFilesMode(t *testing.T) {
 		t.Errorf("mode after the rewrite %v, want -rw-------", st.Mode().Perm())
 	}
 }
+
+// TestWriteBaseFileRefusesALink: renaming over a link would replace it and
+// strand what it points to; the write is refused and nothing changes.
+func TestWriteBaseFileRefusesALink(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{"governance/real.jsonl": "old\n"})
+	if err := os.Symlink("real.jsonl", filepath.Join(root, "governance", "log.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	err := WriteBaseFile(root, "governance/log.jsonl", []byte("new\n"))
+	if err == nil || !strings.Contains(err.Error(), "is a symbolic link") {
+		t.Fatalf("err = %v, want a refusal naming the link", err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(root, "governance", "real.jsonl")); string(data) != "old\n" {
+		t.Errorf("the link's target changed: %q", data)
+	}
+}

@@ -47,7 +47,7 @@ func planFiles(existing []model.RulesFile, sections map[string]string, out *Outp
 		}
 		if f.Symlink {
 			if twin(f, byPath) == "" {
-				ds.Warnf(f.Path, 0, 0, "rules-link", "this link holds a cairn section that no longer applies, and cairn does not write through links; remove the section from the file it links to")
+				ds.Warnf(f.Path, 0, 0, "rules-link", "this link shows a cairn section that is not this folder's (it is the section of the file the link points to), and cairn does not write through links; replace the link with a file of its own, or remove it")
 			}
 			continue // a link to the rules file beside it follows that file
 		}
