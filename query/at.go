@@ -138,8 +138,12 @@ func basePath(root, p string) (string, error) {
 	}
 	if filepath.IsAbs(p) {
 		rel, err := filepath.Rel(root, p)
-		if err != nil {
-			return "", &UsageError{Msg: fmt.Sprintf("%s is outside the base %s; ask about a path inside it", p, root)}
+		if err != nil || !filepath.IsLocal(rel) && rel != "." {
+			// p may reach the base through a link to it: compare its
+			// folder with links resolved (the file itself stays as asked).
+			if r, err := filepath.Rel(resolvedDir(root), filepath.Join(resolvedDir(filepath.Dir(p)), filepath.Base(p))); err == nil && filepath.IsLocal(r) {
+				rel = r
+			}
 		}
 		p = rel
 	}
@@ -148,6 +152,20 @@ func basePath(root, p string) (string, error) {
 		return "", &UsageError{Msg: fmt.Sprintf("%s is outside the base %s; ask about a path inside it", p, root)}
 	}
 	return p, nil
+}
+
+// resolvedDir is the folder dir with its links resolved, as far up as it
+// exists; dir itself when nothing of it does.
+func resolvedDir(dir string) string {
+	for d := dir; ; d = filepath.Dir(d) {
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			rest, _ := filepath.Rel(d, dir)
+			return filepath.Join(r, rest)
+		}
+		if filepath.Dir(d) == d {
+			return dir
+		}
+	}
 }
 
 func voiceNames(vs []model.Voice) string {

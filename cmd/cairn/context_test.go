@@ -432,6 +432,14 @@ func TestAtPlaces(t *testing.T) {
 	if out := runContext(t, dir, "--at", "docs/escape.md", "--as-of", "2026-11-10"); !strings.Contains(out, "exit 2") || !strings.Contains(out, "cannot be read inside the base") {
 		t.Errorf("a link leaving the base: %s", out)
 	}
+	// The base reached through a link to it is still the base.
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Fatal(err)
+	}
+	if out := runContext(t, dir, "--at", filepath.Join(link, "docs", "api", "tokens.md"), "--as-of", "2026-11-10"); !strings.HasPrefix(out, "# What applies at docs/api/tokens.md\n") {
+		t.Errorf("a path through a link to the base:\n%s", out)
+	}
 	write := func(p, text string) {
 		t.Helper()
 		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(p)), []byte(text), 0o644); err != nil {
