@@ -60,7 +60,7 @@ func At(ctx context.Context, root string, req AtRequest) ([]byte, error) {
 	default:
 		return nil, &UsageError{Msg: fmt.Sprintf("--format %q: a by-location answer is markdown or json", req.Format)}
 	}
-	if (req.Path == "") == (req.Profile == "") && req.Path != "." {
+	if (req.Path == "") == (req.Profile == "") {
 		return nil, &UsageError{Msg: "ask about one thing: --at PATH or --profile NAME"}
 	}
 	osRoot, err := os.OpenRoot(root)
@@ -76,7 +76,7 @@ func At(ctx context.Context, root string, req AtRequest) ([]byte, error) {
 	doc := &AtAnswer{AsOf: dayString(req.AsOf), lineRunes: g.Config.Governance.Caps.LineRunes}
 	for _, d := range g.Diagnostics {
 		if d.Severity == diag.Error {
-			doc.Attention = append(doc.Attention, "Part of the governance failed to load and is left out of this answer: "+d.String())
+			doc.Attention = append(doc.Attention, "Part of the governance failed to load and is left out of this answer: "+govern.Plain(d.String()))
 		}
 	}
 	fresh := usageFreshness(ctx, root, g.Config)
@@ -107,7 +107,7 @@ func At(ctx context.Context, root string, req AtRequest) ([]byte, error) {
 			var ds []diag.Diagnostic
 			point, ds = load.ContentPoint(fsys, rel)
 			for _, d := range ds {
-				doc.Attention = append(doc.Attention, "The file's frontmatter could not be read, so its point: is not known: "+d.String())
+				doc.Attention = append(doc.Attention, "The file's frontmatter could not be read, so its point: is not known: "+govern.Plain(d.String()))
 			}
 		}
 		if point != "" && !slices.ContainsFunc(g.Config.Governance.Points, func(p model.Point) bool { return p.Name == point }) {
@@ -133,23 +133,32 @@ func At(ctx context.Context, root string, req AtRequest) ([]byte, error) {
 // basePath turns the asked path into a clean base-relative one, refusing
 // anything outside the base.
 func basePath(root, p string) (string, error) {
+	outside := func(shown string) error {
+		return &UsageError{Msg: fmt.Sprintf("%s is outside the base %s; ask about a path inside it", shown, root)}
+	}
 	if p == "" || p == "." {
 		return ".", nil
 	}
 	if filepath.IsAbs(p) {
+		inside := func(r string, err error) bool { return err == nil && (r == "." || filepath.IsLocal(r)) }
 		rel, err := filepath.Rel(root, p)
-		if err != nil || !filepath.IsLocal(rel) && rel != "." {
+		if !inside(rel, err) {
+			shown := p
+			if err == nil {
+				shown = filepath.ToSlash(rel) // relative to the base, as the user most likely meant it
+			}
 			// p may reach the base through a link to it: compare its
 			// folder with links resolved (the file itself stays as asked).
-			if r, err := filepath.Rel(resolvedDir(root), filepath.Join(resolvedDir(filepath.Dir(p)), filepath.Base(p))); err == nil && filepath.IsLocal(r) {
-				rel = r
+			rel, err = filepath.Rel(resolvedDir(root), filepath.Join(resolvedDir(filepath.Dir(p)), filepath.Base(p)))
+			if !inside(rel, err) {
+				return "", outside(shown)
 			}
 		}
 		p = rel
 	}
 	p = filepath.ToSlash(filepath.Clean(p))
 	if p == ".." || strings.HasPrefix(p, "../") || strings.HasPrefix(p, "/") {
-		return "", &UsageError{Msg: fmt.Sprintf("%s is outside the base %s; ask about a path inside it", p, root)}
+		return "", outside(p)
 	}
 	return p, nil
 }
@@ -193,7 +202,7 @@ func (f freshness) uses(termID string) (int, bool) {
 	if f.counts == nil {
 		return 0, false
 	}
-	return f.counts[termID], true // a term no content file uses has no row
+	return f.counts[termID], true // every term of the store has its total
 }
 
 // provenance says what stands behind an answer.
