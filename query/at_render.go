@@ -243,11 +243,11 @@ func (d *AtAnswer) markdown(explain bool) string {
 	var b strings.Builder
 	switch {
 	case d.Scope == ScopeProfile:
-		fmt.Fprintf(&b, "# Voice profile %s\n", d.Profile)
+		fmt.Fprintf(&b, "# Voice profile %s\n", govern.Plain(d.Profile))
 	case d.For == forComments:
-		fmt.Fprintf(&b, "# What applies to code comments at %s\n", d.Path)
+		fmt.Fprintf(&b, "# What applies to code comments at %s\n", govern.Plain(d.Path))
 	default:
-		fmt.Fprintf(&b, "# What applies at %s\n", d.Path)
+		fmt.Fprintf(&b, "# What applies at %s\n", govern.Plain(d.Path))
 	}
 	for _, a := range d.Attention {
 		fmt.Fprintf(&b, "\n> %s\n", a)
