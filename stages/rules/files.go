@@ -16,7 +16,7 @@ import (
 // section, whether it is rewritten without it or deleted. It fills
 // out.Files, Release, Delete and After, and returns the files carrying
 // each folder's section.
-func planFiles(existing []model.RulesFile, sections map[string]string, out *Output, ds *diag.List) map[string][]string {
+func planFiles(existing []model.RulesFile, twins map[string]string, sections map[string]string, out *Output, ds *diag.List) map[string][]string {
 	byPath := map[string]model.RulesFile{}
 	for _, f := range existing {
 		byPath[f.Path] = f
@@ -25,6 +25,10 @@ func planFiles(existing []model.RulesFile, sections map[string]string, out *Outp
 	carriers := map[string][]string{}
 	for _, folder := range slices.Sorted(maps.Keys(sections)) {
 		for _, p := range carrying(folder, byPath, ds) {
+			if other, ok := twins[p]; ok {
+				ds.Warnf(other, 0, 0, "rules-name-case", "%s differs from %s only in case; cairn does not write %s here, since on a case-insensitive file system it would replace this file; rename this file to %s to have cairn keep your text around its section", path.Base(other), path.Base(p), path.Base(p), path.Base(p))
+				continue
+			}
 			text := splice(byPath[p].Text, sections[folder])
 			out.Files = append(out.Files, artifacts.File{Path: p, Data: []byte(text)})
 			after[p] = text
@@ -143,6 +147,23 @@ func carrying(folder string, byPath map[string]model.RulesFile, ds *diag.List) [
 		ds.Warnf(c, 0, 0, "rules-link", "CLAUDE.md is a link to another file than the AGENTS.md beside it, and cairn does not write through links, so the rules for %s are not written in it; replace the link with a file or with the line @AGENTS.md", where)
 	default:
 		out = append(out, c)
+	}
+	return out
+}
+
+// caseTwins maps the rules file cairn would write in a folder (AGENTS.md,
+// CLAUDE.md) to a content file there whose name differs from it only in
+// case (claude.md): on a case-insensitive file system the two names are
+// one file, and writing the rules file would replace the user's.
+func caseTwins(content []model.ContentFile) map[string]string {
+	out := map[string]string{}
+	for _, f := range content {
+		base := path.Base(f.Path)
+		for _, name := range []string{artifacts.AgentsFile, artifacts.ClaudeFile} {
+			if base != name && strings.EqualFold(base, name) {
+				out[path.Join(path.Dir(f.Path), name)] = f.Path
+			}
+		}
 	}
 	return out
 }

@@ -80,7 +80,7 @@ func Run(ctx context.Context, in Input) (Output, error) {
 	}
 
 	var ds diag.List
-	carriers := planFiles(in.RulesFiles, sections, &out, &ds)
+	carriers := planFiles(in.RulesFiles, caseTwins(in.Content), sections, &out, &ds)
 	table, err := buildTable(root, folders, carriers, out.From, out.Until)
 	if err != nil {
 		return out, err

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/diag"
 	"github.com/cairn-kb/cairn/stages/load"
 	"github.com/cairn-kb/cairn/stages/model"
 )
@@ -319,5 +320,26 @@ func TestLinkedRulesFiles(t *testing.T) {
 	again, files2 := run(t, in)
 	if d := cmp.Diff(files, files2); d != "" || len(again.Release)+len(again.Delete) != 0 {
 		t.Errorf("second run differs (-first +second):\n%s", d)
+	}
+}
+
+// TestNamesThatDifferOnlyInCase: a user's docs/claude.md and the
+// docs/CLAUDE.md cairn would write are one file on a case-insensitive file
+// system, so cairn does not write CLAUDE.md there and says why; AGENTS.md
+// still carries the section.
+func TestNamesThatDifferOnlyInCase(t *testing.T) {
+	in := fixture()
+	in.Content = append(in.Content, model.ContentFile{Path: "docs/api/claude.md"})
+	out, files := run(t, in)
+	if _, ok := files["docs/api/CLAUDE.md"]; ok {
+		t.Errorf("docs/api/CLAUDE.md was written although docs/api/claude.md is there")
+	}
+	if _, ok := files["docs/api/AGENTS.md"]; !ok {
+		t.Errorf("docs/api/AGENTS.md was not written")
+	}
+	if !slices.ContainsFunc(out.Warnings, func(d diag.Diagnostic) bool {
+		return d.File == "docs/api/claude.md" && d.Code == "rules-name-case"
+	}) {
+		t.Errorf("no rules-name-case warning on docs/api/claude.md: %v", out.Warnings)
 	}
 }
