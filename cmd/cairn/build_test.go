@@ -115,17 +115,7 @@ func TestNoOpBuildWritesNothingAndCheckCatchesEdits(t *testing.T) {
 	}
 
 	doc := filepath.Join(dir, "events", "2026-11-04", "tickets.json")
-	data, err := os.ReadFile(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	edited := bytes.Replace(data, []byte("Pull-through cache for ghcr.io"), []byte("Pull-through cache for quay.io"), 1)
-	if bytes.Equal(edited, data) {
-		t.Fatal("the edit did not apply; the demo base changed under this test")
-	}
-	if err := os.WriteFile(doc, edited, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	replaceInFile(t, doc, "Pull-through cache for ghcr.io", "Pull-through cache for quay.io")
 	before = takeSnapshot(t, dir)
 	code, stdout, stderr = cairn(t, "--base", dir, "build", "--check")
 	if code != 1 {
@@ -326,17 +316,7 @@ func TestRewriteWithinTheSameTickIsSeen(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustBuild(t, dir)
-	data, err := os.ReadFile(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	edited := bytes.Replace(data, []byte("ghcr.io"), []byte("quay.io"), 1) // same size
-	if bytes.Equal(edited, data) {
-		t.Fatal("the edit did not apply; the demo base changed under this test")
-	}
-	if err := os.WriteFile(doc, edited, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	replaceInFile(t, doc, "ghcr.io", "quay.io") // same size
 	if err := os.Chtimes(doc, st.ModTime(), st.ModTime()); err != nil {
 		t.Fatal(err)
 	}

@@ -312,18 +312,7 @@ func TestConfigCacheServesQueriesOnlyWhileCurrent(t *testing.T) {
 	if err := artifacts.WriteConfigCache(dir, cc); err != nil {
 		t.Fatal(err)
 	}
-	cfg := filepath.Join(dir, "cairn.yaml")
-	data, err := os.ReadFile(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	edited := bytes.Replace(data, []byte("weight: 5\n"), []byte("weight: 7\n"), 1)
-	if bytes.Equal(edited, data) {
-		t.Fatal("the edit did not apply; the demo configuration changed under this test")
-	}
-	if err := os.WriteFile(cfg, edited, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	replaceInFile(t, filepath.Join(dir, "cairn.yaml"), "weight: 5\n", "weight: 7\n")
 	if s := indexState(t, dir); s != "stale" {
 		t.Errorf("index state %q after a weight changed in cairn.yaml, want stale", s)
 	}

@@ -65,6 +65,24 @@ func cairn(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	return code, out.String(), errb.String()
 }
 
+// replaceInFile replaces the first old in the file at p with new, failing
+// the test when old is not there: a test's edit that silently misses would
+// test nothing.
+func replaceInFile(t *testing.T, p, old, new string) {
+	t.Helper()
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := bytes.Replace(data, []byte(old), []byte(new), 1)
+	if bytes.Equal(edited, data) {
+		t.Fatalf("the edit did not apply: %s holds no %q; the golden base changed under this test", p, old)
+	}
+	if err := os.WriteFile(p, edited, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // isolate keeps the machine-local stat cache of a test inside the test.
 func isolate(t *testing.T) {
 	t.Helper()
