@@ -110,13 +110,31 @@ func DecodeDocs(data []byte) ([]Doc, error) {
 // DecodeDocRow parses one docs.tsv row (without its LF); n is its line
 // number for error messages.
 func DecodeDocRow(n int, line []byte) (Doc, error) {
+	var d DocDecoder
+	return d.Decode(n, string(line))
+}
+
+// DocDecoder parses docs.tsv rows for a reader that decodes many: the
+// strings of a row share the line's storage (a reader passing a string
+// that aliases a mapped file gets rows that copy nothing), equal flag
+// lists share one slice, and field lengths are carved from one growing
+// block. The zero value is ready to use; rows it returns must not be
+// changed.
+type DocDecoder struct {
+	flags   map[string][]string
+	lengths []FieldLen
+}
+
+// Decode parses one docs.tsv row (without its LF); n is its line number
+// for error messages.
+func (dd *DocDecoder) Decode(n int, line string) (Doc, error) {
 	// The columns are cut into a fixed array: a query decodes a row per
 	// candidate, and a slice per row is measurable there.
-	if got := bytes.Count(line, []byte{'\t'}) + 1; got != 12 {
+	if got := strings.Count(line, "\t") + 1; got != 12 {
 		return Doc{}, &CorruptError{Path: DocsPath, Line: n, Msg: fmt.Sprintf("row has %d columns, want 12", got)}
 	}
 	var cols [12]string
-	rest := string(line)
+	rest := line
 	for i := range len(cols) - 1 {
 		cols[i], rest, _ = strings.Cut(rest, "\t")
 	}
@@ -145,18 +163,36 @@ func DecodeDocRow(n int, line []byte) (Doc, error) {
 		d.ValidFrom, d.ValidUntil = from, until
 	}
 	if v := cols[6]; v != "-" {
-		d.Flags = strings.Split(v, ",")
+		flags, ok := dd.flags[v]
+		if !ok {
+			flags = strings.Split(strings.Clone(v), ",")
+			if dd.flags == nil {
+				dd.flags = map[string][]string{}
+			}
+			dd.flags[strings.Clone(v)] = flags
+		}
+		d.Flags = flags[:len(flags):len(flags)]
 	}
 	if v := cols[7]; v != "-" {
-		for _, p := range strings.Split(v, ",") {
+		start := len(dd.lengths)
+		if need := strings.Count(v, ",") + 1; cap(dd.lengths)-start < need {
+			// A new block, twice the last one: a decoder used for one row
+			// allocates that row's lengths, one used for thousands a few
+			// blocks.
+			dd.lengths = make([]FieldLen, 0, max(need, min(2*cap(dd.lengths), 1<<14)))
+			start = 0
+		}
+		for p := range strings.SplitSeq(v, ",") {
 			f, c, ok := strings.Cut(p, ":")
 			fi, err1 := strconv.Atoi(f)
 			ci, err2 := strconv.Atoi(c)
 			if !ok || err1 != nil || err2 != nil || fi < 0 || ci < 0 {
 				return d, &CorruptError{Path: DocsPath, Line: n, Msg: fmt.Sprintf("field length %q is not field:count", p)}
 			}
-			d.Lengths = append(d.Lengths, FieldLen{Field: fi, N: ci})
+			dd.lengths = append(dd.lengths, FieldLen{Field: fi, N: ci})
 		}
+		end := len(dd.lengths)
+		d.Lengths = dd.lengths[start:end:end]
 	}
 	if v := cols[9]; v != "-" {
 		o, l, ok := strings.Cut(v, "+")

@@ -5,15 +5,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"net/url"
 	"os"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/model"
 	"github.com/cairn-kb/cairn/stages/project"
 )
 
@@ -149,7 +150,25 @@ var roleTerms = map[string]string{
 	"category:received":  project.FlagReceived,
 }
 
-func (e *engine) run() ([]byte, error) {
+// run answers the request. The artifacts may be mapped into memory, so a
+// file cut short under a running query faults on the next read of a page
+// past its new end; that fault is turned into a CorruptError, and the
+// caller answers from the scan.
+func (e *engine) run() (out []byte, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			fault, ok := r.(interface{ Addr() uintptr })
+			if !ok {
+				panic(r)
+			}
+			out, err = nil, &artifacts.CorruptError{Path: artifacts.ManifestPath, Msg: fmt.Sprintf("an artifact changed size while it was read (fault at %#x); run cairn build", fault.Addr())}
+		}
+	}()
+	return e.answer()
+}
+
+func (e *engine) answer() ([]byte, error) {
 	prep, err := e.prepare()
 	if err != nil {
 		return nil, err
@@ -204,9 +223,9 @@ func (e *engine) prepare() (prepared, error) {
 func (e *engine) score() error {
 	fields := e.c.Fields()
 	cfg := e.c.Config()
-	byOrd := map[int32]*scored{}
 	// Read every matched item's row at once, in ordinal order, so that
-	// near rows share reads.
+	// near rows share reads; the scored items are made in one block, in
+	// the same order, and found by ordinal with a binary search.
 	var all []int
 	for _, st := range e.terms {
 		for _, h := range st.hits {
@@ -219,48 +238,36 @@ func (e *engine) score() error {
 	if err != nil {
 		return err
 	}
+	pool := make([]scored, len(all))
 	for i, o := range all {
-		byOrd[int32(o)] = &scored{ord: o, row: rows[i], count: 1}
+		pool[i] = scored{ord: o, row: &rows[i], count: 1}
 	}
+	var extra []*scored // items scored without a postings hit (URI terms)
 	get := func(ord int32) (*scored, error) {
-		if s, ok := byOrd[ord]; ok {
-			return s, nil
+		if i, ok := slices.BinarySearch(all, int(ord)); ok {
+			return &pool[i], nil
+		}
+		for _, s := range extra {
+			if s.ord == int(ord) {
+				return s, nil
+			}
 		}
 		row, err := e.c.Row(int(ord))
 		if err != nil {
 			return nil, err
 		}
-		s := &scored{ord: int(ord), row: row, count: 1}
-		byOrd[ord] = s
+		s := &scored{ord: int(ord), row: &row, count: 1}
+		extra = append(extra, s)
 		return s, nil
 	}
-	for _, st := range e.terms {
-		for _, h := range st.hits {
-			s, err := get(h.ord)
-			if err != nil {
-				return err
+	for ti, st := range e.terms {
+		// Hits come sorted by ordinal, as the pool is: walk both at once.
+		k := 0
+		for j := range st.hits {
+			for all[k] != int(st.hits[j].ord) {
+				k++
 			}
-			s.matched++
-			if h.exact {
-				s.direct = true
-				s.score += pointsIdentifier
-				s.reasons = append(s.reasons, Reason{Code: "identifier", Points: pointsIdentifier, Detail: st.term})
-				if exactOwn(s.row, st.term) {
-					s.identity = true
-				}
-				continue
-			}
-			if exactOwn(s.row, st.term) {
-				// The term is the record's own id: an exact identifier.
-				s.direct, s.identity = true, true
-				s.score += pointsIdentifier
-				s.reasons = append(s.reasons, Reason{Code: "identifier", Points: pointsIdentifier, Detail: st.term})
-				continue
-			}
-			pts, w := termPoints(h.ps, s.row, fields, st.rarity)
-			s.bestWeight = max(s.bestWeight, w)
-			s.score += pts
-			s.reasons = append(s.reasons, Reason{Code: "term", Points: pts, Detail: fmt.Sprintf("%s r=%d", st.term, st.rarity)})
+			e.scoreTerm(&pool[k], ti, &st.hits[j], fields, nil)
 		}
 	}
 	// A complete item URI is an exact identifier too.
@@ -272,20 +279,27 @@ func (e *engine) score() error {
 			if err != nil {
 				return err
 			}
-			if !s.direct || !slices.ContainsFunc(s.reasons, func(r Reason) bool { return r.Detail == t && r.Code == "identifier" }) {
+			if !s.direct || !e.identifiedBy(s, t) {
 				s.direct, s.identity = true, true
 				s.matched++
+				s.uriTerms = append(s.uriTerms, t)
 				s.score += pointsIdentifier
-				s.reasons = append(s.reasons, Reason{Code: "identifier", Points: pointsIdentifier, Detail: "uri " + t})
 			}
 		}
 	}
 	whole := strings.Join(e.parsed.Terms, " ")
-	for _, s := range byOrd {
+	e.pool = make([]*scored, 0, len(pool)+len(extra))
+	for i := range pool {
+		e.pool = append(e.pool, &pool[i])
+	}
+	e.pool = append(e.pool, extra...)
+	slices.SortFunc(e.pool, func(a, b *scored) int { return cmp.Compare(a.ord, b.ord) })
+	recent := map[string]int{} // recency points by source and date
+	for _, s := range e.pool {
 		// The title is compared only when it holds every term at all.
 		if len(e.terms) > 0 && titleMayBe(s.row.Title, e.parsed.Terms) && titleTerms(s.row.Title) == whole {
+			s.titled = true
 			s.score += pointsTitle
-			s.reasons = append(s.reasons, Reason{Code: "title", Points: pointsTitle, Detail: "the title is the whole query"})
 		}
 		if len(e.terms) > 1 && s.matched == len(e.terms) {
 			ok, err := e.phrase(s)
@@ -293,44 +307,134 @@ func (e *engine) score() error {
 				return err
 			}
 			if ok {
+				s.phrased = true
 				s.score += pointsPhrase
-				s.reasons = append(s.reasons, Reason{Code: "phrase", Points: pointsPhrase, Detail: whole})
 			}
 		}
 		if s.score > 0 {
-			if hasFlag(s.row, project.FlagCreated) {
-				s.score += pointsCreated
-				s.reasons = append(s.reasons, Reason{Code: "created", Points: pointsCreated})
+			s.score += e.bonuses(s, cfg, recent, nil)
+		}
+	}
+	return nil
+}
+
+// scoreTerm adds what query term ti gives item s through hit h. With rec,
+// it only lists the reasons (s is then a scratch copy).
+func (e *engine) scoreTerm(s *scored, ti int, h *termHit, fields []artifacts.Field, rec *[]Reason) {
+	st := e.terms[ti]
+	s.matched++
+	switch own := exactOwn(s.row, st.term); {
+	case h.exact || own:
+		// An exact identifier entry, or the term is the record's own id.
+		s.direct = true
+		s.identity = s.identity || own
+		s.score += pointsIdentifier
+		if rec != nil {
+			*rec = append(*rec, Reason{Code: "identifier", Points: pointsIdentifier, Detail: st.term})
+		}
+	default:
+		pts, w := termPoints(h.ps, s.row, fields, st.rarity)
+		s.bestWeight = max(s.bestWeight, w)
+		s.score += pts
+		if rec != nil {
+			*rec = append(*rec, Reason{Code: "term", Points: pts, Detail: fmt.Sprintf("%s r=%d", st.term, st.rarity)})
+		}
+	}
+}
+
+// identifiedBy reports whether a query term equal to t already made s an
+// exact identifier match.
+func (e *engine) identifiedBy(s *scored, t string) bool {
+	for _, st := range e.terms {
+		if st.term != t {
+			continue
+		}
+		if h, ok := st.hit(s.ord); ok && (h.exact || exactOwn(s.row, t)) {
+			return true
+		}
+	}
+	return false
+}
+
+// bonuses are the points of an item that matched: created evidence,
+// recency, and the closed and navigation penalties. recent caches recency
+// points by source and day across items; rec, when given, gets reasons.
+func (e *engine) bonuses(s *scored, cfg model.Config, recent map[string]int, rec *[]Reason) int {
+	note := func(code string, pts int, detail string) {
+		if rec != nil {
+			*rec = append(*rec, Reason{Code: code, Points: pts, Detail: detail})
+		}
+	}
+	pts := 0
+	if hasFlag(s.row, project.FlagCreated) {
+		pts += pointsCreated
+		note("created", pointsCreated, "")
+	}
+	if hl := cfg.Sources[s.row.Source].Recency.HalfLifeDays; hl > 0 {
+		key := s.row.Source + "\x00" + s.row.Date
+		r, ok := recent[key]
+		if !ok {
+			r = recency(s.row.Date, e.req.AsOf, hl)
+			if recent != nil {
+				recent[key] = r
 			}
-			if hl := cfg.Sources[s.row.Source].Recency.HalfLifeDays; hl > 0 {
-				if r := recency(s.row.Date, e.req.AsOf, hl); r > 0 {
-					s.score += r
-					s.reasons = append(s.reasons, Reason{Code: "recency", Points: r, Detail: fmt.Sprintf("%s half-life %dd", s.row.Date, hl)})
-				}
-			}
-			for _, f := range []string{project.FlagSuperseded, project.FlagDone, project.FlagDeprecated} {
-				if hasFlag(s.row, f) {
-					s.score += pointsClosed
-					s.reasons = append(s.reasons, Reason{Code: f, Points: pointsClosed})
-					break
-				}
-			}
-			if hasFlag(s.row, project.FlagNav) {
-				s.score += pointsNav
-				s.reasons = append(s.reasons, Reason{Code: "navigation", Points: pointsNav})
+		}
+		if r > 0 {
+			pts += r
+			if rec != nil {
+				note("recency", r, fmt.Sprintf("%s half-life %dd", s.row.Date, hl))
 			}
 		}
 	}
-	for _, o := range slices.Sorted(maps.Keys(byOrd)) {
-		e.pool = append(e.pool, byOrd[o])
+	for _, f := range []string{project.FlagSuperseded, project.FlagDone, project.FlagDeprecated} {
+		if hasFlag(s.row, f) {
+			pts += pointsClosed
+			note(f, pointsClosed, "")
+			break
+		}
 	}
-	return nil
+	if hasFlag(s.row, project.FlagNav) {
+		pts += pointsNav
+		note("navigation", pointsNav, "")
+	}
+	return pts
+}
+
+// reasons replays an item's score with its reasons, in the order the
+// score was added up: its terms, a complete URI, title, phrase, the
+// bonuses, then what expansion and pins added. Only the items a pack
+// shows with --explain need them, so scoring the whole pool keeps none.
+func (e *engine) reasons(s *scored) []Reason {
+	var rs []Reason
+	acc := scored{ord: s.ord, row: s.row}
+	fields := e.c.Fields()
+	for ti, st := range e.terms {
+		if h, ok := st.hit(s.ord); ok {
+			e.scoreTerm(&acc, ti, h, fields, &rs)
+		}
+	}
+	for _, t := range s.uriTerms {
+		acc.score += pointsIdentifier
+		rs = append(rs, Reason{Code: "identifier", Points: pointsIdentifier, Detail: "uri " + t})
+	}
+	if s.titled {
+		acc.score += pointsTitle
+		rs = append(rs, Reason{Code: "title", Points: pointsTitle, Detail: "the title is the whole query"})
+	}
+	if s.phrased {
+		acc.score += pointsPhrase
+		rs = append(rs, Reason{Code: "phrase", Points: pointsPhrase, Detail: strings.Join(e.parsed.Terms, " ")})
+	}
+	if acc.score > 0 {
+		e.bonuses(&acc, e.c.Config(), nil, &rs)
+	}
+	return append(rs, s.later...)
 }
 
 // exactOwn reports whether term exactly names the item itself (its id or
 // URI) rather than something it relates to: that recovers a private or
 // received record.
-func exactOwn(row artifacts.Doc, term string) bool {
+func exactOwn(row *artifacts.Doc, term string) bool {
 	_, id, ok := strings.Cut(row.URI, "#")
 	return ok && (strings.EqualFold(decodeID(id), term) || strings.EqualFold(row.URI, term))
 }
@@ -384,7 +488,7 @@ func (e *engine) phrase(s *scored) (bool, error) {
 // itemOf re-reads a scored item once.
 func (e *engine) itemOf(s *scored) (*project.Item, error) {
 	if s.item == nil {
-		it, err := e.c.Item(s.ord, s.row)
+		it, err := e.c.Item(s.ord, *s.row)
 		if err != nil {
 			return nil, err
 		}
@@ -491,7 +595,7 @@ func keepAsTerm(w string) bool {
 
 // compareChrono orders rows newest first, then by URI.
 func compareChrono(a, b *artifacts.Doc) int {
-	return cmp.Or(project.CompareStamps(newest(*b), newest(*a)), strings.Compare(a.URI, b.URI))
+	return cmp.Or(project.CompareStamps(newest(b), newest(a)), strings.Compare(a.URI, b.URI))
 }
 
 // decodeID undoes a record id's percent-encoding.

@@ -43,7 +43,11 @@ func (e *engine) deliver(pins []*scored, ranked []*scored, rejected []RejectedPi
 		if err != nil {
 			return nil, err
 		}
-		pi := packItem(s, it, e.excerpt(s, it), e.req.Explain)
+		var reasons []Reason
+		if e.req.Explain {
+			reasons = e.reasons(s)
+		}
+		pi := packItem(s, it, e.excerpt(s, it), reasons)
 		if e.req.Format != FormatText { // rendered once; copies keep it
 			pi.json(e.req.Format == FormatJSON)
 		} else {

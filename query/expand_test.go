@@ -58,7 +58,7 @@ func TestExpandBoundsHubsAndFailsClosed(t *testing.T) {
 	for _, s := range e.pool {
 		if s.related {
 			joined++
-			if !slices.ContainsFunc(s.reasons, func(r Reason) bool { return r.Code == "expand" && r.Points == pointsExpand }) {
+			if !slices.ContainsFunc(e.reasons(s), func(r Reason) bool { return r.Code == "expand" && r.Points == pointsExpand }) {
 				t.Errorf("%s is related but has no +%d expand reason", s.row.URI, pointsExpand)
 			}
 		}

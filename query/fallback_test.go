@@ -3,11 +3,14 @@ package query
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cairn-kb/cairn/artifacts"
 )
 
 // answer runs a JSON context query on dir and returns the pack.
@@ -124,5 +127,38 @@ func TestQueryReadsOnlyItsTerms(t *testing.T) {
 	got := c.r.BytesRead()["postings.tsv"]
 	if got < want || got > header+1+want || got >= int64(len(data)) {
 		t.Errorf("read %d bytes of postings.tsv (%d in all), want the header's %d and the terms' %d", got, len(data), header, want)
+	}
+}
+
+// TestArtifactCutShortWhileMapped truncates the artifacts in place after
+// they were opened (mapped, where the system maps them): the query must
+// not crash but report the artifacts corrupt, so Context answers from the
+// scan.
+func TestArtifactCutShortWhileMapped(t *testing.T) {
+	dir := builtDemo(t)
+	ix, err := Open(context.Background(), dir)
+	if err != nil || ix.State != StateUsed {
+		t.Fatalf("Open: %v %+v", err, ix)
+	}
+	root, _ := os.OpenRoot(dir)
+	defer root.Close()
+	c, err := openIndex(dir, root.FS(), ix.cfg, ix.Manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, name := range []string{"docs.tsv", "docs.off", "terms.tsv", "postings.tsv"} {
+		if err := os.Truncate(filepath.Join(dir, ".cairn", name), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	asOf := time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC)
+	req := Request{Words: []string{"arm64", "nightly"}, Budget: DefaultBudget, AsOf: asOf, Format: FormatText}
+	parsed, _ := Parse(req.Words, asOf, "", "")
+	e := &engine{c: c, req: req, parsed: parsed, state: *ix}
+	_, err = e.run()
+	var ce *artifacts.CorruptError
+	if !errors.As(err, &ce) {
+		t.Fatalf("a query over artifacts cut short under it: %v, want a CorruptError", err)
 	}
 }

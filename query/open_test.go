@@ -14,7 +14,7 @@ import (
 
 // builtDemo copies the demo base into a temporary folder and builds it the
 // way `cairn build` does.
-func builtDemo(t *testing.T) string {
+func builtDemo(t testing.TB) string {
 	t.Helper()
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	dir := filepath.Join(t.TempDir(), "base")

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/cairn-kb/cairn/artifacts"
 )
@@ -39,10 +40,15 @@ type Reader struct {
 	items                                   int
 }
 
-// file is one open artifact and what has been read from it.
+// file is one open artifact and what has been read from it. Where the
+// system can, the file is mapped into memory (data) and a read is a slice
+// of the mapping: a query touches a few scattered ranges of large files,
+// and a page fault per touched page costs far less than a read call and a
+// copy per range. Elsewhere it is read with positioned reads from f.
 type file struct {
-	f     *os.File
-	path  string // relative to the base root, e.g. .cairn/terms.tsv
+	f     *os.File // nil once the file is mapped
+	data  []byte   // the mapping, when there is one
+	path  string   // relative to the base root, e.g. .cairn/terms.tsv
 	size  int64
 	start int64 // where the first line after the header starts
 	read  atomic.Int64
@@ -93,12 +99,14 @@ func OpenReader(root string) (_ *Reader, err error) {
 		return nil, err
 	}
 	data, err := fields.readAt(0, int(fields.size))
-	fields.f.Close()
-	if err != nil {
-		return nil, err
+	if err == nil {
+		r.fields, err = artifacts.DecodeFields(data)
 	}
 	r.fieldsRead = fields.read.Load()
-	if r.fields, err = artifacts.DecodeFields(data); err != nil {
+	if cerr := fields.close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return nil, err
 	}
 	width := int64(len(wantOff))
@@ -133,6 +141,13 @@ func openArtifact(root *os.Root, p string, hdr []byte) (*file, error) {
 		return nil, err
 	}
 	a := &file{f: f, path: p, size: st.Size(), start: int64(len(hdr))}
+	if a.data, err = mapFile(f, a.size); err != nil {
+		f.Close()
+		return nil, err
+	} else if a.data != nil {
+		f.Close() // the mapping outlives the descriptor
+		a.f = nil
+	}
 	if hdr == nil {
 		return a, nil
 	}
@@ -146,18 +161,29 @@ func openArtifact(root *os.Root, p string, hdr []byte) (*file, error) {
 		}
 	}
 	if err != nil {
-		f.Close()
+		a.close()
 		return nil, err
 	}
 	return a, nil
 }
 
-// Close closes every artifact.
+// close unmaps or closes the file.
+func (a *file) close() error {
+	if a.data != nil {
+		data := a.data
+		a.data = nil
+		return unmapFile(data)
+	}
+	return a.f.Close()
+}
+
+// Close closes every artifact. Nothing read from the Reader may be used
+// after it: slices it returned may point into the files' mappings.
 func (r *Reader) Close() error {
 	var errs []error
 	for _, a := range []*file{r.docs, r.off, r.terms, r.post, r.edges, r.edgesDst} {
 		if a != nil {
-			errs = append(errs, a.f.Close())
+			errs = append(errs, a.close())
 		}
 	}
 	return errors.Join(errs...)
@@ -186,7 +212,18 @@ func (r *Reader) Row(ord int) (artifacts.Doc, error) {
 	if err != nil {
 		return artifacts.Doc{}, err
 	}
-	return artifacts.DecodeDocRow(ord+2, line)
+	var dd artifacts.DocDecoder
+	return r.docs.decodeRow(&dd, ord, line)
+}
+
+// decodeRow decodes the docs.tsv row of ordinal ord. A row read from the
+// mapping keeps its strings there: rows are decoded by the thousand, and
+// copying each would cost more than the rest of their decoding.
+func (a *file) decodeRow(dd *artifacts.DocDecoder, ord int, line []byte) (artifacts.Doc, error) {
+	if a.data == nil || len(line) == 0 {
+		return dd.Decode(ord+2, string(line))
+	}
+	return dd.Decode(ord+2, unsafe.String(&line[0], len(line)))
 }
 
 // rowBytes reads the docs.tsv row of ordinal ord, without its LF, checked
@@ -454,21 +491,35 @@ func (a *file) streamLinks(s int64, klen int, node string, limit int) ([]artifac
 
 // ReadAt reads from the artifact and counts what it read.
 func (a *file) ReadAt(p []byte, off int64) (int, error) {
+	if a.data != nil {
+		if off >= int64(len(a.data)) {
+			return 0, io.EOF
+		}
+		n := copy(p, a.data[off:])
+		a.read.Add(int64(n))
+		return n, nil
+	}
 	n, err := a.f.ReadAt(p, off)
 	a.read.Add(int64(n))
 	return n, err
 }
 
-// readAt reads n bytes at off, fewer only where the file ends.
+// readAt reads n bytes at off, fewer only where the file ends. The bytes
+// may be the file's mapping: the caller must not change them.
 func (a *file) readAt(off int64, n int) ([]byte, error) {
 	return a.readInto(nil, off, n)
 }
 
 // readInto is readAt reading into buf's storage when it is large enough,
-// for callers that read many blocks one after another.
+// for callers that read many blocks one after another. A mapped file
+// returns a slice of its mapping instead and leaves buf alone.
 func (a *file) readInto(buf []byte, off int64, n int) ([]byte, error) {
 	if rest := a.size - off; int64(n) > rest {
 		n = int(max(rest, 0))
+	}
+	if a.data != nil {
+		a.read.Add(int64(n))
+		return a.data[off : off+int64(n) : off+int64(n)], nil
 	}
 	if cap(buf) < n {
 		buf = make([]byte, n)
@@ -610,6 +661,7 @@ const (
 func (r *Reader) Rows(ords []int) ([]artifacts.Doc, error) {
 	out := make([]artifacts.Doc, 0, len(ords))
 	var offs, block []byte // reused from batch to batch
+	var dd artifacts.DocDecoder
 	for i := 0; i < len(ords); {
 		j := i + 1
 		for j < len(ords) && ords[j]-ords[j-1] <= rowGap && ords[j]-ords[i] < batchRows {
@@ -667,7 +719,7 @@ func (r *Reader) Rows(ords []int) ([]artifacts.Doc, error) {
 			if bytes.HasSuffix(line, []byte{'\r'}) {
 				return nil, r.docs.corrupt(a, crlf)
 			}
-			d, err := artifacts.DecodeDocRow(ord+2, line)
+			d, err := r.docs.decodeRow(&dd, ord, line)
 			if err != nil {
 				return nil, err
 			}

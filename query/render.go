@@ -307,7 +307,7 @@ func displayKind(kind string) string {
 const maxShownFields = 4
 
 // packItem makes the delivered form of a scored item.
-func packItem(s *scored, it *project.Item, excerpt string, explain bool) PackItem {
+func packItem(s *scored, it *project.Item, excerpt string, reasons []Reason) PackItem {
 	// Values become one line whatever the format (SPEC §5: control
 	// characters in values become spaces).
 	p := PackItem{
@@ -327,9 +327,7 @@ func packItem(s *scored, it *project.Item, excerpt string, explain bool) PackIte
 			p.Fields = append(p.Fields, KV{Field: r.Field, Value: clean(r.Value)})
 		}
 	}
-	if explain {
-		p.Reasons = s.reasons
-	}
+	p.Reasons = reasons
 	return p
 }
 

@@ -51,14 +51,17 @@ type Reason struct {
 // scored is one candidate item with its score and the facts that order it.
 type scored struct {
 	ord        int
-	row        artifacts.Doc
+	row        *artifacts.Doc // shared with the corpus's rows; not changed
 	score      int
-	reasons    []Reason
-	matched    int  // query terms it matched
-	direct     bool // an exact identifier matched
-	identity   bool // an exact match on its own id or URI (recovers a policy role)
-	related    bool // joined by --expand
-	bestWeight int  // the weight of its strongest matching field
+	titled     bool     // the title is the whole query
+	phrased    bool     // the query appears as a phrase in a field
+	uriTerms   []string // query terms that are the item's complete URI
+	later      []Reason // reasons added after scoring: expansion, pin
+	matched    int      // query terms it matched
+	direct     bool     // an exact identifier matched
+	identity   bool     // an exact match on its own id or URI (recovers a policy role)
+	related    bool     // joined by --expand
+	bestWeight int      // the weight of its strongest matching field
 	pinned     bool
 	count      int // items it stands for after collapse (1 or more)
 	item       *project.Item
@@ -72,6 +75,15 @@ type termStats struct {
 	hits   []termHit
 	df     int // len(hits): window items matching it either way
 	rarity int
+}
+
+// hit finds the term's hit on an item.
+func (st *termStats) hit(ord int) (*termHit, bool) {
+	i, ok := slices.BinarySearchFunc(st.hits, ord, func(h termHit, o int) int { return cmp.Compare(int(h.ord), o) })
+	if !ok {
+		return nil, false
+	}
+	return &st.hits[i], true
 }
 
 // termHit is one item a query term matches.
@@ -181,7 +193,7 @@ func lengthNorm(n int) int {
 
 // termPoints is a term's points in its best matching field of an item:
 // max(10·r, ⌊10·weight·r / L⌋), and that field's weight.
-func termPoints(ps []artifacts.Posting, row artifacts.Doc, fields []artifacts.Field, r int) (points, weight int) {
+func termPoints(ps []artifacts.Posting, row *artifacts.Doc, fields []artifacts.Field, r int) (points, weight int) {
 	for _, p := range ps {
 		w := 1
 		if int(p.Field) < len(fields) {
@@ -218,7 +230,7 @@ func recency(day string, asOf time.Time, halfLife int) int {
 }
 
 // hasField reports whether a row has text in the named field.
-func hasField(row artifacts.Doc, fields []artifacts.Field, name string) bool {
+func hasField(row *artifacts.Doc, fields []artifacts.Field, name string) bool {
 	for _, l := range row.Lengths {
 		if l.Field < len(fields) && fields[l.Field].Name == name {
 			return true
@@ -227,15 +239,15 @@ func hasField(row artifacts.Doc, fields []artifacts.Field, name string) bool {
 	return false
 }
 
-func hasFlag(row artifacts.Doc, f string) bool { return slices.Contains(row.Flags, f) }
+func hasFlag(row *artifacts.Doc, f string) bool { return slices.Contains(row.Flags, f) }
 
 // isPage reports whether a row is an authored wiki or project page.
-func isPage(row artifacts.Doc) bool {
+func isPage(row *artifacts.Doc) bool {
 	return row.Kind == "wiki" || row.Kind == "projects"
 }
 
 // newest is the row's time, else its date, for chronological order.
-func newest(row artifacts.Doc) string {
+func newest(row *artifacts.Doc) string {
 	if row.Time != "" {
 		return row.Time
 	}

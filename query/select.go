@@ -62,11 +62,11 @@ func (e *engine) pins() ([]*scored, []RejectedPin, error) {
 		}
 		s := e.find(ord)
 		if s == nil {
-			s = &scored{ord: ord, row: row, count: 1}
+			s = &scored{ord: ord, row: &row, count: 1}
 			e.pool = append(e.pool, s)
 		}
 		s.pinned = true
-		s.reasons = append(s.reasons, Reason{Code: "pin", Points: 0, Detail: "requested with --pin"})
+		s.later = append(s.later, Reason{Code: "pin", Points: 0, Detail: "requested with --pin"})
 		pins = append(pins, s)
 	}
 	return pins, rejected, nil
@@ -139,7 +139,7 @@ func (e *engine) expand() error {
 		if joined[s.ord] && s.score > 0 && !s.related {
 			s.related = true
 			s.score += pointsExpand
-			s.reasons = append(s.reasons, Reason{Code: "expand", Points: pointsExpand, Detail: "shares an entity with a top candidate"})
+			s.later = append(s.later, Reason{Code: "expand", Points: pointsExpand, Detail: "shares an entity with a top candidate"})
 		}
 	}
 	slices.Sort(hubs)
@@ -209,7 +209,7 @@ func (e *engine) order() {
 		if c := cmp.Or(keys[:]...); c != 0 {
 			return c
 		}
-		return compareChrono(&a.row, &b.row)
+		return compareChrono(a.row, b.row)
 	})
 }
 
@@ -270,7 +270,7 @@ func (e *engine) collapse(ranked []*scored) []*scored {
 		}
 		done[k] = true
 		g := groups[k]
-		rep := slices.MinFunc(g, func(a, b *scored) int { return compareChrono(&a.row, &b.row) })
+		rep := slices.MinFunc(g, func(a, b *scored) int { return compareChrono(a.row, b.row) })
 		rep.count = len(g)
 		out = append(out, rep)
 	}
@@ -317,7 +317,7 @@ func manySources(g []*scored) bool {
 	return false
 }
 
-func hasBody(row artifacts.Doc, fields []artifacts.Field) bool {
+func hasBody(row *artifacts.Doc, fields []artifacts.Field) bool {
 	return hasField(row, fields, project.FieldBody) && row.SpanOff >= 0
 }
 

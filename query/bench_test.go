@@ -1,0 +1,52 @@
+package query
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// benchBase is the base the query benchmarks read: $CAIRN_BENCH_BASE (a
+// built synthetic base, see cmd/cairn-bench), else the built demo base.
+func benchBase(b *testing.B) (string, time.Time) {
+	if dir := os.Getenv("CAIRN_BENCH_BASE"); dir != "" {
+		asOf, err := time.Parse(time.DateOnly, os.Getenv("CAIRN_BENCH_AS_OF"))
+		if err != nil {
+			b.Fatalf("CAIRN_BENCH_AS_OF: %v; give the base's last day", err)
+		}
+		return dir, asOf
+	}
+	return builtDemo(b), time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC)
+}
+
+// BenchmarkContext answers a question from the artifacts, in process: the
+// cost of a query without the cost of starting one.
+func BenchmarkContext(b *testing.B) {
+	dir, asOf := benchBase(b)
+	words := strings.Fields(os.Getenv("CAIRN_BENCH_QUERY"))
+	if len(words) == 0 {
+		words = strings.Fields("what changed in certificate renewal")
+	}
+	req := Request{Words: words, Budget: DefaultBudget, AsOf: asOf, Format: FormatText, ToolVersion: "bench"}
+	for b.Loop() {
+		if _, err := Context(context.Background(), dir, req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkOpen decides whether the artifacts are current.
+func BenchmarkOpen(b *testing.B) {
+	dir, _ := benchBase(b)
+	for b.Loop() {
+		ix, err := Open(context.Background(), dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if ix.State != StateUsed {
+			b.Fatalf("state %s: %s", ix.State, ix.Reason)
+		}
+	}
+}
