@@ -141,6 +141,7 @@ type engine struct {
 	truncated   []string           // hub entities whose inbound edges were cut at hubInbound
 	closedSeeds []string           // seeds whose neighbourhood was too large to expand
 	built       map[*scored]*entry // rendered candidates, whatever the budget
+	weight      map[string]int     // field weights by name, for excerpts
 }
 
 // roleTerms are query terms that name a policy role: they identify the

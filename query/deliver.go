@@ -66,7 +66,16 @@ func (e *engine) deliver(pins []*scored, ranked []*scored, rejected []RejectedPi
 	rough := func(s *scored) *entry {
 		return &entry{s: s, cost: tokens(len(s.row.URI) + len(s.row.Title) + len(s.row.Source) + roughItemBytes)}
 	}
+	// dropped keeps the first maxDroppedDetail candidates left out, the
+	// most a receipt names; droppedAll counts them all.
 	var admitted, dropped []*entry
+	droppedAll := 0
+	drop := func(en *entry) {
+		droppedAll++
+		if len(dropped) < maxDroppedDetail {
+			dropped = append(dropped, en)
+		}
+	}
 	dropAll := 0 // the smallest pack drops everything; only the count shows
 	// assemble makes the pack of the first n admitted entries, naming the
 	// first detail entries of what is dropped.
@@ -88,7 +97,7 @@ func (e *engine) deliver(pins []*scored, ranked []*scored, rejected []RejectedPi
 			}
 			p.Receipt.Dropped = append(p.Receipt.Dropped, Dropped{URI: en.s.row.URI, Reason: en.reason, Score: en.s.score, Tokens: en.cost})
 		}
-		p.Receipt.DroppedTotal = len(rest) + len(dropped) + dropAll
+		p.Receipt.DroppedTotal = len(rest) + droppedAll + dropAll
 		p.Receipt.Selected = n
 		p.Receipt.ConsultedBodies = e.consulted(admitted[:n])
 		if n == 0 {
@@ -140,32 +149,38 @@ func (e *engine) deliver(pins []*scored, ranked []*scored, rejected []RejectedPi
 		admitted = append(admitted, en)
 	}
 	// Build candidates in rank order while they could still fit, and a
-	// margin beyond for diversity to draw on; estimate the rest roughly.
-	var cands []*entry
+	// margin beyond for diversity to draw on; the rest cannot fit.
 	k, room := 0, itemBudget-used
 	for i, s := range ranked {
+		s.standing = i
 		if room > 0 || i < k+diversityMargin {
 			en, err := build(s)
 			if err != nil {
 				return nil, err
 			}
-			cands = append(cands, en)
 			if room >= en.cost {
 				room -= en.cost
 				k++
 			} else {
 				room = 0
 			}
-			continue
 		}
-		cands = append(cands, rough(s))
-	}
-	byS := map[*scored]*entry{}
-	for _, c := range cands {
-		byS[c.s] = c
 	}
 	for _, s := range diversify(ranked, k) {
-		en := *byS[s] // a copy: its reason is this call's
+		built, ok := e.built[s]
+		if !ok {
+			// Never rendered, so it cannot fit: estimated from its row
+			// only if the receipt may name it.
+			if len(dropped) < maxDroppedDetail {
+				en := rough(s)
+				en.reason = "budget"
+				drop(en)
+			} else {
+				droppedAll++
+			}
+			continue
+		}
+		en := *built // a copy: its reason is this call's
 		enp := &en
 		fitsNow := en.built && used+en.cost <= itemBudget
 		underCap := k < diversifyFrom || len(admitted)-len(pins) < k
@@ -175,19 +190,15 @@ func (e *engine) deliver(pins []*scored, ranked []*scored, rejected []RejectedPi
 			admitted = append(admitted, enp)
 		case fitsNow:
 			en.reason = "diversity"
-			dropped = append(dropped, enp)
+			drop(enp)
 		default:
 			en.reason = "budget"
-			dropped = append(dropped, enp)
+			drop(enp)
 		}
 	}
 	// Display order follows standing, whatever order diversity admitted in.
-	rank := map[*scored]int{}
-	for i, s := range ranked {
-		rank[s] = i
-	}
 	tail := admitted[len(admitted)-countUnpinned(admitted):]
-	slices.SortStableFunc(tail, func(a, b *entry) int { return rank[a.s] - rank[b.s] })
+	slices.SortStableFunc(tail, func(a, b *entry) int { return a.s.standing - b.s.standing })
 	for i, en := range admitted {
 		c := *en
 		c.reason = "budget" // if the real output cannot hold it
@@ -340,8 +351,13 @@ func (e *engine) consulted(admitted []*entry) []string {
 // digest. Budget and format are not ranking inputs.
 func (e *engine) inputDigest() string {
 	h := xxhash.New()
-	w := func(parts ...string) {
-		h.WriteString(strings.Join(parts, "\x1f"))
+	w := func(parts ...string) { // the parts joined by US, then RS
+		for i, p := range parts {
+			if i > 0 {
+				h.WriteString("\x1f")
+			}
+			h.WriteString(p)
+		}
 		h.WriteString("\x1e")
 	}
 	w("ranking", strconv.Itoa(artifacts.RankingVersion), e.c.SemanticsDigest())

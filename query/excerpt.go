@@ -3,6 +3,7 @@ package query
 import (
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/cairn-kb/cairn/stages/project"
@@ -31,9 +32,11 @@ func (e *engine) excerpt(s *scored, it *project.Item) string {
 			return cut(strings.Join(parts, "; "))
 		}
 	}
-	weight := map[string]int{}
-	for _, f := range e.c.Fields() {
-		weight[f.Name] = f.Weight
+	if e.weight == nil {
+		e.weight = map[string]int{}
+		for _, f := range e.c.Fields() {
+			e.weight[f.Name] = f.Weight
+		}
 	}
 	// A passage ranks by the distinct query terms it holds, then by how
 	// much prose it carries (up to a sentence's worth, so a heading or a
@@ -57,7 +60,7 @@ func (e *engine) excerpt(s *scored, it *project.Item) string {
 		}
 		for _, v := range f.Values {
 			for _, passage := range passages(v) {
-				r := rank{e.coverage(passage), min(len(strings.Fields(passage)), proseWords), weight[f.Name]}
+				r := rank{e.coverage(passage), fieldsUpTo(passage, proseWords), e.weight[f.Name]}
 				if better(r, bestRank) {
 					best, bestRank = passage, r
 				}
@@ -71,17 +74,43 @@ func (e *engine) excerpt(s *scored, it *project.Item) string {
 // a passage a better excerpt.
 const proseWords = 12
 
-// coverage counts the distinct query terms a passage holds.
+// fieldsUpTo is min(len(strings.Fields(s)), limit), counted without
+// splitting.
+func fieldsUpTo(s string, limit int) int {
+	n, in := 0, false
+	for _, r := range s {
+		space := unicode.IsSpace(r)
+		if !space && !in {
+			n++
+			if n == limit {
+				return n
+			}
+		}
+		in = !space
+	}
+	return n
+}
+
+// coverage counts the distinct query terms a passage holds. A term is a
+// word of the passage only if the lower-cased passage contains it (words
+// are lower-cased rune by rune, as the passage is), so the passage is
+// split into words only when some word term could be one of them.
 func (e *engine) coverage(passage string) int {
-	words := queryWords(passage)
 	lower := strings.ToLower(passage)
 	n := 0
+	var words []string
 	for _, t := range e.parsed.Terms {
+		if !strings.Contains(lower, t) {
+			continue
+		}
 		if project.IsIdentifierShaped(t) {
-			if strings.Contains(lower, t) {
-				n++
-			}
-		} else if slices.Contains(words, t) {
+			n++
+			continue
+		}
+		if words == nil {
+			words = queryWords(passage)
+		}
+		if slices.Contains(words, t) {
 			n++
 		}
 	}

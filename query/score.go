@@ -63,6 +63,7 @@ type scored struct {
 	related    bool     // joined by --expand
 	bestWeight int      // the weight of its strongest matching field
 	pinned     bool
+	standing   int // position in the ranked list a pack is selected from
 	count      int // items it stands for after collapse (1 or more)
 	item       *project.Item
 }

@@ -169,48 +169,42 @@ func itemRef(node string) (int, bool) {
 // records, score, newest, URI. With "last": dated evidence first, then
 // direct and related identity, the strongest matching field, newest, URI.
 // A single-term exact identity query puts an active project with a
-// next_action first.
+// next_action first. The keys are computed once per item, not on each of
+// the sort's n·log n comparisons.
 func (e *engine) order() {
 	fields := e.c.Fields()
-	commitment := func(s *scored) bool {
-		return len(e.terms) == 1 && s.direct && hasFlag(s.row, project.FlagActive) && s.row.Kind == "projects" &&
-			hasField(s.row, fields, "next_action")
-	}
 	b2i := func(b bool) int {
 		if b {
 			return 1
 		}
 		return 0
 	}
-	// The keys are compared one by one, not through cmp.Or, which would
-	// evaluate every key (the chronological one compares strings) on each
-	// of the pool's n·log n comparisons.
-	slices.SortStableFunc(e.pool, func(a, b *scored) int {
-		if c := cmp.Compare(b2i(commitment(b)), b2i(commitment(a))); c != 0 {
-			return c
-		}
-		var keys [5]int
+	type keyed struct {
+		s    *scored
+		keys [6]int // larger first
+	}
+	list := make([]keyed, len(e.pool))
+	for i, s := range e.pool {
+		commitment := len(e.terms) == 1 && s.direct && hasFlag(s.row, project.FlagActive) && s.row.Kind == "projects" &&
+			hasField(s.row, fields, "next_action")
 		if e.parsed.Last {
-			keys = [5]int{
-				cmp.Compare(b2i(b.row.Date != ""), b2i(a.row.Date != "")),
-				cmp.Compare(b2i(b.direct), b2i(a.direct)),
-				cmp.Compare(b2i(b.related), b2i(a.related)),
-				cmp.Compare(b.bestWeight, a.bestWeight),
-			}
+			list[i] = keyed{s, [6]int{b2i(commitment), b2i(s.row.Date != ""), b2i(s.direct), b2i(s.related), s.bestWeight}}
 		} else {
-			keys = [5]int{
-				cmp.Compare(b2i(b.direct), b2i(a.direct)),
-				cmp.Compare(b.matched, a.matched),
-				cmp.Compare(b2i(b.related), b2i(a.related)),
-				cmp.Compare(b2i(isPage(b.row)), b2i(isPage(a.row))),
-				cmp.Compare(b.score, a.score),
+			list[i] = keyed{s, [6]int{b2i(commitment), b2i(s.direct), s.matched, b2i(s.related), b2i(isPage(s.row)), s.score}}
+		}
+	}
+	// The last key, URI order, is unique: no stable sort is needed.
+	slices.SortFunc(list, func(a, b keyed) int {
+		for k := range a.keys {
+			if c := cmp.Compare(b.keys[k], a.keys[k]); c != 0 {
+				return c
 			}
 		}
-		if c := cmp.Or(keys[:]...); c != 0 {
-			return c
-		}
-		return compareChrono(a.row, b.row)
+		return compareChrono(a.s.row, b.s.row)
 	})
+	for i := range list {
+		e.pool[i] = list[i].s
+	}
 }
 
 // admissible keeps the pool's unpinned items above the floor whose policy
@@ -249,30 +243,44 @@ func (e *engine) excluded(s *scored) bool {
 // member, and representations of one external URL from different sources
 // into the best covered one; each survivor counts what it stands for.
 func (e *engine) collapse(ranked []*scored) []*scored {
-	type key struct{ source, title string }
-	groups := map[key][]*scored{}
-	for _, s := range ranked {
+	// Group the titled items by source and title with a sort rather than
+	// a map: a query ranks thousands. Within a group the order is the
+	// ranked one, so a group's first member marks where it shows.
+	titled := make([]int, 0, len(ranked))
+	for i, s := range ranked {
 		if s.row.Title != "" {
-			k := key{s.row.Source, s.row.Title}
-			groups[k] = append(groups[k], s)
+			titled = append(titled, i)
 		}
 	}
+	slices.SortFunc(titled, func(a, b int) int {
+		ra, rb := ranked[a].row, ranked[b].row
+		return cmp.Or(strings.Compare(ra.Source, rb.Source), strings.Compare(ra.Title, rb.Title), cmp.Compare(a, b))
+	})
+	shown := make([]*scored, len(ranked)) // by rank: what shows there
+	for g := 0; g < len(titled); {
+		first := ranked[titled[g]]
+		end := g + 1
+		for end < len(titled) && ranked[titled[end]].row.Source == first.row.Source && ranked[titled[end]].row.Title == first.row.Title {
+			end++
+		}
+		rep := first
+		for _, i := range titled[g+1 : end] {
+			if compareChrono(ranked[i].row, rep.row) < 0 {
+				rep = ranked[i]
+			}
+		}
+		rep.count = end - g
+		shown[titled[g]] = rep
+		g = end
+	}
 	var out []*scored
-	done := map[key]bool{}
-	for _, s := range ranked {
-		if s.row.Title == "" {
+	for i, s := range ranked {
+		switch {
+		case s.row.Title == "":
 			out = append(out, s)
-			continue
+		case shown[i] != nil:
+			out = append(out, shown[i])
 		}
-		k := key{s.row.Source, s.row.Title}
-		if done[k] {
-			continue
-		}
-		done[k] = true
-		g := groups[k]
-		rep := slices.MinFunc(g, func(a, b *scored) int { return compareChrono(a.row, b.row) })
-		rep.count = len(g)
-		out = append(out, rep)
 	}
 	byURL := map[string][]*scored{}
 	for _, s := range out {
