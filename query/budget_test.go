@@ -105,3 +105,25 @@ func readPack(t *testing.T, format string, out []byte) (encoded, items int) {
 	}
 	return p.Receipt.EncodedTokens, len(p.Items)
 }
+
+// TestAddedBytes checks the arithmetic that estimates an item's cost
+// against rendering: a pack holding one item is the empty pack plus
+// exactly the item's added bytes, in every format.
+func TestAddedBytes(t *testing.T) {
+	items := []PackItem{
+		{Score: 120, Kind: "record", Date: "2026-11-09", URI: "events/2026-11-09/tickets.json#PAY-1", Title: "Retry \"budget\" <b>", Source: "tickets", Excerpt: "naïve — ünïcode… and a tab\tinside"},
+		{Score: 10, Kind: "wiki", URI: "wiki/a.md", Title: "", Source: "wiki", Fields: []KV{{"owner", "person:x"}}, Count: 3, Pinned: true,
+			Reasons: []Reason{{Code: "term", Points: 10, Detail: "a r=1"}}},
+	}
+	for _, format := range []string{FormatText, FormatJSON, FormatJSONL} {
+		for _, explain := range []bool{false, true} {
+			empty := len(render(&Pack{Items: []PackItem{}}, format, explain))
+			for _, it := range items {
+				one := len(render(&Pack{Items: []PackItem{it}}, format, explain))
+				if got := empty + it.addedBytes(format, explain); got != one {
+					t.Errorf("%s explain=%v %s: empty %d + added %d = %d, a pack of it alone has %d bytes", format, explain, it.URI, empty, got-empty, got, one)
+				}
+			}
+		}
+	}
+}

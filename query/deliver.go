@@ -31,10 +31,9 @@ func (e *BudgetError) ExitCode() int { return 2 }
 // items until the real output fits, then add back dropped detail as fits.
 func (e *engine) deliver(pins []*scored, ranked []*scored, rejected []RejectedPin) ([]byte, error) {
 	base := e.receipt(rejected)
-	empty := func() int {
-		return tokens(len(render(&Pack{Items: []PackItem{}}, e.req.Format, e.req.Explain)))
-	}()
-	// build renders a candidate alone to estimate what it adds to a pack.
+	emptyLen := len(render(&Pack{Items: []PackItem{}}, e.req.Format, e.req.Explain))
+	// build renders a candidate to estimate what it adds to a pack: the
+	// tokens of a pack holding it alone, less those of the empty pack.
 	build := func(s *scored) (*entry, error) {
 		if en, ok := e.built[s]; ok {
 			return en, nil
@@ -48,12 +47,7 @@ func (e *engine) deliver(pins []*scored, ranked []*scored, rejected []RejectedPi
 			reasons = e.reasons(s)
 		}
 		pi := packItem(s, it, e.excerpt(s, it), reasons)
-		if e.req.Format != FormatText { // rendered once; copies keep it
-			pi.json(e.req.Format == FormatJSON)
-		} else {
-			pi.text(e.req.Explain)
-		}
-		cost := tokens(len(render(&Pack{Items: []PackItem{pi}}, e.req.Format, e.req.Explain))) - empty
+		cost := tokens(emptyLen+pi.addedBytes(e.req.Format, e.req.Explain)) - tokens(emptyLen)
 		en := &entry{s: s, item: pi, cost: max(cost, 1), built: true}
 		if e.built == nil {
 			e.built = map[*scored]*entry{}

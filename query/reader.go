@@ -518,6 +518,9 @@ func (a *file) readInto(buf []byte, off int64, n int) ([]byte, error) {
 		n = int(max(rest, 0))
 	}
 	if a.data != nil {
+		if off < 0 || n < 0 || off+int64(n) > int64(len(a.data)) {
+			return nil, a.corrupt(0, "a read at byte %d is outside the file's %d bytes", off, a.size)
+		}
 		a.read.Add(int64(n))
 		return a.data[off : off+int64(n) : off+int64(n)], nil
 	}

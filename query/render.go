@@ -123,14 +123,18 @@ func render(p *Pack, format string, explain bool) []byte {
 	case FormatJSON, FormatJSONL:
 		return renderJSON(p, format == FormatJSON)
 	}
-	var b strings.Builder
+	size := 1024 + len(Notice) // the receipt lines, roughly
 	for i := range p.Items {
-		b.Write(p.Items[i].text(explain))
+		size += len(p.Items[i].text(explain))
+	}
+	b := make([]byte, 0, size)
+	for i := range p.Items {
+		b = append(b, p.Items[i].text(explain)...)
 	}
 	r := &p.Receipt
-	fmt.Fprintf(&b, "receipt: index=%s %s · window=%s..%s (%s) · as_of=%s · candidates=%d selected=%d dropped=%d\n",
+	b = fmt.Appendf(b, "receipt: index=%s %s · window=%s..%s (%s) · as_of=%s · candidates=%d selected=%d dropped=%d\n",
 		r.Index.Path, r.Index.State, r.Window.Since, r.Window.Until, clean(orDash(r.Window.DerivedFrom)), r.AsOf, r.Candidates, r.Selected, r.DroppedTotal)
-	fmt.Fprintf(&b, "receipt: terms=%s · filtered=%s · floor=%d · tokens used=%d encoded=%d budget=%d · digest=%s · ranking=%d\n",
+	b = fmt.Appendf(b, "receipt: terms=%s · filtered=%s · floor=%d · tokens used=%d encoded=%d budget=%d · digest=%s · ranking=%d\n",
 		listOrDash(r.Terms), listOrDash(r.FilteredTerms), r.RelevanceFloor, r.UsedTokens, r.EncodedTokens, r.Budget, r.InputDigest, r.RankingVersion)
 	var notes []string
 	if r.Index.Reason != "" {
@@ -157,9 +161,9 @@ func render(p *Pack, format string, explain bool) []byte {
 	if len(notes) == 0 {
 		notes = append(notes, "complete: nothing was dropped or rejected")
 	}
-	fmt.Fprintf(&b, "receipt: %s\n", clean(strings.Join(notes, " · ")))
-	b.WriteString(Notice + "\n")
-	return []byte(b.String())
+	b = fmt.Appendf(b, "receipt: %s\n", clean(strings.Join(notes, " · ")))
+	b = append(b, Notice...)
+	return append(b, '\n')
 }
 
 // renderJSON writes {"query", "items", "receipt"}, indented by two spaces
@@ -196,6 +200,21 @@ func renderJSON(p *Pack, indent bool) []byte {
 	}
 	b.WriteString(nl + "}\n")
 	return b.Bytes()
+}
+
+// addedBytes is how many bytes the item adds to a pack that held none:
+// its rendering (made here once, and kept for every copy of the item),
+// and in JSON the line break and indentation render puts around a
+// non-empty list. The receipt of such a pack is the same with or without
+// the item, so nothing else changes.
+func (it *PackItem) addedBytes(format string, explain bool) int {
+	switch format {
+	case FormatJSON:
+		return len(it.json(true)) + len("\n    ") + len("\n  ")
+	case FormatJSONL:
+		return len(it.json(false))
+	}
+	return len(it.text(explain))
 }
 
 // json encodes the item once per indentation and keeps it.
