@@ -171,6 +171,11 @@ func closing(data []byte, open int) int {
 }
 
 func decodeManifest(data []byte, inputs bool) (Manifest, error) {
+	if !inputs {
+		// Before any decoding, or the format check below would parse the
+		// whole input list that the head leaves out.
+		data = withoutInputs(data)
+	}
 	var head struct {
 		Kind    int         `json:"cairn-manifest"`
 		Format  int         `json:"format"`
@@ -185,9 +190,6 @@ func decodeManifest(data []byte, inputs bool) (Manifest, error) {
 	dst, kind := any(&f), &f.Kind
 	if !inputs {
 		dst, kind = &h, &h.Kind
-	}
-	if !inputs {
-		data = withoutInputs(data)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()

@@ -249,7 +249,7 @@ func usageFreshness(ctx context.Context, root string, cfg model.Config) freshnes
 			return freshness{State: StateCorrupt, Reason: p + " does not match the size and hash the manifest records"}
 		}
 	}
-	terms, err := loadArtifact(root, artifacts.UsagePath, artifacts.DecodeUsage)
+	terms, err := loadArtifact(root, artifacts.UsagePath, artifacts.DecodeUsage, map[string]os.FileInfo{})
 	if err != nil {
 		return freshness{State: StateCorrupt, Reason: err.Error()}
 	}

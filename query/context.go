@@ -93,9 +93,26 @@ func Context(ctx context.Context, root string, req Request) ([]byte, error) {
 	return out, err
 }
 
-// openCorpus picks the index or the scan, as Open decides.
+// openCorpus picks the index or the scan, as Open decides. The artifacts
+// an indexed query reads first are read on a second core while Open
+// decides: if Open finds them current and they are still the files it
+// checked, they are used; otherwise they are let go.
 func openCorpus(ctx context.Context, root string, terms []string) (corpus, Index, func(), error) {
+	type early struct {
+		f   *indexFiles
+		err error
+	}
+	ahead := make(chan early, 1)
+	go func() {
+		f, err := readIndexFiles(root)
+		ahead <- early{f, err}
+	}()
 	ix, err := Open(ctx, root)
+	got := <-ahead
+	if got.err == nil && (err != nil || ix.State != StateUsed || !got.f.current(root)) {
+		got.f.r.Close()
+		got.f, got.err = nil, errors.New("not used")
+	}
 	if err != nil {
 		return nil, Index{}, nil, err
 	}
@@ -105,8 +122,12 @@ func openCorpus(ctx context.Context, root string, terms []string) (corpus, Index
 	}
 	closeRoot := func() { osRoot.Close() }
 	if ix.State == StateUsed {
-		ic, err := openIndex(root, osRoot.FS(), ix.cfg, ix.Manifest)
+		f, err := got.f, got.err
+		if err != nil { // read again, now that Open has checked the files
+			f, err = readIndexFiles(root)
+		}
 		if err == nil {
+			ic := newIndexCorpus(f, osRoot.FS(), ix.cfg, ix.Manifest)
 			return ic, *ix, func() { ic.Close(); closeRoot() }, nil
 		}
 		var ce *artifacts.CorruptError
@@ -174,6 +195,7 @@ func (e *engine) answer() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+
 	return e.deliver(prep.pins, prep.ranked, prep.rejected)
 }
 

@@ -38,17 +38,59 @@ type indexCorpus struct {
 
 // openIndex opens the artifacts that Open found current.
 func openIndex(root string, fsys fs.FS, cfg model.Config, m *artifacts.Manifest) (*indexCorpus, error) {
+	f, err := readIndexFiles(root)
+	if err != nil {
+		return nil, err
+	}
+	return newIndexCorpus(f, fsys, cfg, m), nil
+}
+
+// indexFiles is what an indexed query reads of the artifacts before it
+// knows the base's configuration, so that it can be read while Open
+// decides whether the artifacts are current.
+type indexFiles struct {
+	r      *Reader
+	docs   []artifacts.Document
+	bodies []artifacts.Body
+	// read names every file read, with what fstat said of it then.
+	read map[string]os.FileInfo
+}
+
+// readIndexFiles opens the reader and reads documents.tsv and bodies.tsv.
+func readIndexFiles(root string) (*indexFiles, error) {
 	r, err := OpenReader(root)
 	if err != nil {
 		return nil, err
 	}
-	c := &indexCorpus{cfg: cfg, semantics: m.SemanticsDigest, r: r, fsys: fsys, documents: map[string]artifacts.Document{}}
-	docs, err := loadArtifact(root, artifacts.DocumentsPath, artifacts.DecodeDocuments)
-	if err != nil {
+	f := &indexFiles{r: r, read: r.infos()}
+	if f.docs, err = loadArtifact(root, artifacts.DocumentsPath, artifacts.DecodeDocuments, f.read); err != nil {
 		r.Close()
 		return nil, err
 	}
-	for _, d := range docs {
+	if f.bodies, err = loadArtifact(root, artifacts.BodiesPath, artifacts.DecodeBodies, f.read); err != nil {
+		r.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// current reports whether every file read is still the file at its path,
+// unchanged: files read before Open checked them are then the files it
+// checked.
+func (f *indexFiles) current(root string) bool {
+	for p, then := range f.read {
+		now, err := os.Stat(filepath.Join(root, filepath.FromSlash(p)))
+		if err != nil || !os.SameFile(then, now) || then.Size() != now.Size() || !then.ModTime().Equal(now.ModTime()) {
+			return false
+		}
+	}
+	return true
+}
+
+// newIndexCorpus makes the corpus of files read by readIndexFiles.
+func newIndexCorpus(f *indexFiles, fsys fs.FS, cfg model.Config, m *artifacts.Manifest) *indexCorpus {
+	c := &indexCorpus{cfg: cfg, semantics: m.SemanticsDigest, r: f.r, fsys: fsys, documents: make(map[string]artifacts.Document, len(f.docs))}
+	for _, d := range f.docs {
 		c.documents[d.Path] = d
 		if d.Layer == model.LayerEvents && d.Records > 0 {
 			c.days = append(c.days, d.Date)
@@ -56,17 +98,12 @@ func openIndex(root string, fsys fs.FS, cfg model.Config, m *artifacts.Manifest)
 	}
 	slices.Sort(c.days)
 	c.days = slices.Compact(c.days)
-	bodies, err := loadArtifact(root, artifacts.BodiesPath, artifacts.DecodeBodies)
-	if err != nil {
-		r.Close()
-		return nil, err
-	}
-	c.bodies = map[string]artifacts.Body{}
-	for _, b := range bodies {
+	c.bodies = make(map[string]artifacts.Body, len(f.bodies))
+	for _, b := range f.bodies {
 		c.bodies[b.URI] = b
 	}
 	c.proj = project.NewProjector(model.Base{Config: cfg})
-	return c, nil
+	return c
 }
 
 // useBody hands the projector a record's cached body, read on first use:
@@ -88,9 +125,20 @@ func (c *indexCorpus) useBody(uri string) error {
 	return nil
 }
 
-// readArtifact reads and decodes one small artifact whole.
-func loadArtifact[T any](root, path string, decode func([]byte) ([]T, error)) ([]T, error) {
-	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(path)))
+// loadArtifact reads and decodes one small artifact whole, noting in read
+// what fstat said of the file it read.
+func loadArtifact[T any](root, path string, decode func([]byte) ([]T, error), read map[string]os.FileInfo) ([]T, error) {
+	f, err := os.Open(filepath.Join(root, filepath.FromSlash(path)))
+	if err != nil {
+		return nil, &artifacts.CorruptError{Path: path, Msg: err.Error()}
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	read[path] = st
+	data, err := io.ReadAll(f)
 	if err != nil {
 		return nil, &artifacts.CorruptError{Path: path, Msg: err.Error()}
 	}

@@ -45,24 +45,37 @@ const indexStage = "index"
 // is on disk with its recorded size and hash.
 func Open(ctx context.Context, root string) (*Index, error) {
 	ix := &Index{Path: artifacts.ManifestPath}
-	m, err := artifacts.ReadPreviousHead(root)
-	switch {
+	// The manifest is read on another core while the base's inventory is
+	// taken: neither needs the other.
+	type head struct {
+		m   *artifacts.Manifest
+		err error
+	}
+	manifest := make(chan head, 1)
+	go func() {
+		m, err := artifacts.ReadPreviousHead(root)
+		manifest <- head{m, err}
+	}()
+	osRoot, err := os.OpenRoot(root)
+	if err != nil {
+		<-manifest
+		return nil, err
+	}
+	defer osRoot.Close()
+	cache := artifacts.ReadStatCache(root)
+	inv, err := load.Take(ctx, osRoot.FS(), cache, artifacts.ReadConfigCache(root))
+	h := <-manifest
+	if err != nil {
+		return nil, err
+	}
+	m := h.m
+	switch err := h.err; {
 	case err != nil:
 		ix.State, ix.Reason = StateCorrupt, err.Error()
 		return ix, nil
 	case m == nil:
 		ix.State, ix.Reason = StateMissing, "no manifest; run cairn build"
 		return ix, nil
-	}
-	osRoot, err := os.OpenRoot(root)
-	if err != nil {
-		return nil, err
-	}
-	defer osRoot.Close()
-	cache := artifacts.ReadStatCache(root)
-	inv, err := load.Take(ctx, osRoot.FS(), cache, artifacts.ReadConfigCache(root))
-	if err != nil {
-		return nil, err
 	}
 	ix.cfg = inv.Config
 	if inv.SemanticsDigest != m.SemanticsDigest {

@@ -156,3 +156,40 @@ func TestBodyChangedAfterOpen(t *testing.T) {
 		t.Fatalf("Item after the body changed: %v; want a CorruptError naming the body", err)
 	}
 }
+
+// TestIndexFilesCurrent checks the test that lets an indexed query use
+// artifacts it read before Open checked them: a file replaced since, even
+// by identical bytes, is another file.
+func TestIndexFilesCurrent(t *testing.T) {
+	dir := builtDemo(t)
+	f, err := readIndexFiles(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { f.r.Close() }() // the last one read
+	if !f.current(dir) {
+		t.Fatal("files just read are not current")
+	}
+	for _, name := range []string{artifacts.DocsPath, artifacts.DocumentsPath} {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p+".new", data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(p+".new", p); err != nil {
+			t.Fatal(err)
+		}
+		if f.current(dir) {
+			t.Errorf("%s was replaced, yet the files read before count as current", name)
+		}
+		g, err := readIndexFiles(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.r.Close()
+		f = g
+	}
+}

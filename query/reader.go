@@ -37,6 +37,7 @@ type Reader struct {
 	docs, off, terms, post, edges, edgesDst *file
 	fields                                  []artifacts.Field
 	fieldsRead                              int64
+	fieldsInfo                              os.FileInfo
 	items                                   int
 }
 
@@ -46,9 +47,10 @@ type Reader struct {
 // and a page fault per touched page costs far less than a read call and a
 // copy per range. Elsewhere it is read with positioned reads from f.
 type file struct {
-	f     *os.File // nil once the file is mapped
-	data  []byte   // the mapping, when there is one
-	path  string   // relative to the base root, e.g. .cairn/terms.tsv
+	f     *os.File    // nil once the file is mapped
+	info  os.FileInfo // what fstat said when it was opened
+	data  []byte      // the mapping, when there is one
+	path  string      // relative to the base root, e.g. .cairn/terms.tsv
 	size  int64
 	start int64 // where the first line after the header starts
 	read  atomic.Int64
@@ -102,7 +104,7 @@ func OpenReader(root string) (_ *Reader, err error) {
 	if err == nil {
 		r.fields, err = artifacts.DecodeFields(data)
 	}
-	r.fieldsRead = fields.read.Load()
+	r.fieldsRead, r.fieldsInfo = fields.read.Load(), fields.info
 	if cerr := fields.close(); err == nil {
 		err = cerr
 	}
@@ -140,7 +142,7 @@ func openArtifact(root *os.Root, p string, hdr []byte) (*file, error) {
 		f.Close()
 		return nil, err
 	}
-	a := &file{f: f, path: p, size: st.Size(), start: int64(len(hdr))}
+	a := &file{f: f, info: st, path: p, size: st.Size(), start: int64(len(hdr))}
 	if a.data, err = mapFile(f, a.size); err != nil {
 		f.Close()
 		return nil, err
@@ -187,6 +189,16 @@ func (r *Reader) Close() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// infos returns, per artifact path, what fstat said of the file the
+// Reader opened there.
+func (r *Reader) infos() map[string]os.FileInfo {
+	m := map[string]os.FileInfo{artifacts.FieldsPath: r.fieldsInfo}
+	for _, a := range []*file{r.docs, r.off, r.terms, r.post, r.edges, r.edgesDst} {
+		m[a.path] = a.info
+	}
+	return m
 }
 
 // Items is the number of rows in docs.tsv.
