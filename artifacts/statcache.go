@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 )
 
 // StatEntry remembers the size, modification time and hash of one input as
@@ -66,10 +67,14 @@ func ReadStatCache(root string) StatCache {
 	if !ok {
 		return c
 	}
-	// Every query reads this file, so it is parsed in place: one string
-	// holds all the paths and hashes, and no line is split into a slice.
+	// Every query reads this file, so it is parsed in place: the bytes
+	// read, never changed after, hold all the paths and hashes, and no
+	// line is split into a slice.
 	c = make(StatCache, bytes.Count(body, []byte{'\n'}))
-	rest := string(body)
+	if len(body) == 0 {
+		return c
+	}
+	rest := unsafe.String(&body[0], len(body))
 	for rest != "" {
 		line, after, whole := strings.Cut(rest, "\n")
 		if !whole {

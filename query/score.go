@@ -146,7 +146,10 @@ func lookupTerm(c corpus, ids project.Identities, term string, win *candidates) 
 	// term gathers several lists, whose merge keeps each list's order.
 	slices.Sort(exact)
 	exact = slices.Compact(exact)
-	slices.SortStableFunc(found, func(a, b artifacts.Posting) int { return cmp.Compare(a.Doc, b.Doc) })
+	if len(dict) > 1 {
+		slices.SortStableFunc(found, func(a, b artifacts.Posting) int { return cmp.Compare(a.Doc, b.Doc) })
+	}
+	st.hits = make([]termHit, 0, len(exact)+len(found))
 	for i, j := 0, 0; i < len(exact) || j < len(found); {
 		var h termHit
 		switch {

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"slices"
 	"time"
 )
 
@@ -18,16 +19,18 @@ type span struct{ lo, hi int }
 // layer's window is one run of ordinals, found by two binary searches.
 type candidates struct {
 	spans    []span
-	excluded map[int]bool // undated pages outside their validity
+	excluded []int // undated pages outside their validity, sorted
 	n        int
 }
 
 func (c *candidates) has(ord int) bool {
-	if c.excluded[ord] {
-		return false
-	}
 	for _, s := range c.spans {
 		if ord >= s.lo && ord < s.hi {
+			if len(c.excluded) > 0 {
+				if _, out := slices.BinarySearch(c.excluded, ord); out {
+					return false
+				}
+			}
 			return true
 		}
 	}
@@ -94,7 +97,7 @@ func resolveWindow(c corpus, w Window, asOf time.Time) (Window, *candidates, err
 			}
 		}
 	}
-	cand := &candidates{excluded: map[int]bool{}}
+	cand := &candidates{}
 	for _, dated := range []string{cfg.Layers.Events, cfg.Layers.Tasks} {
 		s, err := layerSpan(c, dated, w.Since, w.Until)
 		if err != nil {
@@ -117,10 +120,11 @@ func resolveWindow(c corpus, w Window, asOf time.Time) (Window, *candidates, err
 				return w, nil, err
 			}
 			if (row.ValidFrom != "" && today < row.ValidFrom) || (row.ValidUntil != "" && today > row.ValidUntil) {
-				cand.excluded[ord] = true
+				cand.excluded = append(cand.excluded, ord)
 			}
 		}
 	}
+	slices.Sort(cand.excluded)
 	for _, s := range cand.spans {
 		cand.n += s.hi - s.lo
 	}
