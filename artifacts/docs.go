@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // FieldLen is the number of word tokens an item has in one field.
@@ -123,6 +124,22 @@ func DecodeDocRow(n int, line []byte) (Doc, error) {
 type DocDecoder struct {
 	flags   map[string][]string
 	lengths []FieldLen
+	arena   []byte // where DecodeCopy keeps rows
+}
+
+// DecodeCopy is Decode of a row held in a buffer the caller reuses: the
+// row is copied into blocks the decoder allocates, a few for many rows,
+// and the strings of the Doc point there.
+func (dd *DocDecoder) DecodeCopy(n int, line []byte) (Doc, error) {
+	if len(line) == 0 {
+		return dd.Decode(n, "")
+	}
+	if cap(dd.arena)-len(dd.arena) < len(line) {
+		dd.arena = make([]byte, 0, max(len(line), 64<<10))
+	}
+	start := len(dd.arena)
+	dd.arena = append(dd.arena, line...)
+	return dd.Decode(n, unsafe.String(&dd.arena[start], len(line)))
 }
 
 // Decode parses one docs.tsv row (without its LF); n is its line number

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -172,25 +171,7 @@ var roleTerms = map[string]string{
 	"category:received":  project.FlagReceived,
 }
 
-// run answers the request. The artifacts may be mapped into memory, so a
-// file cut short under a running query faults on the next read of a page
-// past its new end; that fault is turned into a CorruptError, and the
-// caller answers from the scan.
-func (e *engine) run() (out []byte, err error) {
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer func() {
-		if r := recover(); r != nil {
-			fault, ok := r.(interface{ Addr() uintptr })
-			if !ok {
-				panic(r)
-			}
-			out, err = nil, &artifacts.CorruptError{Path: artifacts.ManifestPath, Msg: fmt.Sprintf("an artifact changed size while it was read (fault at %#x); run cairn build", fault.Addr())}
-		}
-	}()
-	return e.answer()
-}
-
-func (e *engine) answer() ([]byte, error) {
+func (e *engine) run() ([]byte, error) {
 	prep, err := e.prepare()
 	if err != nil {
 		return nil, err

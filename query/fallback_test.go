@@ -130,11 +130,10 @@ func TestQueryReadsOnlyItsTerms(t *testing.T) {
 	}
 }
 
-// TestArtifactCutShortWhileMapped truncates the artifacts in place after
-// they were opened (mapped, where the system maps them): the query must
-// not crash but report the artifacts corrupt, so Context answers from the
-// scan.
-func TestArtifactCutShortWhileMapped(t *testing.T) {
+// TestArtifactCutShortWhileOpen truncates the artifacts in place after
+// they were opened: the query must not crash but report the artifacts
+// corrupt, so that Context answers from the scan.
+func TestArtifactCutShortWhileOpen(t *testing.T) {
 	dir := builtDemo(t)
 	ix, err := Open(context.Background(), dir)
 	if err != nil || ix.State != StateUsed {

@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/cairn-kb/cairn/artifacts"
 )
@@ -41,15 +40,14 @@ type Reader struct {
 	items                                   int
 }
 
-// file is one open artifact and what has been read from it. Where the
-// system can, the file is mapped into memory (data) and a read is a slice
-// of the mapping: a query touches a few scattered ranges of large files,
-// and a page fault per touched page costs far less than a read call and a
-// copy per range. Elsewhere it is read with positioned reads from f.
+// file is one open artifact and what has been read from it. It is read
+// with positioned reads, never mapped: a mapped page counts as the
+// process's memory once touched, and with large page-cache folios one
+// touch can bring in megabytes, which would make a query's resident
+// memory grow with the size of the base.
 type file struct {
-	f     *os.File    // nil once the file is mapped
+	f     *os.File
 	info  os.FileInfo // what fstat said when it was opened
-	data  []byte      // the mapping, when there is one
 	path  string      // relative to the base root, e.g. .cairn/terms.tsv
 	size  int64
 	start int64 // where the first line after the header starts
@@ -143,13 +141,6 @@ func openArtifact(root *os.Root, p string, hdr []byte) (*file, error) {
 		return nil, err
 	}
 	a := &file{f: f, info: st, path: p, size: st.Size(), start: int64(len(hdr))}
-	if a.data, err = mapFile(f, a.size); err != nil {
-		f.Close()
-		return nil, err
-	} else if a.data != nil {
-		f.Close() // the mapping outlives the descriptor
-		a.f = nil
-	}
 	if hdr == nil {
 		return a, nil
 	}
@@ -170,17 +161,9 @@ func openArtifact(root *os.Root, p string, hdr []byte) (*file, error) {
 }
 
 // close unmaps or closes the file.
-func (a *file) close() error {
-	if a.data != nil {
-		data := a.data
-		a.data = nil
-		return unmapFile(data)
-	}
-	return a.f.Close()
-}
+func (a *file) close() error { return a.f.Close() }
 
-// Close closes every artifact. Nothing read from the Reader may be used
-// after it: slices it returned may point into the files' mappings.
+// Close closes every artifact.
 func (r *Reader) Close() error {
 	var errs []error
 	for _, a := range []*file{r.docs, r.off, r.terms, r.post, r.edges, r.edgesDst} {
@@ -224,18 +207,7 @@ func (r *Reader) Row(ord int) (artifacts.Doc, error) {
 	if err != nil {
 		return artifacts.Doc{}, err
 	}
-	var dd artifacts.DocDecoder
-	return r.docs.decodeRow(&dd, ord, line)
-}
-
-// decodeRow decodes the docs.tsv row of ordinal ord. A row read from the
-// mapping keeps its strings there: rows are decoded by the thousand, and
-// copying each would cost more than the rest of their decoding.
-func (a *file) decodeRow(dd *artifacts.DocDecoder, ord int, line []byte) (artifacts.Doc, error) {
-	if a.data == nil || len(line) == 0 {
-		return dd.Decode(ord+2, string(line))
-	}
-	return dd.Decode(ord+2, unsafe.String(&line[0], len(line)))
+	return artifacts.DecodeDocRow(ord+2, line)
 }
 
 // rowBytes reads the docs.tsv row of ordinal ord, without its LF, checked
@@ -346,7 +318,7 @@ func (r *Reader) TermsWith(sub string) ([]artifacts.TermEntry, error) {
 		if n == len(buf) {
 			buf = append(buf, make([]byte, len(buf))...) // a line longer than buf
 		}
-		m, err := a.ReadAt(buf[n:min(int64(len(buf)), int64(n)+a.size-off)], off)
+		m, err := a.pread(buf[n:min(int64(len(buf)), int64(n)+a.size-off)], off)
 		if err != nil && err != io.EOF {
 			return nil, err
 		} else if m == 0 {
@@ -501,46 +473,29 @@ func (a *file) streamLinks(s int64, klen int, node string, limit int) ([]artifac
 	return links[:min(limit, len(links))], nil
 }
 
-// ReadAt reads from the artifact and counts what it read.
-func (a *file) ReadAt(p []byte, off int64) (int, error) {
-	if a.data != nil {
-		if off >= int64(len(a.data)) {
-			return 0, io.EOF
-		}
-		n := copy(p, a.data[off:])
-		a.read.Add(int64(n))
-		return n, nil
-	}
+// pread reads from the artifact and counts what it read.
+func (a *file) pread(p []byte, off int64) (int, error) {
 	n, err := a.f.ReadAt(p, off)
 	a.read.Add(int64(n))
 	return n, err
 }
 
-// readAt reads n bytes at off, fewer only where the file ends. The bytes
-// may be the file's mapping: the caller must not change them.
+// readAt reads n bytes at off, fewer only where the file ends.
 func (a *file) readAt(off int64, n int) ([]byte, error) {
 	return a.readInto(nil, off, n)
 }
 
 // readInto is readAt reading into buf's storage when it is large enough,
-// for callers that read many blocks one after another. A mapped file
-// returns a slice of its mapping instead and leaves buf alone.
+// for callers that read many blocks one after another.
 func (a *file) readInto(buf []byte, off int64, n int) ([]byte, error) {
 	if rest := a.size - off; int64(n) > rest {
 		n = int(max(rest, 0))
-	}
-	if a.data != nil {
-		if off < 0 || n < 0 || off+int64(n) > int64(len(a.data)) {
-			return nil, a.corrupt(0, "a read at byte %d is outside the file's %d bytes", off, a.size)
-		}
-		a.read.Add(int64(n))
-		return a.data[off : off+int64(n) : off+int64(n)], nil
 	}
 	if cap(buf) < n {
 		buf = make([]byte, n)
 	}
 	buf = buf[:n]
-	m, err := a.ReadAt(buf, off)
+	m, err := a.pread(buf, off)
 	if m < n {
 		if err != nil && err != io.EOF {
 			return nil, err
@@ -663,11 +618,11 @@ func (a *file) lineOf(floor, mid int64) (int64, []byte, error) {
 // wanted ones: reading a few more bytes beats another system call. A row
 // is about 230 bytes, so 64 rows copy about as long as a read call takes;
 // at 100k records 64 beat both 32 and 256 on a rare and a common query.
-// batchRows bounds one read, so that its buffer stays small whatever the
-// query.
+// batchRows bounds one read, so that its buffer (about 120 KB, reused)
+// stays small whatever the query: fresh memory is paid for page by page.
 const (
 	rowGap    = 64
-	batchRows = 4096
+	batchRows = 512
 )
 
 // Rows reads the rows of many ordinals (sorted, distinct) in a few
@@ -734,7 +689,7 @@ func (r *Reader) Rows(ords []int) ([]artifacts.Doc, error) {
 			if bytes.HasSuffix(line, []byte{'\r'}) {
 				return nil, r.docs.corrupt(a, crlf)
 			}
-			d, err := r.docs.decodeRow(&dd, ord, line)
+			d, err := dd.DecodeCopy(ord+2, line) // block is reused
 			if err != nil {
 				return nil, err
 			}
