@@ -17,11 +17,14 @@ import (
 )
 
 // Read sizes: a read that has not found the line boundary it looks for
-// reads again, twice as much, up to maxChunk.
+// reads again, twice as much, up to maxChunk. A sweep of a whole file
+// reads sweepChunk at a time into one buffer: larger buffers save a few
+// read calls and cost more in fresh memory than they save.
 const (
 	probeChunk = 256
 	keyPad     = 64
 	maxChunk   = 1 << 20
+	sweepChunk = 128 << 10
 )
 
 // Reader reads a built base's artifacts with positioned reads, never
@@ -312,7 +315,7 @@ func (r *Reader) TermsWith(sub string) ([]artifacts.TermEntry, error) {
 		return nil, nil // no term holds a separator
 	}
 	var out []artifacts.TermEntry
-	buf := make([]byte, min(maxChunk, a.size-a.start))
+	buf := make([]byte, min(sweepChunk, a.size-a.start))
 	n := 0 // buf[:n] is the start of a line the last chunk cut
 	for off := a.start; off < a.size; {
 		if n == len(buf) {

@@ -250,12 +250,15 @@ func walkOnly(fsys fs.FS, c classifier, ds *diag.List, top map[string]bool) []en
 // read and hashed. It returns the refreshed cache.
 func hashAll(fsys fs.FS, entries []entry, cache artifacts.StatCache, ds *diag.List) artifacts.StatCache {
 	fresh := make(artifacts.StatCache, len(entries))
-	buf := make([]byte, 256<<10)
+	var buf []byte // made on the first file hashed: a current base hashes none
 	for i := range entries {
 		e := &entries[i]
 		if c, ok := cache[e.path]; ok && c.Bytes == e.size && c.MtimeNS == e.mtimeNS && c.XXHash != "" {
 			e.hash = c.XXHash
 		} else {
+			if buf == nil {
+				buf = make([]byte, 256<<10)
+			}
 			size, sum, err := hashFile(fsys, e.path, buf)
 			if err != nil {
 				ds.Errorf(e.path, 0, 0, "read", "cannot read the file: %v", unwrapPath(err))
@@ -277,7 +280,9 @@ func hashFile(fsys fs.FS, path string, buf []byte) (int64, string, error) {
 	}
 	defer f.Close()
 	h := xxhash.New()
-	n, err := io.CopyBuffer(h, f, buf)
+	// Only the Reader: an *os.File is also a WriterTo, which CopyBuffer
+	// would use instead of buf, allocating a buffer of its own per file.
+	n, err := io.CopyBuffer(h, struct{ io.Reader }{f}, buf)
 	if err != nil {
 		return 0, "", err
 	}

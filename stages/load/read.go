@@ -1,11 +1,10 @@
 package load
 
 import (
-	"bytes"
 	"errors"
 	"io"
 	"io/fs"
-	"strings"
+	"unsafe"
 
 	"github.com/cairn-kb/cairn/stages/diag"
 )
@@ -37,11 +36,7 @@ func readFile(fsys fs.FS, path string, limit int64, ds *diag.List) (data []byte,
 		}
 		size = st.Size()
 	}
-	// Read into a buffer of the stat size (plus one byte to see growth), so
-	// a large document is not copied through a growing buffer.
-	buf := bytes.NewBuffer(make([]byte, 0, size+1))
-	_, err = buf.ReadFrom(io.LimitReader(f, limit+1))
-	data = buf.Bytes()
+	data, err = readAll(io.LimitReader(f, limit+1), size)
 	if err != nil {
 		ds.Errorf(path, 0, 0, "read", "cannot read the file: %v", unwrapPath(err))
 		return nil, false
@@ -51,6 +46,27 @@ func readFile(fsys fs.FS, path string, limit int64, ds *diag.List) (data []byte,
 		return nil, false
 	}
 	return data, true
+}
+
+// readAll reads r to its end into a buffer of size+1 bytes, size being
+// what stat said (one byte more shows a file that grew since), growing it
+// only when the file did. bytes.Buffer.ReadFrom and io.Copy would read
+// the same bytes through a second buffer or a copy to a larger one.
+func readAll(r io.Reader, size int64) ([]byte, error) {
+	data := make([]byte, 0, size+1)
+	for {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		n, err := r.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return data, err
+		}
+	}
 }
 
 // unwrapPath drops the *fs.PathError wrapper, whose path would repeat the
@@ -72,21 +88,27 @@ func readText(fsys fs.FS, path string, limit int64, ds *diag.List) (string, bool
 		return "", false
 	}
 	defer f.Close()
-	var b strings.Builder
+	size := int64(0)
 	if st, err := f.Stat(); err == nil {
 		if st.Size() > limit {
 			ds.Errorf(path, 0, 0, "too-large", "the file is %d bytes, over the %d-byte cap for this kind of file; split it into smaller files", st.Size(), limit)
 			return "", false
 		}
-		b.Grow(int(st.Size()))
+		size = st.Size()
 	}
-	if _, err := io.Copy(&b, io.LimitReader(f, limit+1)); err != nil {
+	data, err := readAll(io.LimitReader(f, limit+1), size)
+	if err != nil {
 		ds.Errorf(path, 0, 0, "read", "cannot read the file: %v", unwrapPath(err))
 		return "", false
 	}
-	if int64(b.Len()) > limit {
+	if int64(len(data)) > limit {
 		ds.Errorf(path, 0, 0, "too-large", "the file is over the %d-byte cap for this kind of file; split it into smaller files", limit)
 		return "", false
 	}
-	return b.String(), true
+	if len(data) == 0 {
+		return "", true
+	}
+	// The bytes are never changed after, so the string can share them,
+	// as strings.Builder's own String does.
+	return unsafe.String(&data[0], len(data)), true
 }
