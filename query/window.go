@@ -114,13 +114,17 @@ func resolveWindow(c corpus, w Window, asOf time.Time) (Window, *candidates, err
 		if undated == cfg.Layers.Index {
 			continue
 		}
+		ords := make([]int, 0, s.hi-s.lo)
 		for ord := s.lo; ord < s.hi; ord++ {
-			row, err := c.Row(ord)
-			if err != nil {
-				return w, nil, err
-			}
+			ords = append(ords, ord)
+		}
+		rows, err := c.Rows(ords) // a run of ordinals: a few reads for all
+		if err != nil {
+			return w, nil, err
+		}
+		for i, row := range rows {
 			if (row.ValidFrom != "" && today < row.ValidFrom) || (row.ValidUntil != "" && today > row.ValidUntil) {
-				cand.excluded = append(cand.excluded, ord)
+				cand.excluded = append(cand.excluded, ords[i])
 			}
 		}
 	}
