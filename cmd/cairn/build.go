@@ -19,10 +19,10 @@ import (
 
 // BuildCmd is `cairn build`.
 type BuildCmd struct {
-	Check   bool   `help:"Build in memory and write nothing; list every file that would change and exit 1 if any would (for CI and pre-commit)."`
-	Quiet   bool   `help:"Print nothing but warnings and errors."`
-	Timings bool   `help:"Print how long each stage took, to stderr."`
-	AsOf    string `name:"as-of" help:"The day governance windows are evaluated at for the rules files (default: $CAIRN_AS_OF, else today, UTC)." placeholder:"DAY"`
+	Check   bool
+	Quiet   bool
+	Timings bool
+	AsOf    string
 }
 
 // Run builds the base, or checks it with --check.

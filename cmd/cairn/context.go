@@ -10,20 +10,20 @@ import (
 
 // ContextCmd is `cairn context QUERY…`.
 type ContextCmd struct {
-	Query        []string `arg:"" optional:"" help:"The question or identifiers to find context for."`
-	Budget       int      `help:"Token budget of the whole delivered pack (⌈bytes/4⌉, receipt and notice included)." default:"4096"`
-	Since        string   `help:"First day of dated evidence (YYYY-MM-DD)." placeholder:"DAY"`
-	Until        string   `help:"Last day of dated evidence (YYYY-MM-DD); alone it means the 30 days ending there." placeholder:"DAY"`
-	AsOf         string   `name:"as-of" help:"The day every date rule is evaluated at (default: $CAIRN_AS_OF, else today, UTC)." placeholder:"DAY"`
-	Pin          []string `help:"Include this wiki or project page first (repeatable; exact URI)." placeholder:"URI"`
-	Expand       bool     `help:"Join items that share an entity with the strongest candidates."`
-	Explain      bool     `help:"Show every item's reasons with their points."`
-	Format       string   `help:"Output format: text, json or jsonl for a pack; markdown or json with --at or --profile." placeholder:"FORMAT"`
-	At           string   `help:"Answer what applies at this path instead: its point, voice, terms, notes and suggestions." placeholder:"PATH"`
-	Profile      string   `help:"Answer what this voice profile holds, with no project point behind it." placeholder:"NAME"`
-	Comments     bool     `help:"With --at: answer for the code comments written at the path, the voice's limits for comments first."`
-	SaveReceipt  bool     `name:"save-receipt" help:"Not available yet."`
-	SinceReceipt string   `name:"since-receipt" help:"Not available yet." placeholder:"DIGEST"`
+	Query        []string
+	Budget       int
+	Since        string
+	Until        string
+	AsOf         string
+	Pin          []string
+	Expand       bool
+	Explain      bool
+	Format       string
+	At           string
+	Profile      string
+	Comments     bool
+	SaveReceipt  bool
+	SinceReceipt string
 }
 
 // Run answers the query and prints the pack, or the by-location answer.

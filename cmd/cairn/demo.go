@@ -27,7 +27,7 @@ const demoPlace = "docs/api/tokens.md"
 
 // DemoCmd is `cairn demo`.
 type DemoCmd struct {
-	Keep bool `help:"Keep the temporary base and print its path, to explore it with --base."`
+	Keep bool
 }
 
 // Run copies the bundled demo base into a temporary folder, builds it and

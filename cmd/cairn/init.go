@@ -10,7 +10,7 @@ import (
 
 // InitCmd is `cairn init [DIR]`.
 type InitCmd struct {
-	Dir string `arg:"" optional:"" help:"Folder to scaffold (default: the working directory)." placeholder:"DIR"`
+	Dir string
 }
 
 // initConfig is the cairn.yaml a new base starts with: every section, with

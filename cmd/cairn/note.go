@@ -17,16 +17,24 @@ import (
 
 // NoteCmd is `cairn note suggest|keep|drop|list`.
 type NoteCmd struct {
-	Suggest NoteSuggestCmd `cmd:"" help:"Record an observation as a suggestion (anyone; it is not a rule until a person keeps it)."`
-	Keep    NoteKeepCmd    `cmd:"" help:"Keep a suggestion: a person's keep makes it a rule or an established note."`
-	Drop    NoteDropCmd    `cmd:"" help:"Drop a suggestion or a kept note (a person's decision)."`
-	List    NoteListCmd    `cmd:"" help:"List the operations of the notes log, oldest first."`
+	Suggest NoteSuggestCmd
+	Keep    NoteKeepCmd
+	Drop    NoteDropCmd
+	List    NoteListCmd
 }
 
 // noteWho are the flags every recording subcommand shares.
 type noteWho struct {
-	Actor   string `help:"Who records it: person:<name> or agent:<client> (default: $CAIRN_ACTOR)." placeholder:"WHO"`
-	Session string `help:"The session it was recorded in, to tell observations apart." placeholder:"ID"`
+	Actor   string
+	Session string
+}
+
+// flags are the flags of noteWho.
+func (w *noteWho) flags() []flag {
+	return []flag{
+		stringFlag("actor", "WHO", "Who records it: person:<name> or agent:<client> (default: $CAIRN_ACTOR).", &w.Actor),
+		stringFlag("session", "ID", "The session it was recorded in, to tell observations apart.", &w.Session),
+	}
 }
 
 func (w noteWho) actor(env *Env) string {
@@ -38,13 +46,13 @@ func (w noteWho) actor(env *Env) string {
 
 // NoteSuggestCmd is `cairn note suggest TARGET TEXT…`.
 type NoteSuggestCmd struct {
-	Target     string            `arg:"" help:"What it is about: note:<slug> for a note in prose, term:<id> for a term of terms.yaml."`
-	Text       []string          `arg:"" help:"The observation, in a sentence or two."`
-	Path       []string          `help:"Where it holds: a glob of content paths (repeatable; default everywhere)." placeholder:"GLOB"`
-	Axis       map[string]string `help:"Where it holds on a typed axis, as axis=value (repeatable)." placeholder:"AXIS=VALUE"`
-	Evidence   []string          `help:"A file or record URI that shows it (repeatable)." placeholder:"URI"`
-	ValidFrom  string            `name:"valid-from" help:"First day it holds (YYYY-MM-DD)." placeholder:"DAY"`
-	ValidUntil string            `name:"valid-until" help:"Last day it holds (YYYY-MM-DD)." placeholder:"DAY"`
+	Target     string
+	Text       []string
+	Path       []string
+	Axis       map[string]string
+	Evidence   []string
+	ValidFrom  string
+	ValidUntil string
 	noteWho
 }
 
@@ -59,9 +67,17 @@ func (c *NoteSuggestCmd) Run(env *Env) error {
 
 // noteDecision is what `cairn note keep|drop REF` takes.
 type noteDecision struct {
-	Ref string   `arg:"" help:"The operation id to decide on, or a target (note:<slug>, term:<id>) for its newest suggestion."`
-	Why []string `arg:"" optional:"" help:"Why, in a sentence (optional)."`
+	Ref string
+	Why []string
 	noteWho
+}
+
+// args are the arguments of noteDecision.
+func (d *noteDecision) args() []arg {
+	return []arg{
+		stringArg("REF", "The operation id to decide on, or a target (note:<slug>, term:<id>) for its newest suggestion.", false, &d.Ref),
+		restArg("WHY", "Why, in a sentence (optional).", true, &d.Why),
+	}
 }
 
 func (d noteDecision) record(env *Env, kind string) error {
@@ -148,8 +164,8 @@ func waitForLock(root string) (*artifacts.Lock, error) {
 
 // NoteListCmd is `cairn note list`.
 type NoteListCmd struct {
-	Target string `help:"Only the operations on this target." placeholder:"TARGET"`
-	Format string `help:"Output format: text or json." default:"text" enum:"text,json"`
+	Target string
+	Format string
 }
 
 // Run prints the log's operations, oldest first.
