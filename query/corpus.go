@@ -30,6 +30,7 @@ type corpus interface {
 	Config() model.Config
 	SemanticsDigest() string
 	Len() int
+	// Fields is fields.tsv; callers share it and must not change it.
 	Fields() []artifacts.Field
 	Row(ord int) (artifacts.Doc, error)
 	// Rows reads the rows of sorted, distinct ordinals.

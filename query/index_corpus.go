@@ -25,6 +25,7 @@ type indexCorpus struct {
 	cfg       model.Config
 	semantics string
 	r         *Reader
+	fields    []artifacts.Field // the reader's, read once
 	fsys      fs.FS
 	documents map[string]artifacts.Document
 	proj      *project.Projector
@@ -89,7 +90,7 @@ func (f *indexFiles) current(root string) bool {
 
 // newIndexCorpus makes the corpus of files read by readIndexFiles.
 func newIndexCorpus(f *indexFiles, fsys fs.FS, cfg model.Config, m *artifacts.Manifest) *indexCorpus {
-	c := &indexCorpus{cfg: cfg, semantics: m.SemanticsDigest, r: f.r, fsys: fsys, documents: make(map[string]artifacts.Document, len(f.docs))}
+	c := &indexCorpus{cfg: cfg, semantics: m.SemanticsDigest, r: f.r, fields: f.r.Fields(), fsys: fsys, documents: make(map[string]artifacts.Document, len(f.docs))}
 	for _, d := range f.docs {
 		c.documents[d.Path] = d
 		if d.Layer == model.LayerEvents && d.Records > 0 {
@@ -154,7 +155,7 @@ func (c *indexCorpus) Close() error {
 func (c *indexCorpus) Config() model.Config               { return c.cfg }
 func (c *indexCorpus) SemanticsDigest() string            { return c.semantics }
 func (c *indexCorpus) Len() int                           { return c.r.Items() }
-func (c *indexCorpus) Fields() []artifacts.Field          { return c.r.Fields() }
+func (c *indexCorpus) Fields() []artifacts.Field          { return c.fields }
 func (c *indexCorpus) Row(ord int) (artifacts.Doc, error) { return c.r.Row(ord) }
 
 func (c *indexCorpus) Search(uri string) (int, error) {
