@@ -176,7 +176,6 @@ func (e *engine) run() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-
 	return e.deliver(prep.pins, prep.ranked, prep.rejected)
 }
 

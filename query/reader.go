@@ -106,7 +106,7 @@ func OpenReader(root string) (_ *Reader, err error) {
 		r.fields, err = artifacts.DecodeFields(data)
 	}
 	r.fieldsRead, r.fieldsInfo = fields.read.Load(), fields.info
-	if cerr := fields.close(); err == nil {
+	if cerr := fields.f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
@@ -157,21 +157,18 @@ func openArtifact(root *os.Root, p string, hdr []byte) (*file, error) {
 		}
 	}
 	if err != nil {
-		a.close()
+		a.f.Close()
 		return nil, err
 	}
 	return a, nil
 }
-
-// close unmaps or closes the file.
-func (a *file) close() error { return a.f.Close() }
 
 // Close closes every artifact.
 func (r *Reader) Close() error {
 	var errs []error
 	for _, a := range []*file{r.docs, r.off, r.terms, r.post, r.edges, r.edgesDst} {
 		if a != nil {
-			errs = append(errs, a.close())
+			errs = append(errs, a.f.Close())
 		}
 	}
 	return errors.Join(errs...)
@@ -495,7 +492,9 @@ func (a *file) readInto(buf []byte, off int64, n int) ([]byte, error) {
 		n = int(max(rest, 0))
 	}
 	if cap(buf) < n {
-		buf = make([]byte, n)
+		// Twice the last buffer at least: reads of varying sizes into one
+		// reused buffer then allocate a few times, not once per growth.
+		buf = make([]byte, max(n, 2*cap(buf)))
 	}
 	buf = buf[:n]
 	m, err := a.pread(buf, off)
