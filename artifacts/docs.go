@@ -3,15 +3,17 @@ package artifacts
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"unsafe"
 )
 
 // FieldLen is the number of word tokens an item has in one field.
+// Both are 32-bit: a build holds a few of these per item, for every item.
 type FieldLen struct {
-	Field int // field ordinal in fields.tsv
-	N     int
+	Field int32 // field ordinal in fields.tsv
+	N     int32
 }
 
 // Doc is one row of docs.tsv.
@@ -82,9 +84,9 @@ func EncodeDocs(rows []Doc) (docs, off []byte) {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			b.WriteString(strconv.Itoa(l.Field))
+			b.WriteString(strconv.Itoa(int(l.Field)))
 			b.WriteByte(':')
-			b.WriteString(strconv.Itoa(l.N))
+			b.WriteString(strconv.Itoa(int(l.N)))
 		}
 		b.WriteByte('\t')
 		b.WriteString(dash(d.Digest))
@@ -202,10 +204,10 @@ func (dd *DocDecoder) Decode(n int, line string) (Doc, error) {
 			f, c, ok := strings.Cut(p, ":")
 			fi, err1 := strconv.Atoi(f)
 			ci, err2 := strconv.Atoi(c)
-			if !ok || err1 != nil || err2 != nil || fi < 0 || ci < 0 {
+			if !ok || err1 != nil || err2 != nil || fi < 0 || ci < 0 || fi > math.MaxInt32 || ci > math.MaxInt32 {
 				return d, &CorruptError{Path: DocsPath, Line: n, Msg: fmt.Sprintf("field length %q is not field:count", p)}
 			}
-			dd.lengths = append(dd.lengths, FieldLen{Field: fi, N: ci})
+			dd.lengths = append(dd.lengths, FieldLen{Field: int32(fi), N: int32(ci)})
 		}
 		end := len(dd.lengths)
 		d.Lengths = dd.lengths[start:end:end]

@@ -185,6 +185,7 @@ func TestDecodeDocRowErrors(t *testing.T) {
 		{"length without colon", with(7, "3"), `field length "3" is not field:count`},
 		{"negative length", with(7, "0:-2"), `field length "0:-2" is not field:count`},
 		{"negative field", with(7, "-1:2"), `field length "-1:2" is not field:count`},
+		{"count past 32 bits", with(7, "0:2147483648"), `field length "0:2147483648" is not field:count`},
 		{"empty length item", with(7, "0:1,"), `field length "" is not field:count`},
 		{"span not a number", with(9, "12+x"), `span "12+x" is not offset+length`},
 		{"span without plus", with(9, "12"), `span "12" is not offset+length`},

@@ -337,7 +337,7 @@ func (c *scanCorpus) assemble(units []scanUnit) {
 		}
 		for _, row := range u.rows {
 			for j := range row.Lengths {
-				row.Lengths[j].Field = ordinal[row.Lengths[j].Field]
+				row.Lengths[j].Field = int32(ordinal[row.Lengths[j].Field])
 			}
 		}
 		for _, term := range slices.Sorted(maps.Keys(u.postings)) {

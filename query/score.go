@@ -205,8 +205,8 @@ func termPoints(ps []artifacts.Posting, row *artifacts.Doc, fields []artifacts.F
 		}
 		n := 0
 		for _, l := range row.Lengths {
-			if l.Field == int(p.Field) {
-				n = l.N
+			if int(l.Field) == int(p.Field) {
+				n = int(l.N)
 			}
 		}
 		pts := max(pointsPerRarity*r, pointsPerRarity*w*r/lengthNorm(n))
@@ -236,7 +236,7 @@ func recency(day string, asOf time.Time, halfLife int) int {
 // hasField reports whether a row has text in the named field.
 func hasField(row *artifacts.Doc, fields []artifacts.Field, name string) bool {
 	for _, l := range row.Lengths {
-		if l.Field < len(fields) && fields[l.Field].Name == name {
+		if int(l.Field) < len(fields) && fields[l.Field].Name == name {
 			return true
 		}
 	}

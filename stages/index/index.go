@@ -71,7 +71,7 @@ func Run(ctx context.Context, in Input) (Output, error) {
 			// A copy: the segments are the caller's and stay as given.
 			r.Lengths = slices.Clone(r.Lengths)
 			for j := range r.Lengths {
-				r.Lengths[j].Field = int(remap[i][r.Lengths[j].Field])
+				r.Lengths[j].Field = int32(remap[i][r.Lengths[j].Field])
 			}
 			rows = append(rows, r)
 		}

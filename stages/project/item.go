@@ -3,6 +3,7 @@ package project
 import (
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages/fieldpath"
+	"math"
 	"slices"
 	"strings"
 	"unicode"
@@ -277,7 +278,7 @@ func (it *Item) Row(field func(name string) int) artifacts.Doc {
 	}
 	for _, f := range it.Fields {
 		if f.Words > 0 {
-			row.Lengths = append(row.Lengths, artifacts.FieldLen{Field: field(f.Name), N: f.Words})
+			row.Lengths = append(row.Lengths, artifacts.FieldLen{Field: int32(field(f.Name)), N: int32(min(f.Words, math.MaxInt32))})
 		}
 	}
 	return row
