@@ -52,20 +52,20 @@ type Reason struct {
 type scored struct {
 	ord        int
 	row        *artifacts.Doc // shared with the corpus's rows; not changed
+	item       *project.Item
 	score      int
-	titled     bool     // the title is the whole query
-	phrased    bool     // the query appears as a phrase in a field
+	matched    int      // query terms it matched
+	bestWeight int      // the weight of its strongest matching field
+	standing   int      // position in the ranked list a pack is selected from
+	count      int      // items it stands for after collapse (1 or more)
 	uriTerms   []string // query terms that are the item's complete URI
 	later      []Reason // reasons added after scoring: expansion, pin
-	matched    int      // query terms it matched
+	titled     bool     // the title is the whole query
+	phrased    bool     // the query appears as a phrase in a field
 	direct     bool     // an exact identifier matched
 	identity   bool     // an exact match on its own id or URI (recovers a policy role)
 	related    bool     // joined by --expand
-	bestWeight int      // the weight of its strongest matching field
 	pinned     bool
-	standing   int // position in the ranked list a pack is selected from
-	count      int // items it stands for after collapse (1 or more)
-	item       *project.Item
 }
 
 // termStats is what one query term matched across the corpus.
