@@ -94,25 +94,39 @@ func TestFallbackToScan(t *testing.T) {
 	}
 }
 
-// TestQueryReadsOnlyItsTerms checks that an indexed query reads postings
-// only in its terms' byte ranges, never the whole file.
-func TestQueryReadsOnlyItsTerms(t *testing.T) {
+// indexedEngine builds the demo base and returns its folder, its opened
+// artifacts (closed when the test ends) and an engine for a text query
+// on them, not yet run.
+func indexedEngine(t *testing.T, words ...string) (string, *indexCorpus, *engine) {
+	t.Helper()
 	dir := builtDemo(t)
 	ix, err := Open(context.Background(), dir)
 	if err != nil || ix.State != StateUsed {
 		t.Fatalf("Open: %v %+v", err, ix)
 	}
-	root, _ := os.OpenRoot(dir)
-	defer root.Close()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { root.Close() })
 	c, err := openIndex(dir, root.FS(), ix.cfg, ix.Manifest)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	t.Cleanup(func() { c.Close() })
 	asOf := time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC)
-	req := Request{Words: []string{"retention", "policy"}, Budget: DefaultBudget, AsOf: asOf, Format: FormatText}
-	parsed, _ := Parse(req.Words, asOf, "", "")
-	e := &engine{c: c, req: req, parsed: parsed, state: *ix}
+	req := Request{Words: words, Budget: DefaultBudget, AsOf: asOf, Format: FormatText}
+	parsed, err := Parse(req.Words, asOf, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, c, &engine{c: c, req: req, parsed: parsed, state: *ix}
+}
+
+// TestQueryReadsOnlyItsTerms checks that an indexed query reads postings
+// only in its terms' byte ranges, never the whole file.
+func TestQueryReadsOnlyItsTerms(t *testing.T) {
+	dir, c, e := indexedEngine(t, "retention", "policy")
 	if _, err := e.run(); err != nil {
 		t.Fatal(err)
 	}
@@ -134,28 +148,13 @@ func TestQueryReadsOnlyItsTerms(t *testing.T) {
 // they were opened: the query must not crash but report the artifacts
 // corrupt, so that Context answers from the scan.
 func TestArtifactCutShortWhileOpen(t *testing.T) {
-	dir := builtDemo(t)
-	ix, err := Open(context.Background(), dir)
-	if err != nil || ix.State != StateUsed {
-		t.Fatalf("Open: %v %+v", err, ix)
-	}
-	root, _ := os.OpenRoot(dir)
-	defer root.Close()
-	c, err := openIndex(dir, root.FS(), ix.cfg, ix.Manifest)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	dir, _, e := indexedEngine(t, "arm64", "nightly")
 	for _, name := range []string{"docs.tsv", "docs.off", "terms.tsv", "postings.tsv"} {
 		if err := os.Truncate(filepath.Join(dir, ".cairn", name), 0); err != nil {
 			t.Fatal(err)
 		}
 	}
-	asOf := time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC)
-	req := Request{Words: []string{"arm64", "nightly"}, Budget: DefaultBudget, AsOf: asOf, Format: FormatText}
-	parsed, _ := Parse(req.Words, asOf, "", "")
-	e := &engine{c: c, req: req, parsed: parsed, state: *ix}
-	_, err = e.run()
+	_, err := e.run()
 	var ce *artifacts.CorruptError
 	if !errors.As(err, &ce) {
 		t.Fatalf("a query over artifacts cut short under it: %v, want a CorruptError", err)
