@@ -139,9 +139,11 @@ func loadArtifact[T any](root, path string, decode func([]byte) ([]T, error), re
 		return nil, err
 	}
 	read[path] = st
-	data, err := io.ReadAll(f)
-	if err != nil {
-		return nil, &artifacts.CorruptError{Path: path, Msg: err.Error()}
+	// One buffer of the size fstat gave; a file that has changed since
+	// is no longer the one read (see indexFiles.current).
+	data := make([]byte, st.Size())
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, &artifacts.CorruptError{Path: path, Msg: "cannot read the file whole: " + err.Error()}
 	}
 	return decode(data)
 }
