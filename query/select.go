@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cespare/xxhash/v2"
+
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages/load"
 	"github.com/cairn-kb/cairn/stages/project"
@@ -244,15 +246,27 @@ func (e *engine) excluded(s *scored) bool {
 // into the best covered one; each survivor counts what it stands for.
 func (e *engine) collapse(ranked []*scored) []*scored {
 	// Group the titled items by source and title with a sort rather than
-	// a map: a query ranks thousands. Within a group the order is the
-	// ranked one, so a group's first member marks where it shows.
+	// a map: a query ranks thousands. The sort goes by a hash of the two
+	// first, so that long titles sharing their start are compared only
+	// when the hashes are equal; within a group the order is the ranked
+	// one, so a group's first member marks where it shows.
 	titled := make([]int, 0, len(ranked))
+	keys := make([]uint64, len(ranked))
+	h := xxhash.New()
 	for i, s := range ranked {
 		if s.row.Title != "" {
 			titled = append(titled, i)
+			h.Reset()
+			h.WriteString(s.row.Source)
+			h.WriteString("\x00")
+			h.WriteString(s.row.Title)
+			keys[i] = h.Sum64()
 		}
 	}
 	slices.SortFunc(titled, func(a, b int) int {
+		if c := cmp.Compare(keys[a], keys[b]); c != 0 {
+			return c
+		}
 		ra, rb := ranked[a].row, ranked[b].row
 		return cmp.Or(strings.Compare(ra.Source, rb.Source), strings.Compare(ra.Title, rb.Title), cmp.Compare(a, b))
 	})
