@@ -79,36 +79,13 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// readText reads a text file into a string with one allocation of its
-// stat size, refusing files over limit like readFile.
+// readText is readFile returning a string. The bytes read are never
+// changed after, so the string shares them, as strings.Builder's own
+// String does: one allocation of the file's stat size.
 func readText(fsys fs.FS, path string, limit int64, ds *diag.List) (string, bool) {
-	f, err := fsys.Open(path)
-	if err != nil {
-		ds.Errorf(path, 0, 0, "read", "cannot read the file: %v", unwrapPath(err))
-		return "", false
+	data, ok := readFile(fsys, path, limit, ds)
+	if !ok || len(data) == 0 {
+		return "", ok
 	}
-	defer f.Close()
-	size := int64(0)
-	if st, err := f.Stat(); err == nil {
-		if st.Size() > limit {
-			ds.Errorf(path, 0, 0, "too-large", "the file is %d bytes, over the %d-byte cap for this kind of file; split it into smaller files", st.Size(), limit)
-			return "", false
-		}
-		size = st.Size()
-	}
-	data, err := readAll(io.LimitReader(f, limit+1), size)
-	if err != nil {
-		ds.Errorf(path, 0, 0, "read", "cannot read the file: %v", unwrapPath(err))
-		return "", false
-	}
-	if int64(len(data)) > limit {
-		ds.Errorf(path, 0, 0, "too-large", "the file is over the %d-byte cap for this kind of file; split it into smaller files", limit)
-		return "", false
-	}
-	if len(data) == 0 {
-		return "", true
-	}
-	// The bytes are never changed after, so the string can share them,
-	// as strings.Builder's own String does.
 	return unsafe.String(&data[0], len(data)), true
 }
