@@ -120,6 +120,10 @@ func (e *parseError) ExitCode() int { return 2 }
 func parse(root *command, args []string) (cmd *command, path []string, help bool, err error) {
 	cmd = root
 	path = []string{root.name}
+	// fail stops at a mistake, naming the help of the command reached.
+	fail := func(format string, a ...any) (*command, []string, bool, error) {
+		return cmd, path, false, &parseError{strings.Join(path, " "), fmt.Sprintf(format, a...)}
+	}
 	var words []string
 	seen := map[string]bool{}
 	flagsDone := false
@@ -130,7 +134,7 @@ func parse(root *command, args []string) (cmd *command, path []string, help bool
 			if len(words) == 0 && len(cmd.subs) > 0 {
 				sub := cmd.sub(a)
 				if sub == nil {
-					return cmd, path, false, &parseError{strings.Join(path, " "), fmt.Sprintf("unknown command %q", a)}
+					return fail("unknown command %q", a)
 				}
 				cmd = sub
 				path = append(path, a)
@@ -145,17 +149,17 @@ func parse(root *command, args []string) (cmd *command, path []string, help bool
 			name, value, hasValue := strings.Cut(a[2:], "=")
 			f := findFlag(name, cmd, root)
 			if f == nil {
-				return cmd, path, false, &parseError{strings.Join(path, " "), fmt.Sprintf("unknown flag --%s", name)}
+				return fail("unknown flag --%s", name)
 			}
 			if seen[f.name] && !f.repeatable {
-				return cmd, path, false, &parseError{strings.Join(path, " "), fmt.Sprintf("--%s is given twice", f.name)}
+				return fail("--%s is given twice", f.name)
 			}
 			seen[f.name] = true
 			if f.on != nil {
 				if hasValue {
 					b, err := strconv.ParseBool(value)
 					if err != nil {
-						return cmd, path, false, &parseError{strings.Join(path, " "), fmt.Sprintf("--%s takes no value (or true/false), got %q", f.name, value)}
+						return fail("--%s takes no value (or true/false), got %q", f.name, value)
 					}
 					*f.on = b
 				} else {
@@ -165,28 +169,28 @@ func parse(root *command, args []string) (cmd *command, path []string, help bool
 			}
 			if !hasValue {
 				if i+1 == len(args) {
-					return cmd, path, false, &parseError{strings.Join(path, " "), fmt.Sprintf("--%s needs a value (%s)", f.name, f.placeholder)}
+					return fail("--%s needs a value (%s)", f.name, f.placeholder)
 				}
 				i++
 				value = args[i]
 			}
 			if err := f.set(value); err != nil {
-				return cmd, path, false, &parseError{strings.Join(path, " "), fmt.Sprintf("--%s: %v", f.name, err)}
+				return fail("--%s: %v", f.name, err)
 			}
 		default:
-			return cmd, path, false, &parseError{strings.Join(path, " "), fmt.Sprintf("unknown flag %s (flags are spelled --name)", a)}
+			return fail("unknown flag %s (flags are spelled --name)", a)
 		}
 	}
 	if help {
 		return cmd, path, true, nil
 	}
 	if len(cmd.subs) > 0 {
-		return cmd, path, false, &parseError{strings.Join(path, " "), "give a command"}
+		return fail("give a command")
 	}
 	for _, a := range cmd.args {
 		switch {
 		case len(words) == 0 && !a.optional:
-			return cmd, path, false, &parseError{strings.Join(path, " "), fmt.Sprintf("missing %s", a.name)}
+			return fail("missing %s", a.name)
 		case len(words) == 0:
 		case a.rest:
 			a.set(words)
@@ -197,7 +201,7 @@ func parse(root *command, args []string) (cmd *command, path []string, help bool
 		}
 	}
 	if len(words) > 0 {
-		return cmd, path, false, &parseError{strings.Join(path, " "), fmt.Sprintf("unexpected argument %q", words[0])}
+		return fail("unexpected argument %q", words[0])
 	}
 	return cmd, path, false, nil
 }
