@@ -243,13 +243,10 @@ func usageFreshness(ctx context.Context, root string, cfg model.Config) freshnes
 	if !ok {
 		return freshness{State: StateStale, Reason: "the build holds no usage counts; run cairn build"}
 	}
-	intact := artifacts.Intact(root, m, cache)
-	for _, p := range st.Outputs {
-		if !intact(p) {
-			return freshness{State: StateCorrupt, Reason: p + " does not match the size and hash the manifest records"}
-		}
+	if reason := brokenOutput(root, m, st, cache); reason != "" {
+		return freshness{State: StateCorrupt, Reason: reason}
 	}
-	terms, err := loadArtifact(root, artifacts.UsagePath, artifacts.DecodeUsage, map[string]os.FileInfo{})
+	terms, err := loadArtifact(root, artifacts.UsagePath, artifacts.DecodeUsage, nil)
 	if err != nil {
 		return freshness{State: StateCorrupt, Reason: err.Error()}
 	}

@@ -127,7 +127,7 @@ func (c *indexCorpus) useBody(uri string) error {
 }
 
 // loadArtifact reads and decodes one small artifact whole, noting in read
-// what fstat said of the file it read.
+// (when given) what fstat said of the file it read.
 func loadArtifact[T any](root, path string, decode func([]byte) ([]T, error), read map[string]os.FileInfo) ([]T, error) {
 	f, err := os.Open(filepath.Join(root, filepath.FromSlash(path)))
 	if err != nil {
@@ -138,7 +138,9 @@ func loadArtifact[T any](root, path string, decode func([]byte) ([]T, error), re
 	if err != nil {
 		return nil, err
 	}
-	read[path] = st
+	if read != nil {
+		read[path] = st
+	}
 	// One buffer of the size fstat gave; a file that has changed since
 	// is no longer the one read (see indexFiles.current).
 	data := make([]byte, st.Size())

@@ -2,7 +2,6 @@ package query
 
 import (
 	"context"
-	"fmt"
 	"os"
 
 	"github.com/cairn-kb/cairn/artifacts"
@@ -87,15 +86,24 @@ func Open(ctx context.Context, root string) (*Index, error) {
 		ix.State, ix.Reason = StateStale, staleReason(root, inv)
 		return ix, nil
 	}
-	intact := artifacts.Intact(root, m, cache)
-	for _, p := range st.Outputs {
-		if !intact(p) {
-			ix.State, ix.Reason = StateCorrupt, fmt.Sprintf("%s does not match the size and hash the manifest records", p)
-			return ix, nil
-		}
+	if reason := brokenOutput(root, m, st, cache); reason != "" {
+		ix.State, ix.Reason = StateCorrupt, reason
+		return ix, nil
 	}
 	ix.State, ix.Manifest = StateUsed, m
 	return ix, nil
+}
+
+// brokenOutput says which output of stage st is not on disk with the size
+// and hash m records, or "" when all are.
+func brokenOutput(root string, m *artifacts.Manifest, st artifacts.StageStamp, cache artifacts.StatCache) string {
+	intact := artifacts.Intact(root, m, cache)
+	for _, p := range st.Outputs {
+		if !intact(p) {
+			return p + " does not match the size and hash the manifest records"
+		}
+	}
+	return ""
 }
 
 // staleReason names the first input of the index that differs from the
