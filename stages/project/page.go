@@ -86,7 +86,9 @@ func projectPage(cfg model.Config, ids Identities, tk *tokenizer, p model.Page) 
 			if strings.TrimSpace(v) != "" {
 				it.Relations = append(it.Relations, Relation{Field: field, Value: v})
 				kept = append(kept, v)
-				exact = append(exact, tk.exactForms(v)...)
+				if !tk.skip {
+					exact = append(exact, tk.exactForms(v)...)
+				}
 			}
 		}
 		if len(kept) > 0 {
@@ -99,7 +101,9 @@ func projectPage(cfg model.Config, ids Identities, tk *tokenizer, p model.Page) 
 			break
 		}
 	}
-	it.Links = Links(p.Path, p.Body)
+	if !tk.skip {
+		it.Links = Links(p.Path, p.Body)
+	}
 	it.Supersedes = slices.Clone(f.Supersedes)
 	mergeFields(tk, &it)
 	finish(&it)

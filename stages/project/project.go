@@ -468,9 +468,10 @@ func dropValues(it *Item) {
 }
 
 // Record projects one record of doc (doc.Records is not read) the way
-// Document would, digest included, but without terms: the query re-reads
-// a candidate from its span with it. Flags another item sets (superseded) are the caller's to
-// apply. ok is false when the record has a mistake.
+// Document would, but without terms or digest: the query re-reads a
+// candidate from its span with it, to show its values, and has its
+// digest and the flags other items set (superseded) from its row. ok is
+// false when the record has a mistake.
 func (p *Projector) Record(doc model.Document, rec model.Record, s *Scratch) (Item, bool) {
 	one := doc
 	one.Records = []model.Record{rec}
@@ -483,14 +484,12 @@ func (p *Projector) Record(doc model.Document, rec model.Record, s *Scratch) (It
 	if len(items) != 1 || ds.HasErrors() {
 		return Item{}, false
 	}
-	it := items[0]
-	it.Digest = digest(&it, &s.tk.buf)
-	return it, true
+	return items[0], true
 }
 
-// Page projects one page the way Pages would, but without terms: like
-// Record, it serves a query re-reading a candidate, whose terms are in
-// the index already.
+// Page projects one page the way Pages would, but like Record without
+// terms or digest, and without its links: the query re-reading a candidate
+// has those from the index.
 func (p *Projector) Page(pg model.Page, s *Scratch) Item {
 	s.tk.skip = true
 	it := projectPage(p.cfg, p.ids, &s.tk, pg)
@@ -499,6 +498,5 @@ func (p *Projector) Page(pg model.Page, s *Scratch) Item {
 		it.Flags = append(it.Flags, FlagSuperseded)
 		slices.Sort(it.Flags)
 	}
-	it.Digest = digest(&it, &s.tk.buf)
 	return it
 }
