@@ -117,9 +117,9 @@ func TestAddedBytes(t *testing.T) {
 	}
 	for _, format := range []string{FormatText, FormatJSON, FormatJSONL} {
 		for _, explain := range []bool{false, true} {
-			empty := len(render(&Pack{Items: []PackItem{}}, format, explain))
+			empty := len(render(nil, &Pack{Items: []PackItem{}}, format, explain))
 			for _, it := range items {
-				one := len(render(&Pack{Items: []PackItem{it}}, format, explain))
+				one := len(render(nil, &Pack{Items: []PackItem{it}}, format, explain))
 				if got := empty + it.addedBytes(format, explain); got != one {
 					t.Errorf("%s explain=%v %s: empty %d + added %d = %d, a pack of it alone has %d bytes", format, explain, it.URI, empty, got-empty, got, one)
 				}

@@ -31,7 +31,7 @@ func (e *BudgetError) ExitCode() int { return 2 }
 // items until the real output fits, then add back dropped detail as fits.
 func (e *engine) deliver(pins []*scored, ranked []*scored, rejected []RejectedPin) ([]byte, error) {
 	base := e.receipt(rejected)
-	emptyLen := len(render(&Pack{Items: []PackItem{}}, e.req.Format, e.req.Explain))
+	emptyLen := len(render(nil, &Pack{Items: []PackItem{}}, e.req.Format, e.req.Explain))
 	// build renders a candidate to estimate what it adds to a pack: the
 	// tokens of a pack holding it alone, less those of the empty pack.
 	build := func(s *scored) (*entry, error) {
@@ -102,10 +102,12 @@ func (e *engine) deliver(pins []*scored, ranked []*scored, rejected []RejectedPi
 	// Fitting measures each candidate pack with the widest receipt.index
 	// there can be, so that what fits never depends on whether the index
 	// or a scan answered: the two packs stay identical but for that field.
+	var scratch []byte // every measured rendering, one after another
 	measure := func(p *Pack) int {
 		real := p.Receipt.Index
 		p.Receipt.Index = widestIndex(real)
-		n := tokens(len(fixTokens(p, e.req.Format, e.req.Explain)))
+		scratch = fixTokens(scratch, p, e.req.Format, e.req.Explain)
+		n := tokens(len(scratch))
 		p.Receipt.Index = real
 		return n
 	}
@@ -220,7 +222,7 @@ func (e *engine) deliver(pins []*scored, ranked []*scored, rejected []RejectedPi
 			hi = mid - 1
 		}
 	}
-	return fixTokens(assemble(n, lo), e.req.Format, e.req.Explain), nil
+	return fixTokens(nil, assemble(n, lo), e.req.Format, e.req.Explain), nil
 }
 
 // maxDroppedDetail bounds the dropped items a receipt names one by one.
@@ -246,7 +248,7 @@ func (e *engine) minimumBudget(p *Pack) int {
 		if q.Receipt.Warning != "" {
 			q.Receipt.Warning = strings.Replace(q.Receipt.Warning, strconv.Itoa(e.req.Budget), strconv.Itoa(b), 1)
 		}
-		t := tokens(len(fixTokens(&q, e.req.Format, e.req.Explain)))
+		t := tokens(len(fixTokens(nil, &q, e.req.Format, e.req.Explain)))
 		if t <= b {
 			return b
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -117,17 +118,17 @@ type IndexState struct {
 // tokens is the delivery measure: ⌈bytes/4⌉.
 func tokens(n int) int { return (n + 3) / 4 }
 
-// render writes a pack in its format.
-func render(p *Pack, format string, explain bool) []byte {
+// render appends a pack, in its format, to dst.
+func render(dst []byte, p *Pack, format string, explain bool) []byte {
 	switch format {
 	case FormatJSON, FormatJSONL:
-		return renderJSON(p, format == FormatJSON)
+		return renderJSON(dst, p, format == FormatJSON)
 	}
 	size := 1024 + len(Notice) // the receipt lines, roughly
 	for i := range p.Items {
 		size += len(p.Items[i].text(explain))
 	}
-	b := make([]byte, 0, size)
+	b := slices.Grow(dst, size)
 	for i := range p.Items {
 		b = append(b, p.Items[i].text(explain)...)
 	}
@@ -166,11 +167,11 @@ func render(p *Pack, format string, explain bool) []byte {
 	return append(b, '\n')
 }
 
-// renderJSON writes {"query", "items", "receipt"}, indented by two spaces
-// or on one line. Items are encoded once and kept (PackItem.frag), since
-// fitting a budget renders the same items many times over.
-func renderJSON(p *Pack, indent bool) []byte {
-	var b bytes.Buffer
+// renderJSON appends {"query", "items", "receipt"} to dst, indented by two
+// spaces or on one line. Items are encoded once and kept (PackItem.frag),
+// since fitting a budget renders the same items many times over.
+func renderJSON(dst []byte, p *Pack, indent bool) []byte {
+	b := bytes.NewBuffer(dst)
 	nl, in1, in2 := "", "", ""
 	if indent {
 		nl, in1, in2 = "\n", "  ", "    "
@@ -352,10 +353,12 @@ func packItem(s *scored, it *project.Item, excerpt string, reasons []Reason) Pac
 
 // fixTokens renders until encoded_tokens states the output's own size;
 // the number's digits can change the size, so a few rounds may be needed.
-func fixTokens(p *Pack, format string, explain bool) []byte {
-	var out []byte
+// Every round renders into dst's storage: fitting a budget measures many
+// packs, and only their sizes are kept.
+func fixTokens(dst []byte, p *Pack, format string, explain bool) []byte {
+	out := dst[:0]
 	for range 8 {
-		out = render(p, format, explain)
+		out = render(out[:0], p, format, explain)
 		t := tokens(len(out))
 		if t == p.Receipt.EncodedTokens {
 			return out
@@ -364,7 +367,7 @@ func fixTokens(p *Pack, format string, explain bool) []byte {
 	}
 	// The size oscillates between two digit counts; settle on the larger.
 	p.Receipt.EncodedTokens = max(p.Receipt.EncodedTokens, tokens(len(out)))
-	out = render(p, format, explain)
+	out = render(out[:0], p, format, explain)
 	for tokens(len(out)) < p.Receipt.EncodedTokens {
 		out = append(out[:len(out)-1], ' ', '\n') // pad so the statement holds
 	}
