@@ -118,29 +118,64 @@ func DecodeDocRow(n int, line []byte) (Doc, error) {
 }
 
 // DocDecoder parses docs.tsv rows for a reader that decodes many: the
-// strings of a row share the line's storage, equal flag lists share one
-// slice, and field lengths are carved from one growing block, so that
-// thousands of rows cost a few allocations. The zero value is ready to
-// use; rows it returns must not be changed.
+// strings of a row share storage, equal flag lists share one slice, the
+// kinds, sources and days that repeat from row to row are kept once, and
+// field lengths are carved from one growing block, so that thousands of
+// rows cost a few allocations. The zero value is ready to use; rows it
+// returns must not be changed.
 type DocDecoder struct {
 	flags   map[string][]string
+	common  map[string]string // kinds, sources and days
 	lengths []FieldLen
 	arena   []byte // where DecodeCopy keeps rows
 }
 
-// DecodeCopy is Decode of a row held in a buffer the caller reuses: the
-// row is copied into blocks the decoder allocates, a few for many rows,
-// and the strings of the Doc point there.
+// DecodeCopy is Decode of a row held in a buffer the caller reuses. The
+// row is decoded in place, and only the strings the Doc keeps are copied,
+// into blocks the decoder allocates, a few for many rows: the lengths,
+// flags and span columns, once decoded, need no copy.
 func (dd *DocDecoder) DecodeCopy(n int, line []byte) (Doc, error) {
 	if len(line) == 0 {
 		return dd.Decode(n, "")
 	}
-	if cap(dd.arena)-len(dd.arena) < len(line) {
-		dd.arena = make([]byte, 0, max(len(line), 64<<10))
+	d, err := dd.Decode(n, unsafe.String(&line[0], len(line)))
+	if err != nil {
+		return Doc{}, err // its message holds copies, never the line
+	}
+	d.Kind, d.Source, d.Date = dd.common1(d.Kind), dd.common1(d.Source), dd.common1(d.Date)
+	for _, s := range []*string{&d.URI, &d.Time, &d.ValidFrom, &d.ValidUntil, &d.Digest, &d.URLKey, &d.Title} {
+		*s = dd.keep(*s)
+	}
+	return d, nil
+}
+
+// keep copies s into the arena.
+func (dd *DocDecoder) keep(s string) string {
+	if s == "" {
+		return ""
+	}
+	if cap(dd.arena)-len(dd.arena) < len(s) {
+		dd.arena = make([]byte, 0, max(len(s), 64<<10))
 	}
 	start := len(dd.arena)
-	dd.arena = append(dd.arena, line...)
-	return dd.Decode(n, unsafe.String(&dd.arena[start], len(line)))
+	dd.arena = append(dd.arena, s...)
+	return unsafe.String(&dd.arena[start], len(s))
+}
+
+// common1 returns the one copy of a value that repeats across rows.
+func (dd *DocDecoder) common1(s string) string {
+	if s == "" {
+		return ""
+	}
+	if c, ok := dd.common[s]; ok {
+		return c
+	}
+	if dd.common == nil {
+		dd.common = map[string]string{}
+	}
+	c := strings.Clone(s)
+	dd.common[c] = c
+	return c
 }
 
 // Decode parses one docs.tsv row (without its LF); n is its line number
