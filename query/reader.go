@@ -9,8 +9,10 @@ import (
 	"math"
 	"os"
 	"path"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/cairn-kb/cairn/artifacts"
@@ -629,9 +631,39 @@ const (
 
 // Rows reads the rows of many ordinals (sorted, distinct) in a few
 // positioned reads: ordinals close together share one read of docs.off and
-// one of docs.tsv. It checks each row as Row does.
+// one of docs.tsv. It checks each row as Row does. Many rows are read in
+// parts, one per core (up to maxRowParts): copying the bytes out of the
+// page cache is most of the cost, and cores do it side by side.
 func (r *Reader) Rows(ords []int) ([]artifacts.Doc, error) {
-	out := make([]artifacts.Doc, 0, len(ords))
+	out := make([]artifacts.Doc, len(ords))
+	parts := min(runtime.GOMAXPROCS(0), maxRowParts, len(ords)/minPartRows)
+	if parts <= 1 {
+		return out, r.rowsInto(ords, out)
+	}
+	errs := make([]error, parts)
+	var wg sync.WaitGroup
+	for p := range parts {
+		lo, hi := p*len(ords)/parts, (p+1)*len(ords)/parts
+		wg.Go(func() { errs[p] = r.rowsInto(ords[lo:hi], out[lo:hi]) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err // the first in ordinal order, as one part would
+		}
+	}
+	return out, nil
+}
+
+// maxRowParts bounds the goroutines Rows reads with; minPartRows is the
+// fewest rows worth a goroutine of their own (a variable so that tests
+// can read a small base in parts).
+const maxRowParts = 4
+
+var minPartRows = 512
+
+// rowsInto reads the rows of ords into out, which has a place for each.
+func (r *Reader) rowsInto(ords []int, out []artifacts.Doc) error {
 	var offs, block []byte // reused from batch to batch
 	var dd artifacts.DocDecoder
 	for i := 0; i < len(ords); {
@@ -641,14 +673,14 @@ func (r *Reader) Rows(ords []int) ([]artifacts.Doc, error) {
 		}
 		first, last := ords[i], ords[j-1]
 		if first < 0 || last >= r.items {
-			return nil, fmt.Errorf("rows %d..%d out of range: docs.tsv has %d rows", first, last, r.items)
+			return fmt.Errorf("rows %d..%d out of range: docs.tsv has %d rows", first, last, r.items)
 		}
 		at, width := artifacts.DocsOffLine(first)
 		n := last - first + 1
 		var err error
 		offs, err = r.off.readInto(offs, at, min((n+1)*width, int(r.off.size-at)))
 		if err != nil {
-			return nil, err
+			return err
 		}
 		offset := func(k int) (int64, error) {
 			if (k+1)*width > len(offs) {
@@ -658,46 +690,46 @@ func (r *Reader) Rows(ords []int) ([]artifacts.Doc, error) {
 		}
 		start, err := offset(0)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		end, err := offset(n)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if start < r.docs.start || end <= start || end > r.docs.size {
-			return nil, r.docs.corrupt(0, "docs.off puts rows %d..%d at bytes %d..%d, outside the file's %d bytes", first, last, start, end, r.docs.size)
+			return r.docs.corrupt(0, "docs.off puts rows %d..%d at bytes %d..%d, outside the file's %d bytes", first, last, start, end, r.docs.size)
 		}
 		block, err = r.docs.readInto(block, start-1, int(end-start+1))
 		if err != nil {
-			return nil, err
+			return err
 		}
-		for _, ord := range ords[i:j] {
+		for k, ord := range ords[i:j] {
 			a, err := offset(ord - first)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			b, err := offset(ord - first + 1)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			if a < start || b > end || b <= a {
-				return nil, r.docs.corrupt(a, "docs.off is out of order at row %d", ord)
+				return r.docs.corrupt(a, "docs.off is out of order at row %d", ord)
 			}
 			line := block[a-start : b-start+1] // with the LF before it
 			if line[0] != '\n' || bytes.IndexByte(line[1:], '\n') != len(line)-2 {
-				return nil, &artifacts.CorruptError{Path: artifacts.DocsPath, Line: ord + 2, Msg: "docs.off does not point at one whole row"}
+				return &artifacts.CorruptError{Path: artifacts.DocsPath, Line: ord + 2, Msg: "docs.off does not point at one whole row"}
 			}
 			line = line[1 : len(line)-1]
 			if bytes.HasSuffix(line, []byte{'\r'}) {
-				return nil, r.docs.corrupt(a, crlf)
+				return r.docs.corrupt(a, crlf)
 			}
 			d, err := dd.DecodeCopy(ord+2, line) // block is reused
 			if err != nil {
-				return nil, err
+				return err
 			}
-			out = append(out, d)
+			out[i+k] = d
 		}
 		i = j
 	}
-	return out, nil
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -466,8 +467,8 @@ func TestReaderLongLines(t *testing.T) {
 	}
 }
 
-// TestRowsMatchesRow reads many rows at once, dense and sparse, and
-// compares each with Row.
+// TestRowsMatchesRow reads many rows at once, dense and sparse, in one
+// part and in several, and compares each with Row.
 func TestRowsMatchesRow(t *testing.T) {
 	dir := builtDemo(t)
 	r, err := OpenReader(dir)
@@ -482,26 +483,30 @@ func TestRowsMatchesRow(t *testing.T) {
 			sparse = append(sparse, i)
 		}
 	}
-	for _, ords := range [][]int{all, sparse, {0}, {r.Items() - 1}, {}} {
-		rows, err := r.Rows(ords)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(rows) != len(ords) {
-			t.Fatalf("Rows(%d ordinals) gave %d rows", len(ords), len(rows))
-		}
-		for i, o := range ords {
-			want, err := r.Row(o)
+	defer func(n, procs int) { minPartRows = n; runtime.GOMAXPROCS(procs) }(minPartRows, runtime.GOMAXPROCS(maxRowParts))
+	for _, minPart := range []int{minPartRows, 3} { // one part; then up to maxRowParts
+		minPartRows = minPart
+		for _, ords := range [][]int{all, sparse, {0}, {r.Items() - 1}, {}} {
+			rows, err := r.Rows(ords)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if rows[i].URI != want.URI || rows[i].Digest != want.Digest || rows[i].Title != want.Title {
-				t.Errorf("Rows gave %s for ordinal %d, Row gives %s", rows[i].URI, o, want.URI)
+			if len(rows) != len(ords) {
+				t.Fatalf("Rows(%d ordinals) gave %d rows", len(ords), len(rows))
+			}
+			for i, o := range ords {
+				want, err := r.Row(o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(rows[i], want) {
+					t.Errorf("parts of %d rows: Rows gave %+v for ordinal %d, Row gives %+v", minPart, rows[i], o, want)
+				}
 			}
 		}
-	}
-	if _, err := r.Rows([]int{r.Items()}); err == nil {
-		t.Error("Rows accepted an ordinal past the end")
+		if _, err := r.Rows(append(slices.Clone(all), r.Items())); err == nil {
+			t.Errorf("parts of %d rows: Rows accepted an ordinal past the end", minPart)
+		}
 	}
 }
 
