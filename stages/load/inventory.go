@@ -285,16 +285,22 @@ func visit(fsys fs.FS, c classifier, ds *diag.List, top map[string]bool, out *[]
 	if d.IsDir() || !info.Mode().IsRegular() {
 		return nil
 	}
+	c.add(ds, out, p, info.Size(), info.ModTime().UnixNano(), symlink)
+	return nil
+}
+
+// add takes a regular file the walk found: an input is appended to out,
+// a file of no kind is left out, and a path cairn refuses is reported.
+func (c classifier) add(ds *diag.List, out *[]entry, p string, size, mtimeNS int64, symlink bool) {
 	k := c.classify(p, ds)
 	if k == kindIgnored {
-		return nil
+		return
 	}
 	if (k == kindDocument || k == kindPage) && strings.Contains(p, "#") {
 		ds.Errorf(p, 0, 0, "bad-path", "the path holds #, which in a URI starts a record id or a heading anchor; rename the file")
-		return nil
+		return
 	}
-	*out = append(*out, entry{path: p, kind: k, size: info.Size(), mtimeNS: info.ModTime().UnixNano(), symlink: symlink})
-	return nil
+	*out = append(*out, entry{path: p, kind: k, size: size, mtimeNS: mtimeNS, symlink: symlink})
 }
 
 // hashAll fills each entry's hash, stat-first: an entry whose size and
