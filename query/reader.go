@@ -307,20 +307,63 @@ func (r *Reader) Term(term string) (artifacts.TermEntry, bool, error) {
 // TermsWith returns every dictionary entry whose term contains sub, in
 // dictionary order. It reads terms.tsv in full, in large chunks, and
 // decodes only the rows where sub occurs: bytes.Index finds them, so the
-// cost is a memory scan rather than a parse of every row.
+// cost is a memory scan rather than a parse of every row. A large file is
+// swept in parts, one per core (up to maxRowParts), each a run of whole
+// lines, and the parts' entries joined in file order.
 func (r *Reader) TermsWith(sub string) ([]artifacts.TermEntry, error) {
 	a, want := r.terms, []byte(sub)
 	if strings.ContainsAny(sub, "\t\n") {
 		return nil, nil // no term holds a separator
 	}
+	parts := int(min(int64(runtime.GOMAXPROCS(0)), maxRowParts, (a.size-a.start)/minSweepPart))
+	if parts <= 1 {
+		return a.sweepTerms(want, a.start, a.size)
+	}
+	bounds := []int64{a.start}
+	for k := 1; k < parts; k++ {
+		at := a.start + int64(k)*(a.size-a.start)/int64(parts)
+		rest, err := a.readUntil(at-1, "\n") // the line holding byte at-1 ends the part
+		if err != nil {
+			return nil, err
+		}
+		bounds = append(bounds, max(bounds[k-1], at+int64(len(rest))))
+	}
+	bounds = append(bounds, a.size)
+	found := make([][]artifacts.TermEntry, parts)
+	errs := make([]error, parts)
+	var wg sync.WaitGroup
+	for k := range parts {
+		wg.Go(func() { found[k], errs[k] = a.sweepTerms(want, bounds[k], bounds[k+1]) })
+	}
+	wg.Wait()
 	var out []artifacts.TermEntry
-	buf := make([]byte, min(sweepChunk, a.size-a.start))
+	for k := range parts {
+		if errs[k] != nil {
+			return nil, errs[k]
+		}
+		if len(out) > 0 && len(found[k]) > 0 && out[len(out)-1].Term >= found[k][0].Term {
+			return nil, &artifacts.CorruptError{Path: a.path, Msg: fmt.Sprintf("term %q is out of order", found[k][0].Term)}
+		}
+		out = append(out, found[k]...)
+	}
+	return out, nil
+}
+
+// minSweepPart is the least of terms.tsv worth a goroutine of its own (a
+// variable so that tests can sweep a small file in parts).
+var minSweepPart int64 = 1 << 20
+
+// sweepTerms is TermsWith over the whole lines in [from, to): from is the
+// start of a line, to the start of another or the end of the file.
+func (a *file) sweepTerms(want []byte, from, to int64) ([]artifacts.TermEntry, error) {
+	var out []artifacts.TermEntry
+	buf := make([]byte, min(sweepChunk, to-from))
 	n := 0 // buf[:n] is the start of a line the last chunk cut
-	for off := a.start; off < a.size; {
+	for off := from; off < to; {
 		if n == len(buf) {
 			buf = append(buf, make([]byte, len(buf))...) // a line longer than buf
 		}
-		m, err := a.pread(buf[n:min(int64(len(buf)), int64(n)+a.size-off)], off)
+		m, err := a.pread(buf[n:min(int64(len(buf)), int64(n)+to-off)], off)
 		if err != nil && err != io.EOF {
 			return nil, err
 		} else if m == 0 {

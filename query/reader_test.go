@@ -436,6 +436,11 @@ func TestReaderLongLines(t *testing.T) {
 		t.Errorf("terms.tsv has %d bytes, not more than one chunk of TermsWith", r.terms.size)
 	}
 	checkTables(t, r, dir, 97)
+	// Again with TermsWith sweeping in parts whose first cuts land in
+	// short lines and in the long term.
+	defer func(n int64, procs int) { minSweepPart = n; runtime.GOMAXPROCS(procs) }(minSweepPart, runtime.GOMAXPROCS(maxRowParts))
+	minSweepPart = 1 << 10
+	checkTables(t, r, dir, 97)
 
 	// Reading the newest links of a hub reads a few hundred bytes of its
 	// line, not the line.
