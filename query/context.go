@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"net/url"
 	"os"
 	"slices"
@@ -290,7 +291,6 @@ func (e *engine) score() error {
 			}
 		}
 	}
-	whole := strings.Join(e.parsed.Terms, " ")
 	e.pool = make([]*scored, 0, len(pool)+len(extra))
 	for i := range pool {
 		e.pool = append(e.pool, &pool[i])
@@ -300,7 +300,7 @@ func (e *engine) score() error {
 	recent := map[string]int{} // recency points by source and date
 	for _, s := range e.pool {
 		// The title is compared only when it holds every term at all.
-		if len(e.terms) > 0 && titleMayBe(s.row.Title, e.parsed.Terms) && titleTerms(s.row.Title) == whole {
+		if len(e.terms) > 0 && titleMayBe(s.row.Title, e.parsed.Terms) && titleIs(s.row.Title, e.parsed.Terms) {
 			s.titled = true
 			s.score += pointsTitle
 		}
@@ -502,20 +502,29 @@ func (e *engine) itemOf(s *scored) (*project.Item, error) {
 
 // queryWords splits text the way a query is split into terms, keeping
 // every word, so a phrase can be matched against it.
-func queryWords(text string) []string {
-	var out []string
-	for _, chunk := range strings.Fields(text) {
-		chunk = strings.TrimFunc(chunk, func(r rune) bool { return strings.ContainsRune("\"'()[]{}<>,;:!?.", r) })
-		if chunk == "" {
-			continue
+func queryWords(text string) []string { return slices.Collect(queryWordSeq(text)) }
+
+// queryWordSeq yields the words of queryWords one by one.
+func queryWordSeq(text string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for chunk := range strings.FieldsSeq(text) {
+			chunk = strings.TrimFunc(chunk, func(r rune) bool { return strings.ContainsRune("\"'()[]{}<>,;:!?.", r) })
+			if chunk == "" {
+				continue
+			}
+			if project.IsIdentifierShaped(chunk) {
+				if !yield(strings.ToLower(chunk)) {
+					return
+				}
+				continue
+			}
+			stop := false
+			project.Words(chunk, func(w string, _ int) { stop = stop || !yield(w) })
+			if stop {
+				return
+			}
 		}
-		if project.IsIdentifierShaped(chunk) {
-			out = append(out, strings.ToLower(chunk))
-			continue
-		}
-		project.Words(chunk, func(w string, _ int) { out = append(out, w) })
 	}
-	return out
 }
 
 // containsRun reports whether run appears consecutively in words, ignoring
@@ -537,7 +546,7 @@ func containsRun(words, run []string) bool {
 
 // titleMayBe reports whether title holds every term, lower-cased: a title
 // that does not cannot normalise to the whole query, and this gate is far
-// cheaper than titleTerms.
+// cheaper than titleIs.
 func titleMayBe(title string, terms []string) bool {
 	for _, t := range terms {
 		if !containsLower(title, t) {
@@ -548,7 +557,7 @@ func titleMayBe(title string, terms []string) bool {
 }
 
 // containsLower reports whether s, lower-cased, contains the lower-case
-// needle. It is the cheap gate before titleTerms, run on every candidate,
+// needle. It is the cheap gate before titleIs, run on every candidate,
 // so an ASCII s is folded byte by byte instead of copied.
 func containsLower(s, needle string) bool {
 	for i := 0; i < len(s); i++ {
@@ -575,17 +584,21 @@ func asciiLower(c byte) byte {
 	return c
 }
 
-// titleTerms normalises a title like a query: its terms joined by spaces.
-func titleTerms(title string) string {
-	var kept []string
-	seen := map[string]bool{}
-	for _, w := range queryWords(title) {
-		if keepAsTerm(w) && !seen[w] {
-			seen[w] = true
-			kept = append(kept, w)
+// titleIs reports whether a title normalises like a query to the query's
+// terms: its kept words, each once, in the order they first appear, are
+// the terms. It stops at the first word that differs.
+func titleIs(title string, terms []string) bool {
+	n := 0 // the title's kept words so far are terms[:n]
+	for w := range queryWordSeq(title) {
+		if !keepAsTerm(w) || slices.Contains(terms[:n], w) {
+			continue
 		}
+		if n == len(terms) || w != terms[n] {
+			return false
+		}
+		n++
 	}
-	return strings.Join(kept, " ")
+	return n == len(terms)
 }
 
 // keepAsTerm reports whether a word would survive query normalisation.
