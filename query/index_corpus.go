@@ -35,6 +35,7 @@ type indexCorpus struct {
 	bodyRead  map[string]bool           // bodies handed to proj so far
 	days      []string                  // populated event days, from documents.tsv
 	open      map[string]fs.File        // documents opened to read spans, kept open
+	models    map[string]model.Document // documents records were projected in, by path
 }
 
 // openIndex opens the artifacts that Open found current.
@@ -215,13 +216,7 @@ func (c *indexCorpus) Item(ord int, row artifacts.Doc) (project.Item, error) {
 		if err != nil {
 			return it, err
 		}
-		doc := model.Document{Path: d.Path, Layer: d.Layer, Source: d.Source, Date: d.Date, Schema: map[string]model.FieldSpec{}}
-		for _, f := range slices.Sorted(maps.Keys(d.Fields)) {
-			doc.Fields = append(doc.Fields, model.FieldMap{Field: f, Paths: d.Fields[f]})
-		}
-		for _, f := range d.Relations {
-			doc.Schema[f] = model.FieldSpec{Relation: true}
-		}
+		doc := c.docModel(d)
 		if err := c.useBody(row.URI); err != nil {
 			return it, err
 		}
@@ -241,6 +236,26 @@ func (c *indexCorpus) Item(ord int, row artifacts.Doc) (project.Item, error) {
 	}
 	it.Flags, it.Digest = row.Flags, row.Digest
 	return it, nil
+}
+
+// docModel is the document a record of d is projected in, made once per
+// document: a pack often shows several records of one document.
+func (c *indexCorpus) docModel(d artifacts.Document) model.Document {
+	if doc, ok := c.models[d.Path]; ok {
+		return doc
+	}
+	doc := model.Document{Path: d.Path, Layer: d.Layer, Source: d.Source, Date: d.Date, Schema: map[string]model.FieldSpec{}}
+	for _, f := range slices.Sorted(maps.Keys(d.Fields)) {
+		doc.Fields = append(doc.Fields, model.FieldMap{Field: f, Paths: d.Fields[f]})
+	}
+	for _, f := range d.Relations {
+		doc.Schema[f] = model.FieldSpec{Relation: true}
+	}
+	if c.models == nil {
+		c.models = map[string]model.Document{}
+	}
+	c.models[d.Path] = doc
+	return doc
 }
 
 // span reads one record's bytes from its document.
