@@ -53,8 +53,11 @@ func EncodeDocuments(rows []Document) []byte {
 	return b.Bytes()
 }
 
-// DecodeDocuments parses documents.tsv.
+// DecodeDocuments parses documents.tsv. Documents of one source share
+// their field map, so each distinct fields column is decoded once and its
+// map shared by the rows that repeat it; the maps must not be changed.
 func DecodeDocuments(data []byte) ([]Document, error) {
+	decoded := map[string]map[string][]string{}
 	return decodeRows(DocumentsPath, data, documentsHeader, func(n int, line []byte) (Document, error) {
 		cols := strings.Split(string(line), "\t")
 		if len(cols) != 7 {
@@ -69,9 +72,14 @@ func DecodeDocuments(data []byte) ([]Document, error) {
 		if r := undash(cols[5]); r != "" {
 			d.Relations = strings.Split(r, ",")
 		}
-		if err := json.Unmarshal([]byte(cols[6]), &d.Fields); err != nil {
-			return Document{}, &CorruptError{Path: DocumentsPath, Line: n, Msg: "fields is not a JSON object of path lists: " + err.Error()}
+		fields, ok := decoded[cols[6]]
+		if !ok {
+			if err := json.Unmarshal([]byte(cols[6]), &fields); err != nil {
+				return Document{}, &CorruptError{Path: DocumentsPath, Line: n, Msg: "fields is not a JSON object of path lists: " + err.Error()}
+			}
+			decoded[cols[6]] = fields
 		}
+		d.Fields = fields
 		return d, nil
 	})
 }
