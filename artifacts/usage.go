@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,8 +32,9 @@ const UsageTotalPath = "."
 var usageHeader = header(usageName, "term", "path", "count")
 
 // maxUsageCount bounds every count and total, so that each is at most 18
-// digits and a sum of them cannot overflow.
-const maxUsageCount = 999_999_999_999_999_999
+// digits and a sum of them cannot overflow; where int has 32 bits, the
+// bound is the largest int.
+const maxUsageCount = min(999_999_999_999_999_999, math.MaxInt)
 
 // compareUses orders a term's uses as usage.tsv holds them: most uses
 // first, then by path, so that a reader's top N are its first N rows.

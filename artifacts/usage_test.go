@@ -96,7 +96,7 @@ func TestEncodeUsageRefusesUndecodableRows(t *testing.T) {
 		{"zero count", []TermUsage{{Term: "a", Uses: []Use{{Path: "a.md", Count: 0}}}}},
 		{"repeated path", []TermUsage{{Term: "a", Total: 3, Uses: []Use{{Path: "a.md", Count: 1}, {Path: "b.md", Count: 1}, {Path: "a.md", Count: 1}}}}},
 		{"wrong total", []TermUsage{{Term: "a", Total: 2, Uses: []Use{{Path: "a.md", Count: 1}}}}},
-		{"too large", []TermUsage{{Term: "a", Total: 2 * maxUsageCount, Uses: []Use{{Path: "a.md", Count: maxUsageCount}, {Path: "b.md", Count: maxUsageCount}}}}},
+		{"too large", []TermUsage{{Term: "a", Total: maxUsageCount, Uses: []Use{{Path: "a.md", Count: maxUsageCount}, {Path: "b.md", Count: maxUsageCount}}}}},
 	} {
 		if data, err := EncodeUsage(c.terms); err == nil {
 			t.Errorf("%s: EncodeUsage wrote %q instead of refusing", c.name, data)
