@@ -50,7 +50,7 @@ func readManifest(root string, decode func([]byte) (Manifest, error)) (*Manifest
 // being read; any other is read and hashed. A rules file is always read:
 // its stamp covers its cairn section alone (see StampFile), so its size
 // says nothing.
-func Intact(root string, m *Manifest, cache StatCache) func(path string) bool {
+func Intact(root string, m *Manifest, cache StatLookup) func(path string) bool {
 	return func(p string) bool {
 		if m == nil {
 			return false
@@ -68,7 +68,7 @@ func Intact(root string, m *Manifest, cache StatCache) func(path string) bool {
 		if err != nil || !st.Mode().IsRegular() || st.Size() != stamp.Bytes {
 			return false
 		}
-		if c, ok := cache[p]; ok && c.Bytes == st.Size() && c.MtimeNS == st.ModTime().UnixNano() && c.XXHash == stamp.XXHash {
+		if c, ok := cache.Lookup(p); ok && c.Bytes == st.Size() && c.MtimeNS == st.ModTime().UnixNano() && c.XXHash == stamp.XXHash {
 			return true
 		}
 		sum, err := hashFile(full)
@@ -81,7 +81,7 @@ func Intact(root string, m *Manifest, cache StatCache) func(path string) bool {
 // every one is. Like Intact it is stat-first, and it walks nothing: a file
 // added since the build is not seen, which is what a reader that must not
 // walk the base accepts.
-func FirstChangedInput(root string, m *Manifest, cache StatCache) (path, why string) {
+func FirstChangedInput(root string, m *Manifest, cache StatLookup) (path, why string) {
 	for _, in := range m.Inputs {
 		full := filepath.Join(root, filepath.FromSlash(in.Path))
 		st, err := os.Stat(full)
@@ -91,7 +91,7 @@ func FirstChangedInput(root string, m *Manifest, cache StatCache) (path, why str
 		case st.Size() != in.Bytes:
 			return in.Path, "changed since the build"
 		}
-		if c, ok := cache[in.Path]; ok && c.Bytes == st.Size() && c.MtimeNS == st.ModTime().UnixNano() && c.XXHash == in.XXHash {
+		if c, ok := cache.Lookup(in.Path); ok && c.Bytes == st.Size() && c.MtimeNS == st.ModTime().UnixNano() && c.XXHash == in.XXHash {
 			continue
 		}
 		if sum, err := hashFile(full); err != nil || sum != in.XXHash {

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -55,46 +56,114 @@ func StatCachePath(root string) (string, error) {
 // unreadable cache is empty: it only makes the next build hash more.
 func ReadStatCache(root string) StatCache {
 	c := StatCache{}
-	path, err := StatCachePath(root)
-	if err != nil {
-		return c
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return c
-	}
-	body, ok := bytes.CutPrefix(data, []byte(statCacheHeader))
-	if !ok {
-		return c
-	}
-	// Every query reads this file, so it is parsed in place: the bytes
-	// read, never changed after, hold all the paths and hashes, and no
-	// line is split into a slice.
-	c = make(StatCache, bytes.Count(body, []byte{'\n'}))
-	if len(body) == 0 {
-		return c
-	}
-	rest := unsafe.String(&body[0], len(body))
-	for rest != "" {
+	body := readStatRows(root)
+	// The map's strings share the bytes read, which are never changed.
+	for rest := body; rest != ""; {
 		line, after, whole := strings.Cut(rest, "\n")
 		if !whole {
 			break // a row cut short may hold a cut hash
 		}
 		rest = after
-		p, line, ok1 := strings.Cut(line, "\t")
-		sz, line, ok2 := strings.Cut(line, "\t")
-		mt, sum, ok3 := strings.Cut(line, "\t")
-		if !ok1 || !ok2 || !ok3 || strings.Contains(sum, "\t") {
-			continue
+		if p, e, ok := parseStatRow(line); ok {
+			c[p] = e
 		}
-		size, err1 := strconv.ParseInt(sz, 10, 64)
-		mtime, err2 := strconv.ParseInt(mt, 10, 64)
-		if err1 != nil || err2 != nil {
-			continue
-		}
-		c[p] = StatEntry{Bytes: size, MtimeNS: mtime, XXHash: sum}
 	}
 	return c
+}
+
+// readStatRows returns the rows of the stat cache of the base at root,
+// after its header; "" when it is missing, unreadable or not one.
+func readStatRows(root string) string {
+	path, err := StatCachePath(root)
+	if err != nil {
+		return ""
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	body, ok := bytes.CutPrefix(data, []byte(statCacheHeader))
+	if !ok || len(body) == 0 {
+		return ""
+	}
+	return unsafe.String(&body[0], len(body))
+}
+
+// parseStatRow splits one row (without its LF) into its path and entry.
+func parseStatRow(line string) (string, StatEntry, bool) {
+	p, line, ok1 := strings.Cut(line, "\t")
+	sz, line, ok2 := strings.Cut(line, "\t")
+	mt, sum, ok3 := strings.Cut(line, "\t")
+	if !ok1 || !ok2 || !ok3 || strings.Contains(sum, "\t") {
+		return "", StatEntry{}, false
+	}
+	size, err1 := strconv.ParseInt(sz, 10, 64)
+	mtime, err2 := strconv.ParseInt(mt, 10, 64)
+	if err1 != nil || err2 != nil {
+		return "", StatEntry{}, false
+	}
+	return p, StatEntry{Bytes: size, MtimeNS: mtime, XXHash: sum}, true
+}
+
+// StatLookup finds the stat cache entry of a path.
+type StatLookup interface {
+	Lookup(path string) (StatEntry, bool)
+}
+
+// Lookup finds p's entry.
+func (c StatCache) Lookup(p string) (StatEntry, bool) {
+	e, ok := c[p]
+	return e, ok
+}
+
+// StatFile is the stat cache read for lookups alone, as a query uses it:
+// it needs the entries of a few hundred corpus files and outputs among
+// all the base's, so rather than a map of every row it keeps where each
+// row starts, and a lookup binary-searches the rows, which the build
+// writes sorted by path, and parses only the row it finds.
+type StatFile struct {
+	rows   string
+	starts []int32
+}
+
+// ReadStatFile reads the stat cache of the base at root for lookups.
+func ReadStatFile(root string) StatFile {
+	f := StatFile{rows: readStatRows(root)}
+	if int64(len(f.rows)) > math.MaxInt32 {
+		return StatFile{} // no stat cache is that large; rather hash again
+	}
+	for at := 0; at < len(f.rows); {
+		end := strings.IndexByte(f.rows[at:], '\n')
+		if end < 0 {
+			break // a row cut short may hold a cut hash
+		}
+		f.starts = append(f.starts, int32(at))
+		at += end + 1
+	}
+	return f
+}
+
+// Lookup finds p's entry.
+func (f StatFile) Lookup(p string) (StatEntry, bool) {
+	row := func(i int) string {
+		s := f.rows[f.starts[i]:]
+		return s[:strings.IndexByte(s, '\n')]
+	}
+	lo, hi := 0, len(f.starts)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		path, _, _ := strings.Cut(row(mid), "\t")
+		switch c := strings.Compare(path, p); {
+		case c == 0:
+			q, e, ok := parseStatRow(row(mid))
+			return e, ok && q == p
+		case c < 0:
+			lo = mid + 1
+		default:
+			hi = mid
+		}
+	}
+	return StatEntry{}, false
 }
 
 // Encode renders the cache sorted by path.

@@ -2,8 +2,11 @@ package artifacts
 
 import (
 	"bytes"
+	"fmt"
 	"maps"
 	"os"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -70,5 +73,66 @@ func TestStatCacheRoundTrip(t *testing.T) {
 	want := StatCache{"a.md": {Bytes: 1, MtimeNS: 2, XXHash: "h1"}}
 	if got := ReadStatCache(root); !maps.Equal(got, want) {
 		t.Errorf("ReadStatCache of a damaged cache = %v, want %v", got, want)
+	}
+}
+
+// TestStatFileMatchesStatCache: the query's lookups find what the map of
+// the same file holds, for every row, for paths around and between them,
+// and in damaged, empty and missing caches.
+func TestStatFileMatchesStatCache(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	root := t.TempDir()
+	path, err := StatCachePath(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := StatCache{}
+	var paths []string
+	for i := range 300 {
+		p := fmt.Sprintf("events/2026-11-%02d/s%03d.json", 1+i%28, i)
+		c[p] = StatEntry{Bytes: int64(i), MtimeNS: int64(i) << 20, XXHash: fmt.Sprintf("%016x", i)}
+		paths = append(paths, p)
+	}
+	c["cairn.yaml"] = StatEntry{Bytes: 9, MtimeNS: 1, XXHash: "c"}
+	c[".cairn/docs.tsv"] = StatEntry{Bytes: 8, MtimeNS: 2, XXHash: "d"}
+	paths = append(paths, "cairn.yaml", ".cairn/docs.tsv")
+	slices.Sort(paths)
+	probes := append(slices.Clone(paths), "", ".", "a", "events", "events/2026-11-01/s000.jso", "events/2026-11-01/s000.json0", "zzz", "café/b.md")
+	check := func(name string) {
+		t.Helper()
+		m, f := ReadStatCache(root), ReadStatFile(root)
+		for _, p := range probes {
+			want, wantOK := m.Lookup(p)
+			if got, ok := f.Lookup(p); ok != wantOK || got != want {
+				t.Errorf("%s: Lookup(%q) = %v, %v; the map has %v, %v", name, p, got, ok, want, wantOK)
+			}
+		}
+	}
+	if err := WriteStatCache(root, c, paths); err != nil {
+		t.Fatal(err)
+	}
+	check("written cache")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, damaged := range map[string]string{
+		"cut last row":   string(data[:len(data)-5]),
+		"bad rows":       strings.Replace(strings.Replace(string(data), "\t12\t", "\tx\t", 1), "\t50\t", "\t50\t\t", 1),
+		"header only":    statCacheHeader,
+		"another header": "#cairn stat v0\n" + string(data[len(statCacheHeader):]),
+		"empty":          "",
+	} {
+		if err := os.WriteFile(path, []byte(damaged), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		check(name)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	check("missing cache")
+	if _, ok := ReadStatFile(root).Lookup("cairn.yaml"); ok {
+		t.Error("a missing cache found an entry")
 	}
 }

@@ -231,7 +231,7 @@ func usageFreshness(ctx context.Context, root string, cfg model.Config) freshnes
 	}
 	// The counts depend on the content files, the terms store and the
 	// configuration, and on nothing else the manifest records.
-	cache := artifacts.ReadStatCache(root)
+	cache := artifacts.ReadStatFile(root)
 	counted := *m
 	counted.Inputs = slices.DeleteFunc(slices.Clone(m.Inputs), func(in artifacts.FileStamp) bool {
 		return in.Path != load.ConfigFile && in.Path != path.Join(cfg.Layers.Governance, "terms.yaml") && !load.IsContent(cfg, in.Path)

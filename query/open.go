@@ -61,7 +61,7 @@ func Open(ctx context.Context, root string) (*Index, error) {
 		return nil, err
 	}
 	defer osRoot.Close()
-	cache := artifacts.ReadStatCache(root)
+	cache := artifacts.ReadStatFile(root)
 	inv, err := load.Take(ctx, root, osRoot.FS(), cache, artifacts.ReadConfigCache(root))
 	h := <-manifest
 	if err != nil {
@@ -96,7 +96,7 @@ func Open(ctx context.Context, root string) (*Index, error) {
 
 // brokenOutput says which output of stage st is not on disk with the size
 // and hash m records, or "" when all are.
-func brokenOutput(root string, m *artifacts.Manifest, st artifacts.StageStamp, cache artifacts.StatCache) string {
+func brokenOutput(root string, m *artifacts.Manifest, st artifacts.StageStamp, cache artifacts.StatLookup) string {
 	intact := artifacts.Intact(root, m, cache)
 	for _, p := range st.Outputs {
 		if !intact(p) {

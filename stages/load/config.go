@@ -77,9 +77,9 @@ func EncodeConfigCache(cfg model.Config) []byte {
 // cachedConfig returns the cached configuration when cairn.yaml's size and
 // modification time match the stat cache and its hash there matches the
 // cache's: then these are the bytes the cache was decoded from.
-func cachedConfig(fsys fs.FS, stat artifacts.StatCache, cached artifacts.ConfigCache) (model.Config, string, bool) {
+func cachedConfig(fsys fs.FS, stat artifacts.StatLookup, cached artifacts.ConfigCache) (model.Config, string, bool) {
 	var cfg model.Config
-	e, ok := stat[ConfigFile]
+	e, ok := stat.Lookup(ConfigFile)
 	if !ok || cached.XXHash == "" || e.XXHash != cached.XXHash {
 		return cfg, "", false
 	}

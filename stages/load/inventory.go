@@ -306,12 +306,12 @@ func (c classifier) add(ds *diag.List, out *[]entry, p string, size, mtimeNS int
 // hashAll fills each entry's hash, stat-first: an entry whose size and
 // modification time match the stat cache keeps its cached hash; others are
 // read and hashed. It returns the refreshed cache.
-func hashAll(fsys fs.FS, entries []entry, cache artifacts.StatCache, ds *diag.List) artifacts.StatCache {
+func hashAll(fsys fs.FS, entries []entry, cache artifacts.StatLookup, ds *diag.List) artifacts.StatCache {
 	fresh := make(artifacts.StatCache, len(entries))
 	var buf []byte // made on the first file hashed: a current base hashes none
 	for i := range entries {
 		e := &entries[i]
-		if c, ok := cache[e.path]; ok && c.Bytes == e.size && c.MtimeNS == e.mtimeNS && c.XXHash != "" {
+		if c, ok := cache.Lookup(e.path); ok && c.Bytes == e.size && c.MtimeNS == e.mtimeNS && c.XXHash != "" {
 			e.hash = c.XXHash
 		} else {
 			if buf == nil {

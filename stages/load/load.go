@@ -99,7 +99,7 @@ type Inventory struct {
 // configuration the last good build decoded: when cairn.yaml's stat and
 // hash still match it, it stands in for decoding the YAML again, which
 // would cost a query more than the rest of this check.
-func Take(ctx context.Context, dir string, fsys fs.FS, stat artifacts.StatCache, cached artifacts.ConfigCache) (Inventory, error) {
+func Take(ctx context.Context, dir string, fsys fs.FS, stat artifacts.StatLookup, cached artifacts.ConfigCache) (Inventory, error) {
 	var ds diag.List
 	inv := Inventory{}
 	cfg, cfgHash, ok := cachedConfig(fsys, stat, cached)
