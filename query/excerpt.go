@@ -94,13 +94,13 @@ func fieldsUpTo(s string, limit int) int {
 // coverage counts the distinct query terms a passage holds. A term is a
 // word of the passage only if the lower-cased passage contains it (words
 // are lower-cased rune by rune, as the passage is), so the passage is
-// split into words only when some word term could be one of them.
+// split into words only when some word term could be one of them; an
+// ASCII passage is folded as it is compared, never copied.
 func (e *engine) coverage(passage string) int {
-	lower := strings.ToLower(passage)
 	n := 0
 	var words []string
 	for _, t := range e.parsed.Terms {
-		if !strings.Contains(lower, t) {
+		if !containsLower(passage, t) {
 			continue
 		}
 		if project.IsIdentifierShaped(t) {
