@@ -2,6 +2,7 @@ package query
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cairn-kb/cairn/artifacts"
 )
@@ -541,6 +543,45 @@ func TestDocsOffErrorNamesItsLine(t *testing.T) {
 		var ce *artifacts.CorruptError
 		if err := read(); !errors.As(err, &ce) || ce.Path != artifacts.DocsOffPath || ce.Line != 4 {
 			t.Errorf("%s: %v; want a CorruptError at %s line 4", name, err, artifacts.DocsOffPath)
+		}
+	}
+}
+
+// TestPacksDoNotDependOnParts: reading rows and sweeping terms.tsv in
+// parts on several cores gives the packs one part on one core gives, byte
+// for byte, in every format.
+func TestPacksDoNotDependOnParts(t *testing.T) {
+	dir := builtDemo(t)
+	asOf := time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC)
+	answer := func(words []string, format string) string {
+		t.Helper()
+		out, err := Context(context.Background(), dir, Request{Words: words, Budget: DefaultBudget, AsOf: asOf, Format: format, Explain: true, ToolVersion: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(out), "used") {
+			t.Fatalf("%q did not read the artifacts:\n%s", words, out)
+		}
+		return string(out)
+	}
+	queries := [][]string{{"why", "did", "the", "arm64", "nightly", "time", "out"}, {"HAR-142"}, {"marc@x.test"}, {"last", "deploy"}, {"the", "release", "process"}}
+	defer func(rows int, sweep int64, procs int) {
+		minPartRows, minSweepPart = rows, sweep
+		runtime.GOMAXPROCS(procs)
+	}(minPartRows, minSweepPart, runtime.GOMAXPROCS(1))
+	want := map[string]string{}
+	for _, q := range queries {
+		for _, f := range []string{FormatText, FormatJSON, FormatJSONL} {
+			want[strings.Join(q, " ")+" "+f] = answer(q, f)
+		}
+	}
+	runtime.GOMAXPROCS(maxRowParts)
+	minPartRows, minSweepPart = 2, 256
+	for _, q := range queries {
+		for _, f := range []string{FormatText, FormatJSON, FormatJSONL} {
+			if got := answer(q, f); got != want[strings.Join(q, " ")+" "+f] {
+				t.Errorf("%q %s: the pack read in parts differs:\n%s\n--- one part:\n%s", q, f, got, want[strings.Join(q, " ")+" "+f])
+			}
 		}
 	}
 }
