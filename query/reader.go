@@ -308,14 +308,14 @@ func (r *Reader) Term(term string) (artifacts.TermEntry, bool, error) {
 // dictionary order. It reads terms.tsv in full, in large chunks, and
 // decodes only the rows where sub occurs: bytes.Index finds them, so the
 // cost is a memory scan rather than a parse of every row. A large file is
-// swept in parts, one per core (up to maxRowParts), each a run of whole
+// swept in parts, one per core (up to maxParts), each a run of whole
 // lines, and the parts' entries joined in file order.
 func (r *Reader) TermsWith(sub string) ([]artifacts.TermEntry, error) {
 	a, want := r.terms, []byte(sub)
 	if strings.ContainsAny(sub, "\t\n") {
 		return nil, nil // no term holds a separator
 	}
-	parts := int(min(int64(runtime.GOMAXPROCS(0)), maxRowParts, (a.size-a.start)/minSweepPart))
+	parts := int(min(int64(runtime.GOMAXPROCS(0)), maxParts, (a.size-a.start)/minSweepPart))
 	if parts <= 1 {
 		return a.sweepTerms(want, a.start, a.size)
 	}
@@ -330,17 +330,15 @@ func (r *Reader) TermsWith(sub string) ([]artifacts.TermEntry, error) {
 	}
 	bounds = append(bounds, a.size)
 	found := make([][]artifacts.TermEntry, parts)
-	errs := make([]error, parts)
-	var wg sync.WaitGroup
-	for k := range parts {
-		wg.Go(func() { found[k], errs[k] = a.sweepTerms(want, bounds[k], bounds[k+1]) })
+	err := inParts(parts, func(k int) (err error) {
+		found[k], err = a.sweepTerms(want, bounds[k], bounds[k+1])
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
-	wg.Wait()
 	var out []artifacts.TermEntry
 	for k := range parts {
-		if errs[k] != nil {
-			return nil, errs[k]
-		}
 		if len(out) > 0 && len(found[k]) > 0 && out[len(out)-1].Term >= found[k][0].Term {
 			return nil, &artifacts.CorruptError{Path: a.path, Msg: fmt.Sprintf("term %q is out of order", found[k][0].Term)}
 		}
@@ -675,35 +673,48 @@ const (
 // Rows reads the rows of many ordinals (sorted, distinct) in a few
 // positioned reads: ordinals close together share one read of docs.off and
 // one of docs.tsv. It checks each row as Row does. Many rows are read in
-// parts, one per core (up to maxRowParts): copying the bytes out of the
+// parts, one per core (up to maxParts): copying the bytes out of the
 // page cache is most of the cost, and cores do it side by side.
 func (r *Reader) Rows(ords []int) ([]artifacts.Doc, error) {
 	out := make([]artifacts.Doc, len(ords))
-	parts := min(runtime.GOMAXPROCS(0), maxRowParts, len(ords)/minPartRows)
-	if parts <= 1 {
-		return out, r.rowsInto(ords, out)
-	}
-	errs := make([]error, parts)
-	var wg sync.WaitGroup
-	for p := range parts {
+	parts := max(1, min(runtime.GOMAXPROCS(0), maxParts, len(ords)/minPartRows))
+	err := inParts(parts, func(p int) error {
 		lo, hi := p*len(ords)/parts, (p+1)*len(ords)/parts
-		wg.Go(func() { errs[p] = r.rowsInto(ords[lo:hi], out[lo:hi]) })
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err // the first in ordinal order, as one part would
-		}
+		return r.rowsInto(ords[lo:hi], out[lo:hi])
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
 
-// maxRowParts bounds the goroutines Rows reads with; minPartRows is the
-// fewest rows worth a goroutine of their own (a variable so that tests
-// can read a small base in parts).
-const maxRowParts = 4
-
+// minPartRows is the fewest rows worth a goroutine of their own (a
+// variable so that tests can read a small base in parts).
 var minPartRows = 512
+
+// maxParts bounds the goroutines one read is split across.
+const maxParts = 4
+
+// inParts runs part(0)..part(n-1), each on a goroutine of its own when
+// there are several, and returns the error of the first part that failed:
+// the error one pass over the parts in order would have met first.
+func inParts(n int, part func(k int) error) error {
+	if n == 1 {
+		return part(0)
+	}
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for k := range n {
+		wg.Go(func() { errs[k] = part(k) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // rowsInto reads the rows of ords into out, which has a place for each.
 func (r *Reader) rowsInto(ords []int, out []artifacts.Doc) error {

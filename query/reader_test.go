@@ -440,7 +440,7 @@ func TestReaderLongLines(t *testing.T) {
 	checkTables(t, r, dir, 97)
 	// Again with TermsWith sweeping in parts whose first cuts land in
 	// short lines and in the long term.
-	defer func(n int64, procs int) { minSweepPart = n; runtime.GOMAXPROCS(procs) }(minSweepPart, runtime.GOMAXPROCS(maxRowParts))
+	defer func(n int64, procs int) { minSweepPart = n; runtime.GOMAXPROCS(procs) }(minSweepPart, runtime.GOMAXPROCS(maxParts))
 	minSweepPart = 1 << 10
 	checkTables(t, r, dir, 97)
 
@@ -490,8 +490,8 @@ func TestRowsMatchesRow(t *testing.T) {
 			sparse = append(sparse, i)
 		}
 	}
-	defer func(n, procs int) { minPartRows = n; runtime.GOMAXPROCS(procs) }(minPartRows, runtime.GOMAXPROCS(maxRowParts))
-	for _, minPart := range []int{minPartRows, 3} { // one part; then up to maxRowParts
+	defer func(n, procs int) { minPartRows = n; runtime.GOMAXPROCS(procs) }(minPartRows, runtime.GOMAXPROCS(maxParts))
+	for _, minPart := range []int{minPartRows, 3} { // one part; then up to maxParts
 		minPartRows = minPart
 		for _, ords := range [][]int{all, sparse, {0}, {r.Items() - 1}, {}} {
 			rows, err := r.Rows(ords)
@@ -575,7 +575,7 @@ func TestPacksDoNotDependOnParts(t *testing.T) {
 			want[strings.Join(q, " ")+" "+f] = answer(q, f)
 		}
 	}
-	runtime.GOMAXPROCS(maxRowParts)
+	runtime.GOMAXPROCS(maxParts)
 	minPartRows, minSweepPart = 2, 256
 	for _, q := range queries {
 		for _, f := range []string{FormatText, FormatJSON, FormatJSONL} {
