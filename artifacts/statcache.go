@@ -55,9 +55,9 @@ func StatCachePath(root string) (string, error) {
 // ReadStatCache loads the stat cache of the base at root. A missing or
 // unreadable cache is empty: it only makes the next build hash more.
 func ReadStatCache(root string) StatCache {
-	c := StatCache{}
 	body := readStatRows(root)
 	// The map's strings share the bytes read, which are never changed.
+	c := make(StatCache, strings.Count(body, "\n"))
 	for rest := body; rest != ""; {
 		line, after, whole := strings.Cut(rest, "\n")
 		if !whole {
@@ -155,8 +155,8 @@ func (f StatFile) Lookup(p string) (StatEntry, bool) {
 		path, _, _ := strings.Cut(row(mid), "\t")
 		switch c := strings.Compare(path, p); {
 		case c == 0:
-			q, e, ok := parseStatRow(row(mid))
-			return e, ok && q == p
+			_, e, ok := parseStatRow(row(mid))
+			return e, ok
 		case c < 0:
 			lo = mid + 1
 		default:
