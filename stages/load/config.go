@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"maps"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -18,8 +17,19 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// FieldNameRe is the shape of a schema field name.
-var FieldNameRe = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
+// IsFieldName reports whether s has the shape of a schema field name: a
+// lowercase ASCII letter, then lowercase letters, digits, '_' and '-'.
+func IsFieldName(s string) bool {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if c := s[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // Policy role values.
 var (
@@ -134,7 +144,7 @@ func validateConfig(cfg model.Config, root *yaml.Node, ds *diag.List) {
 	for _, name := range slices.Sorted(maps.Keys(cfg.Schema)) {
 		f := cfg.Schema[name]
 		at := []string{"schema", name}
-		if !FieldNameRe.MatchString(name) {
+		if !IsFieldName(name) {
 			errAt(at, "bad-field-name", "field name %q must match ^[a-z][a-z0-9_-]*$; rename it", name)
 		}
 		if f.Weight != 0 && (f.Weight < 1 || f.Weight > 100) {
@@ -147,7 +157,7 @@ func validateConfig(cfg model.Config, root *yaml.Node, ds *diag.List) {
 	for _, name := range slices.Sorted(maps.Keys(cfg.Sources)) {
 		s := cfg.Sources[name]
 		at := []string{"sources", name}
-		if !sourceRe.MatchString(name) {
+		if !isSourceName(name) {
 			errAt(at, "bad-source-name", "source name %q must be letters, digits, dot, dash or underscore; rename it", name)
 		}
 		if s.Recency.HalfLifeDays < 0 {

@@ -243,7 +243,7 @@ func (r *docReader) schema(i int, doc *model.Document) {
 		if r.repeated(seen, "schema", key, keyOff) {
 			return true
 		}
-		if !FieldNameRe.MatchString(key) {
+		if !IsFieldName(key) {
 			r.errorf(keyOff, "bad-field-name", "field name %q must match ^[a-z][a-z0-9_-]*$; rename it", key)
 		}
 		// A document declares what its fields mean; how much they weigh
@@ -290,7 +290,7 @@ func (r *docReader) fields(i int, doc *model.Document) {
 			return true
 		}
 		raw := []byte(r.s[start:end])
-		if !FieldNameRe.MatchString(key) {
+		if !IsFieldName(key) {
 			r.errorf(keyOff, "bad-field-name", "field name %q must match ^[a-z][a-z0-9_-]*$; rename it", key)
 		}
 		var paths []string
@@ -358,7 +358,7 @@ func (r *docReader) checkEnvelope(cfg model.Config, doc *model.Document) {
 	case doc.Source != stem:
 		r.errorf(r.keys["source"], "bad-source", "source %q does not match the file name %q; rename the file or fix source", doc.Source, stem+".json")
 	}
-	if !sourceRe.MatchString(stem) {
+	if !isSourceName(stem) {
 		r.errorf(0, "bad-source-name", "source name %q must be letters, digits, dot, dash or underscore; rename the file", stem)
 	}
 	switch {

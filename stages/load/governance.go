@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -397,7 +398,9 @@ func checkAxisBindings(file string, at spotter, axes map[string]string, cfg mode
 // opIDPattern is the shape of an operation id: the UTC time to the
 // millisecond, then 6 lowercase hex digits. Ids of this shape sort bytewise
 // in time order, which is what makes the log's order checkable.
-var opIDPattern = regexp.MustCompile(`^[0-9]{8}T[0-9]{6}\.[0-9]{3}Z-[0-9a-f]{6}$`)
+var opIDPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[0-9]{8}T[0-9]{6}\.[0-9]{3}Z-[0-9a-f]{6}$`)
+})
 
 // opIDTimeLayout parses the time part of an operation id.
 const opIDTimeLayout = "20060102T150405.000Z"
@@ -537,7 +540,7 @@ func (lg *opLog) check(op *model.LogOp, at logSpot) {
 	switch prev, dup := lg.seen[op.Op]; {
 	case op.Op == "":
 		missing("op", "its id, e.g. \"20261102T091400.000Z-3f9a1c\"")
-	case !opIDPattern.MatchString(op.Op) || !validOpTime(op.Op):
+	case !opIDPattern().MatchString(op.Op) || !validOpTime(op.Op):
 		errf("op", "bad-op-id", "op id %q is not a UTC time to the millisecond and 6 lowercase hex digits; write it like 20261102T091400.000Z-3f9a1c", op.Op)
 	case dup:
 		errf("op", "duplicate-op", "op id %s is already used on line %d; give each operation its own id", op.Op, prev)

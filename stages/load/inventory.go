@@ -4,7 +4,6 @@ import (
 	"io"
 	"io/fs"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -66,10 +65,36 @@ type entry struct {
 	symlink bool
 }
 
-var (
-	dayRe    = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`)
-	sourceRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
-)
+// isDay reports whether s has the shape YYYY-MM-DD (ASCII digits).
+func isDay(s string) bool {
+	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
+		return false
+	}
+	for i := range len(s) {
+		if i != 4 && i != 7 && (s[i] < '0' || s[i] > '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// isSourceName reports whether s is a source name: an ASCII letter or
+// digit, then letters, digits, '.', '_' and '-'.
+func isSourceName(s string) bool {
+	if s == "" || !isAlnum(s[0]) {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if c := s[i]; !isAlnum(c) && c != '.' && c != '_' && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+func isAlnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
 
 // classifier decides what each path of the base is.
 type classifier struct {
@@ -108,7 +133,7 @@ func (c classifier) classify(p string, ds *diag.List) fileKind {
 	}
 	if rest, ok := under(p, l.Events); ok {
 		parts := strings.Split(rest, "/")
-		if len(parts) == 2 && dayRe.MatchString(parts[0]) && strings.HasSuffix(parts[1], ".json") {
+		if len(parts) == 2 && isDay(parts[0]) && strings.HasSuffix(parts[1], ".json") {
 			return kindDocument
 		}
 		ds.Warnf(p, 0, 0, "stray-file", "not a record document, so cairn does not read it; record documents go in %s/YYYY-MM-DD/<source>.json", l.Events)
@@ -132,7 +157,7 @@ func (c classifier) classify(p string, ds *diag.List) fileKind {
 	}
 	if rest, ok := under(p, l.Tasks); ok {
 		parts := strings.Split(rest, "/")
-		if len(parts) == 3 && dayRe.MatchString(parts[0]) && parts[2] == "TASKS.md" {
+		if len(parts) == 3 && isDay(parts[0]) && parts[2] == "TASKS.md" {
 			return kindPage
 		}
 		ds.Warnf(p, 0, 0, "stray-file", "not a task page, so cairn does not read it; task pages are %s/YYYY-MM-DD/<slug>/TASKS.md", l.Tasks)

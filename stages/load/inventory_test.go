@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -475,5 +476,27 @@ func TestBodyOutsideTheWalkIsNotRead(t *testing.T) {
 	if len(out.Diagnostics) != 1 || out.Diagnostics[0].Code != "body-unverified" ||
 		!strings.Contains(out.Diagnostics[0].Message, "hidden or symlinked folder") {
 		t.Errorf("diagnostics %v, want one body-unverified warning for the hidden body", out.Diagnostics)
+	}
+}
+
+// TestNameShapes holds the hand-written shape checks to the patterns they
+// stand for.
+func TestNameShapes(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		check   func(string) bool
+		pattern string
+	}{
+		{"isDay", isDay, `^[0-9]{4}-[0-9]{2}-[0-9]{2}$`},
+		{"isSourceName", isSourceName, `^[A-Za-z0-9][A-Za-z0-9._-]*$`},
+		{"IsFieldName", IsFieldName, `^[a-z][a-z0-9_-]*$`},
+	} {
+		re := regexp.MustCompile(c.pattern)
+		for _, s := range []string{"", "2026-11-02", "2026-11-2", "2026-11-022", "2026/11/02", "２０２６-11-02", "a026-11-02", "2026-1a-02",
+			"github", "GitHub", "ci-runs", "mail.v2", "_x", ".x", "-x", "x y", "x\n", "é", "a/b", "0", "x_y-z.9", "Ax", "a", "a:b", "a\x00"} {
+			if got, want := c.check(s), re.MatchString(s); got != want {
+				t.Errorf("%s(%q) = %v, the pattern says %v", c.name, s, got, want)
+			}
+		}
 	}
 }

@@ -103,7 +103,7 @@ func decodeFrontmatter(p string, data []byte, ds *diag.List) (frontmatter, []byt
 		ds.Errorf(p, line, col, "bad-window", "valid_from %s is after valid_until %s; swap or fix them", fm.ValidFrom, fm.ValidUntil)
 	}
 	for _, name := range slices.Sorted(maps.Keys(fm.Relations)) {
-		if !FieldNameRe.MatchString(name) {
+		if !IsFieldName(name) {
 			line, col := at("relations", name)
 			ds.Errorf(p, line, col, "bad-field-name", "relation name %q must match ^[a-z][a-z0-9_-]*$; rename it", name)
 		}

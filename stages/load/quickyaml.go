@@ -245,7 +245,7 @@ func relationsBlock(lines []string, i int) (map[string][]string, []quickKey, int
 			return nil, nil, i, false
 		}
 		name, value, found := strings.Cut(l[n:], ":")
-		if !found || !FieldNameRe.MatchString(name) || yamlWords[name] || value != "" && value[0] != ' ' {
+		if !found || !IsFieldName(name) || yamlWords[name] || value != "" && value[0] != ' ' {
 			return nil, nil, i, false
 		}
 		if _, dup := rel[name]; dup {

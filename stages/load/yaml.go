@@ -133,9 +133,11 @@ func safeDecode(n *yaml.Node, out any) (err error) {
 	return n.Decode(out)
 }
 
+// The patterns of the yaml package's error texts, compiled when an error
+// is first reported: every process would otherwise compile them at start.
 var (
-	yamlLineRE   = regexp.MustCompile(`^(?:yaml: )?line (\d+): `)
-	yamlAnchorRE = regexp.MustCompile(`unknown anchor '([^']*)' referenced`)
+	yamlLineRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:yaml: )?line (\d+): `) })
+	yamlAnchorRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`unknown anchor '([^']*)' referenced`) })
 )
 
 // yamlParserProblems are the problems the yaml parser (not its scanner)
@@ -160,14 +162,14 @@ var yamlParserProblems = []string{
 // inside a nested block is reported at the line where that block starts.
 func syntaxErrorLine(err error, data []byte) int {
 	msg := err.Error()
-	if m := yamlAnchorRE.FindStringSubmatch(msg); m != nil {
+	if m := yamlAnchorRE().FindStringSubmatch(msg); m != nil {
 		if i := strings.Index(string(data), "*"+m[1]); i >= 0 {
 			line, _ := diag.LineCol(data, int64(i))
 			return line
 		}
 		return 1
 	}
-	m := yamlLineRE.FindStringSubmatch(msg)
+	m := yamlLineRE().FindStringSubmatch(msg)
 	if m == nil {
 		// yaml omits the line when its mark is on the first line.
 		return 1
@@ -181,7 +183,7 @@ func syntaxErrorLine(err error, data []byte) int {
 
 // splitYAMLLine splits yaml's "line N: text" into N and text.
 func splitYAMLLine(msg string) (int, string) {
-	m := yamlLineRE.FindStringSubmatch(msg)
+	m := yamlLineRE().FindStringSubmatch(msg)
 	if m == nil {
 		return 1, msg
 	}

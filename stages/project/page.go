@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/cairn-kb/cairn/stages/load"
 	"github.com/cairn-kb/cairn/stages/model"
@@ -132,7 +133,9 @@ func mergeFields(tk *tokenizer, it *Item) {
 }
 
 // linkRe matches inline Markdown links and images: [text](target "title").
-var linkRe = regexp.MustCompile(`\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)`)
+var linkRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)`)
+})
 
 // Links returns the targets of a page's Markdown links outside fenced code:
 // https URLs as they are, relative links resolved to base-relative paths
@@ -145,7 +148,7 @@ func Links(pagePath, body string) []string {
 		if code.InCode(strings.TrimRight(line, "\r")) {
 			continue
 		}
-		for _, m := range linkRe.FindAllStringSubmatch(line, -1) {
+		for _, m := range linkRe().FindAllStringSubmatch(line, -1) {
 			if l := resolveLink(pagePath, m[1]); l != "" {
 				out = append(out, l)
 			}
