@@ -195,7 +195,7 @@ func (e *engine) prepare() (prepared, error) {
 	if err != nil {
 		return prepared{}, err
 	}
-	ids := project.NewIdentities(e.c.Config())
+	ids := e.c.Identities()
 	for _, t := range e.parsed.Terms {
 		if role, ok := roleTerms[t]; ok {
 			e.roles = append(e.roles, role)

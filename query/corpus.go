@@ -28,6 +28,8 @@ import (
 // the indexed and scanned packs identical.
 type corpus interface {
 	Config() model.Config
+	// Identities are the configuration's, made once for the corpus.
+	Identities() project.Identities
 	SemanticsDigest() string
 	Len() int
 	// Fields is fields.tsv; callers share it and must not change it.
@@ -367,11 +369,12 @@ func baseErrors(errs []diag.Diagnostic) error {
 	return &UsageError{Msg: fmt.Sprintf("the base has %d error(s), so no context can be read from it; the first: %s; run cairn build to see them all", len(errs), errs[0])}
 }
 
-func (c *scanCorpus) Config() model.Config      { return c.cfg }
-func (c *scanCorpus) SemanticsDigest() string   { return c.semantics }
-func (c *scanCorpus) Len() int                  { return c.n }
-func (c *scanCorpus) Fields() []artifacts.Field { return c.fields }
-func (c *scanCorpus) HasBody(uri string) bool   { return c.bodies[uri] }
+func (c *scanCorpus) Config() model.Config           { return c.cfg }
+func (c *scanCorpus) Identities() project.Identities { return c.proj.Identities() }
+func (c *scanCorpus) SemanticsDigest() string        { return c.semantics }
+func (c *scanCorpus) Len() int                       { return c.n }
+func (c *scanCorpus) Fields() []artifacts.Field      { return c.fields }
+func (c *scanCorpus) HasBody(uri string) bool        { return c.bodies[uri] }
 
 // locate finds the unit that holds an ordinal, and the item's position
 // in it.

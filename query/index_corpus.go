@@ -159,6 +159,7 @@ func (c *indexCorpus) Close() error {
 }
 func (c *indexCorpus) Config() model.Config               { return c.cfg }
 func (c *indexCorpus) SemanticsDigest() string            { return c.semantics }
+func (c *indexCorpus) Identities() project.Identities     { return c.proj.Identities() }
 func (c *indexCorpus) Len() int                           { return c.r.Items() }
 func (c *indexCorpus) Fields() []artifacts.Field          { return c.fields }
 func (c *indexCorpus) Row(ord int) (artifacts.Doc, error) { return c.r.Row(ord) }

@@ -109,6 +109,10 @@ func (p *Projector) UseBody(b model.Body) {
 	p.bodies[b.URI] = b
 }
 
+// Identities are the configuration's identities the projector resolves
+// relation values with.
+func (p *Projector) Identities() Identities { return p.ids }
+
 // Diagnostics are the mistakes found while preparing the projection.
 func (p *Projector) Diagnostics() []diag.Diagnostic { return p.diags }
 
