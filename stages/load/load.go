@@ -110,8 +110,8 @@ func Take(ctx context.Context, dir string, fsys fs.FS, stat artifacts.StatLookup
 	if ok {
 		l := cfg.Layers
 		top := map[string]bool{}
-		for _, dir := range []string{l.Events, l.Index, l.Wiki, l.Projects, l.Tasks, l.Bodies} {
-			top[strings.SplitN(dir, "/", 2)[0]] = true
+		for _, layer := range []string{l.Events, l.Index, l.Wiki, l.Projects, l.Tasks, l.Bodies} {
+			top[strings.SplitN(layer, "/", 2)[0]] = true
 		}
 		c := newClassifier(cfg)
 		walked, fast, ok := fastWalk(dir, c, top)
