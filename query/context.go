@@ -230,7 +230,11 @@ func (e *engine) score() error {
 	// Read every matched item's row at once, in ordinal order, so that
 	// near rows share reads; the scored items are made in one block, in
 	// the same order, and found by ordinal with a binary search.
-	var all []int
+	hits := 0
+	for _, st := range e.terms {
+		hits += len(st.hits)
+	}
+	all := make([]int, 0, hits)
 	for _, st := range e.terms {
 		for _, h := range st.hits {
 			all = append(all, int(h.ord))
@@ -297,7 +301,7 @@ func (e *engine) score() error {
 	}
 	e.pool = append(e.pool, extra...)
 	slices.SortFunc(e.pool, func(a, b *scored) int { return cmp.Compare(a.ord, b.ord) })
-	recent := map[string]int{} // recency points by source and date
+	recent := map[sourceDay]int{} // recency points by source and date
 	for _, s := range e.pool {
 		// The title is compared only when it holds every term at all.
 		if len(e.terms) > 0 && titleMayBe(s.row.Title, e.parsed.Terms) && titleIs(s.row.Title, e.parsed.Terms) {
@@ -362,7 +366,7 @@ func (e *engine) identifiedBy(s *scored, t string) bool {
 // bonuses are the points of an item that matched: created evidence,
 // recency, and the closed and navigation penalties. recent caches recency
 // points by source and day across items; rec, when given, gets reasons.
-func (e *engine) bonuses(s *scored, cfg model.Config, recent map[string]int, rec *[]Reason) int {
+func (e *engine) bonuses(s *scored, cfg model.Config, recent map[sourceDay]int, rec *[]Reason) int {
 	note := func(code string, pts int, detail string) {
 		if rec != nil {
 			*rec = append(*rec, Reason{Code: code, Points: pts, Detail: detail})
@@ -374,7 +378,7 @@ func (e *engine) bonuses(s *scored, cfg model.Config, recent map[string]int, rec
 		note("created", pointsCreated, "")
 	}
 	if hl := cfg.Sources[s.row.Source].Recency.HalfLifeDays; hl > 0 {
-		key := s.row.Source + "\x00" + s.row.Date
+		key := sourceDay{s.row.Source, s.row.Date}
 		r, ok := recent[key]
 		if !ok {
 			r = recency(s.row.Date, e.req.AsOf, hl)
@@ -402,6 +406,9 @@ func (e *engine) bonuses(s *scored, cfg model.Config, recent map[string]int, rec
 	}
 	return pts
 }
+
+// sourceDay keys the recency points of a source's items of one day.
+type sourceDay struct{ source, day string }
 
 // reasons replays an item's score with its reasons, in the order the
 // score was added up: its terms, a complete URI, title, phrase, the
