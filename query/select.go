@@ -175,24 +175,28 @@ func itemRef(node string) (int, bool) {
 // the sort's n·log n comparisons.
 func (e *engine) order() {
 	fields := e.c.Fields()
-	b2i := func(b bool) int {
+	b2i := func(b bool) int32 {
 		if b {
 			return 1
 		}
 		return 0
 	}
+	// Keys are 32-bit: a term gives at most 16,000 points (weights are at
+	// most 100, rarity 16), so a score needs more than 130,000 terms to
+	// leave the range; a common-word query orders tens of thousands of
+	// these.
 	type keyed struct {
 		s    *scored
-		keys [6]int // larger first
+		keys [6]int32 // larger first
 	}
 	list := make([]keyed, len(e.pool))
 	for i, s := range e.pool {
 		commitment := len(e.terms) == 1 && s.direct && hasFlag(s.row, project.FlagActive) && s.row.Kind == "projects" &&
 			hasField(s.row, fields, "next_action")
 		if e.parsed.Last {
-			list[i] = keyed{s, [6]int{b2i(commitment), b2i(s.row.Date != ""), b2i(s.direct), b2i(s.related), s.bestWeight}}
+			list[i] = keyed{s, [6]int32{b2i(commitment), b2i(s.row.Date != ""), b2i(s.direct), b2i(s.related), int32(s.bestWeight)}}
 		} else {
-			list[i] = keyed{s, [6]int{b2i(commitment), b2i(s.direct), s.matched, b2i(s.related), b2i(isPage(s.row)), s.score}}
+			list[i] = keyed{s, [6]int32{b2i(commitment), b2i(s.direct), int32(s.matched), b2i(s.related), b2i(isPage(s.row)), int32(s.score)}}
 		}
 	}
 	// The last key, URI order, is unique: no stable sort is needed.
