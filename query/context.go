@@ -290,7 +290,7 @@ func (e *engine) score() error {
 			if !s.direct || !e.identifiedBy(s, t) {
 				s.direct, s.identity = true, true
 				s.matched++
-				s.uriTerms = append(s.uriTerms, t)
+				s.moreOf().uriTerms = append(s.moreOf().uriTerms, t)
 				s.score += pointsIdentifier
 			}
 		}
@@ -417,13 +417,17 @@ type sourceDay struct{ source, day string }
 func (e *engine) reasons(s *scored) []Reason {
 	var rs []Reason
 	acc := scored{ord: s.ord, row: s.row}
+	var more scoredMore
+	if s.more != nil {
+		more = *s.more
+	}
 	fields := e.c.Fields()
 	for ti, st := range e.terms {
 		if h, ok := st.hit(s.ord); ok {
 			e.scoreTerm(&acc, ti, h, fields, &rs)
 		}
 	}
-	for _, t := range s.uriTerms {
+	for _, t := range more.uriTerms {
 		acc.score += pointsIdentifier
 		rs = append(rs, Reason{Code: "identifier", Points: pointsIdentifier, Detail: "uri " + t})
 	}
@@ -438,7 +442,7 @@ func (e *engine) reasons(s *scored) []Reason {
 	if acc.score > 0 {
 		e.bonuses(&acc, e.c.Config(), nil, &rs)
 	}
-	return append(rs, s.later...)
+	return append(rs, more.later...)
 }
 
 // exactOwn reports whether term exactly names the item itself (its id or

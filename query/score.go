@@ -54,18 +54,32 @@ type scored struct {
 	row        *artifacts.Doc // shared with the corpus's rows; not changed
 	item       *project.Item
 	score      int
-	matched    int      // query terms it matched
-	bestWeight int      // the weight of its strongest matching field
-	standing   int      // position in the ranked list a pack is selected from
-	count      int      // items it stands for after collapse (1 or more)
-	uriTerms   []string // query terms that are the item's complete URI
-	later      []Reason // reasons added after scoring: expansion, pin
-	titled     bool     // the title is the whole query
-	phrased    bool     // the query appears as a phrase in a field
-	direct     bool     // an exact identifier matched
-	identity   bool     // an exact match on its own id or URI (recovers a policy role)
-	related    bool     // joined by --expand
+	matched    int         // query terms it matched
+	bestWeight int         // the weight of its strongest matching field
+	standing   int         // position in the ranked list a pack is selected from
+	count      int         // items it stands for after collapse (1 or more)
+	more       *scoredMore // what few items have; nil for the rest
+	titled     bool        // the title is the whole query
+	phrased    bool        // the query appears as a phrase in a field
+	direct     bool        // an exact identifier matched
+	identity   bool        // an exact match on its own id or URI (recovers a policy role)
+	related    bool        // joined by --expand
 	pinned     bool
+}
+
+// scoredMore is what only a few scored items hold, kept apart so that the
+// tens of thousands of a common-word query stay small.
+type scoredMore struct {
+	uriTerms []string // query terms that are the item's complete URI
+	later    []Reason // reasons added after scoring: expansion, pin
+}
+
+// moreOf is s's scoredMore, made on first use.
+func (s *scored) moreOf() *scoredMore {
+	if s.more == nil {
+		s.more = &scoredMore{}
+	}
+	return s.more
 }
 
 // termStats is what one query term matched across the corpus.

@@ -68,7 +68,7 @@ func (e *engine) pins() ([]*scored, []RejectedPin, error) {
 			e.pool = append(e.pool, s)
 		}
 		s.pinned = true
-		s.later = append(s.later, Reason{Code: "pin", Points: 0, Detail: "requested with --pin"})
+		s.moreOf().later = append(s.moreOf().later, Reason{Code: "pin", Points: 0, Detail: "requested with --pin"})
 		pins = append(pins, s)
 	}
 	return pins, rejected, nil
@@ -141,7 +141,7 @@ func (e *engine) expand() error {
 		if joined[s.ord] && s.score > 0 && !s.related {
 			s.related = true
 			s.score += pointsExpand
-			s.later = append(s.later, Reason{Code: "expand", Points: pointsExpand, Detail: "shares an entity with a top candidate"})
+			s.moreOf().later = append(s.moreOf().later, Reason{Code: "expand", Points: pointsExpand, Detail: "shares an entity with a top candidate"})
 		}
 	}
 	slices.Sort(hubs)
