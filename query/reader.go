@@ -665,9 +665,11 @@ func (a *file) lineOf(floor, mid int64) (int64, []byte, error) {
 // at 100k records 64 beat both 32 and 256 on a rare and a common query.
 // batchRows bounds one read, so that its buffer (about 120 KB, reused)
 // stays small whatever the query: fresh memory is paid for page by page.
+// rowsBlock is that buffer's first size when many rows are read.
 const (
 	rowGap    = 64
 	batchRows = 512
+	rowsBlock = 128 << 10
 )
 
 // Rows reads the rows of many ordinals (sorted, distinct) in a few
@@ -719,6 +721,12 @@ func inParts(n int, part func(k int) error) error {
 // rowsInto reads the rows of ords into out, which has a place for each.
 func (r *Reader) rowsInto(ords []int, out []artifacts.Doc) error {
 	var offs, block []byte // reused from batch to batch
+	if len(ords) >= batchRows {
+		// Batches of many rows come near the bound: one block of about
+		// their size from the start, rather than a series of doublings
+		// that each cost fresh memory.
+		block = make([]byte, 0, min(r.docs.size, rowsBlock))
+	}
 	var dd artifacts.DocDecoder
 	for i := 0; i < len(ords); {
 		j := i + 1
