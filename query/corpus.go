@@ -41,8 +41,9 @@ type corpus interface {
 	Search(uri string) (int, error)
 	// Postings of an exact dictionary term; ok is false when absent.
 	Postings(term string) ([]artifacts.Posting, bool, error)
-	// TermsWith lists the dictionary terms that contain sub, sorted.
-	TermsWith(sub string) ([]string, error)
+	// PostingsContaining gives, in dictionary order, the postings of every
+	// dictionary term that contains sub, exact identifier terms aside.
+	PostingsContaining(sub string) ([]artifacts.TermPostings, error)
 	// Item re-reads one item in full, with its field values; row is the
 	// item's row as Row or Rows gave it, so that it is not read twice.
 	Item(ord int, row artifacts.Doc) (project.Item, error)
@@ -420,14 +421,14 @@ func (c *scanCorpus) Postings(term string) ([]artifacts.Posting, bool, error) {
 	return p, ok, nil
 }
 
-func (c *scanCorpus) TermsWith(sub string) ([]string, error) {
-	var out []string
-	for t := range c.postings {
-		if strings.Contains(t, sub) {
-			out = append(out, t)
+func (c *scanCorpus) PostingsContaining(sub string) ([]artifacts.TermPostings, error) {
+	var out []artifacts.TermPostings
+	for t, ps := range c.postings {
+		if strings.Contains(t, sub) && !strings.HasPrefix(t, project.ExactPrefix) {
+			out = append(out, artifacts.TermPostings{Term: t, Postings: ps})
 		}
 	}
-	slices.Sort(out)
+	slices.SortFunc(out, func(a, b artifacts.TermPostings) int { return strings.Compare(a.Term, b.Term) })
 	return out, nil
 }
 

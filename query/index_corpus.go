@@ -178,14 +178,23 @@ func (c *indexCorpus) Postings(term string) ([]artifacts.Posting, bool, error) {
 	return p, err == nil, err
 }
 
-func (c *indexCorpus) TermsWith(sub string) ([]string, error) {
+// PostingsContaining reads each matching term's postings through the
+// dictionary entry the sweep found, without looking the term up again.
+func (c *indexCorpus) PostingsContaining(sub string) ([]artifacts.TermPostings, error) {
 	entries, err := c.r.TermsWith(sub)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]string, len(entries))
-	for i, e := range entries {
-		out[i] = e.Term
+	var out []artifacts.TermPostings
+	for _, e := range entries {
+		if strings.HasPrefix(e.Term, project.ExactPrefix) {
+			continue
+		}
+		ps, err := c.r.Postings(e)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, artifacts.TermPostings{Term: e.Term, Postings: ps})
 	}
 	return out, nil
 }

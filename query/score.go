@@ -136,31 +136,29 @@ func lookupTerm(c corpus, ids project.Identities, term string, win *candidates) 
 		}
 		add(ps, true)
 	}
-	var err error
-	var dict []string
+	lists := 0 // dictionary terms whose postings were gathered
 	if project.IsIdentifierShaped(term) {
-		dict, err = c.TermsWith(term)
+		containing, err := c.PostingsContaining(term)
 		if err != nil {
 			return nil, err
 		}
-	} else {
-		dict = []string{term}
-	}
-	for _, d := range dict {
-		if strings.HasPrefix(d, project.ExactPrefix) {
-			continue
+		for _, tp := range containing {
+			add(tp.Postings, false)
 		}
-		ps, _, err := c.Postings(d)
+		lists = len(containing)
+	} else if !strings.HasPrefix(term, project.ExactPrefix) {
+		ps, _, err := c.Postings(term)
 		if err != nil {
 			return nil, err
 		}
 		add(ps, false)
+		lists = 1
 	}
 	// Postings of one dictionary term are sorted by item; an identifier
 	// term gathers several lists, whose merge keeps each list's order.
 	slices.Sort(exact)
 	exact = slices.Compact(exact)
-	if len(dict) > 1 {
+	if lists > 1 {
 		slices.SortStableFunc(found, func(a, b artifacts.Posting) int { return cmp.Compare(a.Doc, b.Doc) })
 	}
 	st.hits = make([]termHit, 0, len(exact)+len(found))
