@@ -136,6 +136,10 @@ func keyLine(root *yaml.Node, keys ...string) (int, int) {
 
 // validateConfig checks the values strict decoding cannot: names, ranges,
 // enumerations, globs and identity aliases.
+// MaxHalfLifeDays bounds a source's recency half-life: a thousand years
+// and more, far past any base's age, and a number docs.key holds.
+const MaxHalfLifeDays = 1_000_000
+
 func validateConfig(cfg model.Config, root *yaml.Node, ds *diag.List) {
 	errAt := func(keys []string, code, format string, args ...any) {
 		line, col := keyLine(root, keys...)
@@ -162,6 +166,9 @@ func validateConfig(cfg model.Config, root *yaml.Node, ds *diag.List) {
 		}
 		if s.Recency.HalfLifeDays < 0 {
 			errAt(append(at, "recency", "half_life_days"), "bad-half-life", "half_life_days of %q is negative; use a positive number of days, or omit it for no recency bonus", name)
+		}
+		if s.Recency.HalfLifeDays > MaxHalfLifeDays {
+			errAt(append(at, "recency", "half_life_days"), "bad-half-life", "half_life_days of %q is %d; use at most %d days, or omit it for no recency bonus", name, s.Recency.HalfLifeDays, MaxHalfLifeDays)
 		}
 		if s.Category != "" && !slices.Contains(Categories, s.Category) {
 			errAt(append(at, "category"), "bad-category", "category %q of source %q; use one of: %s", s.Category, name, strings.Join(Categories, ", "))

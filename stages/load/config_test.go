@@ -100,6 +100,9 @@ layers:
 			`cairn.yaml:5:15: error: half_life_days of "github" is negative; use a positive number of days, or omit it for no recency bonus [bad-half-life]`,
 			`cairn.yaml:6:3: error: source name "bad name" must be letters, digits, dot, dash or underscore; rename it [bad-source-name]`,
 		}},
+		{"half-life past the bound", "sources:\n  chat:\n    recency: {half_life_days: 1000001}\n  mail:\n    recency: {half_life_days: 1000000}\n", true, []string{
+			`cairn.yaml:3:15: error: half_life_days of "chat" is 1000001; use at most 1000000 days, or omit it for no recency bonus [bad-half-life]`,
+		}},
 		{"identities", "identities:\n  marc:\n    canonical: person:email/marc@x.test\n    aliases: [person:github/marc-b, marc@old.test]\n  mark:\n    canonical: person:email/mark@x.test\n    aliases: [marc@old.test, '']\n  bad:\n    canonical: not a uri\n", true, []string{
 			`cairn.yaml:7:5: error: identity "mark" has an empty alias; remove it [bad-identity]`,
 			`cairn.yaml:7:5: error: "marc@old.test" names both identity "marc" and "mark"; an alias belongs to one identity [duplicate-alias]`,
