@@ -49,7 +49,7 @@ func Tokens(s string, word func(w string, runes int), ident func(id string)) {
 	flushIdent := func(end int) {
 		if ident != nil && marked {
 			tok := strings.TrimFunc(s[is:end], func(r rune) bool { return !isWordRune(r) })
-			if utf8.RuneCountInString(tok) >= MinIdentRunes && strings.ContainsAny(tok, identMarks) {
+			if utf8.RuneCountInString(tok) >= MinIdentRunes && IsIdentifierShaped(tok) {
 				ident(lower(tok))
 			}
 		}
@@ -88,8 +88,18 @@ func Tokens(s string, word func(w string, runes int), ident func(id string)) {
 }
 
 // IsIdentifierShaped reports whether a query term may match identifier
-// substrings: it holds one of - / : @ .
-func IsIdentifierShaped(term string) bool { return strings.ContainsAny(term, identMarks) }
+// substrings: it holds one of - / : @ . The marks are ASCII, which no
+// byte of a multi-byte rune equals, so the bytes are compared directly:
+// the build asks this of every word of every title.
+func IsIdentifierShaped(term string) bool {
+	for i := 0; i < len(term); i++ {
+		switch term[i] {
+		case '-', '/', ':', '@', '.':
+			return true
+		}
+	}
+	return false
+}
 
 // Exact normalises a value for exact identifier matching: lowercase, with
 // control characters read as spaces, runs of whitespace folded to one space
