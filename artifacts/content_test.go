@@ -2,6 +2,7 @@ package artifacts
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -43,7 +44,7 @@ func TestContentRefusals(t *testing.T) {
 	}
 	good := contentHeader + "a.md\tdocs\nb.md\t-\n"
 	for name, data := range map[string]string{
-		"header":       strings.Replace(good, "v1", "v9", 1),
+		"header":       strings.Replace(good, fmt.Sprintf("v%d", FormatVersion), "v9", 1),
 		"no point":     contentHeader + "a.md\n",
 		"out of order": contentHeader + "b.md\t-\na.md\t-\n",
 		"three cells":  contentHeader + "a.md\tx\ty\n",

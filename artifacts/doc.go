@@ -24,10 +24,39 @@
 //	urlkey   16 hex digits: xxhash64 of the item's url field value, or -
 //	title    the item's title (tabs and line breaks as spaces), or -
 //
-// docs.off — fixed-width offsets of docs.tsv rows, so that a reader can fetch
-// the row of ordinal i without reading the file: line i (0-based, after a
-// header line of the same width) holds the byte offset of row i in docs.tsv,
-// as 19 decimal digits and LF.
+// docs.key — one fixed-width line per docs.tsv row, after a header line
+// "#cairn docs.key v<version> width <W>" padded with spaces to the same
+// width W, so the line of ordinal i starts at byte W·(i+1). It holds, for
+// every item, what a query ranks by, so that a query reads about 160 bytes
+// per candidate and the docs.tsv rows of only the items a pack shows:
+//
+//	offset    12 hex digits: where the item's row starts in docs.tsv
+//	chrono    8 hex: the item's rank newest first (time, else date; URI
+//	          breaks ties)
+//	day       YYYY-MM-DD when the row's date is a valid day, else 10 dashes
+//	source    8 hex: the rank of the item's source among the base's sources
+//	halflife  8 hex: the source's recency half-life in days, 0 for none
+//	flags     4 hex: bits, from the lowest: created, superseded, done,
+//	          deprecated, nav, active, received, private (the row's flags),
+//	          page (kind wiki or projects), project (kind projects), record
+//	          (the row has a span), id (the URI has #id), dated, bounded
+//	          (a validity bound)
+//	tgroup    8 hex: the ordinal of the first item of the same source and
+//	          title, or 8 dashes for an item without a title
+//	tterms    16 hex: xxhash64 of the title's query terms, each followed by
+//	          NUL (the title's kept words, each once, in first-seen order)
+//	ugroup    8 hex: the ordinal of the first item of the same urlkey, or 8
+//	          dashes
+//	ownid     8 hex: the low 32 bits of xxhash64 of the record's decoded
+//	          id, case folded (every rune as the least of its simple
+//	          case-folding orbit); 0 for an item without an id
+//	ownuri    8 hex: the same of the URI
+//	digest    16 hex: the row's digest
+//	norms     one character per field of fields.tsv, by ordinal: 0 when the
+//	          item has no words in the field, else ⌊log2 n⌋+1 for its n
+//	          words, written 1-9a-v; - for a base without fields
+//
+// Columns are separated by TAB, and every line ends with LF.
 //
 // fields.tsv — the fields that carry searchable text, sorted by name; the
 // row number is the field ordinal used by docs.tsv and postings.tsv.

@@ -39,26 +39,18 @@ type Doc struct {
 
 var docsHeader = header(docsName, "uri", "kind", "source", "date", "time", "valid", "flags", "lengths", "digest", "span", "urlkey", "title")
 
-// docsOffWidth is the width of one docs.off line, LF included.
-const docsOffWidth = 20
-
-var docsOffHeader = fmt.Sprintf("%-*s\n", docsOffWidth-1, fmt.Sprintf("#cairn %s v%d", docsOffName, FormatVersion))
-
-// EncodeDocs renders docs.tsv and docs.off. Rows must already be sorted by
-// URI; the caller owns the order because ordinals are shared with postings.
-func EncodeDocs(rows []Doc) (docs, off []byte) {
+// encodeDocRows renders docs.tsv, and where each row starts in it.
+func encodeDocRows(rows []Doc) (docs []byte, offsets []int64) {
 	var b bytes.Buffer
-	var o bytes.Buffer
+	offsets = make([]int64, len(rows))
 	size := len(docsHeader)
 	for _, d := range rows {
 		size += len(d.URI) + len(d.Source) + len(d.Title) + 116 + 8*len(d.Lengths) + 12*len(d.Flags)
 	}
 	b.Grow(size)
 	b.WriteString(docsHeader)
-	o.Grow(docsOffWidth * (len(rows) + 1))
-	o.WriteString(docsOffHeader)
-	for _, d := range rows {
-		fmt.Fprintf(&o, "%019d\n", b.Len())
+	for i, d := range rows {
+		offsets[i] = int64(b.Len())
 		b.WriteString(CleanCell(d.URI))
 		b.WriteByte('\t')
 		b.WriteString(dash(d.Kind))
@@ -102,7 +94,7 @@ func EncodeDocs(rows []Doc) (docs, off []byte) {
 		b.WriteString(dash(CleanCell(d.Title)))
 		b.WriteByte('\n')
 	}
-	return b.Bytes(), o.Bytes()
+	return b.Bytes(), offsets
 }
 
 // DecodeDocs parses a whole docs.tsv.
@@ -257,26 +249,4 @@ func (dd *DocDecoder) Decode(n int, line string) (Doc, error) {
 		d.SpanOff, d.SpanLen = off, ln
 	}
 	return d, nil
-}
-
-// DocOffset returns the byte offset in docs.tsv of the row of ordinal i,
-// read from the docs.off bytes at [i+1)*width, i.e. one fixed-width line.
-func DocOffset(offLine []byte) (int64, error) {
-	var v int64
-	ok := len(offLine) == docsOffWidth && offLine[docsOffWidth-1] == '\n'
-	for i := 0; ok && i < docsOffWidth-1; i++ {
-		c := offLine[i]
-		ok = '0' <= c && c <= '9'
-		v = v*10 + int64(c-'0')
-	}
-	if !ok || v < 0 { // 19 digits can overflow: the wrapped value is negative
-		return 0, &CorruptError{Path: DocsOffPath, Msg: fmt.Sprintf("offset line %q is not %d digits and LF", offLine, docsOffWidth-1)}
-	}
-	return v, nil
-}
-
-// DocsOffLine returns where the offset line of ordinal i starts in docs.off
-// and its width.
-func DocsOffLine(i int) (off int64, width int) {
-	return int64(i+1) * docsOffWidth, docsOffWidth
 }

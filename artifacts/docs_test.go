@@ -47,8 +47,52 @@ var sampleDocs = []Doc{
 	{URI: "wiki/𝔘nicode.md", Kind: "wiki", Source: "wiki", ValidFrom: "2026-01-01", ValidUntil: "2026-12-31", SpanOff: -1},
 }
 
+// sampleFieldCount is the field count sampleDocs's lengths name.
+const sampleFieldCount = 6
+
+// keysOf makes plausible keys for rows: package project computes the real
+// ones, which this package only encodes and decodes.
+func keysOf(rows []Doc, fields int) []Key {
+	keys := make([]Key, len(rows))
+	for i, d := range rows {
+		k := Key{Chrono: uint32(len(rows) - 1 - i), Source: uint32(i % 3), TitleGroup: -1, URLGroup: -1,
+			OwnID: uint32(i) * 0x9e3779b9, OwnURI: ^uint32(i), Digest: 0x0123456789abcdef ^ uint64(i), Norms: make([]byte, fields)}
+		if d.Date != "" {
+			k.Day = 20260000 + int32(i%12+1)*100 + int32(i%28+1)
+			k.Flags |= KeyDated
+		}
+		if d.Title != "" {
+			k.TitleGroup = int32(i)
+			k.TitleTerms = uint64(i+1) << 40
+		}
+		if d.URLKey != "" {
+			k.URLGroup = 0
+		}
+		if d.SpanOff >= 0 {
+			k.Flags |= KeyRecord
+			k.HalfLife = 14
+		}
+		for _, l := range d.Lengths {
+			if int(l.Field) < fields {
+				k.Norms[l.Field] = byte(min(l.N, MaxNorm))
+			}
+		}
+		keys[i] = k
+	}
+	return keys
+}
+
+func encodeDocs(t testing.TB, rows []Doc, fields int) (docs, key []byte) {
+	t.Helper()
+	docs, key, err := EncodeDocs(rows, keysOf(rows, fields), fields)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return docs, key
+}
+
 func TestDocsRoundTrip(t *testing.T) {
-	docs, off := EncodeDocs(sampleDocs)
+	docs, key := encodeDocs(t, sampleDocs, sampleFieldCount)
 	got, err := DecodeDocs(docs)
 	if err != nil {
 		t.Fatal(err)
@@ -56,22 +100,22 @@ func TestDocsRoundTrip(t *testing.T) {
 	if diff := cmp.Diff(sampleDocs, got); diff != "" {
 		t.Errorf("DecodeDocs(EncodeDocs(x)) differs (-want +got):\n%s", diff)
 	}
-	docs2, off2 := EncodeDocs(got)
+	docs2, key2 := encodeDocs(t, got, sampleFieldCount)
 	if !bytes.Equal(docs, docs2) {
 		t.Errorf("EncodeDocs(DecodeDocs(b)) != b:\n%s\n---\n%s", docs, docs2)
 	}
-	if !bytes.Equal(off, off2) {
-		t.Errorf("docs.off differs after a round trip")
+	if !bytes.Equal(key, key2) {
+		t.Errorf("docs.key differs after a round trip")
 	}
 }
 
 func TestDocsEmptyTable(t *testing.T) {
-	docs, off := EncodeDocs(nil)
-	if want := "#cairn docs v1\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tlengths\tdigest\tspan\turlkey\ttitle\n"; string(docs) != want {
+	docs, key := encodeDocs(t, nil, 0)
+	if want := "#cairn docs v2\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tlengths\tdigest\tspan\turlkey\ttitle\n"; string(docs) != want {
 		t.Errorf("docs.tsv = %q, want %q", docs, want)
 	}
-	if want := "#cairn docs.off v1 \n"; string(off) != want {
-		t.Errorf("docs.off = %q, want %q", off, want)
+	if want := "#cairn docs.key v2 width 128" + strings.Repeat(" ", 99) + "\n"; string(key) != want {
+		t.Errorf("docs.key = %q, want %q", key, want)
 	}
 	rows, err := DecodeDocs(docs)
 	if err != nil || rows != nil {
@@ -80,47 +124,58 @@ func TestDocsEmptyTable(t *testing.T) {
 }
 
 func TestDocsExactBytes(t *testing.T) {
-	docs, off := EncodeDocs([]Doc{
+	rows := []Doc{
 		{URI: "events/2026-11-02/github.json#HAR-142", Kind: "events", Source: "github", Date: "2026-11-02",
 			Time: "2026-11-02T09:14:00Z", Flags: []string{"created", "shared"},
 			Lengths: []FieldLen{{0, 3}, {2, 12}}, Digest: "0123456789abcdef", SpanOff: 312, SpanLen: 148,
 			Title: "Fix\tthe build"},
 		{URI: "wiki/café.md", Kind: "wiki", Source: "wiki", ValidUntil: "2027-01-01", SpanOff: -1, URLKey: "00000000000000aa"},
-	})
-	want := "#cairn docs v1\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tlengths\tdigest\tspan\turlkey\ttitle\n" +
+	}
+	keys := []Key{
+		{Offset: 999, Chrono: 0, Day: 20261102, Source: 0, HalfLife: 14, Flags: KeyCreated | KeyRecord | KeyID | KeyDated,
+			TitleGroup: 0, TitleTerms: 0xfedcba9876543210, URLGroup: -1, OwnID: 0xdeadbeef, OwnURI: 0x1, Digest: 0x0123456789abcdef,
+			Norms: []byte{2, 0, 4}},
+		{Chrono: 1, Source: 1, Flags: KeyPage | KeyBounded, TitleGroup: -1, URLGroup: 1, OwnURI: 0xffffffff, Norms: []byte{0, 31, 0}},
+	}
+	docs, key, err := EncodeDocs(rows, keys, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "#cairn docs v2\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tlengths\tdigest\tspan\turlkey\ttitle\n" +
 		"events/2026-11-02/github.json#HAR-142\tevents\tgithub\t2026-11-02\t2026-11-02T09:14:00Z\t-\tcreated,shared\t0:3,2:12\t0123456789abcdef\t312+148\t-\tFix the build\n" +
 		"wiki/café.md\twiki\twiki\t-\t-\t..2027-01-01\t-\t-\t-\t-\t00000000000000aa\t-\n"
 	if string(docs) != want {
 		t.Errorf("docs.tsv:\n got %q\nwant %q", docs, want)
 	}
-	wantOff := "#cairn docs.off v1 \n" +
-		"0000000000000000086\n" +
-		"0000000000000000237\n"
-	if string(off) != wantOff {
-		t.Errorf("docs.off:\n got %q\nwant %q", off, wantOff)
+	// The offsets are the encoder's (86 and 237), whatever the keys said.
+	wantKey := "#cairn docs.key v2 width 130" + strings.Repeat(" ", 101) + "\n" +
+		"000000000056\t00000000\t2026-11-02\t00000000\t0000000e\t1c01\t00000000\tfedcba9876543210\t--------\tdeadbeef\t00000001\t0123456789abcdef\t204\n" +
+		"0000000000ed\t00000001\t----------\t00000001\t00000000\t2100\t--------\t0000000000000000\t00000001\t00000000\tffffffff\t0000000000000000\t0v0\n"
+	if string(key) != wantKey {
+		t.Errorf("docs.key:\n got %q\nwant %q", key, wantKey)
 	}
 }
 
-// TestDocsOffFetchesEachRow reads every ordinal the way a query does: the
-// fixed-width offset line, then the row at that offset.
-func TestDocsOffFetchesEachRow(t *testing.T) {
-	docs, off := EncodeDocs(sampleDocs)
-	if want := docsOffWidth * (len(sampleDocs) + 1); len(off) != want {
-		t.Fatalf("len(docs.off) = %d, want %d", len(off), want)
+// TestDocsKeyFetchesEachRow reads every ordinal the way a query does: the
+// fixed-width key line, then the row at the offset it starts with.
+func TestDocsKeyFetchesEachRow(t *testing.T) {
+	keys := keysOf(sampleDocs, sampleFieldCount)
+	docs, key, err := EncodeDocs(sampleDocs, keys, sampleFieldCount)
+	if err != nil {
+		t.Fatal(err)
 	}
+	width := KeyWidth(sampleFieldCount)
+	if want := width * (len(sampleDocs) + 1); len(key) != want {
+		t.Fatalf("len(docs.key) = %d, want %d", len(key), want)
+	}
+	var kd KeyDecoder
 	for i, want := range sampleDocs {
-		o, w := DocsOffLine(i)
-		if w != 20 {
-			t.Fatalf("DocsOffLine(%d) width = %d, want 20", i, w)
-		}
-		if o != int64(20*(i+1)) {
-			t.Errorf("DocsOffLine(%d) offset = %d, want %d", i, o, 20*(i+1))
-		}
-		at, err := DocOffset(off[o : o+int64(w)])
+		line := key[(i+1)*width : (i+2)*width]
+		at, err := KeyOffset(line)
 		if err != nil {
 			t.Fatalf("ordinal %d: %v", i, err)
 		}
-		if at > 0 && docs[at-1] != '\n' {
+		if docs[at-1] != '\n' {
 			t.Errorf("ordinal %d: offset %d is not at a line start", i, at)
 		}
 		rest := docs[at:]
@@ -135,37 +190,14 @@ func TestDocsOffFetchesEachRow(t *testing.T) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("ordinal %d (-want +got):\n%s", i, diff)
 		}
-	}
-}
-
-func TestDocOffsetRejects(t *testing.T) {
-	for _, line := range []string{
-		"",
-		"0000000000000000073",         // no LF
-		"000000000000000073\n",        // 18 digits
-		"00000000000000000073\n",      // 20 digits
-		"00000000000000000x3\n",       // not a number
-		"#cairn docs.off v1 \n",       // the header
-		"0000000000000000073\r",       // CR instead of LF
-		"0000000000000000073\n0000\n", // more than a line
-		"9999999999999999999\n",       // past the largest int64
-		"9223372036854775808\n",       // one past it
-	} {
-		if _, err := DocOffset([]byte(line)); err == nil {
-			t.Errorf("DocOffset(%q) accepted", line)
-		} else {
-			asCorrupt(t, err, DocsOffPath)
+		k, err := kd.Decode(i+2, line, sampleFieldCount)
+		if err != nil {
+			t.Fatalf("ordinal %d: %v", i, err)
 		}
-	}
-}
-
-// TestDocOffsetRefusesSignedOffset: an offset line is exactly 19 digits and
-// LF.
-func TestDocOffsetRefusesSignedOffset(t *testing.T) {
-	for _, line := range []string{"-000000000000000001\n", "+000000000000000001\n"} {
-		v, err := DocOffset([]byte(line))
-		if err == nil {
-			t.Errorf("DocOffset(%q) = %d, nil; want a *CorruptError (only 19 decimal digits are valid)", line, v)
+		wantKey := keys[i]
+		wantKey.Offset = at
+		if diff := cmp.Diff(wantKey, k); diff != "" {
+			t.Errorf("ordinal %d key (-want +got):\n%s", i, diff)
 		}
 	}
 }
@@ -218,7 +250,7 @@ func TestDecodeDocRowRefusesEmptyCells(t *testing.T) {
 }
 
 func FuzzDecodeDocRow(f *testing.F) {
-	docs, _ := EncodeDocs(sampleDocs)
+	docs, _ := encodeDocs(f, sampleDocs, sampleFieldCount)
 	for _, line := range bytes.Split(docs, []byte{'\n'})[1:] {
 		if len(line) > 0 {
 			f.Add(line)
@@ -240,11 +272,11 @@ func FuzzDecodeDocRow(f *testing.F) {
 		if bytes.ContainsAny(line, "\n\r") {
 			return // no row holds a line break; the encoder would rewrite it
 		}
-		enc, off := EncodeDocs([]Doc{d})
+		enc, key := encodeDocs(t, []Doc{d}, 0)
 		hdrEnd := bytes.IndexByte(enc, '\n') + 1
-		at, err := DocOffset(off[20:40])
+		at, err := KeyOffset(key[KeyWidth(0):])
 		if err != nil || at != int64(hdrEnd) {
-			t.Fatalf("docs.off of one row = %d, %v; want %d", at, err, hdrEnd)
+			t.Fatalf("docs.key of one row = %d, %v; want %d", at, err, hdrEnd)
 		}
 		rows, err := DecodeDocs(enc)
 		if err != nil {
@@ -253,7 +285,7 @@ func FuzzDecodeDocRow(f *testing.F) {
 		if diff := cmp.Diff([]Doc{d}, rows); diff != "" {
 			t.Fatalf("round trip of %q (-first +second):\n%s", line, diff)
 		}
-		if again, _ := EncodeDocs(rows); !bytes.Equal(again, enc) {
+		if again, _ := encodeDocs(t, rows, 0); !bytes.Equal(again, enc) {
 			t.Fatalf("second encoding %q differs from first %q", again, enc)
 		}
 	})

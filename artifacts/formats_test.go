@@ -3,6 +3,7 @@ package artifacts
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -28,7 +29,7 @@ type tsvArtifact struct {
 }
 
 func tsvArtifacts(t testing.TB) []tsvArtifact {
-	docs, _ := EncodeDocs(sampleDocs)
+	docs, _ := encodeDocs(t, sampleDocs, sampleFieldCount)
 	dict, post := mustEncodePostings(t, samplePostings)
 	count := func(n int, err error) (int, error) { return n, err }
 	return []tsvArtifact{
@@ -91,18 +92,19 @@ func TestMissingFinalLF(t *testing.T) {
 }
 
 func TestWrongHeaders(t *testing.T) {
+	version := fmt.Sprintf(" v%d\t", FormatVersion)
 	for _, a := range tsvArtifacts(t) {
 		t.Run(a.path, func(t *testing.T) {
 			hdr, body, _ := bytes.Cut(a.data, []byte{'\n'})
 			variants := []struct{ name, header string }{
-				{"next version", strings.Replace(string(hdr), " v1\t", " v2\t", 1)},
-				{"no version", strings.Replace(string(hdr), " v1\t", "\t", 1)},
+				{"next version", strings.Replace(string(hdr), version, fmt.Sprintf(" v%d\t", FormatVersion+1), 1)},
+				{"no version", strings.Replace(string(hdr), version, "\t", 1)},
 				{"column dropped", string(hdr[:bytes.LastIndexByte(hdr, '\t')])},
 				{"column added", string(hdr) + "\textra"},
 				{"CRLF", string(hdr) + "\r"},
 				{"upper case", strings.ToUpper(string(hdr))},
 				{"leading BOM", "\xef\xbb\xbf" + string(hdr)},
-				{"header of another", "#cairn other v1\tname\tweight"},
+				{"header of another", "#cairn other v2\tname\tweight"},
 			}
 			for _, v := range variants {
 				_, err := a.decode(append([]byte(v.header+"\n"), body...))
@@ -132,11 +134,11 @@ func TestWrongHeaders(t *testing.T) {
 }
 
 func TestBadRows(t *testing.T) {
-	fieldsHdr := "#cairn fields v1\tname\tweight\n"
-	termsHdr := "#cairn terms v1\tterm\tdf\toffset\tlength\n"
-	postHdr := "#cairn postings v1\tterm\tpostings\n"
-	edgesHdr := "#cairn edges v1\tsrc\tkind=dst...\n"
-	docsHdr := "#cairn docs v1\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tlengths\tdigest\tspan\turlkey\ttitle\n"
+	fieldsHdr := "#cairn fields v2\tname\tweight\n"
+	termsHdr := "#cairn terms v2\tterm\tdf\toffset\tlength\n"
+	postHdr := "#cairn postings v2\tterm\tpostings\n"
+	edgesHdr := "#cairn edges v2\tsrc\tkind=dst...\n"
+	docsHdr := "#cairn docs v2\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tlengths\tdigest\tspan\turlkey\ttitle\n"
 	fields := func(b []byte) error { _, err := DecodeFields(b); return err }
 	terms := func(b []byte) error { _, err := DecodeTerms(b); return err }
 	post := func(b []byte) error { _, err := DecodePostings(b); return err }

@@ -97,7 +97,7 @@ func TestManifestSortsAndFixesFormat(t *testing.T) {
 	data := EncodeManifest(m)
 	want := `{
   "cairn-manifest": 1,
-  "format": 1,
+  "format": 2,
   "ranking_version": 1,
   "tool_version": "",
   "semantics_digest": "0000000000000000",
@@ -142,10 +142,10 @@ func TestManifestSortsAndFixesFormat(t *testing.T) {
 func TestDecodeManifestErrors(t *testing.T) {
 	good := string(EncodeManifest(sampleManifest))
 	cases := []struct{ name, data, msg string }{
-		{"other format", strings.Replace(good, `"format": 1`, `"format": 2`, 1), "format 2, this cairn reads 1; run cairn build"},
+		{"other format", strings.Replace(good, `"format": 2`, `"format": 3`, 1), "format 3, this cairn reads 2; run cairn build"},
 		{"no marker", strings.Replace(good, `"cairn-manifest": 1,`, ``, 1), "not a cairn manifest"},
 		{"marker 2", strings.Replace(good, `"cairn-manifest": 1`, `"cairn-manifest": 2`, 1), "not a cairn manifest"},
-		{"unknown key", strings.Replace(good, `"format": 1`, `"formats": 1`, 1), `json: unknown field "formats"`},
+		{"unknown key", strings.Replace(good, `"format": 2`, `"formats": 2`, 1), `json: unknown field "formats"`},
 		{"bytes not a number", strings.Replace(good, `"bytes": 412`, `"bytes": "412"`, 1), ""},
 		{"outputs out of order", strings.Replace(good, `".cairn/docs.off"`, `".cairn/zz"`, 1), `outputs are not sorted by path with each path once: ".cairn/zz" then ".cairn/docs.tsv"`},
 		{"output twice", strings.Replace(good, `".cairn/docs.off"`, `".cairn/docs.tsv"`, 1), `outputs are not sorted by path with each path once: ".cairn/docs.tsv" then ".cairn/docs.tsv"`},
@@ -211,14 +211,14 @@ func TestDecodeManifestRefusesTrailingBytes(t *testing.T) {
 // and still hands back its outputs, so a build can delete the stale ones.
 func TestDecodeManifestOfAnotherFormat(t *testing.T) {
 	good := string(EncodeManifest(sampleManifest))
-	newer := strings.Replace(good, `"format": 1`, `"format": 2, "shards": 4`, 1)
+	newer := strings.Replace(good, `"format": 2`, `"format": 3, "shards": 4`, 1)
 	m, err := DecodeManifest([]byte(newer))
 	ce := asCorrupt(t, err, ManifestPath)
-	if want := "format 2, this cairn reads 1; run cairn build"; ce.Msg != want {
+	if want := "format 3, this cairn reads 2; run cairn build"; ce.Msg != want {
 		t.Errorf("message %q, want %q", ce.Msg, want)
 	}
-	if m.Format != 2 || len(m.Outputs) != len(sampleManifest.Outputs) || len(m.Outputs) == 0 {
-		t.Errorf("got format %d and %d outputs, want 2 and the %d outputs", m.Format, len(m.Outputs), len(sampleManifest.Outputs))
+	if m.Format != 3 || len(m.Outputs) != len(sampleManifest.Outputs) || len(m.Outputs) == 0 {
+		t.Errorf("got format %d and %d outputs, want 3 and the %d outputs", m.Format, len(m.Outputs), len(sampleManifest.Outputs))
 	}
 }
 

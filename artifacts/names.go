@@ -11,7 +11,7 @@ const Dir = ".cairn"
 // Artifact paths, relative to the base root.
 const (
 	DocsPath      = Dir + "/docs.tsv"
-	DocsOffPath   = Dir + "/docs.off"
+	DocsKeyPath   = Dir + "/docs.key"
 	FieldsPath    = Dir + "/fields.tsv"
 	TermsPath     = Dir + "/terms.tsv"
 	PostingsPath  = Dir + "/postings.tsv"
@@ -27,12 +27,12 @@ const (
 
 // FormatVersion is the version of every artifact layout in this package.
 // Any change to a byte layout bumps it; readers reject other versions.
-const FormatVersion = 1
+const FormatVersion = 2
 
 // Header names of the TSV artifacts.
 const (
 	docsName      = "docs"
-	docsOffName   = "docs.off"
+	docsKeyName   = "docs.key"
 	fieldsName    = "fields"
 	termsName     = "terms"
 	postingsName  = "postings"
@@ -54,7 +54,7 @@ const RankingVersion = 1
 // trusting artifacts it would read as corrupt.
 var Fingerprint = func() string {
 	return Hash([]byte(strings.Join([]string{
-		strconv.Itoa(FormatVersion), docsHeader, docsOffHeader, fieldsHeader, termsHeader, postingsHeader,
+		strconv.Itoa(FormatVersion), docsHeader, KeysHeader(0), fieldsHeader, termsHeader, postingsHeader,
 		edgesHeader, edgesDstHeader, documentsHeader, bodiesHeader, usageHeader, contentHeader, statCacheHeader, rulesLayout,
 	}, "\x1e")))
 }()

@@ -62,14 +62,14 @@ func TestPostingsExactBytes(t *testing.T) {
 		{Term: "arm64", Postings: []Posting{{1, 0, 4}, {3, 1, 1}, {3, 2, 2}}},
 		{Term: "lonely"},
 	})
-	wantPost := "#cairn postings v1\tterm\tpostings\n" +
+	wantPost := "#cairn postings v2\tterm\tpostings\n" +
 		"=marc@x.test\t0:2 0:3 7:2\n" +
 		"arm64\t1:0x4 2:1 0:2x2\n" +
 		"lonely\t\n"
 	if string(post) != wantPost {
 		t.Errorf("postings.tsv:\n got %q\nwant %q", post, wantPost)
 	}
-	wantDict := "#cairn terms v1\tterm\tdf\toffset\tlength\n" +
+	wantDict := "#cairn terms v2\tterm\tdf\toffset\tlength\n" +
 		"=marc@x.test\t2\t33\t25\n" +
 		"arm64\t2\t58\t22\n" +
 		"lonely\t0\t80\t8\n"

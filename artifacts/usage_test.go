@@ -3,6 +3,7 @@ package artifacts
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -26,7 +27,7 @@ var sampleUsage = []TermUsage{
 	{Term: "whitelist", Total: 2, Uses: []Use{{Path: "docs/api/tokens.md", Count: 1}, {Path: "docs/b.md", Count: 1}}},
 }
 
-const sampleUsageText = "#cairn usage v1\tterm\tpath\tcount\n" +
+const sampleUsageText = "#cairn usage v2\tterm\tpath\tcount\n" +
 	"allowlist\t.\t6\n" +
 	"allowlist\tdocs/b.md\t3\n" +
 	"allowlist\tREADME.md\t1\n" +
@@ -73,7 +74,7 @@ func TestEncodeUsageSorts(t *testing.T) {
 		t.Errorf("SortUsage (-want +got):\n%s", diff)
 	}
 	empty := must(EncodeUsage(nil))
-	if string(empty) != "#cairn usage v1\tterm\tpath\tcount\n" {
+	if string(empty) != "#cairn usage v2\tterm\tpath\tcount\n" {
 		t.Errorf("empty usage.tsv = %q", empty)
 	}
 	if rows, err := DecodeUsage(empty); rows != nil || err != nil {
@@ -105,7 +106,7 @@ func TestEncodeUsageRefusesUndecodableRows(t *testing.T) {
 }
 
 func TestDecodeUsageCorrupt(t *testing.T) {
-	const hdr = "#cairn usage v1\tterm\tpath\tcount\n"
+	const hdr = "#cairn usage v2\tterm\tpath\tcount\n"
 	cases := []struct {
 		name, data string
 		line       int
@@ -152,11 +153,11 @@ func TestDecodeUsageCorrupt(t *testing.T) {
 func TestDecodeUsageHeaders(t *testing.T) {
 	hdr, body, _ := strings.Cut(sampleUsageText, "\n")
 	for _, h := range []string{
-		strings.Replace(hdr, " v1\t", " v2\t", 1),
+		strings.Replace(hdr, fmt.Sprintf(" v%d\t", FormatVersion), fmt.Sprintf(" v%d\t", FormatVersion+1), 1),
 		hdr + "\textra",
 		hdr[:strings.LastIndexByte(hdr, '\t')],
 		hdr + "\r",
-		"#cairn edges v1\tsrc\tkind=dst...",
+		"#cairn edges v2\tsrc\tkind=dst...",
 	} {
 		_, err := DecodeUsage([]byte(h + "\n" + body))
 		if ce := asCorrupt(t, err, UsagePath); ce.Line != 1 {
@@ -257,16 +258,16 @@ func TestLookupUsageCorrupt(t *testing.T) {
 	if ce := asCorrupt(t, err, UsagePath); ce.Line != 13 {
 		t.Errorf("truncated: got line %d %q, want line 13", ce.Line, ce.Msg)
 	}
-	if _, _, err := LookupUsage([]byte("#cairn usage v2\tterm\tpath\tcount\n"), "a", 1); err == nil {
+	if _, _, err := LookupUsage([]byte("#cairn usage v9\tterm\tpath\tcount\n"), "a", 1); err == nil {
 		t.Errorf("LookupUsage accepted another version's header")
 	}
 }
 
 func FuzzDecodeUsage(f *testing.F) {
 	f.Add([]byte(sampleUsageText))
-	f.Add([]byte("#cairn usage v1\tterm\tpath\tcount\na\t.\t0\n"))
-	f.Add([]byte("#cairn usage v1\tterm\tpath\tcount\na\t.\t2\na\tx\t1\na\ty\t1\nb\t.\t0\n"))
-	f.Add([]byte("#cairn usage v1\tterm\tpath\tcount\na\t.\t2\na\tx\t2\na\tx\t0\n"))
+	f.Add([]byte("#cairn usage v2\tterm\tpath\tcount\na\t.\t0\n"))
+	f.Add([]byte("#cairn usage v2\tterm\tpath\tcount\na\t.\t2\na\tx\t1\na\ty\t1\nb\t.\t0\n"))
+	f.Add([]byte("#cairn usage v2\tterm\tpath\tcount\na\t.\t2\na\tx\t2\na\tx\t0\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		rows, err := DecodeUsage(data)
 		if err != nil {

@@ -5,16 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"iter"
-	"net/url"
 	"os"
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/cairn-kb/cairn/artifacts"
-	"github.com/cairn-kb/cairn/stages/model"
 	"github.com/cairn-kb/cairn/stages/project"
 )
 
@@ -226,7 +222,6 @@ func (e *engine) prepare() (prepared, error) {
 // score computes every matched item's score.
 func (e *engine) score() error {
 	fields := e.c.Fields()
-	cfg := e.c.Config()
 	// Read every matched item's row at once, in ordinal order, so that
 	// near rows share reads; the scored items are made in one block, in
 	// the same order, and found by ordinal with a binary search.
@@ -242,13 +237,13 @@ func (e *engine) score() error {
 	}
 	slices.Sort(all)
 	all = slices.Compact(all)
-	rows, err := e.c.Rows(all)
+	keys, err := e.c.Keys(all)
 	if err != nil {
 		return err
 	}
 	pool := make([]scored, len(all))
 	for i, o := range all {
-		pool[i] = scored{ord: o, row: &rows[i], count: 1}
+		pool[i] = scored{ord: o, key: &keys[i], count: 1}
 	}
 	var extra []*scored // items scored without a postings hit (URI terms)
 	get := func(ord int32) (*scored, error) {
@@ -260,11 +255,10 @@ func (e *engine) score() error {
 				return s, nil
 			}
 		}
-		row, err := e.c.Row(int(ord))
+		s, err := e.newScored(int(ord))
 		if err != nil {
 			return nil, err
 		}
-		s := &scored{ord: int(ord), row: &row, count: 1}
 		extra = append(extra, s)
 		return s, nil
 	}
@@ -275,7 +269,9 @@ func (e *engine) score() error {
 			for all[k] != int(st.hits[j].ord) {
 				k++
 			}
-			e.scoreTerm(&pool[k], ti, &st.hits[j], fields, nil)
+			if err := e.scoreTerm(&pool[k], ti, &st.hits[j], fields, nil); err != nil {
+				return err
+			}
 		}
 	}
 	// A complete item URI is an exact identifier too.
@@ -287,7 +283,11 @@ func (e *engine) score() error {
 			if err != nil {
 				return err
 			}
-			if !s.direct || !e.identifiedBy(s, t) {
+			identified, err := e.identifiedBy(s, t)
+			if err != nil {
+				return err
+			}
+			if !s.direct || !identified {
 				s.direct, s.identity = true, true
 				s.matched++
 				s.moreOf().uriTerms = append(s.moreOf().uriTerms, t)
@@ -301,12 +301,19 @@ func (e *engine) score() error {
 	}
 	e.pool = append(e.pool, extra...)
 	slices.SortFunc(e.pool, func(a, b *scored) int { return cmp.Compare(a.ord, b.ord) })
-	recent := map[sourceDay]int{} // recency points by source and date
+	recent := map[recencyKey]int{} // recency points by half-life and day
+	titleKey := project.TermsKey(e.parsed.Terms)
 	for _, s := range e.pool {
-		// The title is compared only when it holds every term at all.
-		if len(e.terms) > 0 && titleMayBe(s.row.Title, e.parsed.Terms) && titleIs(s.row.Title, e.parsed.Terms) {
-			s.titled = true
-			s.score += pointsTitle
+		// Only a title whose terms hash like the query's can be the query.
+		if len(e.terms) > 0 && s.key.TitleTerms == titleKey {
+			row, err := e.rowOf(s)
+			if err != nil {
+				return err
+			}
+			if titleIs(row.Title, e.parsed.Terms) {
+				s.titled = true
+				s.score += pointsTitle
+			}
 		}
 		if len(e.terms) > 1 && s.matched == len(e.terms) {
 			ok, err := e.phrase(s)
@@ -319,18 +326,49 @@ func (e *engine) score() error {
 			}
 		}
 		if s.score > 0 {
-			s.score += e.bonuses(s, cfg, recent, nil)
+			s.score += e.bonuses(s, recent, nil)
 		}
 	}
 	return nil
 }
 
+// newScored makes the scored item of an ordinal outside the pool, with
+// its key and row.
+func (e *engine) newScored(ord int) (*scored, error) {
+	keys, err := e.c.Keys([]int{ord})
+	if err != nil {
+		return nil, err
+	}
+	s := &scored{ord: ord, key: &keys[0], count: 1}
+	if _, err := e.rowOf(s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// rowOf reads a scored item's docs.tsv row once: ranking reads keys, and
+// only the items a pack shows, names or checks in full need their rows.
+func (e *engine) rowOf(s *scored) (*artifacts.Doc, error) {
+	if s.row == nil {
+		row, err := e.c.Row(s.ord)
+		if err != nil {
+			return nil, err
+		}
+		s.row = &row
+	}
+	return s.row, nil
+}
+
 // scoreTerm adds what query term ti gives item s through hit h. With rec,
 // it only lists the reasons (s is then a scratch copy).
-func (e *engine) scoreTerm(s *scored, ti int, h *termHit, fields []artifacts.Field, rec *[]Reason) {
+func (e *engine) scoreTerm(s *scored, ti int, h *termHit, fields []artifacts.Field, rec *[]Reason) error {
 	st := e.terms[ti]
 	s.matched++
-	switch own := exactOwn(s.row, st.term); {
+	own, err := e.exactOwn(s, st)
+	if err != nil {
+		return err
+	}
+	switch {
 	case h.exact || own:
 		// An exact identifier entry, or the term is the record's own id.
 		s.direct = true
@@ -340,48 +378,84 @@ func (e *engine) scoreTerm(s *scored, ti int, h *termHit, fields []artifacts.Fie
 			*rec = append(*rec, Reason{Code: "identifier", Points: pointsIdentifier, Detail: st.term})
 		}
 	default:
-		pts, w := termPoints(h.ps, s.row, fields, st.rarity)
+		pts, w := termPoints(h.ps, s.key, fields, st.rarity)
 		s.bestWeight = max(s.bestWeight, w)
 		s.score += pts
 		if rec != nil {
 			*rec = append(*rec, Reason{Code: "term", Points: pts, Detail: fmt.Sprintf("%s r=%d", st.term, st.rarity)})
 		}
 	}
+	return nil
 }
 
 // identifiedBy reports whether a query term equal to t already made s an
 // exact identifier match.
-func (e *engine) identifiedBy(s *scored, t string) bool {
+func (e *engine) identifiedBy(s *scored, t string) (bool, error) {
 	for _, st := range e.terms {
 		if st.term != t {
 			continue
 		}
-		if h, ok := st.hit(s.ord); ok && (h.exact || exactOwn(s.row, t)) {
-			return true
+		h, ok := st.hit(s.ord)
+		if !ok {
+			continue
+		}
+		own, err := e.exactOwn(s, st)
+		if err != nil {
+			return false, err
+		}
+		if h.exact || own {
+			return true, nil
 		}
 	}
-	return false
+	return false, nil
+}
+
+// exactOwn reports whether a query term exactly names the item itself (its
+// id or URI) rather than something it relates to: that recovers a private
+// or received record. The key's hashes of the two rule out almost every
+// item; the row decides for the rest.
+func (e *engine) exactOwn(s *scored, st *termStats) (bool, error) {
+	if s.key.Flags&artifacts.KeyID == 0 || s.key.OwnID != st.fold && s.key.OwnURI != st.fold {
+		return false, nil
+	}
+	row, err := e.rowOf(s)
+	if err != nil {
+		return false, err
+	}
+	return exactOwn(row, st.term), nil
+}
+
+// closedFlags are the flags that mark an item closed, with their reason
+// codes, in the order a reason names the first.
+var closedFlags = []struct {
+	flag artifacts.KeyFlags
+	code string
+}{
+	{artifacts.KeySuperseded, project.FlagSuperseded},
+	{artifacts.KeyDone, project.FlagDone},
+	{artifacts.KeyDeprecated, project.FlagDeprecated},
 }
 
 // bonuses are the points of an item that matched: created evidence,
 // recency, and the closed and navigation penalties. recent caches recency
-// points by source and day across items; rec, when given, gets reasons.
-func (e *engine) bonuses(s *scored, cfg model.Config, recent map[sourceDay]int, rec *[]Reason) int {
+// points by half-life and day across items; rec, when given, gets reasons.
+func (e *engine) bonuses(s *scored, recent map[recencyKey]int, rec *[]Reason) int {
 	note := func(code string, pts int, detail string) {
 		if rec != nil {
 			*rec = append(*rec, Reason{Code: code, Points: pts, Detail: detail})
 		}
 	}
+	k := s.key
 	pts := 0
-	if hasFlag(s.row, project.FlagCreated) {
+	if k.Flags&artifacts.KeyCreated != 0 {
 		pts += pointsCreated
 		note("created", pointsCreated, "")
 	}
-	if hl := cfg.Sources[s.row.Source].Recency.HalfLifeDays; hl > 0 {
-		key := sourceDay{s.row.Source, s.row.Date}
+	if hl := int(k.HalfLife); hl > 0 {
+		key := recencyKey{k.HalfLife, k.Day}
 		r, ok := recent[key]
 		if !ok {
-			r = recency(s.row.Date, e.req.AsOf, hl)
+			r = recency(project.DayString(k.Day), e.req.AsOf, hl)
 			if recent != nil {
 				recent[key] = r
 			}
@@ -389,34 +463,38 @@ func (e *engine) bonuses(s *scored, cfg model.Config, recent map[sourceDay]int, 
 		if r > 0 {
 			pts += r
 			if rec != nil {
-				note("recency", r, fmt.Sprintf("%s half-life %dd", s.row.Date, hl))
+				note("recency", r, fmt.Sprintf("%s half-life %dd", project.DayString(k.Day), hl))
 			}
 		}
 	}
-	for _, f := range []string{project.FlagSuperseded, project.FlagDone, project.FlagDeprecated} {
-		if hasFlag(s.row, f) {
+	for _, c := range closedFlags {
+		if k.Flags&c.flag != 0 {
 			pts += pointsClosed
-			note(f, pointsClosed, "")
+			note(c.code, pointsClosed, "")
 			break
 		}
 	}
-	if hasFlag(s.row, project.FlagNav) {
+	if k.Flags&artifacts.KeyNav != 0 {
 		pts += pointsNav
 		note("navigation", pointsNav, "")
 	}
 	return pts
 }
 
-// sourceDay keys the recency points of a source's items of one day.
-type sourceDay struct{ source, day string }
+// recencyKey keys the recency points of the items of one day under one
+// half-life.
+type recencyKey struct {
+	halfLife uint32
+	day      int32
+}
 
 // reasons replays an item's score with its reasons, in the order the
 // score was added up: its terms, a complete URI, title, phrase, the
 // bonuses, then what expansion and pins added. Only the items a pack
 // shows with --explain need them, so scoring the whole pool keeps none.
-func (e *engine) reasons(s *scored) []Reason {
+func (e *engine) reasons(s *scored) ([]Reason, error) {
 	var rs []Reason
-	acc := scored{ord: s.ord, row: s.row}
+	acc := scored{ord: s.ord, key: s.key, row: s.row}
 	var more scoredMore
 	if s.more != nil {
 		more = *s.more
@@ -424,7 +502,9 @@ func (e *engine) reasons(s *scored) []Reason {
 	fields := e.c.Fields()
 	for ti, st := range e.terms {
 		if h, ok := st.hit(s.ord); ok {
-			e.scoreTerm(&acc, ti, h, fields, &rs)
+			if err := e.scoreTerm(&acc, ti, h, fields, &rs); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for _, t := range more.uriTerms {
@@ -440,9 +520,9 @@ func (e *engine) reasons(s *scored) []Reason {
 		rs = append(rs, Reason{Code: "phrase", Points: pointsPhrase, Detail: strings.Join(e.parsed.Terms, " ")})
 	}
 	if acc.score > 0 {
-		e.bonuses(&acc, e.c.Config(), nil, &rs)
+		e.bonuses(&acc, nil, &rs)
 	}
-	return append(rs, more.later...)
+	return append(rs, more.later...), nil
 }
 
 // exactOwn reports whether term exactly names the item itself (its id or
@@ -450,7 +530,7 @@ func (e *engine) reasons(s *scored) []Reason {
 // received record.
 func exactOwn(row *artifacts.Doc, term string) bool {
 	_, id, ok := strings.Cut(row.URI, "#")
-	return ok && (strings.EqualFold(decodeID(id), term) || strings.EqualFold(row.URI, term))
+	return ok && (strings.EqualFold(project.DecodeID(id), term) || strings.EqualFold(row.URI, term))
 }
 
 // uriTerm finds the item whose complete URI the term is, whatever case the
@@ -502,7 +582,11 @@ func (e *engine) phrase(s *scored) (bool, error) {
 // itemOf re-reads a scored item once.
 func (e *engine) itemOf(s *scored) (*project.Item, error) {
 	if s.item == nil {
-		it, err := e.c.Item(s.ord, *s.row)
+		row, err := e.rowOf(s)
+		if err != nil {
+			return nil, err
+		}
+		it, err := e.c.Item(s.ord, *row)
 		if err != nil {
 			return nil, err
 		}
@@ -513,37 +597,14 @@ func (e *engine) itemOf(s *scored) (*project.Item, error) {
 
 // queryWords splits text the way a query is split into terms, keeping
 // every word, so a phrase can be matched against it.
-func queryWords(text string) []string { return slices.Collect(queryWordSeq(text)) }
-
-// queryWordSeq yields the words of queryWords one by one.
-func queryWordSeq(text string) iter.Seq[string] {
-	return func(yield func(string) bool) {
-		for chunk := range strings.FieldsSeq(text) {
-			chunk = strings.TrimFunc(chunk, func(r rune) bool { return strings.ContainsRune("\"'()[]{}<>,;:!?.", r) })
-			if chunk == "" {
-				continue
-			}
-			if project.IsIdentifierShaped(chunk) {
-				if !yield(strings.ToLower(chunk)) {
-					return
-				}
-				continue
-			}
-			stop := false
-			project.Words(chunk, func(w string, _ int) { stop = stop || !yield(w) })
-			if stop {
-				return
-			}
-		}
-	}
-}
+func queryWords(text string) []string { return slices.Collect(project.QueryWords(text)) }
 
 // containsRun reports whether run appears consecutively in words, ignoring
 // words the query would have dropped (short and scaffolding words).
 func containsRun(words, run []string) bool {
 	var kept []string
 	for _, w := range words {
-		if keepAsTerm(w) {
+		if project.KeepAsTerm(w) {
 			kept = append(kept, w)
 		}
 	}
@@ -555,53 +616,13 @@ func containsRun(words, run []string) bool {
 	return false
 }
 
-// titleMayBe reports whether title holds every term, lower-cased: a title
-// that does not cannot normalise to the whole query, and this gate is far
-// cheaper than titleIs.
-func titleMayBe(title string, terms []string) bool {
-	for _, t := range terms {
-		if !containsLower(title, t) {
-			return false
-		}
-	}
-	return true
-}
-
-// containsLower reports whether s, lower-cased, contains the lower-case
-// needle. It is the cheap gate before titleIs, run on every candidate,
-// so an ASCII s is folded byte by byte instead of copied.
-func containsLower(s, needle string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return strings.Contains(strings.ToLower(s), needle)
-		}
-	}
-	for i := 0; i+len(needle) <= len(s); i++ {
-		j := 0
-		for j < len(needle) && asciiLower(s[i+j]) == needle[j] {
-			j++
-		}
-		if j == len(needle) {
-			return true
-		}
-	}
-	return false
-}
-
-func asciiLower(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
-}
-
 // titleIs reports whether a title normalises like a query to the query's
 // terms: its kept words, each once, in the order they first appear, are
 // the terms. It stops at the first word that differs.
 func titleIs(title string, terms []string) bool {
 	n := 0 // the title's kept words so far are terms[:n]
-	for w := range queryWordSeq(title) {
-		if !keepAsTerm(w) || slices.Contains(terms[:n], w) {
+	for w := range project.QueryWords(title) {
+		if !project.KeepAsTerm(w) || slices.Contains(terms[:n], w) {
 			continue
 		}
 		if n == len(terms) || w != terms[n] {
@@ -610,25 +631,4 @@ func titleIs(title string, terms []string) bool {
 		n++
 	}
 	return n == len(terms)
-}
-
-// keepAsTerm reports whether a word would survive query normalisation.
-func keepAsTerm(w string) bool {
-	if project.IsIdentifierShaped(w) {
-		return len([]rune(w)) >= 2
-	}
-	return len([]rune(w)) >= project.MinPlainRunes && !scaffoldingVocab[w]
-}
-
-// compareChrono orders rows newest first, then by URI.
-func compareChrono(a, b *artifacts.Doc) int {
-	return cmp.Or(project.CompareStamps(newest(b), newest(a)), strings.Compare(a.URI, b.URI))
-}
-
-// decodeID undoes a record id's percent-encoding.
-func decodeID(id string) string {
-	if s, err := url.PathUnescape(id); err == nil {
-		return s
-	}
-	return id
 }

@@ -37,6 +37,10 @@ type corpus interface {
 	Row(ord int) (artifacts.Doc, error)
 	// Rows reads the rows of sorted, distinct ordinals.
 	Rows(ords []int) ([]artifacts.Doc, error)
+	// Keys reads the docs.key lines of sorted, distinct ordinals: what
+	// ranking needs of every candidate, where rows are read only for the
+	// few items a pack shows.
+	Keys(ords []int) ([]artifacts.Key, error)
 	// Search is the lower bound: the first ordinal whose URI is >= uri.
 	Search(uri string) (int, error)
 	// Postings of an exact dictionary term; ok is false when absent.
@@ -78,6 +82,7 @@ type scanCorpus struct {
 	units    []scanUnit
 	starts   []int
 	n        int
+	keys     []artifacts.Key // every item's, as the build computes them
 	postings map[string][]artifacts.Posting
 	incoming map[string][]artifacts.Link
 	bodies   map[string]bool
@@ -194,6 +199,15 @@ func openScan(ctx context.Context, fsys fs.FS, terms []string) (*scanCorpus, err
 		return nil, baseErrors(errs)
 	}
 	c.assemble(ordered)
+	rows := make([]*artifacts.Doc, 0, c.n)
+	for k := range c.units {
+		for j := range c.units[k].rows {
+			rows = append(rows, &c.units[k].rows[j])
+		}
+	}
+	if c.keys, err = project.Keys(c.n, func(i int) *artifacts.Doc { return rows[i] }, len(c.fields), c.cfg); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
@@ -208,7 +222,7 @@ func scanNeedles(cfg model.Config, terms []string) []string {
 		out = append(out, t)
 		if _, id, ok := strings.Cut(t, "#"); ok && id != "" {
 			// A complete record URI names the record by its id.
-			out = append(out, strings.ToLower(decodeID(id)))
+			out = append(out, strings.ToLower(project.DecodeID(id)))
 		}
 		for _, name := range slices.Sorted(maps.Keys(cfg.Identities)) {
 			id := cfg.Identities[name]
@@ -398,6 +412,14 @@ func (c *scanCorpus) Rows(ords []int) ([]artifacts.Doc, error) {
 	out := make([]artifacts.Doc, len(ords))
 	for i, o := range ords {
 		out[i] = c.row(o)
+	}
+	return out, nil
+}
+
+func (c *scanCorpus) Keys(ords []int) ([]artifacts.Key, error) {
+	out := make([]artifacts.Key, len(ords))
+	for i, o := range ords {
+		out[i] = c.keys[o]
 	}
 	return out, nil
 }

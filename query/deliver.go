@@ -1,6 +1,7 @@
 package query
 
 import (
+	"encoding/binary"
 	"fmt"
 	"maps"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/project"
 )
 
 // BudgetError says the budget cannot hold even the smallest honest pack;
@@ -44,7 +46,9 @@ func (e *engine) deliver(pins []*scored, ranked []*scored, rejected []RejectedPi
 		}
 		var reasons []Reason
 		if e.req.Explain {
-			reasons = e.reasons(s)
+			if reasons, err = e.reasons(s); err != nil {
+				return nil, err
+			}
 		}
 		pi := packItem(s, it, e.excerpt(s, it), reasons)
 		cost := tokens(emptyLen+pi.addedBytes(e.req.Format, e.req.Explain)) - tokens(emptyLen)
@@ -57,8 +61,12 @@ func (e *engine) deliver(pins []*scored, ranked []*scored, rejected []RejectedPi
 	}
 	// A candidate that cannot be shown gets a cost from its row alone, so
 	// the long tail is never read in full.
-	rough := func(s *scored) *entry {
-		return &entry{s: s, cost: tokens(len(s.row.URI) + len(s.row.Title) + len(s.row.Source) + roughItemBytes)}
+	rough := func(s *scored) (*entry, error) {
+		row, err := e.rowOf(s)
+		if err != nil {
+			return nil, err
+		}
+		return &entry{s: s, cost: tokens(len(row.URI) + len(row.Title) + len(row.Source) + roughItemBytes)}, nil
 	}
 	// dropped keeps the first maxDroppedDetail candidates left out, the
 	// most a receipt names; droppedAll counts them all.
@@ -168,7 +176,10 @@ func (e *engine) deliver(pins []*scored, ranked []*scored, rejected []RejectedPi
 			// Never rendered, so it cannot fit: estimated from its row
 			// only if the receipt may name it.
 			if len(dropped) < maxDroppedDetail {
-				en := rough(s)
+				en, err := rough(s)
+				if err != nil {
+					return nil, err
+				}
 				en.reason = "budget"
 				drop(en)
 			} else {
@@ -331,8 +342,9 @@ type entry struct {
 // their ranking.
 func (e *engine) consulted(admitted []*entry) []string {
 	out := []string{}
+	body := fieldOrdinal(e.c.Fields(), project.FieldBody)
 	for _, en := range admitted {
-		if en.s.item != nil && en.s.row.SpanOff >= 0 && hasBody(en.s.row, e.c.Fields()) && e.c.HasBody(en.s.row.URI) {
+		if en.s.item != nil && hasBody(en.s.key, body) && e.c.HasBody(en.s.row.URI) {
 			out = append(out, en.s.row.URI)
 		}
 	}
@@ -343,8 +355,8 @@ func (e *engine) consulted(admitted []*entry) []string {
 // inputDigest hashes every semantic ranking input and nothing else: the
 // ranking version, the configuration's semantics, the normalised terms,
 // the window, the as-of day, "last", pins, --expand, the window size, each
-// term's document frequency, and each matched item's URI and semantic
-// digest. Budget and format are not ranking inputs.
+// term's document frequency, and each matched item's semantic digest
+// (which covers its URI), in URI order. Budget and format are not ranking inputs.
 func (e *engine) inputDigest() string {
 	h := xxhash.New()
 	w := func(parts ...string) { // the parts joined by US, then RS
@@ -366,8 +378,12 @@ func (e *engine) inputDigest() string {
 	}
 	pool := slices.Clone(e.pool)
 	slices.SortFunc(pool, func(a, b *scored) int { return a.ord - b.ord }) // ordinal order is URI order
+	var digest [8]byte
 	for _, s := range pool {
-		w("item", s.row.URI, s.row.Digest)
+		binary.BigEndian.PutUint64(digest[:], s.key.Digest) // it covers the URI
+		h.WriteString("item\x1f")
+		h.Write(digest[:]) // eight bytes, so no separator is needed
+		h.WriteString("\x1e")
 	}
 	return artifacts.HashSum(h.Sum64())
 }

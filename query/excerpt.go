@@ -180,3 +180,31 @@ func cut(s string) string {
 	}
 	return s[:i] + " …"
 }
+
+// containsLower reports whether s, lower-cased, contains the lower-case
+// needle. It is the cheap gate before titleIs, run on every candidate,
+// so an ASCII s is folded byte by byte instead of copied.
+func containsLower(s, needle string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return strings.Contains(strings.ToLower(s), needle)
+		}
+	}
+	for i := 0; i+len(needle) <= len(s); i++ {
+		j := 0
+		for j < len(needle) && asciiLower(s[i+j]) == needle[j] {
+			j++
+		}
+		if j == len(needle) {
+			return true
+		}
+	}
+	return false
+}
+
+func asciiLower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}

@@ -56,13 +56,21 @@ func TestExpandBoundsHubsAndFailsClosed(t *testing.T) {
 	}
 	joined := 0
 	for _, s := range e.pool {
+		row, err := e.rowOf(s)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if s.related {
 			joined++
-			if !slices.ContainsFunc(e.reasons(s), func(r Reason) bool { return r.Code == "expand" && r.Points == pointsExpand }) {
-				t.Errorf("%s is related but has no +%d expand reason", s.row.URI, pointsExpand)
+			rs, err := e.reasons(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.ContainsFunc(rs, func(r Reason) bool { return r.Code == "expand" && r.Points == pointsExpand }) {
+				t.Errorf("%s is related but has no +%d expand reason", row.URI, pointsExpand)
 			}
 		}
-		if s.row.URI == "events/2026-11-02/notes.json#near" && s.related {
+		if row.URI == "events/2026-11-02/notes.json#near" && s.related {
 			t.Error("near joined through the wide seed, whose neighbourhood should not be followed")
 		}
 	}

@@ -149,7 +149,7 @@ func TestQueryReadsOnlyItsTerms(t *testing.T) {
 // corrupt, so that Context answers from the scan.
 func TestArtifactCutShortWhileOpen(t *testing.T) {
 	dir, _, e := indexedEngine(t, "arm64", "nightly")
-	for _, name := range []string{"docs.tsv", "docs.off", "terms.tsv", "postings.tsv"} {
+	for _, name := range []string{"docs.tsv", "docs.key", "terms.tsv", "postings.tsv"} {
 		if err := os.Truncate(filepath.Join(dir, ".cairn", name), 0); err != nil {
 			t.Fatal(err)
 		}

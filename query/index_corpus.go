@@ -302,5 +302,6 @@ func (c *indexCorpus) HasBody(uri string) bool {
 }
 
 func (c *indexCorpus) Rows(ords []int) ([]artifacts.Doc, error) { return c.r.Rows(ords) }
+func (c *indexCorpus) Keys(ords []int) ([]artifacts.Key, error) { return c.r.Keys(ords) }
 
 func (c *indexCorpus) EventDays() []string { return c.days }

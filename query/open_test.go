@@ -16,9 +16,15 @@ import (
 // way `cairn build` does.
 func builtDemo(t testing.TB) string {
 	t.Helper()
+	return builtGolden(t, "demo")
+}
+
+// builtGolden copies the base of a golden case and builds it.
+func builtGolden(t testing.TB, name string) string {
+	t.Helper()
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	dir := filepath.Join(t.TempDir(), "base")
-	if err := os.CopyFS(dir, os.DirFS("../golden/demo/base")); err != nil {
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("../golden", name, "base"))); err != nil {
 		t.Fatal(err)
 	}
 	root, err := os.OpenRoot(dir)

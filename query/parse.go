@@ -23,20 +23,6 @@ const queryDayLayout = "2006-01-02"
 // (and counting) the --until day itself.
 const untilAloneDays = 30
 
-// scaffolding is the seed's closed conversational-scaffolding vocabulary:
-// words that say how an answer was asked for, not what to retrieve. They
-// are dropped from the terms and reported in Parsed.Filtered.
-var scaffoldingVocab = map[string]bool{
-	"about": true, "can": true, "could": true, "did": true, "do": true,
-	"does": true, "for": true, "from": true, "give": true, "how": true,
-	"i": true, "is": true, "last": true, "me": true, "my": true,
-	"our": true, "please": true, "prepare": true, "show": true,
-	"summarize": true, "take": true, "tell": true, "the": true,
-	"was": true, "were": true, "what": true, "when": true, "where": true,
-	"which": true, "who": true, "why": true, "with": true, "would": true,
-	"your": true,
-}
-
 // weekdays maps the weekday names a temporal expression may use.
 var weekdayNames = map[string]time.Weekday{
 	"monday": time.Monday, "tuesday": time.Tuesday, "wednesday": time.Wednesday,
@@ -143,7 +129,7 @@ func Parse(words []string, asOf time.Time, since, until string) (Parsed, error) 
 	filtered := newOrderedSet()
 	for len(rest) > 0 {
 		w, ok := singleWordOf(rest[0])
-		if !ok || w == "last" || !scaffoldingVocab[w] {
+		if !ok || w == "last" || !project.Scaffolding[w] {
 			break
 		}
 		filtered.add(w)
@@ -487,7 +473,7 @@ func chunkTerms(c string, term, drop func(string)) {
 	lc := strings.ToLower(c)
 	plain := func(s string) {
 		project.Words(s, func(w string, runes int) {
-			if scaffoldingVocab[w] || runes < project.MinPlainRunes {
+			if project.Scaffolding[w] || runes < project.MinPlainRunes {
 				drop(w)
 			} else {
 				term(w)

@@ -333,7 +333,7 @@ func checkParsed(t *testing.T, p Parsed) {
 			t.Errorf("query %q: term %q repeated", p.Text, term)
 		}
 		seen[term] = true
-		if !project.IsIdentifierShaped(term) && scaffoldingVocab[term] {
+		if !project.IsIdentifierShaped(term) && project.Scaffolding[term] {
 			t.Errorf("query %q: scaffolding term %q", p.Text, term)
 		}
 	}
@@ -404,7 +404,7 @@ func TestTitleIs(t *testing.T) {
 	joined := func(title string) string { // the definition
 		var kept []string
 		for _, w := range queryWords(title) {
-			if keepAsTerm(w) && !slices.Contains(kept, w) {
+			if project.KeepAsTerm(w) && !slices.Contains(kept, w) {
 				kept = append(kept, w)
 			}
 		}
@@ -416,9 +416,17 @@ func TestTitleIs(t *testing.T) {
 		{"certificate"}, {"ünïcode", "renewal"}, {"renewal", "renewal"}}
 	for _, title := range titles {
 		for _, terms := range queries {
-			if got, want := titleIs(title, terms), joined(title) == strings.Join(terms, " "); got != want {
+			got, want := titleIs(title, terms), joined(title) == strings.Join(terms, " ")
+			if got != want {
 				t.Errorf("titleIs(%q, %q) = %v, want %v", title, terms, got, want)
 			}
+			// The key gate a query applies first never rules such a title out.
+			if got && project.TermsKey(project.TitleTerms(title)) != project.TermsKey(terms) {
+				t.Errorf("%q is the query %q, but its title-terms key differs", title, terms)
+			}
+		}
+		if got, want := strings.Join(project.TitleTerms(title), " "), joined(title); got != want {
+			t.Errorf("TitleTerms(%q) = %q, want %q", title, got, want)
 		}
 	}
 }

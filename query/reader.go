@@ -38,7 +38,8 @@ const (
 // another term) is an *artifacts.CorruptError, so that the caller can fall
 // back to a scan and say why. Other errors are I/O errors.
 type Reader struct {
-	docs, off, terms, post, edges, edgesDst *file
+	docs, key, terms, post, edges, edgesDst *file
+	keyWidth                                int // a docs.key line's, LF included
 	fields                                  []artifacts.Field
 	fieldsRead                              int64
 	fieldsInfo                              os.FileInfo
@@ -62,15 +63,15 @@ type file struct {
 // Expected headers, taken from the encoders themselves so that the
 // artifacts package stays the only place that spells them.
 var (
-	wantDocs, wantOff      = artifacts.EncodeDocs(nil)
-	wantTerms, wantPost, _ = artifacts.EncodePostings(nil) // no input, no error
+	wantDocs, _, _         = artifacts.EncodeDocs(nil, nil, 0) // no rows, no error
+	wantTerms, wantPost, _ = artifacts.EncodePostings(nil)     // no input, no error
 	wantEdges, _           = artifacts.EncodeEdges(nil)
 	wantEdgesDst, _        = artifacts.EncodeEdgesDst(nil)
 )
 
 // OpenReader opens the artifacts under root/.cairn, checks every header,
 // that every file ends with LF, reads fields.tsv whole and takes the item
-// count from the size of docs.off. It reads a few bytes of each file.
+// count from the size of docs.key. It reads a few bytes of each file.
 func OpenReader(root string) (_ *Reader, err error) {
 	osRoot, err := os.OpenRoot(root)
 	if err != nil {
@@ -89,7 +90,7 @@ func OpenReader(root string) (_ *Reader, err error) {
 		hdr  []byte
 	}{
 		{&r.docs, artifacts.DocsPath, wantDocs},
-		{&r.off, artifacts.DocsOffPath, wantOff},
+		{&r.key, artifacts.DocsKeyPath, nil}, // its header depends on fields.tsv
 		{&r.terms, artifacts.TermsPath, wantTerms},
 		{&r.post, artifacts.PostingsPath, wantPost},
 		{&r.edges, artifacts.EdgesPath, wantEdges},
@@ -114,16 +115,20 @@ func OpenReader(root string) (_ *Reader, err error) {
 	if err != nil {
 		return nil, err
 	}
-	width := int64(len(wantOff))
-	if r.off.size%width != 0 {
-		return nil, r.off.corrupt(0, "size %d is not a multiple of the line width %d", r.off.size, width)
+	if err := r.key.checkHeader([]byte(artifacts.KeysHeader(len(r.fields)))); err != nil {
+		return nil, err
+	}
+	r.keyWidth = artifacts.KeyWidth(len(r.fields))
+	width := int64(r.keyWidth)
+	if r.key.size%width != 0 {
+		return nil, r.key.corrupt(0, "size %d is not a multiple of the line width %d", r.key.size, width)
 	}
 	// The last row must be whole and end the file: a cheap check that the
 	// two files belong together and docs.tsv was not cut short.
-	if r.items = int(r.off.size/width) - 1; r.items > 0 {
+	if r.items = int(r.key.size/width) - 1; r.items > 0 {
 		_, err = r.Row(r.items - 1)
 	} else if r.docs.size != r.docs.start {
-		err = r.docs.corrupt(0, "docs.off lists no rows but docs.tsv has some")
+		err = r.docs.corrupt(0, "docs.key lists no rows but docs.tsv has some")
 	}
 	if err != nil {
 		return nil, err
@@ -145,30 +150,37 @@ func openArtifact(root *os.Root, p string, hdr []byte) (*file, error) {
 		f.Close()
 		return nil, err
 	}
-	a := &file{f: f, info: st, path: p, size: st.Size(), start: int64(len(hdr))}
+	a := &file{f: f, info: st, path: p, size: st.Size()}
 	if hdr == nil {
 		return a, nil
 	}
-	got, err := a.readAt(0, len(hdr))
-	if err == nil && !bytes.Equal(got, hdr) {
-		err = &artifacts.CorruptError{Path: p, Line: 1, Msg: fmt.Sprintf("header is not %q", bytes.TrimSuffix(hdr, []byte{'\n'}))}
-	}
-	if err == nil && a.size > a.start {
-		if got, err = a.readAt(a.size-1, 1); err == nil && got[0] != '\n' {
-			err = a.corrupt(0, truncated)
-		}
-	}
-	if err != nil {
+	if err := a.checkHeader(hdr); err != nil {
 		a.f.Close()
 		return nil, err
 	}
 	return a, nil
 }
 
+// checkHeader checks that the file starts with hdr and ends with LF, and
+// notes where its first line after the header starts.
+func (a *file) checkHeader(hdr []byte) error {
+	a.start = int64(len(hdr))
+	got, err := a.readAt(0, len(hdr))
+	if err == nil && !bytes.Equal(got, hdr) {
+		err = &artifacts.CorruptError{Path: a.path, Line: 1, Msg: fmt.Sprintf("header is not %q", bytes.TrimRight(hdr, " \n"))}
+	}
+	if err == nil && a.size > a.start {
+		if got, err = a.readAt(a.size-1, 1); err == nil && got[0] != '\n' {
+			err = a.corrupt(0, truncated)
+		}
+	}
+	return err
+}
+
 // Close closes every artifact.
 func (r *Reader) Close() error {
 	var errs []error
-	for _, a := range []*file{r.docs, r.off, r.terms, r.post, r.edges, r.edgesDst} {
+	for _, a := range []*file{r.docs, r.key, r.terms, r.post, r.edges, r.edgesDst} {
 		if a != nil {
 			errs = append(errs, a.f.Close())
 		}
@@ -180,7 +192,7 @@ func (r *Reader) Close() error {
 // Reader opened there.
 func (r *Reader) infos() map[string]os.FileInfo {
 	m := map[string]os.FileInfo{artifacts.FieldsPath: r.fieldsInfo}
-	for _, a := range []*file{r.docs, r.off, r.terms, r.post, r.edges, r.edgesDst} {
+	for _, a := range []*file{r.docs, r.key, r.terms, r.post, r.edges, r.edgesDst} {
 		m[a.path] = a.info
 	}
 	return m
@@ -196,14 +208,15 @@ func (r *Reader) Fields() []artifacts.Field { return append([]artifacts.Field(ni
 // the bytes read so far, the headers checked by OpenReader included.
 func (r *Reader) BytesRead() map[string]int64 {
 	m := map[string]int64{path.Base(artifacts.FieldsPath): r.fieldsRead}
-	for _, a := range []*file{r.docs, r.off, r.terms, r.post, r.edges, r.edgesDst} {
+	for _, a := range []*file{r.docs, r.key, r.terms, r.post, r.edges, r.edgesDst} {
 		m[path.Base(a.path)] = a.read.Load()
 	}
 	return m
 }
 
-// Row returns the docs.tsv row of ordinal ord: one read of docs.off (its
-// offset and the next row's), then exactly that row's bytes of docs.tsv.
+// Row returns the docs.tsv row of ordinal ord: one read of docs.key (its
+// line and the next, for where the row starts and ends), then exactly that
+// row's bytes of docs.tsv.
 func (r *Reader) Row(ord int) (artifacts.Doc, error) {
 	line, err := r.rowBytes(ord)
 	if err != nil {
@@ -212,27 +225,42 @@ func (r *Reader) Row(ord int) (artifacts.Doc, error) {
 	return artifacts.DecodeDocRow(ord+2, line)
 }
 
+// keyLine is where the docs.key line of ordinal ord starts.
+func (r *Reader) keyLine(ord int) int64 { return int64(ord+1) * int64(r.keyWidth) }
+
+// rowOffset reads the docs.tsv offset from the docs.key line of ordinal
+// ord, naming that line when it is damaged (line 1 is the header, so
+// ord's line is ord+2).
+func rowOffset(line []byte, ord int) (int64, error) {
+	v, err := artifacts.KeyOffset(line)
+	var ce *artifacts.CorruptError
+	if errors.As(err, &ce) && ce.Line == 0 {
+		ce.Line = ord + 2
+	}
+	return v, err
+}
+
 // rowBytes reads the docs.tsv row of ordinal ord, without its LF, checked
 // to be one whole row.
 func (r *Reader) rowBytes(ord int) ([]byte, error) {
 	if ord < 0 || ord >= r.items {
 		return nil, fmt.Errorf("row %d out of range: docs.tsv has %d rows", ord, r.items)
 	}
-	at, width := artifacts.DocsOffLine(ord)
-	b, err := r.off.readAt(at, 2*width) // one line at the last row
+	width := r.keyWidth
+	b, err := r.key.readAt(r.keyLine(ord), min(2*width, int(r.key.size-r.keyLine(ord)))) // one line at the last row
 	if err != nil {
 		return nil, err
 	}
-	start, err := docOffset(b[:width], ord)
+	start, err := rowOffset(b[:width], ord)
 	end := r.docs.size
 	if err == nil && len(b) > width {
-		end, err = docOffset(b[width:], ord+1)
+		end, err = rowOffset(b[width:], ord+1)
 	}
 	if err != nil {
 		return nil, err
 	}
 	if start < r.docs.start || end <= start || end > r.docs.size {
-		return nil, r.docs.corrupt(0, "docs.off puts row %d at bytes %d..%d, outside the file's %d bytes", ord, start, end, r.docs.size)
+		return nil, r.docs.corrupt(0, "docs.key puts row %d at bytes %d..%d, outside the file's %d bytes", ord, start, end, r.docs.size)
 	}
 	// One byte more in front: the LF that ends the previous row (or the
 	// header) proves that the offset is a row start.
@@ -241,24 +269,13 @@ func (r *Reader) rowBytes(ord int) ([]byte, error) {
 		return nil, err
 	}
 	if line[0] != '\n' || bytes.IndexByte(line[1:], '\n') != len(line)-2 {
-		return nil, &artifacts.CorruptError{Path: artifacts.DocsPath, Line: ord + 2, Msg: "docs.off does not point at one whole row"}
+		return nil, &artifacts.CorruptError{Path: artifacts.DocsPath, Line: ord + 2, Msg: "docs.key does not point at one whole row"}
 	}
 	line = line[1 : len(line)-1]
 	if bytes.HasSuffix(line, []byte{'\r'}) {
 		return nil, r.docs.corrupt(start, crlf)
 	}
 	return line, nil
-}
-
-// docOffset decodes the docs.off line of ordinal ord, naming that line
-// when it is damaged (line 1 is the header, so ord's line is ord+2).
-func docOffset(line []byte, ord int) (int64, error) {
-	v, err := artifacts.DocOffset(line)
-	var ce *artifacts.CorruptError
-	if errors.As(err, &ce) && ce.Line == 0 {
-		ce.Line = ord + 2
-	}
-	return v, err
 }
 
 // Search returns the first ordinal whose URI is >= uri (Items() when there
@@ -673,7 +690,7 @@ const (
 )
 
 // Rows reads the rows of many ordinals (sorted, distinct) in a few
-// positioned reads: ordinals close together share one read of docs.off and
+// positioned reads: ordinals close together share one read of docs.key and
 // one of docs.tsv. It checks each row as Row does. Many rows are read in
 // parts, one per core (up to maxParts): copying the bytes out of the
 // page cache is most of the cost, and cores do it side by side.
@@ -737,10 +754,10 @@ func (r *Reader) rowsInto(ords []int, out []artifacts.Doc) error {
 		if first < 0 || last >= r.items {
 			return fmt.Errorf("rows %d..%d out of range: docs.tsv has %d rows", first, last, r.items)
 		}
-		at, width := artifacts.DocsOffLine(first)
+		at, width := r.keyLine(first), r.keyWidth
 		n := last - first + 1
 		var err error
-		offs, err = r.off.readInto(offs, at, min((n+1)*width, int(r.off.size-at)))
+		offs, err = r.key.readInto(offs, at, min((n+1)*width, int(r.key.size-at)))
 		if err != nil {
 			return err
 		}
@@ -748,7 +765,7 @@ func (r *Reader) rowsInto(ords []int, out []artifacts.Doc) error {
 			if (k+1)*width > len(offs) {
 				return r.docs.size, nil // the end of the last row is the file's end
 			}
-			return docOffset(offs[k*width:(k+1)*width], first+k)
+			return rowOffset(offs[k*width:(k+1)*width], first+k)
 		}
 		start, err := offset(0)
 		if err != nil {
@@ -759,7 +776,7 @@ func (r *Reader) rowsInto(ords []int, out []artifacts.Doc) error {
 			return err
 		}
 		if start < r.docs.start || end <= start || end > r.docs.size {
-			return r.docs.corrupt(0, "docs.off puts rows %d..%d at bytes %d..%d, outside the file's %d bytes", first, last, start, end, r.docs.size)
+			return r.docs.corrupt(0, "docs.key puts rows %d..%d at bytes %d..%d, outside the file's %d bytes", first, last, start, end, r.docs.size)
 		}
 		block, err = r.docs.readInto(block, start-1, int(end-start+1))
 		if err != nil {
@@ -775,11 +792,11 @@ func (r *Reader) rowsInto(ords []int, out []artifacts.Doc) error {
 				return err
 			}
 			if a < start || b > end || b <= a {
-				return r.docs.corrupt(a, "docs.off is out of order at row %d", ord)
+				return r.docs.corrupt(a, "docs.key is out of order at row %d", ord)
 			}
 			line := block[a-start : b-start+1] // with the LF before it
 			if line[0] != '\n' || bytes.IndexByte(line[1:], '\n') != len(line)-2 {
-				return &artifacts.CorruptError{Path: artifacts.DocsPath, Line: ord + 2, Msg: "docs.off does not point at one whole row"}
+				return &artifacts.CorruptError{Path: artifacts.DocsPath, Line: ord + 2, Msg: "docs.key does not point at one whole row"}
 			}
 			line = line[1 : len(line)-1]
 			if bytes.HasSuffix(line, []byte{'\r'}) {
@@ -794,4 +811,68 @@ func (r *Reader) rowsInto(ords []int, out []artifacts.Doc) error {
 		i = j
 	}
 	return nil
+}
+
+// keyGap is how many unwanted docs.key lines a batched read may span to
+// join two wanted ones, and keyBatch the most lines one read takes: a
+// line is about 160 bytes, and a read call costs about what copying 64
+// lines does.
+const (
+	keyGap   = 64
+	keyBatch = 1024
+)
+
+// Keys reads the docs.key lines of many ordinals (sorted, distinct) in a
+// few positioned reads, ordinals close together sharing one. Many keys
+// are read in parts, one per core, as Rows reads rows.
+func (r *Reader) Keys(ords []int) ([]artifacts.Key, error) {
+	out := make([]artifacts.Key, len(ords))
+	parts := max(1, min(runtime.GOMAXPROCS(0), maxParts, len(ords)/minPartRows))
+	err := inParts(parts, func(p int) error {
+		lo, hi := p*len(ords)/parts, (p+1)*len(ords)/parts
+		return r.keysInto(ords[lo:hi], out[lo:hi])
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// keysInto reads the keys of ords into out, which has a place for each.
+func (r *Reader) keysInto(ords []int, out []artifacts.Key) error {
+	var kd artifacts.KeyDecoder
+	var block []byte // reused from batch to batch
+	fields := len(r.fields)
+	width := r.keyWidth
+	for i := 0; i < len(ords); {
+		j := i + 1
+		for j < len(ords) && ords[j]-ords[j-1] <= keyGap && ords[j]-ords[i] < keyBatch {
+			j++
+		}
+		first, last := ords[i], ords[j-1]
+		if first < 0 || last >= r.items {
+			return fmt.Errorf("keys %d..%d out of range: docs.key has %d rows", first, last, r.items)
+		}
+		var err error
+		if block, err = r.key.readInto(block, r.keyLine(first), (last-first+1)*width); err != nil {
+			return err
+		}
+		for k, ord := range ords[i:j] {
+			at := (ord - first) * width
+			if out[i+k], err = kd.Decode(ord+2, block[at:at+width], fields); err != nil {
+				return err
+			}
+		}
+		i = j
+	}
+	return nil
+}
+
+// Key reads the docs.key line of one ordinal.
+func (r *Reader) Key(ord int) (artifacts.Key, error) {
+	keys, err := r.Keys([]int{ord})
+	if err != nil {
+		return artifacts.Key{}, err
+	}
+	return keys[0], nil
 }

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/project"
 )
 
 func readArtifact(t *testing.T, dir, rel string) []byte {
@@ -220,7 +222,7 @@ func TestPostingsReadsOnlyRanges(t *testing.T) {
 	if after["postings.tsv"] >= size {
 		t.Errorf("read %d bytes of postings.tsv, the whole file has %d", after["postings.tsv"], size)
 	}
-	for _, name := range []string{"docs.tsv", "docs.off", "edges.tsv", "edges.dst.tsv"} {
+	for _, name := range []string{"docs.tsv", "docs.key", "edges.tsv", "edges.dst.tsv"} {
 		if after[name] != before[name] {
 			t.Errorf("term lookups read %d bytes of %s", after[name]-before[name], name)
 		}
@@ -230,6 +232,13 @@ func TestPostingsReadsOnlyRanges(t *testing.T) {
 
 // sweep reads everything through r and returns the first error.
 func sweep(r *Reader) error {
+	ords := make([]int, r.Items())
+	for i := range ords {
+		ords[i] = i
+	}
+	if _, err := r.Keys(ords); err != nil {
+		return err
+	}
 	for i := range r.Items() {
 		d, err := r.Row(i)
 		if err != nil {
@@ -308,13 +317,22 @@ func TestReaderCorruption(t *testing.T) {
 			d[i] = ' '
 			return d
 		})},
-		{"docs.off shifted by one", change(artifacts.DocsOffPath, func(d []byte) []byte {
-			d[2*20-2]++ // the last digit of row 0's offset
+		{"docs.key shifted by one", change(artifacts.DocsKeyPath, func(d []byte) []byte {
+			w := bytes.IndexByte(d, '\n') + 1
+			d[w+11]++ // the last digit of row 0's offset
 			return d
 		})},
-		{"docs.off ragged", change(artifacts.DocsOffPath, func(d []byte) []byte { return append(d, '0') })},
+		{"docs.key ragged", change(artifacts.DocsKeyPath, func(d []byte) []byte { return append(d, '0') })},
+		{"docs.key norm garbled", change(artifacts.DocsKeyPath, func(d []byte) []byte {
+			w := bytes.IndexByte(d, '\n') + 1
+			d[3*w-2] = 'z' // row 1's last norm
+			return d
+		})},
+		{"docs.key header of another width", change(artifacts.DocsKeyPath, func(d []byte) []byte {
+			return bytes.Replace(d, []byte(" width "), []byte(" width 9"), 1)
+		})},
 		{"edges header version", change(artifacts.EdgesPath, func(d []byte) []byte {
-			return bytes.Replace(d, []byte(" v1\t"), []byte(" v9\t"), 1)
+			return bytes.Replace(d, fmt.Appendf(nil, " v%d\t", artifacts.FormatVersion), []byte(" v9\t"), 1)
 		})},
 		{"edges.dst truncated", change(artifacts.EdgesDstPath, half)},
 		{"fields garbled", change(artifacts.FieldsPath, func(d []byte) []byte { return append(d, "x\n"...) })},
@@ -364,12 +382,19 @@ func TestIncomingCorruptLink(t *testing.T) {
 func writeBase(t *testing.T, docs []artifacts.Doc, fields []artifacts.Field, terms []artifacts.TermPostings, edges, dst []artifacts.Adjacency) string {
 	t.Helper()
 	dir := t.TempDir()
-	d, off := artifacts.EncodeDocs(docs)
+	keys, err := project.Keys(len(docs), func(i int) *artifacts.Doc { return &docs[i] }, len(fields), model.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, key, err := artifacts.EncodeDocs(docs, keys, len(fields))
+	if err != nil {
+		t.Fatal(err)
+	}
 	dict, post := mustEncodePostings(t, terms)
 	e := must(artifacts.EncodeEdges(edges))
 	ed := must(artifacts.EncodeEdgesDst(dst))
 	for rel, data := range map[string][]byte{
-		artifacts.DocsPath: d, artifacts.DocsOffPath: off, artifacts.FieldsPath: artifacts.EncodeFields(fields),
+		artifacts.DocsPath: d, artifacts.DocsKeyPath: key, artifacts.FieldsPath: artifacts.EncodeFields(fields),
 		artifacts.TermsPath: dict, artifacts.PostingsPath: post, artifacts.EdgesPath: e, artifacts.EdgesDstPath: ed,
 	} {
 		writeArtifact(t, dir, rel, data)
@@ -404,7 +429,7 @@ func TestReaderLongLines(t *testing.T) {
 	const n = 100_000
 	docs := make([]artifacts.Doc, n)
 	for i := range docs {
-		docs[i] = artifacts.Doc{URI: fmt.Sprintf("r/%06d", i), Kind: "events", SpanOff: -1}
+		docs[i] = artifacts.Doc{URI: fmt.Sprintf("r/%06d", i), Kind: "events", SpanOff: -1, Digest: fmt.Sprintf("%016x", i)}
 	}
 	big := artifacts.TermPostings{Term: "big"}
 	for i := range n {
@@ -527,22 +552,24 @@ func mustEncodePostings(t *testing.T, terms []artifacts.TermPostings) (dict, pos
 	return dict, postings
 }
 
-// TestDocsOffErrorNamesItsLine: a damaged offset line is reported with its
-// line in docs.off, whether one row or a batch of rows reads it.
-func TestDocsOffErrorNamesItsLine(t *testing.T) {
+// TestDocsKeyErrorNamesItsLine: a damaged key line is reported with its
+// line in docs.key, whether one row, a batch of rows or the keys read it.
+func TestDocsKeyErrorNamesItsLine(t *testing.T) {
 	dir := builtDemo(t)
-	d := readArtifact(t, dir, artifacts.DocsOffPath)
-	const width = 20   // 19 digits and LF
+	d := readArtifact(t, dir, artifacts.DocsKeyPath)
+	width := bytes.IndexByte(d, '\n') + 1
 	d[3*width+5] = 'x' // row 2's line, the file's fourth
-	writeArtifact(t, dir, artifacts.DocsOffPath, d)
+	writeArtifact(t, dir, artifacts.DocsKeyPath, d)
 	r := mustOpenReader(t, dir)
 	for name, read := range map[string]func() error{
 		"Row":  func() error { _, err := r.Row(2); return err },
 		"Rows": func() error { _, err := r.Rows([]int{0, 1, 2, 3}); return err },
+		"Keys": func() error { _, err := r.Keys([]int{0, 1, 2, 3}); return err },
+		"Key":  func() error { _, err := r.Key(2); return err },
 	} {
 		var ce *artifacts.CorruptError
-		if err := read(); !errors.As(err, &ce) || ce.Path != artifacts.DocsOffPath || ce.Line != 4 {
-			t.Errorf("%s: %v; want a CorruptError at %s line 4", name, err, artifacts.DocsOffPath)
+		if err := read(); !errors.As(err, &ce) || ce.Path != artifacts.DocsKeyPath || ce.Line != 4 {
+			t.Errorf("%s: %v; want a CorruptError at %s line 4", name, err, artifacts.DocsKeyPath)
 		}
 	}
 }
@@ -583,5 +610,62 @@ func TestPacksDoNotDependOnParts(t *testing.T) {
 				t.Errorf("%q %s: the pack read in parts differs:\n%s\n--- one part:\n%s", q, f, got, want[strings.Join(q, " ")+" "+f])
 			}
 		}
+	}
+}
+
+// TestScanKeysMatchTheIndex: a scan computes every item's key as the
+// build wrote it to docs.key, on every golden base that builds. The empty
+// term makes the scan tokenise every record, so that norms compare too;
+// they compare by field name, since a scan numbers only the fields that
+// have words while the index numbers every field a schema maps.
+func TestScanKeysMatchTheIndex(t *testing.T) {
+	for _, name := range []string{"demo", "edge", "rules"} {
+		t.Run(name, func(t *testing.T) {
+			dir := builtGolden(t, name)
+			r := mustOpenReader(t, dir)
+			root, err := os.OpenRoot(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer root.Close()
+			sc, err := openScan(context.Background(), root.FS(), []string{""})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sc.Len() != r.Items() {
+				t.Fatalf("the scan has %d items, the index %d", sc.Len(), r.Items())
+			}
+			ords := make([]int, r.Items())
+			for i := range ords {
+				ords[i] = i
+			}
+			want, err := r.Keys(ords)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := sc.Keys(ords)
+			if err != nil {
+				t.Fatal(err)
+			}
+			byName := func(fields []artifacts.Field, norms []byte) map[string]byte {
+				m := map[string]byte{}
+				for f, c := range norms {
+					if c != 0 {
+						m[fields[f].Name] = c
+					}
+				}
+				return m
+			}
+			for i := range ords {
+				if g, w := byName(sc.Fields(), got[i].Norms), byName(r.Fields(), want[i].Norms); !reflect.DeepEqual(g, w) {
+					t.Errorf("item %d: the scan's norms %v, the index's %v", i, g, w)
+				}
+				want[i].Offset = 0 // where a row is in docs.tsv: the index's alone
+				got[i].Norms, want[i].Norms = nil, nil
+				if !reflect.DeepEqual(got[i], want[i]) {
+					t.Errorf("item %d: the scan's key %+v, the index's %+v", i, got[i], want[i])
+				}
+			}
+		})
 	}
 }

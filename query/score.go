@@ -51,7 +51,8 @@ type Reason struct {
 // scored is one candidate item with its score and the facts that order it.
 type scored struct {
 	ord        int
-	row        *artifacts.Doc // shared with the corpus's rows; not changed
+	key        *artifacts.Key // shared with the corpus's keys; not changed
+	row        *artifacts.Doc // read by rowOf when needed; not changed
 	item       *project.Item
 	score      int
 	matched    int         // query terms it matched
@@ -85,6 +86,7 @@ func (s *scored) moreOf() *scoredMore {
 // termStats is what one query term matched across the corpus.
 type termStats struct {
 	term string
+	fold uint32 // project.FoldKey(term), to find the items it may name exactly
 	// hits are the window's items the term matches, by ordinal, each
 	// with how: as an exact identifier, and/or its postings in fields.
 	hits   []termHit
@@ -114,7 +116,7 @@ type termHit struct {
 // come sorted by ordinal, one per item: a query can have tens of
 // thousands, and a sorted slice costs far less than maps to build and walk.
 func lookupTerm(c corpus, ids project.Identities, term string, win *candidates) (*termStats, error) {
-	st := &termStats{term: term}
+	st := &termStats{term: term, fold: project.FoldKey(term)}
 	var exact []int32
 	var found []artifacts.Posting
 	add := func(ps []artifacts.Posting, isExact bool) {
@@ -208,20 +210,18 @@ func lengthNorm(n int) int {
 }
 
 // termPoints is a term's points in its best matching field of an item:
-// max(10·r, ⌊10·weight·r / L⌋), and that field's weight.
-func termPoints(ps []artifacts.Posting, row *artifacts.Doc, fields []artifacts.Field, r int) (points, weight int) {
+// max(10·r, ⌊10·weight·r / L⌋), and that field's weight. The key's norm
+// of a field is L for a field with words, 0 (read as L = 1) for one without.
+func termPoints(ps []artifacts.Posting, key *artifacts.Key, fields []artifacts.Field, r int) (points, weight int) {
 	for _, p := range ps {
-		w := 1
+		w, norm := 1, 1
 		if int(p.Field) < len(fields) {
 			w = fields[p.Field].Weight
 		}
-		n := 0
-		for _, l := range row.Lengths {
-			if int(l.Field) == int(p.Field) {
-				n = int(l.N)
-			}
+		if int(p.Field) < len(key.Norms) {
+			norm = max(1, int(key.Norms[p.Field]))
 		}
-		pts := max(pointsPerRarity*r, pointsPerRarity*w*r/lengthNorm(n))
+		pts := max(pointsPerRarity*r, pointsPerRarity*w*r/norm)
 		if pts > points || pts == points && w > weight {
 			points, weight = pts, w
 		}
@@ -245,30 +245,38 @@ func recency(day string, asOf time.Time, halfLife int) int {
 	return int(math.Round(pointsRecency * math.Pow(0.5, age/float64(halfLife))))
 }
 
-// hasField reports whether a row has text in the named field.
-func hasField(row *artifacts.Doc, fields []artifacts.Field, name string) bool {
-	for _, l := range row.Lengths {
-		if int(l.Field) < len(fields) && fields[l.Field].Name == name {
-			return true
+// fieldOrdinal is the ordinal of the named field, -1 when the base has
+// none of that name.
+func fieldOrdinal(fields []artifacts.Field, name string) int {
+	for i, f := range fields {
+		if f.Name == name {
+			return i
 		}
 	}
-	return false
+	return -1
 }
 
-func hasFlag(row *artifacts.Doc, f string) bool { return slices.Contains(row.Flags, f) }
-
-// isPage reports whether a row is an authored wiki or project page.
-func isPage(row *artifacts.Doc) bool {
-	return row.Kind == "wiki" || row.Kind == "projects"
+// hasWords reports whether an item has words in field f (an ordinal, or
+// -1 for a field the base does not have).
+func hasWords(key *artifacts.Key, f int) bool {
+	return f >= 0 && f < len(key.Norms) && key.Norms[f] != 0
 }
 
-// newest is the row's time, else its date, for chronological order.
-func newest(row *artifacts.Doc) string {
-	if row.Time != "" {
-		return row.Time
+// fieldsWithWords counts the fields an item has words in.
+func fieldsWithWords(key *artifacts.Key) int {
+	n := 0
+	for _, c := range key.Norms {
+		if c != 0 {
+			n++
+		}
 	}
-	return row.Date
+	return n
 }
+
+func isPage(key *artifacts.Key) bool { return key.Flags&artifacts.KeyPage != 0 }
+
+// compareChrono orders items newest first, then by URI.
+func compareChrono(a, b *artifacts.Key) int { return cmp.Compare(a.Chrono, b.Chrono) }
 
 // exactLookups are the dictionary terms that make an item an exact match
 // for a query term: the term's own exact form, and the exact form of every

@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cespare/xxhash/v2"
-
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages/load"
 	"github.com/cairn-kb/cairn/stages/project"
@@ -51,7 +49,14 @@ func (e *engine) pins() ([]*scored, []RejectedPin, error) {
 			rejected = append(rejected, RejectedPin{URI: uri, Reason: "no such page"})
 			continue
 		}
-		row, err := e.c.Row(ord)
+		s := e.find(ord)
+		fresh := s == nil
+		if fresh {
+			if s, err = e.newScored(ord); err != nil {
+				return nil, nil, err
+			}
+		}
+		row, err := e.rowOf(s)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -62,9 +67,7 @@ func (e *engine) pins() ([]*scored, []RejectedPin, error) {
 		if slices.ContainsFunc(pins, func(s *scored) bool { return s.ord == ord }) {
 			continue
 		}
-		s := e.find(ord)
-		if s == nil {
-			s = &scored{ord: ord, row: &row, count: 1}
+		if fresh {
 			e.pool = append(e.pool, s)
 		}
 		s.pinned = true
@@ -97,7 +100,11 @@ func (e *engine) expand() error {
 	var hubs, closed []string
 	seen := map[string]bool{}
 	for _, seed := range seeds {
-		links, err := e.c.Outgoing(seed.row.URI)
+		row, err := e.rowOf(seed)
+		if err != nil {
+			return err
+		}
+		links, err := e.c.Outgoing(row.URI)
 		if err != nil {
 			return err
 		}
@@ -108,7 +115,7 @@ func (e *engine) expand() error {
 			}
 		}
 		if len(entities) > maxSeedEntities {
-			closed = append(closed, seed.row.URI)
+			closed = append(closed, row.URI)
 			continue
 		}
 		for _, ent := range entities {
@@ -174,7 +181,7 @@ func itemRef(node string) (int, bool) {
 // next_action first. The keys are computed once per item, not on each of
 // the sort's n·log n comparisons.
 func (e *engine) order() {
-	fields := e.c.Fields()
+	nextAction := fieldOrdinal(e.c.Fields(), "next_action")
 	b2i := func(b bool) int32 {
 		if b {
 			return 1
@@ -191,12 +198,12 @@ func (e *engine) order() {
 	}
 	list := make([]keyed, len(e.pool))
 	for i, s := range e.pool {
-		commitment := len(e.terms) == 1 && s.direct && hasFlag(s.row, project.FlagActive) && s.row.Kind == "projects" &&
-			hasField(s.row, fields, "next_action")
+		const activeProject = artifacts.KeyActive | artifacts.KeyProject
+		commitment := len(e.terms) == 1 && s.direct && s.key.Flags&activeProject == activeProject && hasWords(s.key, nextAction)
 		if e.parsed.Last {
-			list[i] = keyed{s, [6]int32{b2i(commitment), b2i(s.row.Date != ""), b2i(s.direct), b2i(s.related), int32(s.bestWeight)}}
+			list[i] = keyed{s, [6]int32{b2i(commitment), b2i(s.key.Flags&artifacts.KeyDated != 0), b2i(s.direct), b2i(s.related), int32(s.bestWeight)}}
 		} else {
-			list[i] = keyed{s, [6]int32{b2i(commitment), b2i(s.direct), int32(s.matched), b2i(s.related), b2i(isPage(s.row)), int32(s.score)}}
+			list[i] = keyed{s, [6]int32{b2i(commitment), b2i(s.direct), int32(s.matched), b2i(s.related), b2i(isPage(s.key)), int32(s.score)}}
 		}
 	}
 	// The last key, URI order, is unique: no stable sort is needed.
@@ -206,7 +213,7 @@ func (e *engine) order() {
 				return c
 			}
 		}
-		return compareChrono(a.s.row, b.s.row)
+		return compareChrono(a.s.key, b.s.key)
 	})
 	for i := range list {
 		e.pool[i] = list[i].s
@@ -237,8 +244,12 @@ func (e *engine) admissible() []*scored {
 // excluded reports whether a received or private record stays out: it
 // does unless the query names its role or the record itself.
 func (e *engine) excluded(s *scored) bool {
-	for _, role := range []string{project.FlagReceived, project.FlagPrivate} {
-		if hasFlag(s.row, role) && !slices.Contains(e.roles, role) && !s.identity {
+	roles := []struct {
+		flag artifacts.KeyFlags
+		name string
+	}{{artifacts.KeyReceived, project.FlagReceived}, {artifacts.KeyPrivate, project.FlagPrivate}}
+	for _, r := range roles {
+		if s.key.Flags&r.flag != 0 && !slices.Contains(e.roles, r.name) && !s.identity {
 			return true
 		}
 	}
@@ -249,41 +260,29 @@ func (e *engine) excluded(s *scored) bool {
 // member, and representations of one external URL from different sources
 // into the best covered one; each survivor counts what it stands for.
 func (e *engine) collapse(ranked []*scored) []*scored {
-	// Group the titled items by source and title with a sort rather than
-	// a map: a query ranks thousands. The sort goes by a hash of the two
-	// first, so that long titles sharing their start are compared only
-	// when the hashes are equal; within a group the order is the ranked
-	// one, so a group's first member marks where it shows.
+	// Group the titled items by their title group (the first ordinal of
+	// their source and title) with a sort rather than a map: a query
+	// ranks thousands. Within a group the order is the ranked one, so a
+	// group's first member marks where it shows.
 	titled := make([]int, 0, len(ranked))
-	keys := make([]uint64, len(ranked))
-	h := xxhash.New()
 	for i, s := range ranked {
-		if s.row.Title != "" {
+		if s.key.TitleGroup >= 0 {
 			titled = append(titled, i)
-			h.Reset()
-			h.WriteString(s.row.Source)
-			h.WriteString("\x00")
-			h.WriteString(s.row.Title)
-			keys[i] = h.Sum64()
 		}
 	}
 	slices.SortFunc(titled, func(a, b int) int {
-		if c := cmp.Compare(keys[a], keys[b]); c != 0 {
-			return c
-		}
-		ra, rb := ranked[a].row, ranked[b].row
-		return cmp.Or(strings.Compare(ra.Source, rb.Source), strings.Compare(ra.Title, rb.Title), cmp.Compare(a, b))
+		return cmp.Or(cmp.Compare(ranked[a].key.TitleGroup, ranked[b].key.TitleGroup), cmp.Compare(a, b))
 	})
 	shown := make([]*scored, len(ranked)) // by rank: what shows there
 	for g := 0; g < len(titled); {
 		first := ranked[titled[g]]
 		end := g + 1
-		for end < len(titled) && ranked[titled[end]].row.Source == first.row.Source && ranked[titled[end]].row.Title == first.row.Title {
+		for end < len(titled) && ranked[titled[end]].key.TitleGroup == first.key.TitleGroup {
 			end++
 		}
 		rep := first
 		for _, i := range titled[g+1 : end] {
-			if compareChrono(ranked[i].row, rep.row) < 0 {
+			if compareChrono(ranked[i].key, rep.key) < 0 {
 				rep = ranked[i]
 			}
 		}
@@ -294,33 +293,34 @@ func (e *engine) collapse(ranked []*scored) []*scored {
 	var out []*scored
 	for i, s := range ranked {
 		switch {
-		case s.row.Title == "":
+		case s.key.TitleGroup < 0:
 			out = append(out, s)
 		case shown[i] != nil:
 			out = append(out, shown[i])
 		}
 	}
-	byURL := map[string][]*scored{}
+	byURL := map[int32][]*scored{}
 	for _, s := range out {
-		if s.row.URLKey != "" {
-			byURL[s.row.URLKey] = append(byURL[s.row.URLKey], s)
+		if s.key.URLGroup >= 0 {
+			byURL[s.key.URLGroup] = append(byURL[s.key.URLGroup], s)
 		}
 	}
+	body := fieldOrdinal(e.c.Fields(), project.FieldBody)
 	var final []*scored
-	kept := map[string]*scored{}
+	kept := map[int32]*scored{}
 	for _, s := range out {
-		g := byURL[s.row.URLKey]
-		if s.row.URLKey == "" || len(g) == 1 || !manySources(g) {
+		g := byURL[s.key.URLGroup]
+		if s.key.URLGroup < 0 || len(g) == 1 || !manySources(g) {
 			final = append(final, s)
 			continue
 		}
-		if _, ok := kept[s.row.URLKey]; ok {
+		if _, ok := kept[s.key.URLGroup]; ok {
 			continue
 		}
 		best := slices.MaxFunc(g, func(a, b *scored) int {
 			return cmp.Or(cmp.Compare(a.matched, b.matched),
-				cmp.Compare(b2int(hasBody(a.row, e.c.Fields())), b2int(hasBody(b.row, e.c.Fields()))),
-				cmp.Compare(len(a.row.Lengths), len(b.row.Lengths)),
+				cmp.Compare(b2int(hasBody(a.key, body)), b2int(hasBody(b.key, body))),
+				cmp.Compare(fieldsWithWords(a.key), fieldsWithWords(b.key)),
 				cmp.Compare(rankOf(out, b), rankOf(out, a)))
 		})
 		for _, o := range g {
@@ -328,7 +328,7 @@ func (e *engine) collapse(ranked []*scored) []*scored {
 				best.count += o.count
 			}
 		}
-		kept[s.row.URLKey] = best
+		kept[s.key.URLGroup] = best
 		final = append(final, best)
 	}
 	return final
@@ -336,15 +336,17 @@ func (e *engine) collapse(ranked []*scored) []*scored {
 
 func manySources(g []*scored) bool {
 	for _, s := range g[1:] {
-		if s.row.Source != g[0].row.Source {
+		if s.key.Source != g[0].key.Source {
 			return true
 		}
 	}
 	return false
 }
 
-func hasBody(row *artifacts.Doc, fields []artifacts.Field) bool {
-	return hasField(row, fields, project.FieldBody) && row.SpanOff >= 0
+// hasBody reports whether a record has words in its body field (an
+// ordinal, or -1 when the base has none).
+func hasBody(key *artifacts.Key, body int) bool {
+	return hasWords(key, body) && key.Flags&artifacts.KeyRecord != 0
 }
 
 func rankOf(list []*scored, s *scored) int { return slices.Index(list, s) }
@@ -367,24 +369,24 @@ func diversify(ranked []*scored, k int) []*scored {
 	reserve := (k + pageShareEvery - 1) / pageShareEvery
 	pages := 0
 	for _, s := range ranked {
-		if isPage(s.row) {
+		if isPage(s.key) {
 			pages++
 		}
 	}
 	reserve = min(reserve, pages)
 	var out, rest []*scored
-	perSource := map[string]int{}
+	perSource := map[uint32]int{}
 	pagesIn := 0
 	for _, s := range ranked {
-		if isPage(s.row) {
-			if perSource[s.row.Source] < limit {
-				perSource[s.row.Source]++
+		if isPage(s.key) {
+			if perSource[s.key.Source] < limit {
+				perSource[s.key.Source]++
 				pagesIn++
 				out = append(out, s)
 				continue
 			}
-		} else if perSource[s.row.Source] < limit && len(out)+(reserve-pagesIn) < k {
-			perSource[s.row.Source]++
+		} else if perSource[s.key.Source] < limit && len(out)+(reserve-pagesIn) < k {
+			perSource[s.key.Source]++
 			out = append(out, s)
 			continue
 		}

@@ -3,6 +3,8 @@ package query
 import (
 	"slices"
 	"time"
+
+	"github.com/cairn-kb/cairn/artifacts"
 )
 
 // windowDays is how many populated event days a query looks back by
@@ -114,17 +116,29 @@ func resolveWindow(c corpus, w Window, asOf time.Time) (Window, *candidates, err
 		if undated == cfg.Layers.Index {
 			continue
 		}
+		// The keys of a run of ordinals are a few reads; only the rows of
+		// pages with a validity bound are read to compare it.
 		ords := make([]int, 0, s.hi-s.lo)
 		for ord := s.lo; ord < s.hi; ord++ {
 			ords = append(ords, ord)
 		}
-		rows, err := c.Rows(ords) // a run of ordinals: a few reads for all
+		keys, err := c.Keys(ords)
+		if err != nil {
+			return w, nil, err
+		}
+		var bounded []int
+		for i, k := range keys {
+			if k.Flags&artifacts.KeyBounded != 0 {
+				bounded = append(bounded, ords[i])
+			}
+		}
+		rows, err := c.Rows(bounded)
 		if err != nil {
 			return w, nil, err
 		}
 		for i, row := range rows {
 			if (row.ValidFrom != "" && today < row.ValidFrom) || (row.ValidUntil != "" && today > row.ValidUntil) {
-				cand.excluded = append(cand.excluded, ords[i])
+				cand.excluded = append(cand.excluded, bounded[i])
 			}
 		}
 	}

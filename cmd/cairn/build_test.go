@@ -295,7 +295,7 @@ func TestDemoAndVersion(t *testing.T) {
 		}
 	}
 	code, stdout, _ = cairn(t, "version")
-	if code != 0 || !strings.Contains(stdout, "cairn "+Version) || !strings.Contains(stdout, "format 1") {
+	if code != 0 || !strings.Contains(stdout, "cairn "+Version) || !strings.Contains(stdout, fmt.Sprintf("format %d", artifacts.FormatVersion)) {
 		t.Errorf("version: exit %d, %q", code, stdout)
 	}
 	if code, _, _ := cairn(t, "no-such-command"); code != 2 {

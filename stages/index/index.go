@@ -1,5 +1,5 @@
 // Package index is the build stage that writes the lexical index: docs.tsv
-// and docs.off (one row per item), fields.tsv (the searchable fields and
+// and docs.key (one row per item), fields.tsv (the searchable fields and
 // their weights) and the term dictionary with its sorted postings
 // (terms.tsv, postings.tsv).
 //
@@ -20,6 +20,7 @@ import (
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/project"
 )
 
 // Input is the inverted corpus, one segment per run of items.
@@ -84,14 +85,31 @@ func Run(ctx context.Context, in Input) (Output, error) {
 			return Output{}, fmt.Errorf("segments out of URI order at %s", rows[i].URI)
 		}
 	}
-	docs, off := artifacts.EncodeDocs(rows)
+	// The rows' tables and the postings are independent: one is made
+	// while the other merges.
+	var docs, key []byte
+	var docsErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		keys, err := project.Keys(len(rows), func(i int) *artifacts.Doc { return &rows[i] }, len(fields), in.Config)
+		if err != nil {
+			docsErr = err
+			return
+		}
+		docs, key, docsErr = artifacts.EncodeDocs(rows, keys, len(fields))
+	}()
 	dict, post, err := merge(in.Segments, remap)
+	<-done
+	if docsErr != nil {
+		return Output{}, docsErr
+	}
 	if err != nil {
 		return Output{}, err
 	}
 	return Output{Items: len(rows), Files: []artifacts.File{
 		{Path: artifacts.DocsPath, Data: docs},
-		{Path: artifacts.DocsOffPath, Data: off},
+		{Path: artifacts.DocsKeyPath, Data: key},
 		{Path: artifacts.DocumentsPath, Data: artifacts.EncodeDocuments(documentRows(in.Config, in.Documents))},
 		{Path: artifacts.BodiesPath, Data: artifacts.EncodeBodies(bodyRows(in.Bodies))},
 		{Path: artifacts.FieldsPath, Data: artifacts.EncodeFields(fields)},

@@ -1,0 +1,335 @@
+package artifacts
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"unsafe"
+)
+
+// Key is one line of docs.key: what a query needs of an item to score,
+// order and collapse it, so that it reads a few fixed-width bytes per
+// candidate and the docs.tsv rows of only the few items a pack shows.
+// Every value but Offset is derived from the item's docs.tsv row (and its
+// source's recency policy); package project computes them, for the build
+// and for a query's scan alike.
+type Key struct {
+	// Offset is where the item's docs.tsv row starts.
+	Offset int64
+	// Chrono is the item's rank, from 0, in newest-first order: by time,
+	// else date, newest first, URI breaking ties.
+	Chrono uint32
+	// Day is the item's date as YYYYMMDD when it is a valid day, else 0.
+	Day int32
+	// Source is the rank of the item's source among the base's distinct
+	// sources in byte order: equal sources, equal ranks.
+	Source uint32
+	// HalfLife is the item's source's recency half-life in days, 0 for none.
+	HalfLife uint32
+	Flags    KeyFlags
+	// TitleGroup is the ordinal of the first item with the same source and
+	// title, so that items with equal groups are one title+source run; -1
+	// for an item without a title.
+	TitleGroup int32
+	// TitleTerms hashes the title's terms as a query would normalise it,
+	// so a query can tell which titles may be the whole query.
+	TitleTerms uint64
+	// URLGroup is the ordinal of the first item with the same url key; -1
+	// for an item without one.
+	URLGroup int32
+	// OwnID and OwnURI hash a record's decoded id and the item's URI, case
+	// folded, so a query can tell which items a term may name exactly.
+	// OwnID is 0 for an item without an id.
+	OwnID, OwnURI uint32
+	// Digest is the item's semantic digest (docs.tsv's digest column).
+	Digest uint64
+	// Norms holds a length class per field of fields.tsv, by ordinal: 0
+	// when the item has no words in the field, else ⌊log2 n⌋+1 for its n
+	// words.
+	Norms []byte
+}
+
+// KeyFlags are the item facts a query tests of every candidate.
+type KeyFlags uint16
+
+// The flags of a key. The first eight are the row's flags of those names.
+const (
+	KeyCreated    KeyFlags = 1 << iota // flag created
+	KeySuperseded                      // flag superseded
+	KeyDone                            // flag done
+	KeyDeprecated                      // flag deprecated
+	KeyNav                             // flag nav
+	KeyActive                          // flag active
+	KeyReceived                        // flag received
+	KeyPrivate                         // flag private
+	KeyPage                            // kind wiki or projects
+	KeyProject                         // kind projects
+	KeyRecord                          // a record: the row has a span
+	KeyID                              // the URI has an #id
+	KeyDated                           // the row has a date
+	KeyBounded                         // the row has a validity bound
+)
+
+// MaxNorm is the largest length class: a field of 2^31-1 words.
+const MaxNorm = 31
+
+// Widths of docs.key's fixed columns, in order, without their TAB.
+var keyColumns = [...]int{12, 8, 10, 8, 8, 4, 8, 16, 8, 8, 8, 16}
+
+// keyFixedWidth is a docs.key line less its norms: the fixed columns, a TAB
+// after each and the LF.
+var keyFixedWidth = func() int {
+	n := 1
+	for _, w := range keyColumns {
+		n += w + 1
+	}
+	return n
+}()
+
+// KeyWidth is the width of a docs.key line, LF included, for a base of
+// the given number of fields (a base without fields writes its norms as -).
+func KeyWidth(fields int) int { return keyFixedWidth + max(fields, 1) }
+
+// KeysHeader is docs.key's first line for a base of the given number of
+// fields: its name, version and line width, padded to the line width.
+func KeysHeader(fields int) string {
+	w := KeyWidth(fields)
+	return fmt.Sprintf("%-*s\n", w-1, fmt.Sprintf("#cairn %s v%d width %d", docsKeyName, FormatVersion, w))
+}
+
+// EncodeDocs renders docs.tsv and docs.key. Rows must already be sorted by
+// URI (the caller owns the order, because ordinals are shared with
+// postings) and keys computed from them; their Offset is filled in here.
+func EncodeDocs(rows []Doc, keys []Key, fields int) (docs, key []byte, err error) {
+	if len(keys) != len(rows) {
+		return nil, nil, fmt.Errorf("docs: %d rows but %d keys", len(rows), len(keys))
+	}
+	docs, offsets := encodeDocRows(rows)
+	key = make([]byte, 0, KeyWidth(fields)*(len(rows)+1))
+	key = append(key, KeysHeader(fields)...)
+	for i := range rows {
+		k := keys[i]
+		k.Offset = offsets[i]
+		if key, err = appendKey(key, &k, fields); err != nil {
+			return nil, nil, fmt.Errorf("docs: %s: %w", rows[i].URI, err)
+		}
+	}
+	return docs, key, nil
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendKey appends k's docs.key line.
+func appendKey(b []byte, k *Key, fields int) ([]byte, error) {
+	if len(k.Norms) != fields {
+		return nil, fmt.Errorf("%d norms for %d fields", len(k.Norms), fields)
+	}
+	hexCol := func(v uint64, width int) {
+		for i := width - 1; i >= 0; i-- {
+			b = append(b, hexDigits[(v>>(4*uint(i)))&0xf])
+		}
+		b = append(b, '\t')
+	}
+	group := func(g int32) {
+		if g < 0 {
+			b = append(b, "--------\t"...)
+		} else {
+			hexCol(uint64(g), 8)
+		}
+	}
+	if k.Offset < 0 || k.Offset >= 1<<48 {
+		return nil, fmt.Errorf("row offset %d does not fit 12 hex digits", k.Offset)
+	}
+	hexCol(uint64(k.Offset), 12)
+	hexCol(uint64(k.Chrono), 8)
+	if d := k.Day; d <= 0 || d > 99991231 {
+		if d != 0 {
+			return nil, fmt.Errorf("day %d is not YYYYMMDD", d)
+		}
+		b = append(b, "----------\t"...)
+	} else {
+		v := uint32(d)
+		b = append(b, byte('0'+v/10000000), byte('0'+v/1000000%10), byte('0'+v/100000%10), byte('0'+v/10000%10), '-',
+			byte('0'+v/1000%10), byte('0'+v/100%10), '-', byte('0'+v/10%10), byte('0'+v%10), '\t')
+	}
+	hexCol(uint64(k.Source), 8)
+	hexCol(uint64(k.HalfLife), 8)
+	hexCol(uint64(k.Flags), 4)
+	group(k.TitleGroup)
+	hexCol(k.TitleTerms, 16)
+	group(k.URLGroup)
+	hexCol(uint64(k.OwnID), 8)
+	hexCol(uint64(k.OwnURI), 8)
+	hexCol(k.Digest, 16)
+	if fields == 0 {
+		b = append(b, '-')
+	}
+	for _, c := range k.Norms {
+		if c > MaxNorm {
+			return nil, fmt.Errorf("length class %d is above %d", c, MaxNorm)
+		}
+		b = append(b, normDigits[c])
+	}
+	return append(b, '\n'), nil
+}
+
+// normDigits write length classes 0..31 as one character each.
+const normDigits = "0123456789abcdefghijklmnopqrstuv"
+
+// KeyDecoder parses docs.key lines for a reader that decodes many: the
+// norms of the keys it returns are carved from blocks it allocates, a few
+// for many keys. The zero value is ready to use.
+type KeyDecoder struct {
+	arena []byte
+}
+
+// Decode parses one docs.key line of a base of the given number of fields,
+// LF included; n is its line number for error messages. The line may be
+// reused once Decode returns.
+func (kd *KeyDecoder) Decode(n int, line []byte, fields int) (Key, error) {
+	var k Key
+	bad := func(msg string) (Key, error) {
+		return Key{}, &CorruptError{Path: DocsKeyPath, Line: n, Msg: msg}
+	}
+	if len(line) != KeyWidth(fields) || line[len(line)-1] != '\n' {
+		return bad(fmt.Sprintf("line is %d bytes, want %d ending with LF", len(line), KeyWidth(fields)))
+	}
+	col := 0
+	pos := 0
+	next := func() []byte {
+		w := keyColumns[col]
+		c := line[pos : pos+w]
+		pos += w + 1
+		col++
+		return c
+	}
+	// Every fixed column is followed by a TAB.
+	for p, i := 0, 0; i < len(keyColumns); i++ {
+		p += keyColumns[i]
+		if line[p] != '\t' {
+			return bad(fmt.Sprintf("column %d is not %d characters and a TAB", i+1, keyColumns[i]))
+		}
+		p++
+	}
+	hexVal := func(c []byte) (uint64, bool) {
+		var v uint64
+		for _, x := range c {
+			d, ok := hexValue(x)
+			if !ok {
+				return 0, false
+			}
+			v = v<<4 | uint64(d)
+		}
+		return v, true
+	}
+	group := func(c []byte) (int32, bool) {
+		if string(c) == "--------" {
+			return -1, true
+		}
+		v, ok := hexVal(c)
+		return int32(v), ok && v <= math.MaxInt32
+	}
+	var ok [12]bool
+	var v uint64
+	v, ok[0] = hexVal(next())
+	k.Offset = int64(v)
+	v, ok[1] = hexVal(next())
+	k.Chrono = uint32(v)
+	k.Day, ok[2] = keyDay(next())
+	v, ok[3] = hexVal(next())
+	k.Source = uint32(v)
+	v, ok[4] = hexVal(next())
+	k.HalfLife = uint32(v)
+	v, ok[5] = hexVal(next())
+	k.Flags = KeyFlags(v)
+	k.TitleGroup, ok[6] = group(next())
+	k.TitleTerms, ok[7] = hexVal(next())
+	k.URLGroup, ok[8] = group(next())
+	v, ok[9] = hexVal(next())
+	k.OwnID = uint32(v)
+	v, ok[10] = hexVal(next())
+	k.OwnURI = uint32(v)
+	k.Digest, ok[11] = hexVal(next())
+	for i, good := range ok {
+		if !good {
+			return bad(fmt.Sprintf("column %d %q is not what docs.key holds there", i+1, keyColumn(line, i)))
+		}
+	}
+	norms := line[pos : len(line)-1]
+	if fields == 0 {
+		if string(norms) != "-" {
+			return bad("a base without fields has - for norms")
+		}
+		return k, nil
+	}
+	if cap(kd.arena)-len(kd.arena) < fields {
+		kd.arena = make([]byte, 0, max(fields, 16<<10))
+	}
+	start := len(kd.arena)
+	for _, c := range norms {
+		d := strings.IndexByte(normDigits, c)
+		if d < 0 {
+			return bad(fmt.Sprintf("norm %q is not a length class 0-9a-v", c))
+		}
+		kd.arena = append(kd.arena, byte(d))
+	}
+	k.Norms = kd.arena[start:len(kd.arena):len(kd.arena)]
+	return k, nil
+}
+
+// keyColumn is fixed column i of a docs.key line, for error messages.
+func keyColumn(line []byte, i int) string {
+	p := 0
+	for j := range i {
+		p += keyColumns[j] + 1
+	}
+	return unsafe.String(&line[p], keyColumns[i])
+}
+
+func hexValue(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	}
+	return 0, false
+}
+
+// keyDay parses docs.key's day column: YYYY-MM-DD or ten dashes.
+func keyDay(c []byte) (int32, bool) {
+	if string(c) == "----------" {
+		return 0, true
+	}
+	if c[4] != '-' || c[7] != '-' {
+		return 0, false
+	}
+	var v int32
+	for i, x := range c {
+		if i == 4 || i == 7 {
+			continue
+		}
+		if x < '0' || x > '9' {
+			return 0, false
+		}
+		v = v*10 + int32(x-'0')
+	}
+	return v, v != 0
+}
+
+// KeyOffset reads the docs.tsv offset that starts a docs.key line, for a
+// reader that needs only where a row is.
+func KeyOffset(line []byte) (int64, error) {
+	if len(line) < keyColumns[0]+1 || line[keyColumns[0]] != '\t' {
+		return 0, &CorruptError{Path: DocsKeyPath, Msg: "a line does not start with a row offset and a TAB"}
+	}
+	var v int64
+	for _, x := range line[:keyColumns[0]] {
+		d, ok := hexValue(x)
+		if !ok {
+			return 0, &CorruptError{Path: DocsKeyPath, Msg: fmt.Sprintf("row offset %q is not 12 hex digits", line[:keyColumns[0]])}
+		}
+		v = v<<4 | int64(d)
+	}
+	return v, nil
+}

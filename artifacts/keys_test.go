@@ -1,0 +1,126 @@
+package artifacts
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// goodKeyLine is a docs.key line of a base of three fields.
+const goodKeyLine = "000000000056\t00000000\t2026-11-02\t00000000\t0000000e\t1c01\t00000000\tfedcba9876543210\t--------\tdeadbeef\t00000001\t0123456789abcdef\t204\n"
+
+func TestDecodeKeyRejects(t *testing.T) {
+	col := func(i int, v string) string { // goodKeyLine with column i replaced
+		c := strings.Split(strings.TrimSuffix(goodKeyLine, "\n"), "\t")
+		c[i] = v
+		return strings.Join(c, "\t") + "\n"
+	}
+	cases := []struct{ name, line, msg string }{
+		{"short", goodKeyLine[1:], "line is 129 bytes, want 130 ending with LF"},
+		{"no LF", strings.TrimSuffix(goodKeyLine, "\n") + "0", "line is 130 bytes, want 130 ending with LF"},
+		{"column shifted", "0" + goodKeyLine[:len(goodKeyLine)-2] + "\n", "column 1 is not 12 characters and a TAB"},
+		{"upper-case hex", col(7, "FEDCBA9876543210"), `column 8 "FEDCBA9876543210" is not what docs.key holds there`},
+		{"offset not hex", col(0, "00000000005g"), `column 1 "00000000005g" is not what docs.key holds there`},
+		{"day not a day", col(2, "2026/11/02"), `column 3 "2026/11/02" is not what docs.key holds there`},
+		{"day of zeros", col(2, "0000-00-00"), `column 3 "0000-00-00" is not what docs.key holds there`},
+		{"group past 31 bits", col(6, "80000000"), `column 7 "80000000" is not what docs.key holds there`},
+		{"half a dash group", col(8, "----0000"), `column 9 "----0000" is not what docs.key holds there`},
+		{"norm past 31", col(12, "20w"), `norm 'w' is not a length class 0-9a-v`},
+		{"norm as dash", col(12, "2-4"), `norm '-' is not a length class 0-9a-v`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var kd KeyDecoder
+			_, err := kd.Decode(9, []byte(c.line), 3)
+			ce := asCorrupt(t, err, DocsKeyPath)
+			if ce.Line != 9 || ce.Msg != c.msg {
+				t.Errorf("got line %d %q, want line 9 %q", ce.Line, ce.Msg, c.msg)
+			}
+		})
+	}
+	var kd KeyDecoder
+	k, err := kd.Decode(2, []byte(goodKeyLine), 3)
+	if err != nil {
+		t.Fatalf("the good line does not decode: %v", err)
+	}
+	if k.Offset != 0x56 || k.Day != 20261102 || k.HalfLife != 14 || k.Flags != KeyCreated|KeyRecord|KeyID|KeyDated ||
+		k.TitleGroup != 0 || k.URLGroup != -1 || k.OwnID != 0xdeadbeef || !bytes.Equal(k.Norms, []byte{2, 0, 4}) {
+		t.Errorf("the good line decodes to %+v", k)
+	}
+	if _, err := kd.Decode(2, []byte(goodKeyLine), 4); err == nil {
+		t.Error("a line of three fields decodes as one of four")
+	}
+}
+
+// TestKeyDecoderKeepsNorms: norms are copied out of the line, which a
+// reader reuses for the next batch.
+func TestKeyDecoderKeepsNorms(t *testing.T) {
+	var kd KeyDecoder
+	line := []byte(goodKeyLine)
+	k, err := kd.Decode(2, line, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copy(line[len(line)-4:], "vvv")
+	if !bytes.Equal(k.Norms, []byte{2, 0, 4}) {
+		t.Errorf("norms changed with the line: %v", k.Norms)
+	}
+}
+
+func TestKeyOffsetRejects(t *testing.T) {
+	for _, line := range []string{"", "00000000005", "000000000056 ", "00000000005G\t", "-00000000056\t"} {
+		if _, err := KeyOffset([]byte(line)); err == nil {
+			t.Errorf("KeyOffset(%q) accepted", line)
+		} else {
+			asCorrupt(t, err, DocsKeyPath)
+		}
+	}
+}
+
+func TestEncodeDocsRefusesBadKeys(t *testing.T) {
+	rows := sampleDocs[:1]
+	good := keysOf(rows, 3)
+	for name, change := range map[string]func(k *Key){
+		"norms of another width": func(k *Key) { k.Norms = k.Norms[:2] },
+		"norm past 31":           func(k *Key) { k.Norms[0] = 32 },
+	} {
+		k := good[0]
+		k.Norms = bytes.Clone(k.Norms)
+		change(&k)
+		if _, _, err := EncodeDocs(rows, []Key{k}, 3); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	if _, _, err := EncodeDocs(rows, nil, 3); err == nil {
+		t.Error("rows without keys: accepted")
+	}
+}
+
+// FuzzDecodeKey: whatever decodes encodes back to the same line, and
+// whatever does not is a CorruptError at the given line.
+func FuzzDecodeKey(f *testing.F) {
+	_, key := encodeDocs(f, sampleDocs, sampleFieldCount)
+	width := KeyWidth(sampleFieldCount)
+	for i := width; i < len(key); i += width {
+		f.Add(key[i : i+width])
+	}
+	f.Add([]byte(goodKeyLine))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		for _, fields := range []int{0, 3, sampleFieldCount} {
+			var kd KeyDecoder
+			k, err := kd.Decode(5, line, fields)
+			if err != nil {
+				var ce *CorruptError
+				if !errors.As(err, &ce) || ce.Path != DocsKeyPath || ce.Line != 5 {
+					t.Fatalf("error %v (%T), want a *CorruptError on %s:5", err, err, DocsKeyPath)
+				}
+				continue
+			}
+			again, err := appendKey(nil, &k, fields)
+			if err != nil || !bytes.Equal(again, line) {
+				t.Fatalf("%q decodes to %+v, which encodes to %q, %v", line, k, again, err)
+			}
+		}
+	})
+}

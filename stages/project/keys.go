@@ -1,0 +1,260 @@
+package project
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"math/bits"
+	"net/url"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/model"
+)
+
+// keyFlags maps row flags to the key flags a query tests.
+var keyFlags = map[string]artifacts.KeyFlags{
+	FlagCreated: artifacts.KeyCreated, FlagSuperseded: artifacts.KeySuperseded,
+	FlagDone: artifacts.KeyDone, FlagDeprecated: artifacts.KeyDeprecated,
+	FlagNav: artifacts.KeyNav, FlagActive: artifacts.KeyActive,
+	FlagReceived: artifacts.KeyReceived, FlagPrivate: artifacts.KeyPrivate,
+}
+
+// Keys computes the docs.key line of each of n rows, given in URI order
+// by row(i), for a base of the given number of fields. The build writes
+// them; a query's scan computes them from its own rows the same way, so
+// that a ranking read from keys is the same whichever way it was read.
+// The row offsets are left for the encoder.
+func Keys(n int, row func(i int) *artifacts.Doc, fields int, cfg model.Config) ([]artifacts.Key, error) {
+	if n > math.MaxInt32 {
+		return nil, fmt.Errorf("%d items; docs.key numbers at most %d", n, math.MaxInt32)
+	}
+	keys := make([]artifacts.Key, n)
+	norms := make([]byte, n*fields)
+	// What each key takes from its own row alone is computed in parts, one
+	// per core; the groups and ranks, which compare rows, after.
+	parts := max(1, min(runtime.GOMAXPROCS(0), n/minKeysPart))
+	errs := make([]error, parts)
+	var wg sync.WaitGroup
+	for p := range parts {
+		wg.Go(func() {
+			for i := p * n / parts; i < (p+1)*n/parts; i++ {
+				k := &keys[i]
+				k.Norms = norms[i*fields : (i+1)*fields : (i+1)*fields]
+				if err := rowKey(k, row(i), fields, cfg); err != nil {
+					errs[p] = err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err // the first in row order
+		}
+	}
+	sources := map[string]uint32{}
+	type titled struct{ source, title string }
+	titles := map[titled]int32{}
+	urls := map[string]int32{}
+	for i := range n {
+		d, k := row(i), &keys[i]
+		sources[d.Source] = 0
+		k.TitleGroup, k.URLGroup = -1, -1
+		if d.Title != "" {
+			t := titled{d.Source, d.Title}
+			g, ok := titles[t]
+			if !ok {
+				g = int32(i)
+				titles[t] = g
+			}
+			k.TitleGroup = g
+		}
+		if d.URLKey != "" {
+			g, ok := urls[d.URLKey]
+			if !ok {
+				g = int32(i)
+				urls[d.URLKey] = g
+			}
+			k.URLGroup = g
+		}
+	}
+	names := make([]string, 0, len(sources))
+	for s := range sources {
+		names = append(names, s)
+	}
+	slices.Sort(names)
+	for r, s := range names {
+		sources[s] = uint32(r)
+	}
+	// Newest first, by time, else date; URI order (the ordinal) breaks ties.
+	type stamped struct {
+		at  string
+		ord int32
+	}
+	order := make([]stamped, n)
+	for i := range n {
+		keys[i].Source = sources[row(i).Source]
+		order[i] = stamped{Newest(row(i)), int32(i)}
+	}
+	slices.SortFunc(order, func(a, b stamped) int {
+		return cmp.Or(CompareStamps(b.at, a.at), cmp.Compare(a.ord, b.ord))
+	})
+	for r, o := range order {
+		keys[o.ord].Chrono = uint32(r)
+	}
+	return keys, nil
+}
+
+// minKeysPart is the fewest rows worth a goroutine of their own (a
+// variable so that tests can compute small tables in parts).
+var minKeysPart = 4096
+
+// rowKey fills what k takes from d alone: digest, half-life, day, flags,
+// the title's terms, the own-name hashes and the norms.
+func rowKey(k *artifacts.Key, d *artifacts.Doc, fields int, cfg model.Config) error {
+	var err error
+	if k.Digest, err = parseDigest(d.Digest); err != nil {
+		return fmt.Errorf("%s: %w", d.URI, err)
+	}
+	if hl := cfg.Sources[d.Source].Recency.HalfLifeDays; hl > 0 {
+		if hl > math.MaxUint32 {
+			return fmt.Errorf("%s: the half-life of source %q, %d days, is above %d", d.URI, d.Source, hl, uint32(math.MaxUint32))
+		}
+		k.HalfLife = uint32(hl)
+	}
+	k.Day = dayNumber(d.Date)
+	k.Flags = flagsOf(d)
+	k.TitleTerms = TitleKey(d.Title)
+	if _, id, ok := strings.Cut(d.URI, "#"); ok {
+		k.OwnID = FoldKey(DecodeID(id))
+	}
+	k.OwnURI = FoldKey(d.URI)
+	for _, l := range d.Lengths {
+		if l.Field < 0 || int(l.Field) >= fields {
+			return fmt.Errorf("%s: field ordinal %d of %d fields", d.URI, l.Field, fields)
+		}
+		if l.N > 0 {
+			k.Norms[l.Field] = byte(bits.Len32(uint32(l.N)))
+		}
+	}
+	return nil
+}
+
+// Newest is a row's time, else its date: what orders items by age.
+func Newest(d *artifacts.Doc) string {
+	if d.Time != "" {
+		return d.Time
+	}
+	return d.Date
+}
+
+// flagsOf is a row's key flags.
+func flagsOf(d *artifacts.Doc) artifacts.KeyFlags {
+	var f artifacts.KeyFlags
+	for _, name := range d.Flags {
+		f |= keyFlags[name]
+	}
+	if d.Kind == "wiki" || d.Kind == "projects" {
+		f |= artifacts.KeyPage
+	}
+	if d.Kind == "projects" {
+		f |= artifacts.KeyProject
+	}
+	if d.SpanOff >= 0 {
+		f |= artifacts.KeyRecord
+	}
+	if strings.Contains(d.URI, "#") {
+		f |= artifacts.KeyID
+	}
+	if d.Date != "" {
+		f |= artifacts.KeyDated
+	}
+	if d.ValidFrom != "" || d.ValidUntil != "" {
+		f |= artifacts.KeyBounded
+	}
+	return f
+}
+
+// dayNumber is a valid YYYY-MM-DD day as the number YYYYMMDD, else 0.
+func dayNumber(day string) int32 {
+	if _, err := time.Parse(time.DateOnly, day); err != nil || len(day) != 10 {
+		return 0
+	}
+	v := int32(0)
+	for i := range 10 {
+		if i != 4 && i != 7 {
+			v = v*10 + int32(day[i]-'0')
+		}
+	}
+	return v
+}
+
+// DayString is the YYYY-MM-DD of a key's day number, "" for 0.
+func DayString(v int32) string {
+	if v == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%04d-%02d-%02d", v/10000, v/100%100, v%100)
+}
+
+// parseDigest reads a row's 16-hex-digit digest.
+func parseDigest(s string) (uint64, error) {
+	var v uint64
+	if len(s) != 16 {
+		return 0, fmt.Errorf("digest %q is not 16 hex digits", s)
+	}
+	for i := range len(s) {
+		c := s[i]
+		switch {
+		case '0' <= c && c <= '9':
+			v = v<<4 | uint64(c-'0')
+		case 'a' <= c && c <= 'f':
+			v = v<<4 | uint64(c-'a'+10)
+		default:
+			return 0, fmt.Errorf("digest %q is not 16 hex digits", s)
+		}
+	}
+	return v, nil
+}
+
+// FoldKey hashes s case-folded: every rune is replaced by the least rune
+// of its simple case-folding orbit, so strings.EqualFold(a, b) implies
+// FoldKey(a) == FoldKey(b). Equal keys are a hint to compare, not proof.
+func FoldKey(s string) uint32 {
+	var buf [64]byte
+	b := buf[:0]
+	for _, r := range s { // invalid bytes read as U+FFFD, as EqualFold reads them
+		if r < utf8.RuneSelf { // an ASCII letter's least is its upper case
+			if 'a' <= r && r <= 'z' {
+				r -= 'a' - 'A'
+			}
+			b = append(b, byte(r))
+			continue
+		}
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		b = utf8.AppendRune(b, least)
+	}
+	return uint32(xxhash.Sum64(b))
+}
+
+// DecodeID undoes a record id's percent-encoding; an id that does not
+// decode stays as it is.
+func DecodeID(id string) string {
+	if s, err := url.PathUnescape(id); err == nil {
+		return s
+	}
+	return id
+}

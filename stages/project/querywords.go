@@ -1,0 +1,112 @@
+package project
+
+import (
+	"iter"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+// The words of a query, and of titles as a query would read them. They
+// live here rather than with the query stage because the build keys every
+// title by its query terms (docs.key's title-terms column), so that a
+// query can tell which of thousands of candidates may have a title equal
+// to the query without reading their titles.
+
+// Scaffolding is the seed's closed conversational-scaffolding vocabulary:
+// words that say how an answer was asked for, not what to retrieve. A
+// query drops them from its terms.
+var Scaffolding = map[string]bool{
+	"about": true, "can": true, "could": true, "did": true, "do": true,
+	"does": true, "for": true, "from": true, "give": true, "how": true,
+	"i": true, "is": true, "last": true, "me": true, "my": true,
+	"our": true, "please": true, "prepare": true, "show": true,
+	"summarize": true, "take": true, "tell": true, "the": true,
+	"was": true, "were": true, "what": true, "when": true, "where": true,
+	"which": true, "who": true, "why": true, "with": true, "would": true,
+	"your": true,
+}
+
+// QueryWords yields the words of text the way a query is split into
+// terms, lowercased, keeping every word (KeepAsTerm tells which a query
+// keeps): an identifier-shaped chunk is one word, other chunks are split
+// into words.
+func QueryWords(text string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for chunk := range strings.FieldsSeq(text) {
+			chunk = strings.TrimFunc(chunk, func(r rune) bool { return strings.ContainsRune("\"'()[]{}<>,;:!?.", r) })
+			if chunk == "" {
+				continue
+			}
+			if IsIdentifierShaped(chunk) {
+				if !yield(strings.ToLower(chunk)) {
+					return
+				}
+				continue
+			}
+			stop := false
+			Words(chunk, func(w string, _ int) { stop = stop || !yield(w) })
+			if stop {
+				return
+			}
+		}
+	}
+}
+
+// KeepAsTerm reports whether a word would survive query normalisation.
+func KeepAsTerm(w string) bool {
+	if IsIdentifierShaped(w) {
+		return utf8.RuneCountInString(w) >= 2
+	}
+	return utf8.RuneCountInString(w) >= MinPlainRunes && !Scaffolding[w]
+}
+
+// TitleTerms are the terms a title normalises to as a query: its kept
+// words, each once, in the order they first appear. A title "is" a query
+// exactly when its terms are the query's.
+func TitleTerms(title string) []string {
+	var out []string
+	for w := range QueryWords(title) {
+		if KeepAsTerm(w) && !contains(out, w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// TitleKey is TermsKey(TitleTerms(title)), without the list: the build
+// keys every title.
+func TitleKey(title string) uint64 {
+	var seen [16]string
+	kept := seen[:0]
+	h := xxhash.New()
+	for w := range QueryWords(title) {
+		if KeepAsTerm(w) && !contains(kept, w) {
+			kept = append(kept, w)
+			h.WriteString(w)
+			h.WriteString("\x00")
+		}
+	}
+	return h.Sum64()
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// TermsKey hashes a list of terms, each followed by a NUL: equal lists,
+// equal keys.
+func TermsKey(terms []string) uint64 {
+	h := xxhash.New()
+	for _, t := range terms {
+		h.WriteString(t)
+		h.WriteString("\x00")
+	}
+	return h.Sum64()
+}
