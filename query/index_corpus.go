@@ -31,11 +31,11 @@ type indexCorpus struct {
 	proj      *project.Projector
 	mu        sync.Mutex // guards scratch
 	scratch   project.Scratch
-	bodies    map[string]artifacts.Body // by record URI, from bodies.tsv
-	bodyRead  map[string]bool           // bodies handed to proj so far
-	days      []string                  // populated event days, from documents.tsv
-	open      map[string]fs.File        // documents opened to read spans, kept open
-	models    map[string]model.Document // documents records were projected in, by path
+	bodies    map[string]artifacts.Body        // by record URI, from bodies.tsv
+	bodyRead  map[string]bool                  // bodies handed to proj so far
+	days      []string                         // populated event days, from documents.tsv
+	open      map[string]fs.File               // documents opened to read spans, kept open
+	plans     map[string]*project.DocumentPlan // documents records were projected in, by path
 }
 
 // openIndex opens the artifacts that Open found current.
@@ -226,11 +226,14 @@ func (c *indexCorpus) Item(ord int, row artifacts.Doc) (project.Item, error) {
 		if err != nil {
 			return it, err
 		}
-		doc := c.docModel(d)
+		plan, ok := c.plan(d)
+		if !ok {
+			return it, &artifacts.CorruptError{Path: artifacts.DocumentsPath, Msg: "a field path of " + path + " no longer compiles"}
+		}
 		if err := c.useBody(row.URI); err != nil {
 			return it, err
 		}
-		it, ok = c.proj.Record(doc, model.Record{Raw: raw, Offset: row.SpanOff, Length: row.SpanLen}, &c.scratch)
+		it, ok = c.proj.RecordIn(plan, model.Record{Raw: raw, Offset: row.SpanOff, Length: row.SpanLen}, &c.scratch)
 		if !ok {
 			return it, &artifacts.CorruptError{Path: path, Msg: "a record's span no longer projects; the document changed since the build"}
 		}
@@ -248,11 +251,12 @@ func (c *indexCorpus) Item(ord int, row artifacts.Doc) (project.Item, error) {
 	return it, nil
 }
 
-// docModel is the document a record of d is projected in, made once per
-// document: a pack often shows several records of one document.
-func (c *indexCorpus) docModel(d artifacts.Document) model.Document {
-	if doc, ok := c.models[d.Path]; ok {
-		return doc
+// plan is the document a record of d is projected in, its field paths
+// compiled, made once per document: a pack often shows several records
+// of one document.
+func (c *indexCorpus) plan(d artifacts.Document) (*project.DocumentPlan, bool) {
+	if plan, ok := c.plans[d.Path]; ok {
+		return plan, true
 	}
 	doc := model.Document{Path: d.Path, Layer: d.Layer, Source: d.Source, Date: d.Date, Schema: map[string]model.FieldSpec{}}
 	for _, f := range slices.Sorted(maps.Keys(d.Fields)) {
@@ -261,11 +265,15 @@ func (c *indexCorpus) docModel(d artifacts.Document) model.Document {
 	for _, f := range d.Relations {
 		doc.Schema[f] = model.FieldSpec{Relation: true}
 	}
-	if c.models == nil {
-		c.models = map[string]model.Document{}
+	plan, ok := c.proj.Plan(doc)
+	if !ok {
+		return nil, false
 	}
-	c.models[d.Path] = doc
-	return doc
+	if c.plans == nil {
+		c.plans = map[string]*project.DocumentPlan{}
+	}
+	c.plans[d.Path] = plan
+	return plan, true
 }
 
 // span reads one record's bytes from its document.

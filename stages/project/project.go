@@ -121,7 +121,7 @@ func (p *Projector) Diagnostics() []diag.Diagnostic { return p.diags }
 // item's digest is taken.
 func (p *Projector) Document(doc model.Document, s *Scratch, ds *diag.List, termsOnly bool) []Item {
 	s.tk.tokenize = nil
-	items := projectDocument(p.cfg, p.ids, &s.tk, p.bodies, doc, ds)
+	items := projectDocument(p.cfg, &s.tk, p.bodies, doc, ds)
 	// A duplicate id is reported at its later occurrence: sort by URI,
 	// then by where the record sits.
 	slices.SortFunc(items, func(a, b Item) int {
@@ -161,7 +161,7 @@ func (p *Projector) Document(doc model.Document, s *Scratch, ds *diag.List, term
 func (p *Projector) DocumentWhere(doc model.Document, s *Scratch, ds *diag.List, tokenize func(uri, raw string) bool) []Item {
 	s.tk.tokenize = tokenize
 	defer func() { s.tk.tokenize, s.tk.skip = nil, false }()
-	items := projectDocument(p.cfg, p.ids, &s.tk, p.bodies, doc, ds)
+	items := projectDocument(p.cfg, &s.tk, p.bodies, doc, ds)
 	slices.SortFunc(items, func(a, b Item) int {
 		return cmp.Or(strings.Compare(a.URI, b.URI), cmp.Compare(a.Line, b.Line))
 	})
@@ -201,26 +201,45 @@ func (p *Projector) Pages(s *Scratch, termsOnly bool) []Item {
 }
 
 // projectDocument projects every record of one document.
-func projectDocument(cfg model.Config, ids Identities, tk *tokenizer, bodies map[string]model.Body, doc model.Document, ds *diag.List) []Item {
-	type fieldPaths struct {
-		name     string
-		paths    []fieldpath.Path
-		relation bool
-		card     string
-	}
-	var fps []fieldPaths
+// fieldPaths is one field of a document's schema, its paths compiled.
+type fieldPaths struct {
+	name     string
+	paths    []fieldpath.Path
+	relation bool
+	card     string
+}
+
+// compileFields compiles the field paths of a document; ok is false when
+// one does not parse (load reports it, which stops the build).
+func compileFields(cfg model.Config, doc model.Document) (fps []fieldPaths, ok bool) {
+	fps = make([]fieldPaths, 0, len(doc.Fields))
 	for _, fm := range doc.Fields {
 		fp := fieldPaths{name: fm.Field, relation: cfg.Schema[fm.Field].Relation || doc.Schema[fm.Field].Relation}
 		fp.card = cmp.Or(cfg.Schema[fm.Field].Cardinality, doc.Schema[fm.Field].Cardinality)
+		fp.paths = make([]fieldpath.Path, 0, len(fm.Paths))
 		for _, s := range fm.Paths {
 			p, err := fieldpath.Parse(s)
 			if err != nil {
-				return nil // reported by load, which stops the build
+				return nil, false
 			}
 			fp.paths = append(fp.paths, p)
 		}
 		fps = append(fps, fp)
 	}
+	return fps, true
+}
+
+func projectDocument(cfg model.Config, tk *tokenizer, bodies map[string]model.Body, doc model.Document, ds *diag.List) []Item {
+	fps, ok := compileFields(cfg, doc)
+	if !ok {
+		return nil
+	}
+	return projectRecords(cfg, tk, bodies, doc, fps, ds)
+}
+
+// projectRecords projects the records of a document whose field paths
+// are compiled.
+func projectRecords(cfg model.Config, tk *tokenizer, bodies map[string]model.Body, doc model.Document, fps []fieldPaths, ds *diag.List) []Item {
 	policy := cfg.Sources[doc.Source]
 	items := make([]Item, 0, len(doc.Records))
 	values := make([][]string, len(fps))
@@ -477,14 +496,41 @@ func dropValues(it *Item) {
 // digest and the flags other items set (superseded) from its row. ok is
 // false when the record has a mistake.
 func (p *Projector) Record(doc model.Document, rec model.Record, s *Scratch) (Item, bool) {
-	one := doc
+	plan, ok := p.Plan(doc)
+	if !ok {
+		return Item{}, false
+	}
+	return p.RecordIn(plan, rec, s)
+}
+
+// DocumentPlan is a document with its field paths compiled, for a reader
+// that re-projects several of its records one at a time.
+type DocumentPlan struct {
+	doc model.Document
+	fps []fieldPaths
+}
+
+// Plan compiles a document's field paths; ok is false when one does not
+// parse.
+func (p *Projector) Plan(doc model.Document) (*DocumentPlan, bool) {
+	fps, ok := compileFields(p.cfg, doc)
+	if !ok {
+		return nil, false
+	}
+	doc.Records = nil
+	return &DocumentPlan{doc: doc, fps: fps}, true
+}
+
+// RecordIn is Record of a record of a planned document.
+func (p *Projector) RecordIn(plan *DocumentPlan, rec model.Record, s *Scratch) (Item, bool) {
+	one := plan.doc
 	one.Records = []model.Record{rec}
 	var ds diag.List
 	// A re-read item is shown or checked through its values; its terms
 	// are in the index already, so it is not tokenised.
 	s.tk.tokenize = func(string, string) bool { return false }
 	defer func() { s.tk.tokenize, s.tk.skip = nil, false }()
-	items := projectDocument(p.cfg, p.ids, &s.tk, p.bodies, one, &ds)
+	items := projectRecords(p.cfg, &s.tk, p.bodies, one, plan.fps, &ds)
 	if len(items) != 1 || ds.HasErrors() {
 		return Item{}, false
 	}
