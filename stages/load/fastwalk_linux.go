@@ -36,7 +36,7 @@ func fastWalk(dir string, c classifier, top map[string]bool) (out []entry, ds di
 	for i, name := range names {
 		switch {
 		case name == ConfigFile:
-			st, ok := lstat(dir, name)
+			st, ok := statAt(root, dir, name, name)
 			if !ok || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
 				return nil, ds, false
 			}
@@ -103,7 +103,7 @@ func walkFolder(dir string, parent int, name, p string, c classifier, ds *diag.L
 				return false
 			}
 		case syscall.DT_REG:
-			st, ok := lstat(dir, child)
+			st, ok := statAt(fd, dir, n, child)
 			if !ok || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
 				return false
 			}
@@ -153,9 +153,7 @@ func readDirents(fd int, buf []byte) (names []string, types []uint8, ok bool) {
 }
 
 // lstat stats the file at path p of the base in the folder dir, without
-// following a link. (fstatat relative to the folder's descriptor would
-// save the kernel a few path elements, but the syscall package does not
-// offer it on every architecture.)
+// following a link: statAt's way where fstatat is not at hand.
 func lstat(dir, p string) (syscall.Stat_t, bool) {
 	var st syscall.Stat_t
 	err := syscall.Lstat(dir+"/"+p, &st)
