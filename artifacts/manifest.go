@@ -13,14 +13,17 @@ const ManifestKind = "cairn-manifest"
 
 // Manifest is manifest.json: what a build read, what it wrote, and the keys
 // that decide whether a stage must run again.
+//
+// The input list comes last: it is most of the file, and a reader that
+// trusts the stage keys stops reading where it starts (ReadPreviousHead).
 type Manifest struct {
 	Format          int          `json:"format"`
 	RankingVersion  int          `json:"ranking_version"`
 	ToolVersion     string       `json:"tool_version"`
 	SemanticsDigest string       `json:"semantics_digest"`
-	Inputs          []FileStamp  `json:"inputs"`
 	Outputs         []FileStamp  `json:"outputs"`
 	Stages          []StageStamp `json:"stages"`
+	Inputs          []FileStamp  `json:"inputs"`
 }
 
 // FileStamp identifies the bytes of one input or output file.
@@ -95,9 +98,9 @@ type manifestHeadFile struct {
 	RankingVersion  int             `json:"ranking_version"`
 	ToolVersion     string          `json:"tool_version"`
 	SemanticsDigest string          `json:"semantics_digest"`
-	Inputs          json.RawMessage `json:"inputs"`
 	Outputs         []FileStamp     `json:"outputs"`
 	Stages          []StageStamp    `json:"stages"`
+	Inputs          json.RawMessage `json:"inputs"`
 }
 
 // withoutInputs returns data with the value of the top-level "inputs" key

@@ -101,18 +101,6 @@ func TestManifestSortsAndFixesFormat(t *testing.T) {
   "ranking_version": 1,
   "tool_version": "",
   "semantics_digest": "0000000000000000",
-  "inputs": [
-    {
-      "path": "cairn.yaml",
-      "bytes": 1,
-      "xxhash": "a"
-    },
-    {
-      "path": "wiki/b.md",
-      "bytes": 2,
-      "xxhash": "b"
-    }
-  ],
   "outputs": [],
   "stages": [
     {
@@ -127,6 +115,18 @@ func TestManifestSortsAndFixesFormat(t *testing.T) {
         "a",
         "z"
       ]
+    }
+  ],
+  "inputs": [
+    {
+      "path": "cairn.yaml",
+      "bytes": 1,
+      "xxhash": "a"
+    },
+    {
+      "path": "wiki/b.md",
+      "bytes": 2,
+      "xxhash": "b"
     }
   ]
 }

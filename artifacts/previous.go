@@ -20,9 +20,112 @@ func ReadPrevious(root string) (*Manifest, error) {
 }
 
 // ReadPreviousHead is ReadPrevious without the input list (Inputs is nil):
-// what a query needs to trust the artifacts, at a fraction of the decoding.
+// what a query needs to trust the artifacts. The list comes last in a
+// manifest of this format, so only the bytes before it are read (and the
+// file's last bytes, which show it is whole); any other manifest is read
+// whole and decoded as DecodeManifestHead does.
 func ReadPreviousHead(root string) (*Manifest, error) {
-	return readManifest(root, DecodeManifestHead)
+	f, err := os.Open(filepath.Join(root, filepath.FromSlash(ManifestPath)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if m, ok := readHead(f, st.Size()); ok {
+		return m, nil
+	}
+	data := make([]byte, st.Size())
+	if _, err := f.ReadAt(data, 0); err != nil && err != io.EOF {
+		return nil, err
+	}
+	return decodePrevious(data, DecodeManifestHead)
+}
+
+// headProbe is how much of a manifest ReadPreviousHead reads first: the
+// head of a large base's manifest (its outputs, with a rules file per
+// content folder, and stages) takes a few kilobytes.
+const headProbe = 16 << 10
+
+// inputsTail is how an encoded manifest ends: its input list, then the
+// object, closed.
+const inputsTail = "  ]\n}\n"
+
+// readHead reads the head of a manifest of this format whose input list
+// comes last, after its outputs and stages; ok is false for any other,
+// which the caller reads whole.
+func readHead(f *os.File, size int64) (*Manifest, bool) {
+	if size < int64(len(inputsTail)) {
+		return nil, false
+	}
+	tail := make([]byte, len(inputsTail))
+	if _, err := f.ReadAt(tail, size-int64(len(tail))); err != nil || string(tail) != inputsTail {
+		return nil, false
+	}
+	for probe := int64(headProbe); ; probe *= 4 {
+		buf := make([]byte, min(probe, size))
+		if _, err := f.ReadAt(buf, 0); err != nil && err != io.EOF {
+			return nil, false
+		}
+		if head, found := headBeforeInputs(buf); found {
+			m, err := DecodeManifestHead(head)
+			if err != nil || m.Format != FormatVersion {
+				return nil, false
+			}
+			return &m, true
+		}
+		if int64(len(buf)) == size {
+			return nil, false
+		}
+	}
+}
+
+// headBeforeInputs finds the top-level "inputs" key of a manifest that
+// names its outputs and stages before it, and returns the manifest with
+// the input list's value replaced by null and the object closed there.
+func headBeforeInputs(data []byte) ([]byte, bool) {
+	depth, key := 0, -1 // key: where the last string at depth 1 started
+	var outputs, stages bool
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case '"':
+			start := i
+			for i++; i < len(data) && data[i] != '"'; i++ {
+				if data[i] == '\\' {
+					i++
+				}
+			}
+			if depth == 1 {
+				key = start
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		case ':':
+			if depth != 1 || key < 0 {
+				continue
+			}
+			switch string(data[key:i]) {
+			case `"outputs"`:
+				outputs = true
+			case `"stages"`:
+				stages = true
+			case `"inputs"`:
+				if !outputs || !stages {
+					return nil, false
+				}
+				head := append(data[:i+1:i+1], " null\n}\n"...)
+				return head, true
+			}
+		}
+	}
+	return nil, false
 }
 
 func readManifest(root string, decode func([]byte) (Manifest, error)) (*Manifest, error) {
@@ -33,6 +136,12 @@ func readManifest(root string, decode func([]byte) (Manifest, error)) (*Manifest
 	if err != nil {
 		return nil, err
 	}
+	return decodePrevious(data, decode)
+}
+
+// decodePrevious decodes a previous manifest; one of another format comes
+// back with its outputs and the error.
+func decodePrevious(data []byte, decode func([]byte) (Manifest, error)) (*Manifest, error) {
 	m, err := decode(data)
 	if err != nil {
 		if m.Format != 0 && m.Format != FormatVersion {
