@@ -36,6 +36,7 @@ type indexCorpus struct {
 	days      []string                         // populated event days, from documents.tsv
 	open      map[string]fs.File               // documents opened to read spans, kept open
 	plans     map[string]*project.DocumentPlan // documents records were projected in, by path
+	releaseGC func()                           // ends the light collector of holdLightGC
 }
 
 // openIndex opens the artifacts that Open found current.
@@ -91,7 +92,8 @@ func (f *indexFiles) current(root string) bool {
 
 // newIndexCorpus makes the corpus of files read by readIndexFiles.
 func newIndexCorpus(f *indexFiles, fsys fs.FS, cfg model.Config, m *artifacts.Manifest) *indexCorpus {
-	c := &indexCorpus{cfg: cfg, semantics: m.SemanticsDigest, r: f.r, fields: f.r.Fields(), fsys: fsys, documents: make(map[string]artifacts.Document, len(f.docs))}
+	c := &indexCorpus{cfg: cfg, semantics: m.SemanticsDigest, r: f.r, fields: f.r.Fields(), fsys: fsys, documents: make(map[string]artifacts.Document, len(f.docs)),
+		releaseGC: holdLightGC()}
 	for _, d := range f.docs {
 		c.documents[d.Path] = d
 		if d.Layer == model.LayerEvents && d.Records > 0 {
@@ -152,6 +154,7 @@ func loadArtifact[T any](root, path string, decode func([]byte) ([]T, error), re
 }
 
 func (c *indexCorpus) Close() error {
+	c.releaseGC()
 	for _, f := range c.open {
 		f.Close()
 	}
