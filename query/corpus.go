@@ -82,7 +82,7 @@ type scanCorpus struct {
 	units    []scanUnit
 	starts   []int
 	n        int
-	keys     []artifacts.Key // every item's, as the build computes them
+	keys     *project.KeyTable // makes any item's key, as the build does
 	postings map[string][]artifacts.Posting
 	incoming map[string][]artifacts.Link
 	bodies   map[string]bool
@@ -205,7 +205,7 @@ func openScan(ctx context.Context, fsys fs.FS, terms []string) (*scanCorpus, err
 			rows = append(rows, &c.units[k].rows[j])
 		}
 	}
-	if c.keys, err = project.Keys(c.n, func(i int) *artifacts.Doc { return rows[i] }, len(c.fields), c.cfg); err != nil {
+	if c.keys, err = project.NewKeyTable(c.n, func(i int) *artifacts.Doc { return rows[i] }, len(c.fields), c.cfg); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -416,13 +416,7 @@ func (c *scanCorpus) Rows(ords []int) ([]artifacts.Doc, error) {
 	return out, nil
 }
 
-func (c *scanCorpus) Keys(ords []int) ([]artifacts.Key, error) {
-	out := make([]artifacts.Key, len(ords))
-	for i, o := range ords {
-		out[i] = c.keys[o]
-	}
-	return out, nil
-}
+func (c *scanCorpus) Keys(ords []int) ([]artifacts.Key, error) { return c.keys.KeysOf(ords) }
 
 // Search finds the first unit whose last URI is >= uri, which holds the
 // lower bound, then the bound within it.

@@ -30,26 +30,26 @@ var keyFlags = map[string]artifacts.KeyFlags{
 
 // Keys computes the docs.key line of each of n rows, given in URI order
 // by row(i), for a base of the given number of fields. The build writes
-// them; a query's scan computes them from its own rows the same way, so
-// that a ranking read from keys is the same whichever way it was read.
-// The row offsets are left for the encoder.
+// them; a query's scan computes them from its own rows the same way (see
+// KeyTable), so that a ranking read from keys is the same whichever way
+// it was read. The row offsets are left for the encoder.
 func Keys(n int, row func(i int) *artifacts.Doc, fields int, cfg model.Config) ([]artifacts.Key, error) {
-	if n > math.MaxInt32 {
-		return nil, fmt.Errorf("%d items; docs.key numbers at most %d", n, math.MaxInt32)
+	t, err := NewKeyTable(n, row, fields, cfg)
+	if err != nil {
+		return nil, err
 	}
 	keys := make([]artifacts.Key, n)
 	norms := make([]byte, n*fields)
 	// What each key takes from its own row alone is computed in parts, one
-	// per core; the groups and ranks, which compare rows, after.
+	// per core.
 	parts := max(1, min(runtime.GOMAXPROCS(0), n/minKeysPart))
 	errs := make([]error, parts)
 	var wg sync.WaitGroup
 	for p := range parts {
 		wg.Go(func() {
 			for i := p * n / parts; i < (p+1)*n/parts; i++ {
-				k := &keys[i]
-				k.Norms = norms[i*fields : (i+1)*fields : (i+1)*fields]
-				if err := rowKey(k, row(i), fields, cfg); err != nil {
+				keys[i].Norms = norms[i*fields : (i+1)*fields : (i+1)*fields]
+				if err := t.fill(&keys[i], i); err != nil {
 					errs[p] = err
 					return
 				}
@@ -62,22 +62,44 @@ func Keys(n int, row func(i int) *artifacts.Doc, fields int, cfg model.Config) (
 			return nil, err // the first in row order
 		}
 	}
+	return keys, nil
+}
+
+// KeyTable holds what the keys of a base's rows take from comparing rows
+// (newest-first ranks, source ranks, title and URL groups), so that the
+// key of any one row can be made from its own row: a scan makes only its
+// candidates' keys.
+type KeyTable struct {
+	row            func(i int) *artifacts.Doc
+	fields         int
+	cfg            model.Config
+	chrono, source []uint32
+	title, url     []int32
+}
+
+// NewKeyTable ranks and groups n rows, given in URI order by row(i).
+func NewKeyTable(n int, row func(i int) *artifacts.Doc, fields int, cfg model.Config) (*KeyTable, error) {
+	if n > math.MaxInt32 {
+		return nil, fmt.Errorf("%d items; docs.key numbers at most %d", n, math.MaxInt32)
+	}
+	t := &KeyTable{row: row, fields: fields, cfg: cfg,
+		chrono: make([]uint32, n), source: make([]uint32, n), title: make([]int32, n), url: make([]int32, n)}
 	sources := map[string]uint32{}
 	type titled struct{ source, title string }
 	titles := map[titled]int32{}
 	urls := map[string]int32{}
 	for i := range n {
-		d, k := row(i), &keys[i]
+		d := row(i)
 		sources[d.Source] = 0
-		k.TitleGroup, k.URLGroup = -1, -1
+		t.title[i], t.url[i] = -1, -1
 		if d.Title != "" {
-			t := titled{d.Source, d.Title}
-			g, ok := titles[t]
+			k := titled{d.Source, d.Title}
+			g, ok := titles[k]
 			if !ok {
 				g = int32(i)
-				titles[t] = g
+				titles[k] = g
 			}
-			k.TitleGroup = g
+			t.title[i] = g
 		}
 		if d.URLKey != "" {
 			g, ok := urls[d.URLKey]
@@ -85,7 +107,7 @@ func Keys(n int, row func(i int) *artifacts.Doc, fields int, cfg model.Config) (
 				g = int32(i)
 				urls[d.URLKey] = g
 			}
-			k.URLGroup = g
+			t.url[i] = g
 		}
 	}
 	names := make([]string, 0, len(sources))
@@ -103,16 +125,35 @@ func Keys(n int, row func(i int) *artifacts.Doc, fields int, cfg model.Config) (
 	}
 	order := make([]stamped, n)
 	for i := range n {
-		keys[i].Source = sources[row(i).Source]
+		t.source[i] = sources[row(i).Source]
 		order[i] = stamped{Newest(row(i)), int32(i)}
 	}
 	slices.SortFunc(order, func(a, b stamped) int {
 		return cmp.Or(CompareStamps(b.at, a.at), cmp.Compare(a.ord, b.ord))
 	})
 	for r, o := range order {
-		keys[o.ord].Chrono = uint32(r)
+		t.chrono[o.ord] = uint32(r)
+	}
+	return t, nil
+}
+
+// KeysOf makes the keys of rows ords.
+func (t *KeyTable) KeysOf(ords []int) ([]artifacts.Key, error) {
+	keys := make([]artifacts.Key, len(ords))
+	norms := make([]byte, len(ords)*t.fields)
+	for j, i := range ords {
+		keys[j].Norms = norms[j*t.fields : (j+1)*t.fields : (j+1)*t.fields]
+		if err := t.fill(&keys[j], i); err != nil {
+			return nil, err
+		}
 	}
 	return keys, nil
+}
+
+// fill fills k, whose norms have room for every field, as row i's key.
+func (t *KeyTable) fill(k *artifacts.Key, i int) error {
+	k.Chrono, k.Source, k.TitleGroup, k.URLGroup = t.chrono[i], t.source[i], t.title[i], t.url[i]
+	return rowKey(k, t.row(i), t.fields, t.cfg)
 }
 
 // minKeysPart is the fewest rows worth a goroutine of their own (a
