@@ -26,7 +26,45 @@ func isWordRune(r rune) bool {
 // isIdentRune reports whether r can appear inside an identifier token:
 // a word rune or the punctuation of URIs, emails, paths and ticket ids.
 func isIdentRune(r rune) bool {
-	return isWordRune(r) || strings.ContainsRune("-/:@.+#%?=&~", r)
+	return isWordRune(r) || strings.ContainsRune(identPunct, r)
+}
+
+// identPunct is the punctuation an identifier token may hold.
+const identPunct = "-/:@.+#%?=&~"
+
+// The classes of an ASCII rune, for Tokens: it classifies every rune of
+// every field the build indexes, and a table lookup is the cheapest way.
+const (
+	classWord  = 1 << iota // isWordRune
+	classIdent             // isIdentRune
+	classMark              // in identMarks
+)
+
+var asciiClass = func() (t [utf8.RuneSelf]uint8) {
+	for r := range rune(utf8.RuneSelf) {
+		if isWordRune(r) {
+			t[r] |= classWord
+		}
+		if isIdentRune(r) {
+			t[r] |= classIdent
+		}
+		if strings.ContainsRune(identMarks, r) {
+			t[r] |= classMark
+		}
+	}
+	return t
+}()
+
+// runeClass is the class bits of any rune.
+func runeClass(r rune) uint8 {
+	if r < utf8.RuneSelf {
+		return asciiClass[r]
+	}
+	var c uint8
+	if isWordRune(r) {
+		c |= classWord | classIdent // no non-ASCII rune is identifier punctuation or a mark
+	}
+	return c
 }
 
 // Words calls fn for every word of s, lowercased, in order. Every word
@@ -56,7 +94,8 @@ func Tokens(s string, word func(w string, runes int), ident func(id string)) {
 		is = -1
 	}
 	for i, r := range s {
-		w := isWordRune(r)
+		class := runeClass(r)
+		w := class&classWord != 0
 		if w {
 			if ws < 0 {
 				ws, wr = i, 0
@@ -68,11 +107,11 @@ func Tokens(s string, word func(w string, runes int), ident func(id string)) {
 			}
 			ws = -1
 		}
-		if w || isIdentRune(r) {
+		if class&classIdent != 0 {
 			if is < 0 {
 				is, marked = i, false
 			}
-			if !w && strings.ContainsRune(identMarks, r) {
+			if class&classMark != 0 {
 				marked = true
 			}
 		} else if is >= 0 {

@@ -240,3 +240,14 @@ func TestLinksRespectFenceLength(t *testing.T) {
 		}
 	}
 }
+
+// TestRuneClass: the class table says what isWordRune, isIdentRune and
+// identMarks say, for every rune of the Basic Multilingual Plane.
+func TestRuneClass(t *testing.T) {
+	for r := rune(0); r <= 0xffff; r++ {
+		c := runeClass(r)
+		if c&classWord != 0 != isWordRune(r) || c&classIdent != 0 != isIdentRune(r) || c&classMark != 0 != strings.ContainsRune(identMarks, r) {
+			t.Fatalf("rune %U: class %03b, word %v ident %v mark %v", r, c, isWordRune(r), isIdentRune(r), strings.ContainsRune(identMarks, r))
+		}
+	}
+}
