@@ -19,12 +19,12 @@ var sampleManifest = Manifest{
 		{Path: "wiki/café.md", Bytes: 0, XXHash: "ef46db3751d8e999"},
 	},
 	Outputs: []FileStamp{
-		{Path: ".cairn/docs.off", Bytes: 40, XXHash: "1111111111111111"},
+		{Path: ".cairn/docs.key", Bytes: 40, XXHash: "1111111111111111"},
 		{Path: ".cairn/docs.tsv", Bytes: 1024, XXHash: "2222222222222222"},
 	},
 	Stages: []StageStamp{
 		{Stage: "graph", Key: "aaaaaaaaaaaaaaaa", Outputs: []string{".cairn/edges.dst.tsv", ".cairn/edges.tsv"}},
-		{Stage: "index", Key: "bbbbbbbbbbbbbbbb", Outputs: []string{".cairn/docs.off", ".cairn/docs.tsv"}},
+		{Stage: "index", Key: "bbbbbbbbbbbbbbbb", Outputs: []string{".cairn/docs.key", ".cairn/docs.tsv"}},
 		{Stage: "rules", Key: "cccccccccccccccc", Outputs: []string{}},
 	},
 }
@@ -147,8 +147,8 @@ func TestDecodeManifestErrors(t *testing.T) {
 		{"marker 2", strings.Replace(good, `"cairn-manifest": 1`, `"cairn-manifest": 2`, 1), "not a cairn manifest"},
 		{"unknown key", strings.Replace(good, `"format": 2`, `"formats": 2`, 1), `json: unknown field "formats"`},
 		{"bytes not a number", strings.Replace(good, `"bytes": 412`, `"bytes": "412"`, 1), ""},
-		{"outputs out of order", strings.Replace(good, `".cairn/docs.off"`, `".cairn/zz"`, 1), `outputs are not sorted by path with each path once: ".cairn/zz" then ".cairn/docs.tsv"`},
-		{"output twice", strings.Replace(good, `".cairn/docs.off"`, `".cairn/docs.tsv"`, 1), `outputs are not sorted by path with each path once: ".cairn/docs.tsv" then ".cairn/docs.tsv"`},
+		{"outputs out of order", strings.Replace(good, `".cairn/docs.key"`, `".cairn/zz"`, 1), `outputs are not sorted by path with each path once: ".cairn/zz" then ".cairn/docs.tsv"`},
+		{"output twice", strings.Replace(good, `".cairn/docs.key"`, `".cairn/docs.tsv"`, 1), `outputs are not sorted by path with each path once: ".cairn/docs.tsv" then ".cairn/docs.tsv"`},
 		{"inputs out of order", strings.Replace(good, `"cairn.yaml"`, `"zz.yaml"`, 1), `inputs are not sorted by path with each path once: "zz.yaml" then "wiki/café.md"`},
 		{"empty", "", "EOF"},
 		{"array", "[]\n", ""},
