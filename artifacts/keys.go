@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"unsafe"
 )
 
 // Key is one line of docs.key: what a query needs of an item to score,
@@ -68,6 +67,8 @@ const (
 	KeyID                              // the URI has an #id
 	KeyDated                           // the row has a date
 	KeyBounded                         // the row has a validity bound
+
+	keyFlagsAll = KeyBounded<<1 - 1
 )
 
 // MaxNorm is the largest length class: a field of 2^31-1 words.
@@ -242,6 +243,7 @@ func (kd *KeyDecoder) Decode(n int, line []byte, fields int) (Key, error) {
 	k.HalfLife = uint32(v)
 	v, ok[5] = hexVal(next())
 	k.Flags = KeyFlags(v)
+	ok[5] = ok[5] && k.Flags&^keyFlagsAll == 0
 	k.TitleGroup, ok[6] = group(next())
 	k.TitleTerms, ok[7] = hexVal(next())
 	k.URLGroup, ok[8] = group(next())
@@ -283,7 +285,7 @@ func keyColumn(line []byte, i int) string {
 	for j := range i {
 		p += keyColumns[j] + 1
 	}
-	return unsafe.String(&line[p], keyColumns[i])
+	return string(line[p : p+keyColumns[i]])
 }
 
 func hexValue(c byte) (byte, bool) {

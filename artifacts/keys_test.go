@@ -24,6 +24,7 @@ func TestDecodeKeyRejects(t *testing.T) {
 		{"offset not hex", col(0, "00000000005g"), `column 1 "00000000005g" is not what docs.key holds there`},
 		{"day not a day", col(2, "2026/11/02"), `column 3 "2026/11/02" is not what docs.key holds there`},
 		{"day of zeros", col(2, "0000-00-00"), `column 3 "0000-00-00" is not what docs.key holds there`},
+		{"an unknown flag", col(5, "4000"), `column 6 "4000" is not what docs.key holds there`},
 		{"group past 31 bits", col(6, "80000000"), `column 7 "80000000" is not what docs.key holds there`},
 		{"half a dash group", col(8, "----0000"), `column 9 "----0000" is not what docs.key holds there`},
 		{"norm past 31", col(12, "20w"), `norm 'w' is not a length class 0-9a-v`},

@@ -222,9 +222,10 @@ func (e *engine) prepare() (prepared, error) {
 // score computes every matched item's score.
 func (e *engine) score() error {
 	fields := e.c.Fields()
-	// Read every matched item's row at once, in ordinal order, so that
-	// near rows share reads; the scored items are made in one block, in
-	// the same order, and found by ordinal with a binary search.
+	// Read every matched item's key at once, in ordinal order, so that
+	// near keys share reads; the scored items are made in one block, in
+	// the same order, and found by ordinal with a binary search. Rows are
+	// read later, for the few items that need more than their key.
 	hits := 0
 	for _, st := range e.terms {
 		hits += len(st.hits)

@@ -201,14 +201,6 @@ func rarity(n, df int) int {
 	return min(maxRarity, bits.Len(uint(n/df)))
 }
 
-// lengthNorm is L = ⌊log2 n⌋+1 for a field of n word tokens (1 for n ≤ 1).
-func lengthNorm(n int) int {
-	if n <= 1 {
-		return 1
-	}
-	return bits.Len(uint(n))
-}
-
 // termPoints is a term's points in its best matching field of an item:
 // max(10·r, ⌊10·weight·r / L⌋), and that field's weight. The key's norm
 // of a field is L for a field with words, 0 (read as L = 1) for one without.

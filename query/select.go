@@ -241,14 +241,17 @@ func (e *engine) admissible() []*scored {
 	return out
 }
 
+// policyRoles are the flags of the policy roles a pack keeps out unless
+// the query names them.
+var policyRoles = []struct {
+	flag artifacts.KeyFlags
+	name string
+}{{artifacts.KeyReceived, project.FlagReceived}, {artifacts.KeyPrivate, project.FlagPrivate}}
+
 // excluded reports whether a received or private record stays out: it
 // does unless the query names its role or the record itself.
 func (e *engine) excluded(s *scored) bool {
-	roles := []struct {
-		flag artifacts.KeyFlags
-		name string
-	}{{artifacts.KeyReceived, project.FlagReceived}, {artifacts.KeyPrivate, project.FlagPrivate}}
-	for _, r := range roles {
+	for _, r := range policyRoles {
 		if s.key.Flags&r.flag != 0 && !slices.Contains(e.roles, r.name) && !s.identity {
 			return true
 		}

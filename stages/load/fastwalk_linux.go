@@ -152,14 +152,6 @@ func readDirents(fd int, buf []byte) (names []string, types []uint8, ok bool) {
 	}
 }
 
-// lstat stats the file at path p of the base in the folder dir, without
-// following a link: statAt's way where fstatat is not at hand.
-func lstat(dir, p string) (syscall.Stat_t, bool) {
-	var st syscall.Stat_t
-	err := syscall.Lstat(dir+"/"+p, &st)
-	return st, err == nil
-}
-
 func mtimeNS(st syscall.Stat_t) int64 {
 	return int64(st.Mtim.Sec)*1e9 + int64(st.Mtim.Nsec)
 }
