@@ -17,6 +17,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/load"
 	"github.com/cairn-kb/cairn/stages/model"
 )
 
@@ -168,8 +169,8 @@ func rowKey(k *artifacts.Key, d *artifacts.Doc, fields int, cfg model.Config) er
 		return fmt.Errorf("%s: %w", d.URI, err)
 	}
 	if hl := cfg.Sources[d.Source].Recency.HalfLifeDays; hl > 0 {
-		if hl > math.MaxUint32 {
-			return fmt.Errorf("%s: the half-life of source %q, %d days, is above %d", d.URI, d.Source, hl, uint32(math.MaxUint32))
+		if hl > load.MaxHalfLifeDays { // the configuration's check refuses it first
+			return fmt.Errorf("%s: the half-life of source %q, %d days, is above %d", d.URI, d.Source, hl, load.MaxHalfLifeDays)
 		}
 		k.HalfLife = uint32(hl)
 	}

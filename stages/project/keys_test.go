@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/load"
 	"github.com/cairn-kb/cairn/stages/model"
 )
 
@@ -92,6 +93,10 @@ func chronoOrder(keys []artifacts.Key) []int {
 func TestKeysRefuse(t *testing.T) {
 	good := artifacts.Doc{URI: "wiki/a.md", Kind: "wiki", Source: "wiki", Digest: "0000000000000001", SpanOff: -1,
 		Lengths: []artifacts.FieldLen{{Field: 1, N: 2}}}
+	long := model.Config{Sources: map[string]model.SourcePolicy{"wiki": {Recency: model.Recency{HalfLifeDays: load.MaxHalfLifeDays + 1}}}}
+	if _, err := Keys(1, func(int) *artifacts.Doc { return &good }, 2, long); err == nil || !strings.Contains(err.Error(), "half-life") {
+		t.Errorf("a half-life past the bound: %v", err)
+	}
 	for name, change := range map[string]func(d *artifacts.Doc){
 		"digest not hex":       func(d *artifacts.Doc) { d.Digest = "000000000000000G" },
 		"digest short":         func(d *artifacts.Doc) { d.Digest = "01" },
