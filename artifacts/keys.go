@@ -3,7 +3,6 @@ package artifacts
 import (
 	"fmt"
 	"math"
-	"strings"
 )
 
 // Key is one line of docs.key: what a query needs of an item to score,
@@ -214,14 +213,13 @@ func (kd *KeyDecoder) Decode(n int, line []byte, fields int) (Key, error) {
 	}
 	hexVal := func(c []byte) (uint64, bool) {
 		var v uint64
+		var bad byte // any digit's table entry with its high bit set
 		for _, x := range c {
-			d, ok := hexValue(x)
-			if !ok {
-				return 0, false
-			}
-			v = v<<4 | uint64(d)
+			d := digitValue[x]
+			bad |= d
+			v = v<<4 | uint64(d&0xf)
 		}
-		return v, true
+		return v, bad < 16
 	}
 	group := func(c []byte) (int32, bool) {
 		if string(c) == "--------" {
@@ -269,11 +267,11 @@ func (kd *KeyDecoder) Decode(n int, line []byte, fields int) (Key, error) {
 	}
 	start := len(kd.arena)
 	for _, c := range norms {
-		d := strings.IndexByte(normDigits, c)
-		if d < 0 {
+		d := digitValue[c]
+		if d > MaxNorm {
 			return bad(fmt.Sprintf("norm %q is not a length class 0-9a-v", c))
 		}
-		kd.arena = append(kd.arena, byte(d))
+		kd.arena = append(kd.arena, d)
 	}
 	k.Norms = kd.arena[start:len(kd.arena):len(kd.arena)]
 	return k, nil
@@ -287,6 +285,20 @@ func keyColumn(line []byte, i int) string {
 	}
 	return string(line[p : p+keyColumns[i]])
 }
+
+// digitValue maps each byte to its value as a digit of normDigits (hex
+// digits are its first sixteen), and every other byte to 0xff: a key is
+// decoded for every candidate of a query, tens of thousands for common
+// words.
+var digitValue = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xff
+	}
+	for v, c := range []byte(normDigits) {
+		t[c] = byte(v)
+	}
+	return t
+}()
 
 func hexValue(c byte) (byte, bool) {
 	switch {
