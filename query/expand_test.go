@@ -1,13 +1,17 @@
 package query
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/cairn-kb/cairn/artifacts"
 )
 
 // hubBase has 250 records that relate to one repository (ten of them
@@ -77,4 +81,65 @@ func TestExpandBoundsHubsAndFailsClosed(t *testing.T) {
 	if joined == 0 || joined > 200 {
 		t.Errorf("%d items joined; want some, and at most the 200 newest inbound edges of the hub", joined)
 	}
+}
+
+// TestOrderAgreesWithItsKeys: order's packed keys sort as the keys they
+// pack compared one by one (commitment, direct identity, matched terms,
+// related, page, score, then newest; with "last", dated first and the
+// strongest field), negative scores included.
+func TestOrderAgreesWithItsKeys(t *testing.T) {
+	sc, err := openScan(context.Background(), hubBase(), []string{"alpha"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, last := range []bool{false, true} {
+		e := &engine{c: sc, parsed: Parsed{Last: last}, terms: []*termStats{{term: "a"}, {term: "b"}}}
+		var pool []*scored
+		for i := range 3000 {
+			k := &artifacts.Key{Chrono: uint32(r.IntN(3000)), Flags: artifacts.KeyFlags(r.IntN(1 << 14))}
+			pool = append(pool, &scored{ord: i, key: k, score: r.IntN(400) - 200, matched: r.IntN(3), bestWeight: r.IntN(101),
+				direct: r.IntN(2) == 0, related: r.IntN(2) == 0})
+		}
+		want := slices.Clone(pool)
+		b := func(v bool) int {
+			if v {
+				return 1
+			}
+			return 0
+		}
+		slices.SortStableFunc(want, func(x, y *scored) int {
+			var kx, ky []int
+			if last {
+				kx = []int{b(x.key.Flags&artifacts.KeyDated != 0), b(x.direct), b(x.related), x.bestWeight}
+				ky = []int{b(y.key.Flags&artifacts.KeyDated != 0), b(y.direct), b(y.related), y.bestWeight}
+			} else {
+				kx = []int{b(x.direct), x.matched, b(x.related), b(isPage(x.key)), x.score}
+				ky = []int{b(y.direct), y.matched, b(y.related), b(isPage(y.key)), y.score}
+			}
+			for i := range kx {
+				if c := cmp.Compare(ky[i], kx[i]); c != 0 {
+					return c
+				}
+			}
+			return cmp.Or(cmp.Compare(x.key.Chrono, y.key.Chrono), cmp.Compare(x.ord, y.ord))
+		})
+		e.pool = slices.Clone(pool)
+		e.order()
+		for i := range want {
+			if e.pool[i] != want[i] && !sameKeys(e.pool[i], want[i], last) {
+				t.Fatalf("last=%v: position %d holds item %d, want item %d", last, i, e.pool[i].ord, want[i].ord)
+			}
+		}
+	}
+}
+
+// sameKeys reports whether two items tie on every key order uses, so that
+// either may come first.
+func sameKeys(x, y *scored, last bool) bool {
+	same := x.key.Chrono == y.key.Chrono && x.direct == y.direct && x.related == y.related
+	if last {
+		return same && x.key.Flags&artifacts.KeyDated == y.key.Flags&artifacts.KeyDated && x.bestWeight == y.bestWeight
+	}
+	return same && x.matched == y.matched && isPage(x.key) == isPage(y.key) && x.score == y.score
 }

@@ -182,38 +182,43 @@ func itemRef(node string) (int, bool) {
 // the sort's n·log n comparisons.
 func (e *engine) order() {
 	nextAction := fieldOrdinal(e.c.Fields(), "next_action")
-	b2i := func(b bool) int32 {
+	bit := func(b bool, at uint) uint64 {
 		if b {
-			return 1
+			return 1 << at
 		}
 		return 0
 	}
-	// Keys are 32-bit: a term gives at most 16,000 points (weights are at
-	// most 100, rarity 16), so a score needs more than 130,000 terms to
-	// leave the range; a common-word query orders tens of thousands of
-	// these.
+	// The keys before the last are packed into one word, larger first, so
+	// that a comparison is one or two integer compares: a common-word
+	// query orders tens of thousands of items. A score takes the low 32
+	// bits, offset to compare unsigned (a term gives at most 16,000
+	// points, weights being at most 100 and rarity 16, so a score needs
+	// more than 130,000 terms to leave the range); the count of matched
+	// terms takes 24 bits, more than a query can hold.
 	type keyed struct {
-		s    *scored
-		keys [6]int32 // larger first
+		s      *scored
+		packed uint64 // larger first
+		chrono uint32 // then newest first, URI breaking ties
 	}
+	signed := func(v int) uint64 { return uint64(uint32(int32(v)) ^ 1<<31) }
 	list := make([]keyed, len(e.pool))
 	for i, s := range e.pool {
 		const activeProject = artifacts.KeyActive | artifacts.KeyProject
 		commitment := len(e.terms) == 1 && s.direct && s.key.Flags&activeProject == activeProject && hasWords(s.key, nextAction)
+		var p uint64
 		if e.parsed.Last {
-			list[i] = keyed{s, [6]int32{b2i(commitment), b2i(s.key.Flags&artifacts.KeyDated != 0), b2i(s.direct), b2i(s.related), int32(s.bestWeight)}}
+			p = bit(commitment, 63) | bit(s.key.Flags&artifacts.KeyDated != 0, 62) | bit(s.direct, 61) | bit(s.related, 60) | signed(s.bestWeight)
 		} else {
-			list[i] = keyed{s, [6]int32{b2i(commitment), b2i(s.direct), int32(s.matched), b2i(s.related), b2i(isPage(s.key)), int32(s.score)}}
+			p = bit(commitment, 63) | bit(s.direct, 62) | uint64(min(s.matched, 1<<24-1))<<36 | bit(s.related, 35) | bit(isPage(s.key), 34) | signed(s.score)
 		}
+		list[i] = keyed{s, p, s.key.Chrono}
 	}
 	// The last key, URI order, is unique: no stable sort is needed.
 	slices.SortFunc(list, func(a, b keyed) int {
-		for k := range a.keys {
-			if c := cmp.Compare(b.keys[k], a.keys[k]); c != 0 {
-				return c
-			}
+		if a.packed != b.packed {
+			return cmp.Compare(b.packed, a.packed)
 		}
-		return compareChrono(a.s.key, b.s.key)
+		return cmp.Compare(a.chrono, b.chrono)
 	})
 	for i := range list {
 		e.pool[i] = list[i].s
