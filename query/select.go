@@ -272,30 +272,30 @@ func (e *engine) collapse(ranked []*scored) []*scored {
 	// their source and title) with a sort rather than a map: a query
 	// ranks thousands. Within a group the order is the ranked one, so a
 	// group's first member marks where it shows.
-	titled := make([]int, 0, len(ranked))
+	// Each titled item is its group and rank in one word, so the sort is
+	// of plain integers.
+	titled := make([]uint64, 0, len(ranked))
 	for i, s := range ranked {
 		if s.key.TitleGroup >= 0 {
-			titled = append(titled, i)
+			titled = append(titled, uint64(s.key.TitleGroup)<<32|uint64(i))
 		}
 	}
-	slices.SortFunc(titled, func(a, b int) int {
-		return cmp.Or(cmp.Compare(ranked[a].key.TitleGroup, ranked[b].key.TitleGroup), cmp.Compare(a, b))
-	})
+	slices.Sort(titled)
+	rank := func(k uint64) int { return int(uint32(k)) }
 	shown := make([]*scored, len(ranked)) // by rank: what shows there
 	for g := 0; g < len(titled); {
-		first := ranked[titled[g]]
 		end := g + 1
-		for end < len(titled) && ranked[titled[end]].key.TitleGroup == first.key.TitleGroup {
+		for end < len(titled) && titled[end]>>32 == titled[g]>>32 {
 			end++
 		}
-		rep := first
-		for _, i := range titled[g+1 : end] {
-			if compareChrono(ranked[i].key, rep.key) < 0 {
-				rep = ranked[i]
+		rep := ranked[rank(titled[g])]
+		for _, k := range titled[g+1 : end] {
+			if compareChrono(ranked[rank(k)].key, rep.key) < 0 {
+				rep = ranked[rank(k)]
 			}
 		}
 		rep.count = end - g
-		shown[titled[g]] = rep
+		shown[rank(titled[g])] = rep
 		g = end
 	}
 	var out []*scored
