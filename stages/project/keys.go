@@ -129,13 +129,39 @@ func NewKeyTable(n int, row func(i int) *artifacts.Doc, fields int, cfg model.Co
 		t.source[i] = sources[row(i).Source]
 		order[i] = stamped{Newest(row(i)), int32(i)}
 	}
-	slices.SortFunc(order, func(a, b stamped) int {
-		return cmp.Or(CompareStamps(b.at, a.at), cmp.Compare(a.ord, b.ord))
-	})
-	for r, o := range order {
+	newer := func(a, b stamped) int {
+		if c := CompareStamps(b.at, a.at); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ord, b.ord)
+	}
+	for r, o := range sortInHalves(order, newer) {
 		t.chrono[o.ord] = uint32(r)
 	}
 	return t, nil
+}
+
+// sortInHalves sorts s by cmp, a total order, into a new slice: a large s
+// is sorted in two halves on two cores, then merged.
+func sortInHalves[T any](s []T, cmp func(a, b T) int) []T {
+	if len(s) < 2*minKeysPart || runtime.GOMAXPROCS(0) < 2 {
+		slices.SortFunc(s, cmp)
+		return s
+	}
+	a, b := s[:len(s)/2], s[len(s)/2:]
+	var wg sync.WaitGroup
+	wg.Go(func() { slices.SortFunc(a, cmp) })
+	slices.SortFunc(b, cmp)
+	wg.Wait()
+	out := make([]T, 0, len(s))
+	for len(a) > 0 && len(b) > 0 {
+		if cmp(b[0], a[0]) < 0 {
+			out, b = append(out, b[0]), b[1:]
+		} else {
+			out, a = append(out, a[0]), a[1:]
+		}
+	}
+	return append(append(out, a...), b...)
 }
 
 // KeysOf makes the keys of rows ords.
