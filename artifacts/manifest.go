@@ -109,6 +109,35 @@ type manifestHeadFile struct {
 // It returns data unchanged when it finds no such well-formed value, and
 // the decoder then judges the whole file.
 func withoutInputs(data []byte) []byte {
+	out := data
+	eachTopKey(data, func(key string, colon int) bool {
+		if key != `"inputs"` {
+			return true
+		}
+		v := colon + 1
+		for v < len(data) && (data[v] == ' ' || data[v] == '\n' || data[v] == '\t' || data[v] == '\r') {
+			v++
+		}
+		if v == len(data) || data[v] != '[' {
+			return false
+		}
+		end := closing(data, v)
+		if end < 0 {
+			return false
+		}
+		out = make([]byte, 0, len(data)-(end-v)+4)
+		out = append(out, data[:v]...)
+		out = append(out, "null"...)
+		out = append(out, data[end:]...)
+		return false
+	})
+	return out
+}
+
+// eachTopKey calls fn with each top-level key of the JSON object in data,
+// quoted, and the offset of the colon after it, found by a scan that
+// tracks only strings and nesting; fn returns false to stop the scan.
+func eachTopKey(data []byte, fn func(key string, colon int) bool) {
 	depth, key := 0, -1 // key: where the last string at depth 1 started
 	for i := 0; i < len(data); i++ {
 		switch data[i] {
@@ -127,27 +156,11 @@ func withoutInputs(data []byte) []byte {
 		case '}', ']':
 			depth--
 		case ':':
-			if depth != 1 || key < 0 || strings.TrimSpace(string(data[key:i])) != `"inputs"` {
-				continue
+			if depth == 1 && key >= 0 && !fn(strings.TrimSpace(string(data[key:i])), i) {
+				return
 			}
-			v := i + 1
-			for v < len(data) && (data[v] == ' ' || data[v] == '\n' || data[v] == '\t' || data[v] == '\r') {
-				v++
-			}
-			if v == len(data) || data[v] != '[' {
-				return data
-			}
-			end := closing(data, v)
-			if end < 0 {
-				return data
-			}
-			out := make([]byte, 0, len(data)-(end-v)+4)
-			out = append(out, data[:v]...)
-			out = append(out, "null"...)
-			return append(out, data[end:]...)
 		}
 	}
-	return data
 }
 
 // closing returns the index just past the bracket that closes the one at

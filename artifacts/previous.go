@@ -88,44 +88,23 @@ func readHead(f *os.File, size int64) (*Manifest, bool) {
 // headBeforeInputs finds the top-level "inputs" key of a manifest that
 // names its outputs and stages before it, and returns the manifest with
 // the input list's value replaced by null and the object closed there.
-func headBeforeInputs(data []byte) ([]byte, bool) {
-	depth, key := 0, -1 // key: where the last string at depth 1 started
+func headBeforeInputs(data []byte) (head []byte, found bool) {
 	var outputs, stages bool
-	for i := 0; i < len(data); i++ {
-		switch data[i] {
-		case '"':
-			start := i
-			for i++; i < len(data) && data[i] != '"'; i++ {
-				if data[i] == '\\' {
-					i++
-				}
+	eachTopKey(data, func(key string, colon int) bool {
+		switch key {
+		case `"outputs"`:
+			outputs = true
+		case `"stages"`:
+			stages = true
+		case `"inputs"`:
+			if outputs && stages {
+				head, found = append(data[:colon+1:colon+1], " null\n}\n"...), true
 			}
-			if depth == 1 {
-				key = start
-			}
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-		case ':':
-			if depth != 1 || key < 0 {
-				continue
-			}
-			switch string(data[key:i]) {
-			case `"outputs"`:
-				outputs = true
-			case `"stages"`:
-				stages = true
-			case `"inputs"`:
-				if !outputs || !stages {
-					return nil, false
-				}
-				head := append(data[:i+1:i+1], " null\n}\n"...)
-				return head, true
-			}
+			return false
 		}
-	}
-	return nil, false
+		return true
+	})
+	return head, found
 }
 
 func readManifest(root string, decode func([]byte) (Manifest, error)) (*Manifest, error) {

@@ -721,12 +721,16 @@ const (
 // one of docs.tsv. It checks each row as Row does. Many rows are read in
 // parts, one per core (up to maxParts): copying the bytes out of the
 // page cache is most of the cost, and cores do it side by side.
-func (r *Reader) Rows(ords []int) ([]artifacts.Doc, error) {
-	out := make([]artifacts.Doc, len(ords))
+func (r *Reader) Rows(ords []int) ([]artifacts.Doc, error) { return readInParts(ords, r.rowsInto) }
+
+// readInParts reads what into reads for ords, in parts of ords, one per
+// core when there are many.
+func readInParts[T any](ords []int, into func(ords []int, out []T) error) ([]T, error) {
+	out := make([]T, len(ords))
 	parts := max(1, min(runtime.GOMAXPROCS(0), maxParts, len(ords)/minPartRows))
 	err := inParts(parts, func(p int) error {
 		lo, hi := p*len(ords)/parts, (p+1)*len(ords)/parts
-		return r.rowsInto(ords[lo:hi], out[lo:hi])
+		return into(ords[lo:hi], out[lo:hi])
 	})
 	if err != nil {
 		return nil, err
@@ -772,15 +776,8 @@ func (r *Reader) rowsInto(ords []int, out []artifacts.Doc) error {
 		block = make([]byte, 0, min(r.docs.size, rowsBlock))
 	}
 	var dd artifacts.DocDecoder
-	for i := 0; i < len(ords); {
-		j := i + 1
-		for j < len(ords) && ords[j]-ords[j-1] <= rowGap && ords[j]-ords[i] < batchRows {
-			j++
-		}
-		first, last := ords[i], ords[j-1]
-		if first < 0 || last >= r.items {
-			return fmt.Errorf("rows %d..%d out of range: docs.tsv has %d rows", first, last, r.items)
-		}
+	return r.inBatches(ords, rowGap, batchRows, "rows", func(run []int, k0 int) error {
+		first, last := run[0], run[len(run)-1]
 		at, width := r.keyLine(first), r.keyWidth
 		n := last - first + 1
 		var err error
@@ -809,7 +806,7 @@ func (r *Reader) rowsInto(ords []int, out []artifacts.Doc) error {
 		if err != nil {
 			return err
 		}
-		for k, ord := range ords[i:j] {
+		for k, ord := range run {
 			a, err := offset(ord - first)
 			if err != nil {
 				return err
@@ -833,11 +830,10 @@ func (r *Reader) rowsInto(ords []int, out []artifacts.Doc) error {
 			if err != nil {
 				return err
 			}
-			out[i+k] = d
+			out[k0+k] = d
 		}
-		i = j
-	}
-	return nil
+		return nil
+	})
 }
 
 // keyGap is how many unwanted docs.key lines a batched read may span to
@@ -855,18 +851,7 @@ const (
 // Keys reads the docs.key lines of many ordinals (sorted, distinct) in a
 // few positioned reads, ordinals close together sharing one. Many keys
 // are read in parts, one per core, as Rows reads rows.
-func (r *Reader) Keys(ords []int) ([]artifacts.Key, error) {
-	out := make([]artifacts.Key, len(ords))
-	parts := max(1, min(runtime.GOMAXPROCS(0), maxParts, len(ords)/minPartRows))
-	err := inParts(parts, func(p int) error {
-		lo, hi := p*len(ords)/parts, (p+1)*len(ords)/parts
-		return r.keysInto(ords[lo:hi], out[lo:hi])
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
+func (r *Reader) Keys(ords []int) ([]artifacts.Key, error) { return readInParts(ords, r.keysInto) }
 
 // keysInto reads the keys of ords into out, which has a place for each.
 func (r *Reader) keysInto(ords []int, out []artifacts.Key) error {
@@ -874,24 +859,37 @@ func (r *Reader) keysInto(ords []int, out []artifacts.Key) error {
 	var block []byte // reused from batch to batch
 	fields := len(r.fields)
 	width := r.keyWidth
-	for i := 0; i < len(ords); {
-		j := i + 1
-		for j < len(ords) && ords[j]-ords[j-1] <= keyGap && ords[j]-ords[i] < keyBatch {
-			j++
-		}
-		first, last := ords[i], ords[j-1]
-		if first < 0 || last >= r.items {
-			return fmt.Errorf("keys %d..%d out of range: docs.key has %d rows", first, last, r.items)
-		}
+	return r.inBatches(ords, keyGap, keyBatch, "keys", func(run []int, k0 int) error {
+		first, last := run[0], run[len(run)-1]
 		var err error
 		if block, err = r.key.readInto(block, r.keyLine(first), (last-first+1)*width); err != nil {
 			return err
 		}
-		for k, ord := range ords[i:j] {
+		for k, ord := range run {
 			at := (ord - first) * width
-			if out[i+k], err = kd.Decode(ord+2, block[at:at+width], fields); err != nil {
+			if out[k0+k], err = kd.Decode(ord+2, block[at:at+width], fields); err != nil {
 				return err
 			}
+		}
+		return nil
+	})
+}
+
+// inBatches calls batch with each run of ords (sorted, distinct) whose
+// neighbours are at most gap apart and which spans fewer than span
+// ordinals, with where the run starts in ords, in order, after checking
+// that the run is in range; what names the ordinals in that error.
+func (r *Reader) inBatches(ords []int, gap, span int, what string, batch func(run []int, at int) error) error {
+	for i := 0; i < len(ords); {
+		j := i + 1
+		for j < len(ords) && ords[j]-ords[j-1] <= gap && ords[j]-ords[i] < span {
+			j++
+		}
+		if first, last := ords[i], ords[j-1]; first < 0 || last >= r.items {
+			return fmt.Errorf("%s %d..%d out of range: docs.tsv has %d rows", what, first, last, r.items)
+		}
+		if err := batch(ords[i:j], i); err != nil {
+			return err
 		}
 		i = j
 	}
