@@ -17,3 +17,11 @@ func HashSum(sum uint64) string {
 	binary.BigEndian.PutUint64(b[:], sum)
 	return hex.EncodeToString(b[:])
 }
+
+// ParseHashSum reads what HashSum renders: 16 lower-case hex digits.
+func ParseHashSum(s string) (uint64, bool) {
+	if len(s) != 16 {
+		return 0, false
+	}
+	return parseHex(s)
+}

@@ -211,45 +211,35 @@ func (kd *KeyDecoder) Decode(n int, line []byte, fields int) (Key, error) {
 		}
 		p++
 	}
-	hexVal := func(c []byte) (uint64, bool) {
-		var v uint64
-		var bad byte // any digit's table entry with its high bit set
-		for _, x := range c {
-			d := digitValue[x]
-			bad |= d
-			v = v<<4 | uint64(d&0xf)
-		}
-		return v, bad < 16
-	}
 	group := func(c []byte) (int32, bool) {
 		if string(c) == "--------" {
 			return -1, true
 		}
-		v, ok := hexVal(c)
+		v, ok := parseHex(c)
 		return int32(v), ok && v <= math.MaxInt32
 	}
 	var ok [12]bool
 	var v uint64
-	v, ok[0] = hexVal(next())
+	v, ok[0] = parseHex(next())
 	k.Offset = int64(v)
-	v, ok[1] = hexVal(next())
+	v, ok[1] = parseHex(next())
 	k.Chrono = uint32(v)
 	k.Day, ok[2] = keyDay(next())
-	v, ok[3] = hexVal(next())
+	v, ok[3] = parseHex(next())
 	k.Source = uint32(v)
-	v, ok[4] = hexVal(next())
+	v, ok[4] = parseHex(next())
 	k.HalfLife = uint32(v)
-	v, ok[5] = hexVal(next())
+	v, ok[5] = parseHex(next())
 	k.Flags = KeyFlags(v)
 	ok[5] = ok[5] && k.Flags&^keyFlagsAll == 0
 	k.TitleGroup, ok[6] = group(next())
-	k.TitleTerms, ok[7] = hexVal(next())
+	k.TitleTerms, ok[7] = parseHex(next())
 	k.URLGroup, ok[8] = group(next())
-	v, ok[9] = hexVal(next())
+	v, ok[9] = parseHex(next())
 	k.OwnID = uint32(v)
-	v, ok[10] = hexVal(next())
+	v, ok[10] = parseHex(next())
 	k.OwnURI = uint32(v)
-	k.Digest, ok[11] = hexVal(next())
+	k.Digest, ok[11] = parseHex(next())
 	for i, good := range ok {
 		if !good {
 			return bad(fmt.Sprintf("column %d %q is not what docs.key holds there", i+1, keyColumn(line, i)))
@@ -300,14 +290,16 @@ var digitValue = func() (t [256]byte) {
 	return t
 }()
 
-func hexValue(c byte) (byte, bool) {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0', true
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10, true
+// parseHex reads lower-case hex digits, at most 16 of them.
+func parseHex[T string | []byte](c T) (uint64, bool) {
+	var v uint64
+	var bad byte // any digit's table entry with a bit above the low four set
+	for i := range len(c) {
+		d := digitValue[c[i]]
+		bad |= d
+		v = v<<4 | uint64(d&0xf)
 	}
-	return 0, false
+	return v, bad < 16
 }
 
 // keyDay parses docs.key's day column: YYYY-MM-DD or ten dashes.
@@ -337,13 +329,9 @@ func KeyOffset(line []byte) (int64, error) {
 	if len(line) < keyColumns[0]+1 || line[keyColumns[0]] != '\t' {
 		return 0, &CorruptError{Path: DocsKeyPath, Msg: "a line does not start with a row offset and a TAB"}
 	}
-	var v int64
-	for _, x := range line[:keyColumns[0]] {
-		d, ok := hexValue(x)
-		if !ok {
-			return 0, &CorruptError{Path: DocsKeyPath, Msg: fmt.Sprintf("row offset %q is not 12 hex digits", line[:keyColumns[0]])}
-		}
-		v = v<<4 | int64(d)
+	v, ok := parseHex(line[:keyColumns[0]])
+	if !ok {
+		return 0, &CorruptError{Path: DocsKeyPath, Msg: fmt.Sprintf("row offset %q is not 12 hex digits", line[:keyColumns[0]])}
 	}
-	return v, nil
+	return int64(v), nil
 }

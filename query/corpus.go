@@ -507,7 +507,7 @@ func (c *scanCorpus) Incoming(node string, limit int) ([]artifacts.Link, error) 
 		for k, u := range c.units {
 			for j := range u.rows {
 				i, links := c.starts[k]+j, u.edges(j)
-				at := cmp.Or(u.rows[j].Time, u.rows[j].Date)
+				at := project.Newest(&u.rows[j])
 				for _, l := range links {
 					in[l.Node] = append(in[l.Node], inbound{artifacts.Link{Kind: l.Kind, Node: artifacts.ItemRef + strconv.Itoa(i)}, at, i})
 				}

@@ -190,9 +190,9 @@ var minKeysPart = 4096
 // rowKey fills what k takes from d alone: digest, half-life, day, flags,
 // the title's terms, the own-name hashes and the norms.
 func rowKey(k *artifacts.Key, d *artifacts.Doc, fields int, cfg model.Config) error {
-	var err error
-	if k.Digest, err = parseDigest(d.Digest); err != nil {
-		return fmt.Errorf("%s: %w", d.URI, err)
+	var ok bool
+	if k.Digest, ok = artifacts.ParseHashSum(d.Digest); !ok {
+		return fmt.Errorf("%s: digest %q is not 16 hex digits", d.URI, d.Digest)
 	}
 	if hl := cfg.Sources[d.Source].Recency.HalfLifeDays; hl > 0 {
 		if hl > load.MaxHalfLifeDays { // the configuration's check refuses it first
@@ -219,12 +219,7 @@ func rowKey(k *artifacts.Key, d *artifacts.Doc, fields int, cfg model.Config) er
 }
 
 // Newest is a row's time, else its date: what orders items by age.
-func Newest(d *artifacts.Doc) string {
-	if d.Time != "" {
-		return d.Time
-	}
-	return d.Date
-}
+func Newest(d *artifacts.Doc) string { return cmp.Or(d.Time, d.Date) }
 
 // flagsOf is a row's key flags.
 func flagsOf(d *artifacts.Doc) artifacts.KeyFlags {
@@ -273,26 +268,6 @@ func DayString(v int32) string {
 		return ""
 	}
 	return fmt.Sprintf("%04d-%02d-%02d", v/10000, v/100%100, v%100)
-}
-
-// parseDigest reads a row's 16-hex-digit digest.
-func parseDigest(s string) (uint64, error) {
-	var v uint64
-	if len(s) != 16 {
-		return 0, fmt.Errorf("digest %q is not 16 hex digits", s)
-	}
-	for i := range len(s) {
-		c := s[i]
-		switch {
-		case '0' <= c && c <= '9':
-			v = v<<4 | uint64(c-'0')
-		case 'a' <= c && c <= 'f':
-			v = v<<4 | uint64(c-'a'+10)
-		default:
-			return 0, fmt.Errorf("digest %q is not 16 hex digits", s)
-		}
-	}
-	return v, nil
 }
 
 // FoldKey hashes s case-folded: every rune is replaced by the least rune
