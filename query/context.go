@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/memory"
 	"github.com/cairn-kb/cairn/stages/project"
 )
 
@@ -63,10 +64,12 @@ func Context(ctx context.Context, root string, req Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	memory.Advise()
 	c, state, closeFn, err := openCorpus(ctx, root, parsed.Terms)
 	if err != nil {
 		return nil, err
 	}
+	memory.Advise()
 	e := &engine{c: c, req: req, parsed: parsed, state: state}
 	out, err := e.run()
 	closeFn()
@@ -173,6 +176,7 @@ func (e *engine) run() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	memory.Advise() // for the items delivery builds
 	return e.deliver(prep.pins, prep.ranked, prep.rejected)
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/cairn-kb/cairn/stages/graph"
 	"github.com/cairn-kb/cairn/stages/index"
 	"github.com/cairn-kb/cairn/stages/load"
+	"github.com/cairn-kb/cairn/stages/memory"
 	"github.com/cairn-kb/cairn/stages/model"
 	"github.com/cairn-kb/cairn/stages/rules"
 	"github.com/cairn-kb/cairn/stages/usage"
@@ -87,6 +88,7 @@ type Output struct {
 func Build(ctx context.Context, in Input) (Output, error) {
 	var out Output
 	mark := func(stage string) {
+		memory.Advise() // the heap has grown since the last stage
 		if in.Mark != nil {
 			in.Mark(stage)
 		}

@@ -59,3 +59,20 @@ func TestUnhashedRunParsesTheSameBase(t *testing.T) {
 		t.Errorf("unhashed run has %d inputs, %d stat entries, %d keys; want none", len(unhashed.Inputs), len(unhashed.Stat), len(unhashed.Keys))
 	}
 }
+
+// TestHeapFor checks what a build maps ahead for the files it parses: a
+// multiple of their bytes, bounded.
+func TestHeapFor(t *testing.T) {
+	records := []entry{{path: "events/a.json", size: 1000}, {path: "events/b.json", size: 500}}
+	pages := []entry{{path: "wiki/a.md", size: 250}}
+	if got, want := heapFor(records, pages), 1750*heapPerInputByte; got != want {
+		t.Errorf("heapFor = %d, want %d", got, want)
+	}
+	if got := heapFor(nil); got != 0 {
+		t.Errorf("heapFor of nothing = %d", got)
+	}
+	huge := []entry{{path: "events/big.json", size: maxReserve}}
+	if got := heapFor(huge); got != maxReserve {
+		t.Errorf("heapFor of %d bytes = %d, want the bound %d", int64(maxReserve), got, maxReserve)
+	}
+}
