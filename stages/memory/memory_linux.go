@@ -18,6 +18,9 @@ const heapChunk = 4 << 20
 // faults cost a few times what a collection does at the start of a build.
 const minReserve = 8 << 20
 
+// ballastPiece is the size of the allocations Reserve maps ahead with.
+const ballastPiece = 1 << 20
+
 // start is allocated while the packages initialise, when the heap is a
 // few hundred kilobytes: its chunk is where the heap begins, since the
 // runtime grows the heap upwards from there.
@@ -62,7 +65,15 @@ func Reserve(n int) {
 		Advise()
 		return
 	}
-	ballast := make([]byte, n)
+	// The ballast is allocated in pieces: the runtime clears an allocation
+	// whole when any of it lies in memory handed out before, and a single
+	// one starting in pages a collection freed would make all of it
+	// resident. Pieces fill such holes first (pages already resident) and
+	// the rest lands in fresh memory, untouched.
+	ballast := make([][]byte, 0, n/ballastPiece+1)
+	for size := 0; size < n; size += ballastPiece {
+		ballast = append(ballast, make([]byte, ballastPiece))
+	}
 	Advise()
 	runtime.KeepAlive(ballast) // dead from here: the collection frees it
 	runtime.GC()

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/metrics"
 	"strings"
 	"testing"
@@ -47,12 +48,6 @@ func hugePagesBuiltIn() bool {
 	return err == nil
 }
 
-func mapped() uint64 {
-	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}}
-	metrics.Read(s)
-	return s[0].Value.Uint64()
-}
-
 // TestAdviseMarksTheHeap checks that the mapping holding the heap's first
 // chunk, and the one holding memory allocated since, ask for huge pages
 // ("hg" in VmFlags) once Advise has run.
@@ -79,15 +74,18 @@ func TestAdviseMarksTheHeap(t *testing.T) {
 // land in memory marked for huge pages.
 func TestReserveMapsAhead(t *testing.T) {
 	const n = 64 << 20
-	before := mapped()
 	Reserve(n)
-	if got := mapped(); got < before+n/2 {
-		t.Errorf("mapped %d bytes before Reserve(%d) and %d after", before, n, got)
+	s := []metrics.Sample{
+		{Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/memory/classes/heap/free:bytes"},
+		{Name: "/memory/classes/heap/released:bytes"},
 	}
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	metrics.Read(s)
 	if live := s[0].Value.Uint64(); live >= n {
 		t.Errorf("%d bytes of objects after Reserve(%d): the ballast was kept", live, n)
+	}
+	if free := s[1].Value.Uint64() + s[2].Value.Uint64(); free < n {
+		t.Errorf("%d bytes of the heap mapped and free after Reserve(%d)", free, n)
 	}
 	var objs [][]byte
 	for range 2048 {
@@ -99,5 +97,42 @@ func TestReserveMapsAhead(t *testing.T) {
 	got := strings.Contains(" "+strings.Join(flags, " ")+" ", " hg ")
 	if got != hugePagesBuiltIn() {
 		t.Errorf("an object allocated after Reserve lies in %s with VmFlags %v; huge pages asked for: %v, want %v", span, flags, got, hugePagesBuiltIn())
+	}
+}
+
+// resident is the process's resident memory in bytes.
+func resident(t *testing.T) int64 {
+	t.Helper()
+	data, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var size, pages int64
+	if _, err := fmt.Sscan(string(data), &size, &pages); err != nil {
+		t.Fatal(err)
+	}
+	return pages * int64(os.Getpagesize())
+}
+
+var garbage [][]byte
+
+// TestReserveTouchesNothing checks that the memory Reserve maps ahead is
+// not made resident, even when the heap's free memory begins with pages
+// a collection freed: an allocation overlapping them would be cleared
+// whole, touching every page of it.
+func TestReserveTouchesNothing(t *testing.T) {
+	for range 256 {
+		garbage = append(garbage, make([]byte, 32<<10))
+	}
+	for _, g := range garbage {
+		g[0] = 1
+	}
+	garbage = nil
+	runtime.GC() // the pages just used are free again, and resident
+	const n = 256 << 20
+	before := resident(t)
+	Reserve(n)
+	if grew := resident(t) - before; grew > n/4 {
+		t.Errorf("Reserve(%d MB) made %d MB resident", n>>20, grew>>20)
 	}
 }
