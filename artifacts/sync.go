@@ -342,6 +342,9 @@ func compare(root *os.Root, name string, data []byte) (string, error) {
 		return ActionCreate, nil
 	}
 	if err != nil {
+		if file := blockingFile(root, name); file != "" {
+			return "", fmt.Errorf("artifacts: cannot write %s: %s is a file where cairn needs a folder; move or rename it", name, file)
+		}
 		return "", fmt.Errorf("artifacts: cannot use %s as an output: %w", name, err)
 	}
 	if !info.Mode().IsRegular() {
@@ -461,6 +464,24 @@ func createTemp(root *os.Root, dir, base string) (string, *os.File, error) {
 		return tmp, f, nil
 	}
 	return "", nil, fmt.Errorf("no free temp file name in %s after %d attempts", dir, tempAttempts)
+}
+
+// blockingFile names the first folder on the way to name that exists and
+// is not a folder, or "" when there is none.
+func blockingFile(root *os.Root, name string) string {
+	for i := range len(name) {
+		if name[i] != '/' {
+			continue
+		}
+		info, err := root.Lstat(filepath.FromSlash(name[:i]))
+		if err != nil {
+			return ""
+		}
+		if !info.IsDir() {
+			return name[:i]
+		}
+	}
+	return ""
 }
 
 // makeDirs creates dir and its missing parents (mode 0755), fsyncing the

@@ -386,8 +386,16 @@ func TestSyncFailureKeepsOldManifest(t *testing.T) {
 	writeTree(t, root, map[string]string{"blocked": "a file, not a folder"})
 	p.Files = []File{{Path: ".cairn/docs.tsv", Data: []byte("newer docs")}, {Path: "blocked/AGENTS.md", Data: []byte("r")}}
 	_, err = Sync(p)
-	if err == nil || !strings.Contains(err.Error(), "blocked/AGENTS.md") {
-		t.Fatalf("err = %v, want an error naming blocked/AGENTS.md", err)
+	wantErr := "artifacts: cannot write blocked/AGENTS.md: blocked is a file where cairn needs a folder; move or rename it"
+	if err == nil || err.Error() != wantErr {
+		t.Fatalf("err = %v, want %q", err, wantErr)
+	}
+	// Deeper down, the file in the way is named, not the path's end.
+	p.Files[1].Path = "blocked/deeper/AGENTS.md"
+	_, err = Sync(p)
+	wantErr = "artifacts: cannot write blocked/deeper/AGENTS.md: blocked is a file where cairn needs a folder; move or rename it"
+	if err == nil || err.Error() != wantErr {
+		t.Fatalf("err = %v, want %q", err, wantErr)
 	}
 	if got := readFile(t, root, ".cairn/docs.tsv"); got != "new docs" {
 		t.Errorf("docs.tsv = %q, want it untouched by a refused plan", got)
