@@ -32,12 +32,7 @@ func (e *engine) excerpt(s *scored, it *project.Item) string {
 			return cut(strings.Join(parts, "; "))
 		}
 	}
-	if e.weight == nil {
-		e.weight = map[string]int{}
-		for _, f := range e.c.Fields() {
-			e.weight[f.Name] = f.Weight
-		}
-	}
+	e.excerptWeights()
 	// A passage ranks by the distinct query terms it holds, then by how
 	// much prose it carries (up to a sentence's worth, so a heading or a
 	// label loses to a sentence), then by its field's weight; the first
@@ -68,6 +63,17 @@ func (e *engine) excerpt(s *scored, it *project.Item) string {
 		}
 	}
 	return cut(best)
+}
+
+// excerptWeights fills the field weights excerpts rank passages by, once:
+// before items are rendered on two goroutines, which then only read them.
+func (e *engine) excerptWeights() {
+	if e.weight == nil {
+		e.weight = map[string]int{}
+		for _, f := range e.c.Fields() {
+			e.weight[f.Name] = f.Weight
+		}
+	}
 }
 
 // proseWords is the passage length past which more words no longer make

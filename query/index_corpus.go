@@ -29,14 +29,20 @@ type indexCorpus struct {
 	fsys      fs.FS
 	documents map[string]artifacts.Document
 	proj      *project.Projector
-	mu        sync.Mutex // guards scratch
-	scratch   project.Scratch
-	bodies    map[string]artifacts.Body        // by record URI, from bodies.tsv
-	bodyRead  map[string]bool                  // bodies handed to proj so far
-	days      []string                         // populated event days, from documents.tsv
-	open      map[string]fs.File               // documents opened to read spans, kept open
-	plans     map[string]*project.DocumentPlan // documents records were projected in, by path
-	releaseGC func()                           // ends the light collector of holdLightGC
+	bodies    map[string]artifacts.Body // by record URI, from bodies.tsv
+	days      []string                  // populated event days, from documents.tsv
+	releaseGC func()                    // ends the light collector of holdLightGC
+
+	// Items are re-read on two goroutines at once (see deliver): mu
+	// guards the maps below, projMu the projector's cached bodies, which
+	// useBody writes and projections read, and scratch holds one
+	// project.Scratch per projection in flight.
+	mu       sync.Mutex
+	projMu   sync.RWMutex
+	scratch  sync.Pool
+	bodyRead map[string]bool                  // bodies handed to proj so far
+	open     map[string]fs.File               // documents opened to read spans, kept open
+	plans    map[string]*project.DocumentPlan // documents records were projected in, by path
 }
 
 // openIndex opens the artifacts that Open found current.
@@ -114,14 +120,21 @@ func newIndexCorpus(f *indexFiles, fsys fs.FS, cfg model.Config, m *artifacts.Ma
 // a pack re-projects a few records, so most bodies are never read.
 func (c *indexCorpus) useBody(uri string) error {
 	b, ok := c.bodies[uri]
-	if !ok || c.bodyRead[uri] {
+	c.mu.Lock()
+	read := c.bodyRead[uri]
+	c.mu.Unlock()
+	if !ok || read {
 		return nil
 	}
 	text, err := fs.ReadFile(c.fsys, b.Path)
 	if err != nil || int64(len(text)) != b.Bytes {
 		return &artifacts.CorruptError{Path: artifacts.BodiesPath, Msg: fmt.Sprintf("the cached body %s changed since the build", b.Path)}
 	}
+	c.projMu.Lock()
 	c.proj.UseBody(model.Body{URI: b.URI, Path: b.Path, SHA256: b.SHA256, Bytes: b.Bytes, Text: string(text)})
+	c.projMu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.bodyRead == nil {
 		c.bodyRead = map[string]bool{}
 	}
@@ -216,8 +229,11 @@ func (c *indexCorpus) Incoming(node string, limit int) ([]artifacts.Link, error)
 // fields map from documents.tsv, or a page from its file. The flags of the
 // row win, since some (superseded) come from other items.
 func (c *indexCorpus) Item(ord int, row artifacts.Doc) (project.Item, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	scratch, _ := c.scratch.Get().(*project.Scratch)
+	if scratch == nil {
+		scratch = new(project.Scratch)
+	}
+	defer c.scratch.Put(scratch)
 	var it project.Item
 	if row.SpanOff >= 0 {
 		path, _, _ := strings.Cut(row.URI, "#")
@@ -236,7 +252,9 @@ func (c *indexCorpus) Item(ord int, row artifacts.Doc) (project.Item, error) {
 		if err := c.useBody(row.URI); err != nil {
 			return it, err
 		}
-		it, ok = c.proj.RecordIn(plan, model.Record{Raw: raw, Offset: row.SpanOff, Length: row.SpanLen}, &c.scratch)
+		c.projMu.RLock()
+		it, ok = c.proj.RecordIn(plan, model.Record{Raw: raw, Offset: row.SpanOff, Length: row.SpanLen}, scratch)
+		c.projMu.RUnlock()
 		if !ok {
 			return it, &artifacts.CorruptError{Path: path, Msg: "a record's span no longer projects; the document changed since the build"}
 		}
@@ -245,7 +263,9 @@ func (c *indexCorpus) Item(ord int, row artifacts.Doc) (project.Item, error) {
 		if !ok {
 			return it, &artifacts.CorruptError{Path: row.URI, Msg: "the page no longer loads; it changed since the build"}
 		}
-		it = c.proj.Page(p, &c.scratch)
+		c.projMu.RLock()
+		it = c.proj.Page(p, scratch)
+		c.projMu.RUnlock()
 	}
 	if it.URI != row.URI {
 		return it, &artifacts.CorruptError{Path: artifacts.DocsPath, Msg: fmt.Sprintf("row %d names %s but its span holds %s", ord, row.URI, it.URI)}
@@ -258,6 +278,8 @@ func (c *indexCorpus) Item(ord int, row artifacts.Doc) (project.Item, error) {
 // compiled, made once per document: a pack often shows several records
 // of one document.
 func (c *indexCorpus) plan(d artifacts.Document) (*project.DocumentPlan, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if plan, ok := c.plans[d.Path]; ok {
 		return plan, true
 	}
@@ -281,10 +303,12 @@ func (c *indexCorpus) plan(d artifacts.Document) (*project.DocumentPlan, bool) {
 
 // span reads one record's bytes from its document.
 func (c *indexCorpus) span(path string, off, n int64) (string, error) {
+	c.mu.Lock()
 	f, ok := c.open[path]
 	if !ok {
 		var err error
 		if f, err = c.fsys.Open(path); err != nil {
+			c.mu.Unlock()
 			return "", err
 		}
 		if c.open == nil {
@@ -294,12 +318,15 @@ func (c *indexCorpus) span(path string, off, n int64) (string, error) {
 	}
 	ra, ok := f.(io.ReaderAt)
 	if !ok {
+		// Read whole, under the lock: the file's offset is shared.
+		defer c.mu.Unlock()
 		data, err := io.ReadAll(f)
 		if err != nil || off+n > int64(len(data)) {
 			return "", &artifacts.CorruptError{Path: path, Msg: "record span beyond the end of the document"}
 		}
 		return string(data[off : off+n]), nil
 	}
+	c.mu.Unlock()
 	buf := make([]byte, n)
 	if _, err := ra.ReadAt(buf, off); err != nil {
 		return "", &artifacts.CorruptError{Path: path, Msg: "cannot read the record span: " + err.Error()}
