@@ -1,8 +1,10 @@
 package memory
 
 import (
+	"os"
 	"runtime"
 	"runtime/metrics"
+	"strings"
 	"syscall"
 	"unsafe"
 )
@@ -17,6 +19,18 @@ const heapChunk = 4 << 20
 // minReserve is the least Reserve maps ahead: 2,048 small pages, whose
 // faults cost a few times what a collection does at the start of a build.
 const minReserve = 8 << 20
+
+// overcommitPath holds the kernel's overcommit mode; a variable for tests.
+var overcommitPath = "/proc/sys/vm/overcommit_memory"
+
+// strictCommit reports whether the kernel counts every writable mapping
+// against a fixed limit (overcommit mode 2): there, mapping the heap
+// ahead could fail a build that would have fitted, so nothing is mapped
+// ahead.
+func strictCommit() bool {
+	data, err := os.ReadFile(overcommitPath)
+	return err == nil && strings.TrimSpace(string(data)) == "2"
+}
 
 // ballastPiece is the size of the allocations Reserve maps ahead with.
 const ballastPiece = 1 << 20
@@ -61,7 +75,7 @@ func Reserve(n int) {
 	if !wide {
 		return
 	}
-	if n < minReserve {
+	if n < minReserve || strictCommit() {
 		Advise()
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/metrics"
 	"strings"
@@ -134,5 +135,39 @@ func TestReserveTouchesNothing(t *testing.T) {
 	Reserve(n)
 	if grew := resident(t) - before; grew > n/4 {
 		t.Errorf("Reserve(%d MB) made %d MB resident", n>>20, grew>>20)
+	}
+}
+
+// TestStrictCommitMapsNothingAhead checks that under overcommit mode 2,
+// where a writable mapping counts against a fixed limit, Reserve maps no
+// heap ahead, and that the other modes are told apart.
+func TestStrictCommitMapsNothingAhead(t *testing.T) {
+	dir := t.TempDir()
+	old := overcommitPath
+	t.Cleanup(func() { overcommitPath = old })
+	for mode, strict := range map[string]bool{"0\n": false, "1\n": false, "2\n": true} {
+		overcommitPath = filepath.Join(dir, "mode")
+		if err := os.WriteFile(overcommitPath, []byte(mode), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := strictCommit(); got != strict {
+			t.Errorf("overcommit mode %q: strict = %v, want %v", mode, got, strict)
+		}
+	}
+	s := []metrics.Sample{{Name: "/memory/classes/heap/released:bytes"}, {Name: "/memory/classes/heap/free:bytes"}}
+	metrics.Read(s)
+	before := s[0].Value.Uint64() + s[1].Value.Uint64()
+	const n = 512 << 20
+	if err := os.WriteFile(overcommitPath, []byte("2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	Reserve(n)
+	metrics.Read(s)
+	if after := s[0].Value.Uint64() + s[1].Value.Uint64(); after >= before+n/2 {
+		t.Errorf("free heap went from %d to %d bytes after Reserve(%d) in mode 2", before, after, n)
+	}
+	overcommitPath = filepath.Join(dir, "missing")
+	if strictCommit() {
+		t.Error("an unreadable mode counts as strict")
 	}
 }
