@@ -3,7 +3,6 @@ package memory
 import (
 	"os"
 	"runtime"
-	"runtime/metrics"
 	"strings"
 	"syscall"
 	"unsafe"
@@ -15,6 +14,13 @@ const madvHugepage = 14
 
 // heapChunk is how the runtime maps its heap: in 4 MB chunks, aligned.
 const heapChunk = 4 << 20
+
+// heapWindowGiB is how much address space above the heap's start Advise
+// covers, in GiB: the heap's arenas are reserved there, one after the
+// other, and a heap larger than this (a build of a few million records)
+// is advised only as far. A variable: on 32-bit platforms the constant
+// would not compile, and Advise does nothing there.
+var heapWindowGiB uintptr = 4
 
 // minReserve is the least Reserve maps ahead: 2,048 small pages, whose
 // faults cost a few times what a collection does at the start of a build.
@@ -46,23 +52,21 @@ var start = new([16]byte)
 const wide = unsafe.Sizeof(uintptr(0)) == 8
 
 // Advise asks the kernel to back the heap's untouched pages with huge
-// pages: the heap's range from its first chunk, as long as all the
-// memory the runtime has mapped so far. It costs a metrics read and one
-// system call, a few microseconds, and is meant to be called where the
-// heap may have grown.
+// pages: the heapWindowGiB from the heap's first chunk, over
+// which the runtime grows the heap. The kernel marks the mappings the
+// range holds and skips what is not mapped. It costs one system call, a
+// few microseconds, and is meant to be called where the heap may have
+// grown. (runtime/metrics would say how much is mapped, but its package
+// initialisation alone costs every process half a millisecond.)
 func Advise() {
 	if !wide {
 		return
 	}
-	sample := []metrics.Sample{{Name: "/memory/classes/total:bytes"}}
-	metrics.Read(sample)
 	lo := uintptr(unsafe.Pointer(start)) &^ (heapChunk - 1)
-	n := uintptr(sample[0].Value.Uint64())
-	n = (n + heapChunk - 1) &^ (heapChunk - 1)
 	// Errors say only that part of the range is not mapped (ENOMEM) or
 	// that the kernel has no huge pages (EINVAL): either way there is
 	// nothing to do.
-	syscall.Syscall(syscall.SYS_MADVISE, lo, n, madvHugepage)
+	syscall.Syscall(syscall.SYS_MADVISE, lo, heapWindowGiB<<30, madvHugepage)
 }
 
 // Reserve makes the heap's next n bytes huge-page memory: it maps them
