@@ -175,6 +175,7 @@ func (e *engine) deliver(pins []*scored, ranked []*scored, rejected []RejectedPi
 		s.standing = i
 	}
 	ahead = startRenderAhead(ranked, renderItem)
+	defer ahead.stop() // on an error return; stopping twice is harmless
 	for i, s := range ranked {
 		if room > 0 || i < k+diversityMargin {
 			en, err := build(s)

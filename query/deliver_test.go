@@ -2,9 +2,14 @@ package query
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cairn-kb/cairn/artifacts"
 )
 
 // TestRenderAhead checks the two-goroutine rendering of candidates: the
@@ -58,4 +63,64 @@ func TestRenderAhead(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestRenderAheadStopsOnError checks that a loop which gives up on an
+// error leaves no worker behind: stop returns once the worker has.
+func TestRenderAheadStopsOnError(t *testing.T) {
+	ranked := make([]*scored, 100)
+	for i := range ranked {
+		ranked[i] = &scored{ord: i}
+	}
+	boom := errors.New("boom")
+	a := startRenderAhead(ranked, func(s *scored) (*entry, error) {
+		if s.ord == 3 {
+			return nil, boom
+		}
+		return &entry{s: s}, nil
+	})
+	var err error
+	for i := 0; err == nil; i++ {
+		_, err = a.take(i)
+	}
+	done := make(chan struct{})
+	go func() {
+		a.stop()
+		a.stop()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("stop did not return: the worker is stuck")
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.out) > 4+renderLead+1 {
+		t.Errorf("%d candidates claimed for a loop that stopped at the fourth", len(a.out))
+	}
+}
+
+// TestDeliverLeavesNoWorker checks that a query whose delivery fails (a
+// page that no longer loads, after Open) leaves no render worker behind.
+func TestDeliverLeavesNoWorker(t *testing.T) {
+	dir, _, e := indexedEngine(t, "cache") // one term: no phrase check reads items before delivery
+	for _, folder := range []string{"wiki", "projects"} {
+		if err := os.RemoveAll(filepath.Join(dir, folder)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := runtime.NumGoroutine()
+	_, err := e.run()
+	var ce *artifacts.CorruptError
+	if !errors.As(err, &ce) {
+		t.Fatalf("run after the pages went = %v; want a CorruptError", err)
+	}
+	for range 200 {
+		if runtime.NumGoroutine() <= before {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Errorf("%d goroutines before the failed delivery, %d after", before, runtime.NumGoroutine())
 }

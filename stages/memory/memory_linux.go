@@ -52,9 +52,9 @@ var start = new([16]byte)
 const wide = unsafe.Sizeof(uintptr(0)) == 8
 
 // Advise asks the kernel to back the heap's untouched pages with huge
-// pages: the heapWindowGiB from the heap's first chunk, over
-// which the runtime grows the heap. The kernel marks the mappings the
-// range holds and skips what is not mapped. It costs one system call, a
+// pages: it advises heapWindowGiB of address space from the heap's first
+// chunk, over which the runtime grows the heap. The kernel marks the
+// mappings the range holds and skips what is not mapped. It costs one system call, a
 // few microseconds, and is meant to be called where the heap may have
 // grown. (runtime/metrics would say how much is mapped, but its package
 // initialisation alone costs every process half a millisecond.)
