@@ -207,9 +207,11 @@ func (e *engine) prepare() (prepared, error) {
 		st.rarity = rarity(e.win.n, st.df)
 		e.terms = append(e.terms, st)
 	}
+	memory.Advise()
 	if err := e.score(); err != nil {
 		return prepared{}, err
 	}
+	memory.Advise()
 	if e.req.Expand {
 		if err := e.expand(); err != nil {
 			return prepared{}, err
@@ -246,6 +248,7 @@ func (e *engine) score() error {
 	if err != nil {
 		return err
 	}
+	memory.Advise()
 	pool := make([]scored, len(all))
 	for i, o := range all {
 		pool[i] = scored{ord: o, key: &keys[i], count: 1}
