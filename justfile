@@ -34,10 +34,14 @@ fuzz FUZZTIME="30s":
     go test ./stages/load -run '^$' -fuzz FuzzLoadPage -fuzztime {{FUZZTIME}}
     go test ./stages/load -run '^$' -fuzz FuzzGovernanceLog -fuzztime {{FUZZTIME}}
     go test ./stages/load -run '^$' -fuzz FuzzDecodeYAML -fuzztime {{FUZZTIME}}
+    go test ./stages/load -run '^$' -fuzz FuzzQuickFrontmatter -fuzztime {{FUZZTIME}}
+    go test ./stages/project -run '^$' -fuzz FuzzFoldKey -fuzztime {{FUZZTIME}}
+    go test ./stages/project -run '^$' -fuzz FuzzDecodeID -fuzztime {{FUZZTIME}}
     go test ./stages/usage -run '^$' -fuzz FuzzCount -fuzztime {{FUZZTIME}}
     go test ./query -run '^$' -fuzz FuzzParse -fuzztime {{FUZZTIME}}
     go test ./artifacts -run '^$' -fuzz FuzzManifestHead -fuzztime {{FUZZTIME}}
     go test ./artifacts -run '^$' -fuzz FuzzDecodeDocRow -fuzztime {{FUZZTIME}}
+    go test ./artifacts -run '^$' -fuzz FuzzDecodeKey -fuzztime {{FUZZTIME}}
     go test ./artifacts -run '^$' -fuzz FuzzDecodePostingsLine -fuzztime {{FUZZTIME}}
     go test ./artifacts -run '^$' -fuzz FuzzDecodeUsage -fuzztime {{FUZZTIME}}
 

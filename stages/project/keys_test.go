@@ -2,6 +2,7 @@ package project
 
 import (
 	"fmt"
+	"net/url"
 	"reflect"
 	"runtime"
 	"slices"
@@ -183,4 +184,39 @@ func TestKeysInParts(t *testing.T) {
 			t.Errorf("TitleKey(%q) is not the key of its terms %q", title, TitleTerms(title))
 		}
 	}
+}
+
+// pathUnescaped is what DecodeID must give: net/url's reading of a
+// percent-encoded path segment, or the id itself when that fails.
+func pathUnescaped(id string) string {
+	if s, err := url.PathUnescape(id); err == nil {
+		return s
+	}
+	return id
+}
+
+func TestDecodeIDAgreesWithNetURL(t *testing.T) {
+	for _, id := range []string{"", "abc", "a%20b", "%2F", "%2f", "%", "%4", "%zz", "%%", "%%41", "%41%",
+		"a+b", "%E2%82%AC", "%00", "x%4g", "%G1", "HAR-147", "2026-11-09%20weekly%20%2345", EncodeID("a b/c%d€\x00")} {
+		if got, want := DecodeID(id), pathUnescaped(id); got != want {
+			t.Errorf("DecodeID(%q) = %q, want %q", id, got, want)
+		}
+	}
+	if got := DecodeID(EncodeID("a b/c%d€\x00")); got != "a b/c%d€\x00" {
+		t.Errorf("DecodeID does not undo EncodeID: %q", got)
+	}
+}
+
+func FuzzDecodeID(f *testing.F) {
+	for _, s := range []string{"a%20b", "%", "%%41", "%E2%82%AC", "+"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, id string) {
+		if got, want := DecodeID(id), pathUnescaped(id); got != want {
+			t.Errorf("DecodeID(%q) = %q, want %q", id, got, want)
+		}
+		if got := DecodeID(EncodeID(id)); got != id {
+			t.Errorf("DecodeID(EncodeID(%q)) = %q", id, got)
+		}
+	})
 }
