@@ -317,16 +317,17 @@ func (c *indexCorpus) span(path string, off, n int64) (string, error) {
 		c.open[path] = f
 	}
 	ra, ok := f.(io.ReaderAt)
+	c.mu.Unlock()
 	if !ok {
-		// Read whole, under the lock: the file's offset is shared.
-		defer c.mu.Unlock()
-		data, err := io.ReadAll(f)
+		// A file system whose files cannot be read at an offset: the
+		// document is read afresh, whole (the kept handle's offset would
+		// be at its end after one read).
+		data, err := fs.ReadFile(c.fsys, path)
 		if err != nil || off+n > int64(len(data)) {
 			return "", &artifacts.CorruptError{Path: path, Msg: "record span beyond the end of the document"}
 		}
 		return string(data[off : off+n]), nil
 	}
-	c.mu.Unlock()
 	buf := make([]byte, n)
 	if _, err := ra.ReadAt(buf, off); err != nil {
 		return "", &artifacts.CorruptError{Path: path, Msg: "cannot read the record span: " + err.Error()}
