@@ -15,4 +15,7 @@
 // runtime maps its heap 4 MB at a time as it grows, and a range mapped
 // later needs advice again. Memory touched before the advice stays on
 // small pages.
+//
+// A process opts in with Enable: a command that runs once and exits gains,
+// a server would not (see Enable).
 package memory

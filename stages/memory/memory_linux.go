@@ -4,9 +4,21 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"unsafe"
 )
+
+// enabled is whether the process has asked for huge pages (Enable).
+var enabled atomic.Bool
+
+// Enable lets Advise and Reserve act in this process; until then they do
+// nothing. A short-lived process (each cairn command) calls it first. A
+// long-lived one should not: Linux's khugepaged collapses a marked range
+// into huge pages in the background even where the runtime has handed
+// memory back to the kernel, so a server's resident memory would creep
+// up to its heap's high-water mark.
+func Enable() { enabled.Store(true) }
 
 // madvHugepage is MADV_HUGEPAGE, the same on every Linux architecture Go
 // supports.
@@ -59,7 +71,7 @@ const wide = unsafe.Sizeof(uintptr(0)) == 8
 // grown. (runtime/metrics would say how much is mapped, but its package
 // initialisation alone costs every process half a millisecond.)
 func Advise() {
-	if !wide {
+	if !wide || !enabled.Load() {
 		return
 	}
 	lo := uintptr(unsafe.Pointer(start)) &^ (heapChunk - 1)
@@ -76,7 +88,7 @@ func Advise() {
 // megabytes (a build, a scan) the collection is cheap; below minReserve
 // it costs about what it saves, and Reserve only advises.
 func Reserve(n int) {
-	if !wide {
+	if !wide || !enabled.Load() {
 		return
 	}
 	if n < minReserve || strictCommit() {

@@ -42,6 +42,33 @@ func vmFlags(t *testing.T, addr uintptr) (flags []string, span string) {
 	return nil, ""
 }
 
+// enable turns Advise and Reserve on for a test, as cairn's main does,
+// and back to what they were after it.
+func enable(t *testing.T, on bool) {
+	was := enabled.Load()
+	enabled.Store(on)
+	t.Cleanup(func() { enabled.Store(was) })
+}
+
+// freeHeap is how much of the heap is mapped and free.
+func freeHeap() uint64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/released:bytes"}, {Name: "/memory/classes/heap/free:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64() + s[1].Value.Uint64()
+}
+
+// TestNothingUntilEnabled checks that a process that has not called
+// Enable maps nothing ahead (and, with the same switch, advises nothing).
+func TestNothingUntilEnabled(t *testing.T) {
+	enable(t, false)
+	before := freeHeap()
+	const n = 512 << 20
+	Reserve(n)
+	if after := freeHeap(); after >= before+n/2 {
+		t.Errorf("free heap went from %d to %d bytes after Reserve(%d) without Enable", before, after, n)
+	}
+}
+
 // hugePagesBuiltIn reports whether the kernel has transparent huge pages
 // at all; without them MADV_HUGEPAGE fails and nothing can be advised.
 func hugePagesBuiltIn() bool {
@@ -53,6 +80,7 @@ func hugePagesBuiltIn() bool {
 // chunk, and the one holding memory allocated since, ask for huge pages
 // ("hg" in VmFlags) once Advise has run.
 func TestAdviseMarksTheHeap(t *testing.T) {
+	enable(t, true)
 	grown := make([]byte, 8<<20) // more than a chunk: the heap grows
 	Advise()
 	for _, c := range []struct {
@@ -74,6 +102,7 @@ func TestAdviseMarksTheHeap(t *testing.T) {
 // for, leaves none of it in use, and that objects allocated afterwards
 // land in memory marked for huge pages.
 func TestReserveMapsAhead(t *testing.T) {
+	enable(t, true)
 	const n = 64 << 20
 	Reserve(n)
 	s := []metrics.Sample{
@@ -122,6 +151,7 @@ var garbage [][]byte
 // a collection freed: an allocation overlapping them would be cleared
 // whole, touching every page of it.
 func TestReserveTouchesNothing(t *testing.T) {
+	enable(t, true)
 	for range 256 {
 		garbage = append(garbage, make([]byte, 32<<10))
 	}
@@ -142,6 +172,7 @@ func TestReserveTouchesNothing(t *testing.T) {
 // where a writable mapping counts against a fixed limit, Reserve maps no
 // heap ahead, and that the other modes are told apart.
 func TestStrictCommitMapsNothingAhead(t *testing.T) {
+	enable(t, true)
 	dir := t.TempDir()
 	old := overcommitPath
 	t.Cleanup(func() { overcommitPath = old })
@@ -154,16 +185,13 @@ func TestStrictCommitMapsNothingAhead(t *testing.T) {
 			t.Errorf("overcommit mode %q: strict = %v, want %v", mode, got, strict)
 		}
 	}
-	s := []metrics.Sample{{Name: "/memory/classes/heap/released:bytes"}, {Name: "/memory/classes/heap/free:bytes"}}
-	metrics.Read(s)
-	before := s[0].Value.Uint64() + s[1].Value.Uint64()
+	before := freeHeap()
 	const n = 512 << 20
 	if err := os.WriteFile(overcommitPath, []byte("2\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	Reserve(n)
-	metrics.Read(s)
-	if after := s[0].Value.Uint64() + s[1].Value.Uint64(); after >= before+n/2 {
+	if after := freeHeap(); after >= before+n/2 {
 		t.Errorf("free heap went from %d to %d bytes after Reserve(%d) in mode 2", before, after, n)
 	}
 	overcommitPath = filepath.Join(dir, "missing")

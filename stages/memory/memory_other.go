@@ -2,6 +2,9 @@
 
 package memory
 
+// Enable does nothing outside Linux.
+func Enable() {}
+
 // Advise does nothing outside Linux.
 func Advise() {}
 
