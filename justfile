@@ -42,6 +42,7 @@ fuzz FUZZTIME="30s":
     go test ./artifacts -run '^$' -fuzz FuzzManifestHead -fuzztime {{FUZZTIME}}
     go test ./artifacts -run '^$' -fuzz FuzzDecodeDocRow -fuzztime {{FUZZTIME}}
     go test ./artifacts -run '^$' -fuzz FuzzDecodeKey -fuzztime {{FUZZTIME}}
+    go test ./artifacts -run '^$' -fuzz FuzzParseHexBytes -fuzztime {{FUZZTIME}}
     go test ./artifacts -run '^$' -fuzz FuzzDecodePostingsLine -fuzztime {{FUZZTIME}}
     go test ./artifacts -run '^$' -fuzz FuzzDecodeUsage -fuzztime {{FUZZTIME}}
 

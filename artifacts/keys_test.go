@@ -139,3 +139,38 @@ func BenchmarkDecodeKey(b *testing.B) {
 		}
 	}
 }
+
+// TestParseHexBytesAgrees checks the eight-at-a-time reader against the
+// digit-by-digit one: every byte value at every place of 8-, 12- and
+// 16-digit columns, over valid digits around it.
+func TestParseHexBytesAgrees(t *testing.T) {
+	for _, base := range []string{"0123abcd", "ffffffff", "00000000", "9a9a9a9a0f0f", "0123456789abcdef", "fedcba9876543210"} {
+		for at := range len(base) {
+			for b := range 256 {
+				c := []byte(base)
+				c[at] = byte(b)
+				gv, gok := parseHexBytes(c)
+				wv, wok := parseHex(c)
+				if gok != wok || gok && gv != wv {
+					t.Fatalf("%q: parseHexBytes = %#x, %v; parseHex = %#x, %v", c, gv, gok, wv, wok)
+				}
+			}
+		}
+	}
+}
+
+func FuzzParseHexBytes(f *testing.F) {
+	for _, s := range []string{"0123abcd", "0123456789abcdef", "000000000056", "1c00", "G0000000", "0000000:"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, c []byte) {
+		if len(c) > 16 {
+			c = c[:16]
+		}
+		gv, gok := parseHexBytes(c)
+		wv, wok := parseHex(c)
+		if gok != wok || gok && gv != wv {
+			t.Fatalf("%q: parseHexBytes = %#x, %v; parseHex = %#x, %v", c, gv, gok, wv, wok)
+		}
+	})
+}
