@@ -373,7 +373,7 @@ func KeyOffset(line []byte) (int64, error) {
 	if len(line) < keyColumns[0]+1 || line[keyColumns[0]] != '\t' {
 		return 0, &CorruptError{Path: DocsKeyPath, Msg: "a line does not start with a row offset and a TAB"}
 	}
-	v, ok := parseHex(line[:keyColumns[0]])
+	v, ok := parseHexBytes(line[:keyColumns[0]])
 	if !ok {
 		return 0, &CorruptError{Path: DocsKeyPath, Msg: fmt.Sprintf("row offset %q is not 12 hex digits", line[:keyColumns[0]])}
 	}
