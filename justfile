@@ -39,6 +39,7 @@ fuzz FUZZTIME="30s":
     go test ./stages/project -run '^$' -fuzz FuzzDecodeID -fuzztime {{FUZZTIME}}
     go test ./stages/usage -run '^$' -fuzz FuzzCount -fuzztime {{FUZZTIME}}
     go test ./query -run '^$' -fuzz FuzzParse -fuzztime {{FUZZTIME}}
+    go test ./query -run '^$' -fuzz FuzzFinder -fuzztime {{FUZZTIME}}
     go test ./artifacts -run '^$' -fuzz FuzzManifestHead -fuzztime {{FUZZTIME}}
     go test ./artifacts -run '^$' -fuzz FuzzDecodeDocRow -fuzztime {{FUZZTIME}}
     go test ./artifacts -run '^$' -fuzz FuzzDecodeKey -fuzztime {{FUZZTIME}}

@@ -50,3 +50,23 @@ func BenchmarkOpen(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkTermsWith sweeps terms.tsv for the dictionary terms holding an
+// identifier-shaped query term ($CAIRN_BENCH_TERM, else a ticket id).
+func BenchmarkTermsWith(b *testing.B) {
+	dir, _ := benchBase(b)
+	r, err := OpenReader(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	term := os.Getenv("CAIRN_BENCH_TERM")
+	if term == "" {
+		term = "web-100"
+	}
+	for b.Loop() {
+		if _, err := r.TermsWith(term); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -350,7 +350,7 @@ func (r *Reader) Term(term string) (artifacts.TermEntry, bool, error) {
 
 // TermsWith returns every dictionary entry whose term contains sub, in
 // dictionary order. It reads terms.tsv in full, in large chunks, and
-// decodes only the rows where sub occurs: bytes.Index finds them, so the
+// decodes only the rows where sub occurs: a finder finds them, so the
 // cost is a memory scan rather than a parse of every row. A large file is
 // swept in parts, one per core (up to maxParts), each a run of whole
 // lines, and the parts' entries joined in file order.
@@ -399,6 +399,7 @@ var minSweepPart int64 = 1 << 20
 // start of a line, to the start of another or the end of the file.
 func (a *file) sweepTerms(want []byte, from, to int64) ([]artifacts.TermEntry, error) {
 	var out []artifacts.TermEntry
+	find := newFinder(want)
 	buf := make([]byte, min(sweepChunk, to-from))
 	n := 0 // buf[:n] is the start of a line the last chunk cut
 	for off := from; off < to; {
@@ -416,7 +417,7 @@ func (a *file) sweepTerms(want []byte, from, to int64) ([]artifacts.TermEntry, e
 		data := buf[:n+m]
 		whole := data[:bytes.LastIndexByte(data, '\n')+1]
 		for pos := 0; pos < len(whole); {
-			i := bytes.Index(whole[pos:], want)
+			i := find.index(whole[pos:])
 			if i < 0 {
 				break
 			}
