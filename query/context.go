@@ -64,8 +64,9 @@ func Context(ctx context.Context, root string, req Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	memory.Advise()
-	c, state, closeFn, err := openCorpus(ctx, root, parsed.Terms)
+	endHeadroom := memory.Headroom(queryHeadroom)
+	defer endHeadroom()
+	c, state, closeFn, err := openCorpus(ctx, root, parsed.Terms, endHeadroom)
 	if err != nil {
 		return nil, err
 	}
@@ -77,6 +78,7 @@ func Context(ctx context.Context, root string, req Request) ([]byte, error) {
 	if errors.As(err, &ce) && state.State == StateUsed {
 		// The artifacts looked current but a read failed: answer from the
 		// scan, and say why.
+		endHeadroom()
 		osRoot, rerr := os.OpenRoot(root)
 		if rerr != nil {
 			return nil, rerr
@@ -92,11 +94,16 @@ func Context(ctx context.Context, root string, req Request) ([]byte, error) {
 	return out, err
 }
 
+// queryHeadroom is the heap an indexed query is given ahead (see
+// memory.Headroom): at 100k records a query allocates 3-10 MB.
+const queryHeadroom = 16 << 20
+
 // openCorpus picks the index or the scan, as Open decides. The artifacts
 // an indexed query reads first are read on a second core while Open
 // decides: if Open finds them current and they are still the files it
-// checked, they are used; otherwise they are let go.
-func openCorpus(ctx context.Context, root string, terms []string) (corpus, Index, func(), error) {
+// checked, they are used; otherwise they are let go, and beforeScan is
+// called before the base is scanned.
+func openCorpus(ctx context.Context, root string, terms []string, beforeScan func()) (corpus, Index, func(), error) {
 	type early struct {
 		f   *indexFiles
 		err error
@@ -136,6 +143,7 @@ func openCorpus(ctx context.Context, root string, terms []string) (corpus, Index
 		}
 		ix.State, ix.Reason = StateCorrupt, err.Error()
 	}
+	beforeScan()
 	sc, err := openScan(ctx, osRoot.FS(), terms)
 	if err != nil {
 		closeRoot()

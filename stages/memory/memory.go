@@ -16,6 +16,9 @@
 // later needs advice again. Memory touched before the advice stays on
 // small pages.
 //
+// Reserve and Headroom give work that is about to allocate a heap that is
+// already mapped and advised: a build or a scan, and an indexed query.
+//
 // A process opts in with Enable: a command that runs once and exits gains,
 // a server would not (see Enable).
 package memory

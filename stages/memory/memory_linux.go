@@ -3,7 +3,9 @@ package memory
 import (
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"unsafe"
@@ -95,6 +97,47 @@ func Reserve(n int) {
 		Advise()
 		return
 	}
+	old := debug.SetGCPercent(-1)
+	mapAhead(n)
+	debug.SetGCPercent(old)
+}
+
+// Headroom prepares a short task that allocates up to about n bytes, such
+// as an indexed query: it maps them ahead as Reserve does, and raises the
+// collector's target so that no collection runs before the task has used
+// them (the runtime's least heap target is 4 MB at GOGC=100 and grows
+// with it). The collection costs 1-2 ms here; on the 100k benchmark it
+// took the question's page faults from about 980 to 580 and its time
+// 7% down, the common-word query's 19% down, and the smallest queries'
+// (3 MB) about even. restore puts the target back: call it when the task
+// ends, and before work whose heap grows with its input, such as a scan.
+// With the collector off (GOGC=off) the target stays off.
+func Headroom(n int) (restore func()) {
+	if !wide || !enabled.Load() {
+		return func() {}
+	}
+	if n < minReserve || strictCommit() {
+		Advise()
+		return func() {}
+	}
+	old := debug.SetGCPercent(-1)
+	mapAhead(n)
+	raised := old
+	if old > 0 {
+		raised = max(old, old*(n/minHeapTarget))
+	}
+	debug.SetGCPercent(raised)
+	var once sync.Once
+	return func() { once.Do(func() { debug.SetGCPercent(old) }) }
+}
+
+// minHeapTarget is the runtime's least heap target at GOGC=100.
+const minHeapTarget = 4 << 20
+
+// mapAhead maps n bytes of heap ahead, advised, and frees them with one
+// collection. The caller turns the collector off first, or each few
+// megabytes of ballast would start a collection of its own.
+func mapAhead(n int) {
 	// The ballast is allocated in pieces: the runtime clears an allocation
 	// whole when any of it lies in memory handed out before, and a single
 	// one starting in pages a collection freed would make all of it

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"runtime/metrics"
 	"strings"
 	"testing"
@@ -198,4 +199,99 @@ func TestStrictCommitMapsNothingAhead(t *testing.T) {
 	if strictCommit() {
 		t.Error("an unreadable mode counts as strict")
 	}
+}
+
+// gcCycles is how many collections the process has finished.
+func gcCycles() uint64 {
+	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// gcPercent is the collector's current GOGC.
+func gcPercent() int {
+	p := debug.SetGCPercent(100)
+	debug.SetGCPercent(p)
+	return p
+}
+
+// TestReserveCollectsOnce checks that mapping the heap ahead costs one
+// collection, not one for every few megabytes of ballast, and leaves the
+// collector's target as it was.
+func TestReserveCollectsOnce(t *testing.T) {
+	enable(t, true)
+	runtime.GC()
+	before, pct := gcCycles(), gcPercent()
+	Reserve(64 << 20)
+	if n := gcCycles() - before; n != 1 {
+		t.Errorf("Reserve(64 MB) ran %d collections, want 1", n)
+	}
+	if got := gcPercent(); got != pct {
+		t.Errorf("GOGC is %d after Reserve, was %d", got, pct)
+	}
+}
+
+// TestHeadroom checks that after Headroom(n) a task allocates about n
+// bytes without a collection, in memory marked for huge pages, and that
+// restore puts the collector's target back.
+func TestHeadroom(t *testing.T) {
+	enable(t, true)
+	runtime.GC()
+	pct := gcPercent()
+	const n = 32 << 20
+	restore := Headroom(n)
+	before := gcCycles()
+	var objs [][]byte
+	for range n / 2 / (8 << 10) { // half of n in small objects, all kept
+		objs = append(objs, make([]byte, 8<<10))
+	}
+	if c := gcCycles() - before; c != 0 {
+		t.Errorf("%d collections while allocating %d MB after Headroom(%d MB)", c, n>>21, n>>20)
+	}
+	last := objs[len(objs)-1]
+	last[0] = 1
+	flags, span := vmFlags(t, uintptr(unsafe.Pointer(unsafe.SliceData(last))))
+	if got := strings.Contains(" "+strings.Join(flags, " ")+" ", " hg "); got != hugePagesBuiltIn() {
+		t.Errorf("an object allocated after Headroom lies in %s with VmFlags %v; huge pages asked for: %v, want %v", span, flags, got, hugePagesBuiltIn())
+	}
+	if got := gcPercent(); got <= pct {
+		t.Errorf("GOGC is %d during the headroom, was %d before", got, pct)
+	}
+	restore()
+	restore() // a second call changes nothing
+	if got := gcPercent(); got != pct {
+		t.Errorf("GOGC is %d after restore, want %d", got, pct)
+	}
+}
+
+// TestHeadroomKeepsTheCollectorOff checks that with GOGC=off Headroom
+// leaves the collector off, during and after.
+func TestHeadroomKeepsTheCollectorOff(t *testing.T) {
+	enable(t, true)
+	pct := debug.SetGCPercent(-1)
+	defer debug.SetGCPercent(pct)
+	restore := Headroom(16 << 20)
+	if got := gcPercent(); got != -1 {
+		t.Errorf("GOGC is %d during the headroom, want off (-1)", got)
+	}
+	restore()
+	if got := gcPercent(); got != -1 {
+		t.Errorf("GOGC is %d after restore, want off (-1)", got)
+	}
+}
+
+// TestHeadroomNothingUntilEnabled checks that a process that has not
+// called Enable keeps its collector as it is.
+func TestHeadroomNothingUntilEnabled(t *testing.T) {
+	enable(t, false)
+	runtime.GC()
+	before, pct := gcCycles(), gcPercent()
+	restore := Headroom(64 << 20)
+	if got := gcPercent(); got != pct {
+		t.Errorf("GOGC is %d after Headroom without Enable, was %d", got, pct)
+	}
+	if n := gcCycles() - before; n != 0 {
+		t.Errorf("Headroom without Enable ran %d collections", n)
+	}
+	restore()
 }

@@ -10,3 +10,6 @@ func Advise() {}
 
 // Reserve does nothing outside Linux.
 func Reserve(n int) {}
+
+// Headroom does nothing outside Linux.
+func Headroom(n int) (restore func()) { return func() {} }
