@@ -37,6 +37,7 @@ fuzz FUZZTIME="30s":
     go test ./stages/load -run '^$' -fuzz FuzzQuickFrontmatter -fuzztime {{FUZZTIME}}
     go test ./stages/project -run '^$' -fuzz FuzzFoldKey -fuzztime {{FUZZTIME}}
     go test ./stages/project -run '^$' -fuzz FuzzDecodeID -fuzztime {{FUZZTIME}}
+    go test ./stages/project -run '^$' -fuzz FuzzExact -fuzztime {{FUZZTIME}}
     go test ./stages/usage -run '^$' -fuzz FuzzCount -fuzztime {{FUZZTIME}}
     go test ./query -run '^$' -fuzz FuzzParse -fuzztime {{FUZZTIME}}
     go test ./query -run '^$' -fuzz FuzzFinder -fuzztime {{FUZZTIME}}

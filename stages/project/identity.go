@@ -13,18 +13,24 @@ import (
 type Identities struct {
 	names map[string][]string // any name → all names of its identity, canonical first
 	all   [][]string          // every identity's names, in identity-name order
+	exact map[string][]int    // an exact form of any name → the identities (indexes in all) it belongs to
 }
 
 // NewIdentities indexes the identities of a configuration.
 func NewIdentities(cfg model.Config) Identities {
-	ids := Identities{names: map[string][]string{}}
-	for _, name := range slices.Sorted(maps.Keys(cfg.Identities)) {
+	ids := Identities{names: map[string][]string{}, exact: map[string][]int{}}
+	for i, name := range slices.Sorted(maps.Keys(cfg.Identities)) {
 		id := cfg.Identities[name]
 		all := append([]string{id.Canonical}, id.Aliases...)
 		for _, n := range all {
 			ids.names[n] = all
 		}
 		ids.all = append(ids.all, all)
+		for _, f := range formsOf(all) {
+			if at := ids.exact[Exact(f)]; len(at) == 0 || at[len(at)-1] != i {
+				ids.exact[Exact(f)] = append(at, i)
+			}
+		}
 	}
 	return ids
 }
@@ -49,10 +55,8 @@ func ValueForms(value string) []string { return formsOf([]string{value}) }
 // that term is an exact form of, sorted; nil when there is none.
 func (ids Identities) Names(term string) []string {
 	var out []string
-	for _, all := range ids.all {
-		if slices.ContainsFunc(formsOf(all), func(f string) bool { return Exact(f) == term }) {
-			out = append(out, all...)
-		}
+	for _, i := range ids.exact[term] {
+		out = append(out, ids.all[i]...)
 	}
 	slices.Sort(out)
 	return slices.Compact(out)

@@ -1,9 +1,11 @@
 package project
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/cairn-kb/cairn/stages/model"
 )
@@ -36,5 +38,42 @@ func TestExactForms(t *testing.T) {
 	}
 	if got := NewIdentities(model.Config{}).ExactForms("person:email/marc@x.test"); !cmp.Equal(got, []string{"email/marc@x.test", "marc@x.test", "person:email/marc@x.test"}) {
 		t.Errorf("without identities: %q", got)
+	}
+}
+
+// TestNames covers the identities a query term names: a term that is an
+// exact form (name, identity or suffix, case folded) of any name of an
+// identity names all of that identity's names; a form two identities
+// share names both.
+func TestNames(t *testing.T) {
+	cfg := testConfig()
+	cfg.Identities["ana"] = model.Identity{Canonical: "person:github/ana", Aliases: []string{"person:email/ana@x.test", "person:email/Shared@Team.test"}}
+	cfg.Identities["bo"] = model.Identity{Canonical: "person:email/bo@y.test", Aliases: []string{"person:email/shared@team.test"}}
+	ids := NewIdentities(cfg)
+	marc := []string{"marc@old.test", "person:email/marc@x.test", "person:github/marc-b"}
+	ana := []string{"person:email/Shared@Team.test", "person:email/ana@x.test", "person:github/ana"}
+	bo := []string{"person:email/bo@y.test", "person:email/shared@team.test"}
+	for _, c := range []struct {
+		term string
+		want []string
+	}{
+		{"marc@x.test", marc},
+		{"email/marc@x.test", marc},
+		{"marc-b", marc},
+		{"person:github/marc-b", marc},
+		{"marc@old.test", marc},
+		{"ana", ana},
+		{"shared@team.test", append(append([]string{}, ana...), bo...)},
+		{"bo@y.test", bo},
+		{"marc", nil},
+		{"x.test", nil},
+		{"Marc-B", nil}, // terms come folded; an unfolded one is no form
+	} {
+		got := ids.Names(c.term)
+		want := append([]string{}, c.want...)
+		slices.Sort(want)
+		if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("Names(%q) (-want +got):\n%s", c.term, diff)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -110,12 +111,29 @@ func TestExact(t *testing.T) {
 		{"person:email/Marc@X.test", "person:email/marc@x.test"},
 		{"nbsp\u00a0space", "nbsp space"},
 		{"HAR-142", "har-142"},
+		{"har-142", "har-142"},
+		{"del\x7fbyte", "del byte"},
+		{"person:email/marc@x.test", "person:email/marc@x.test"},
 	}
 	for _, c := range cases {
 		if got := Exact(c.in); got != c.want {
 			t.Errorf("Exact(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
+}
+
+// FuzzExact checks Exact, whose already-normal values skip the folding,
+// against the folding itself.
+func FuzzExact(f *testing.F) {
+	for _, s := range []string{"", "har-142", "HAR-142", "a b", "a\x7f", "é", "x\u2028y"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		fields := strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) })
+		if got, want := Exact(s), strings.ToLower(strings.Join(fields, " ")); got != want {
+			t.Fatalf("Exact(%q) = %q, want %q", s, got, want)
+		}
+	})
 }
 
 func TestEncodeID(t *testing.T) {
