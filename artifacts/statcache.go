@@ -5,9 +5,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -192,12 +194,42 @@ const racyWindow = 2 * time.Second
 // hashes those files again instead of trusting a hash that may predate
 // their last write.
 func (c StatCache) DropRacy(start time.Time) {
-	limit := start.Add(-racyWindow).UnixNano()
+	limit := racyLimit(start)
 	for p, e := range c {
 		if e.MtimeNS >= limit {
 			delete(c, p)
 		}
 	}
+}
+
+// racyLimit is the earliest modification time, in nanoseconds, that the
+// stats taken after start cannot vouch for.
+func racyLimit(start time.Time) int64 { return start.Add(-racyWindow).UnixNano() }
+
+// Refresh rewrites the stat cache of the base at root: the rows f read,
+// with fresh's entries put in, those of files modified within racyWindow
+// before start left out (and their old rows with them). fresh holds stats
+// taken after start. A query calls it when it had to hash inputs the
+// cache could not vouch for (written just before the last build, or
+// since), so that the queries after it do not hash them again. It writes
+// nothing when the bytes stay the same.
+func (f StatFile) Refresh(root string, fresh StatCache, start time.Time) error {
+	c := make(StatCache, len(f.starts)+len(fresh))
+	for _, at := range f.starts {
+		row := f.rows[at:]
+		if p, e, ok := parseStatRow(row[:strings.IndexByte(row, '\n')]); ok {
+			c[p] = e
+		}
+	}
+	limit := racyLimit(start)
+	for p, e := range fresh {
+		if e.MtimeNS >= limit {
+			delete(c, p)
+		} else {
+			c[p] = e
+		}
+	}
+	return WriteStatCache(root, c, slices.Sorted(maps.Keys(c)))
 }
 
 // ConfigCache is the base's configuration as the last good build decoded

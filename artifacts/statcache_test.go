@@ -136,3 +136,58 @@ func TestStatFileMatchesStatCache(t *testing.T) {
 		t.Error("a missing cache found an entry")
 	}
 }
+
+// TestStatFileRefresh: a query's refresh puts the stats it took in, drops
+// those of files modified just before it began (and their old rows), and
+// keeps every other row, outputs stamped moments ago included; a refresh
+// that changes nothing writes nothing.
+func TestStatFileRefresh(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	root := t.TempDir()
+	start := time.Now()
+	old := start.Add(-time.Hour).UnixNano()
+	recent := start.Add(-time.Second).UnixNano()
+	c := StatCache{
+		"events/a.json":   {Bytes: 1, MtimeNS: old, XXHash: "a1"},
+		"events/b.json":   {Bytes: 2, MtimeNS: old, XXHash: "b1"},
+		"events/c.json":   {Bytes: 3, MtimeNS: old, XXHash: "c1"},
+		"docs/guide.md":   {Bytes: 4, MtimeNS: old, XXHash: "g1"},
+		".cairn/docs.tsv": {Bytes: 5, MtimeNS: recent, XXHash: "d1"}, // stamped by the build
+	}
+	if err := WriteStatCache(root, c, slices.Sorted(maps.Keys(c))); err != nil {
+		t.Fatal(err)
+	}
+	fresh := StatCache{
+		"events/a.json": {Bytes: 1, MtimeNS: old, XXHash: "a1"},                                // vouched for
+		"events/b.json": {Bytes: 7, MtimeNS: old + 1, XXHash: "b2"},                            // hashed again
+		"events/c.json": {Bytes: 3, MtimeNS: recent, XXHash: "c2"},                             // written too recently
+		"events/d.json": {Bytes: 8, MtimeNS: start.Add(-time.Minute).UnixNano(), XXHash: "e1"}, // new
+	}
+	if err := ReadStatFile(root).Refresh(root, fresh, start); err != nil {
+		t.Fatal(err)
+	}
+	want := StatCache{
+		"events/a.json":   c["events/a.json"],
+		"events/b.json":   fresh["events/b.json"],
+		"events/d.json":   fresh["events/d.json"],
+		"docs/guide.md":   c["docs/guide.md"],
+		".cairn/docs.tsv": c[".cairn/docs.tsv"],
+	}
+	if got := ReadStatCache(root); !maps.Equal(got, want) {
+		t.Errorf("after Refresh: %v, want %v", got, want)
+	}
+	path, err := StatCachePath(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := start.Add(-24 * time.Hour)
+	if err := os.Chtimes(path, long, long); err != nil {
+		t.Fatal(err)
+	}
+	if err := ReadStatFile(root).Refresh(root, StatCache{"events/a.json": c["events/a.json"]}, start); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(path); err != nil || !st.ModTime().Equal(long) {
+		t.Errorf("a refresh that changes nothing rewrote the cache (%v, %v)", st.ModTime(), err)
+	}
+}

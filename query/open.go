@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"os"
+	"time"
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages/load"
@@ -38,12 +39,15 @@ type Index struct {
 const indexStage = "index"
 
 // Open decides whether the artifacts under root can answer queries. It
-// never writes: it reads the manifest, takes the base's inventory
-// stat-first (hashing only inputs whose size or mtime changed since this
-// machine last saw them), and checks that every output the manifest names
-// is on disk with its recorded size and hash.
+// never writes the base: it reads the manifest, takes the base's
+// inventory stat-first (hashing only inputs whose size or mtime changed
+// since this machine last saw them), and checks that every output the
+// manifest names is on disk with its recorded size and hash. When it had
+// to hash inputs, it puts their stats in this machine's stat cache, so
+// that the next query does not hash them again.
 func Open(ctx context.Context, root string) (*Index, error) {
 	ix := &Index{Path: artifacts.ManifestPath}
+	start := time.Now()
 	// The manifest is read on another core while the base's inventory is
 	// taken: neither needs the other.
 	type head struct {
@@ -66,6 +70,11 @@ func Open(ctx context.Context, root string) (*Index, error) {
 	h := <-manifest
 	if err != nil {
 		return nil, err
+	}
+	if inv.Hashed > 0 {
+		// Best effort: a cache that cannot be written costs the next
+		// query the same hashing, nothing else.
+		_ = cache.Refresh(root, inv.Stat, start)
 	}
 	m := h.m
 	switch err := h.err; {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages"
@@ -227,6 +228,28 @@ func TestOpenCorpusEndsHeadroomBeforeScan(t *testing.T) {
 		closeFn()
 		if ended != c.ended {
 			t.Errorf("%s (index %s): headroom ended before the corpus opened: %v, want %v", c.name, ix.State, ended, c.ended)
+		}
+	}
+}
+
+// TestOpenRefreshesStatCache: an input whose stat the cache cannot vouch
+// for (no entry yet, or touched since with its bytes unchanged) is hashed
+// by the query, which still uses the artifacts, and its stat goes into
+// the cache so that the next query does not hash it again.
+func TestOpenRefreshesStatCache(t *testing.T) {
+	dir := builtDemo(t) // its files are minutes old: only rel is not racy
+	const rel = "events/2026-11-02/tickets.json"
+	for _, ago := range []time.Duration{2 * time.Hour, time.Hour} {
+		touched := time.Now().Add(-ago).Truncate(time.Second)
+		if err := os.Chtimes(filepath.Join(dir, rel), touched, touched); err != nil {
+			t.Fatal(err)
+		}
+		if ix := open(t, dir); ix.State != StateUsed {
+			t.Fatalf("state %s (%s), want used: the bytes did not change", ix.State, ix.Reason)
+		}
+		e, ok := artifacts.ReadStatCache(dir)[rel]
+		if !ok || e.MtimeNS != touched.UnixNano() {
+			t.Errorf("touched %v ago: the cache holds %v, %v for %s; want its new mtime %d", ago, e, ok, rel, touched.UnixNano())
 		}
 	}
 }

@@ -330,9 +330,10 @@ func (c classifier) add(ds *diag.List, out *[]entry, p string, size, mtimeNS int
 
 // hashAll fills each entry's hash, stat-first: an entry whose size and
 // modification time match the stat cache keeps its cached hash; others are
-// read and hashed. It returns the refreshed cache.
-func hashAll(fsys fs.FS, entries []entry, cache artifacts.StatLookup, ds *diag.List) artifacts.StatCache {
-	fresh := make(artifacts.StatCache, len(entries))
+// read and hashed. It returns the refreshed cache and how many files it
+// hashed.
+func hashAll(fsys fs.FS, entries []entry, cache artifacts.StatLookup, ds *diag.List) (fresh artifacts.StatCache, hashed int) {
+	fresh = make(artifacts.StatCache, len(entries))
 	var buf []byte // made on the first file hashed: a current base hashes none
 	for i := range entries {
 		e := &entries[i]
@@ -342,6 +343,7 @@ func hashAll(fsys fs.FS, entries []entry, cache artifacts.StatLookup, ds *diag.L
 			if buf == nil {
 				buf = make([]byte, 256<<10)
 			}
+			hashed++
 			size, sum, err := hashFile(fsys, e.path, buf)
 			if err != nil {
 				ds.Errorf(e.path, 0, 0, "read", "cannot read the file: %v", unwrapPath(err))
@@ -351,7 +353,7 @@ func hashAll(fsys fs.FS, entries []entry, cache artifacts.StatLookup, ds *diag.L
 		}
 		fresh[e.path] = artifacts.StatEntry{Bytes: e.size, MtimeNS: e.mtimeNS, XXHash: e.hash}
 	}
-	return fresh
+	return fresh, hashed
 }
 
 // hashFile streams a file through xxhash with a reused buffer, so hashing

@@ -82,8 +82,11 @@ type Inventory struct {
 	Inputs []artifacts.FileStamp
 	// Groups names the group of each input, parallel to Inputs ("" for
 	// the configuration).
-	Groups          []string
-	Stat            artifacts.StatCache
+	Groups []string
+	Stat   artifacts.StatCache
+	// Hashed counts the inputs read and hashed because the stat cache
+	// could not vouch for them.
+	Hashed          int
 	Keys            map[string]string
 	SemanticsDigest string
 	Diagnostics     []diag.Diagnostic
@@ -127,7 +130,7 @@ func Take(ctx context.Context, dir string, fsys fs.FS, stat artifacts.StatLookup
 				entries = append(entries, e)
 			}
 		}
-		inv.Stat = hashAll(fsys, entries, stat, &ds)
+		inv.Stat, inv.Hashed = hashAll(fsys, entries, stat, &ds)
 		for _, e := range entries {
 			inv.Inputs = append(inv.Inputs, artifacts.FileStamp{Path: e.path, Bytes: e.size, XXHash: e.hash})
 			inv.Groups = append(inv.Groups, e.kind.group())
@@ -163,7 +166,7 @@ func Run(ctx context.Context, in Input) (Output, error) {
 	if in.Unhashed {
 		openAll(in.FS, entries, &ds)
 	} else {
-		out.Stat = hashAll(in.FS, entries, in.Stat, &ds)
+		out.Stat, _ = hashAll(in.FS, entries, in.Stat, &ds)
 		for _, e := range entries {
 			out.Inputs = append(out.Inputs, artifacts.FileStamp{Path: e.path, Bytes: e.size, XXHash: e.hash})
 		}
