@@ -41,6 +41,7 @@ fuzz FUZZTIME="30s":
     go test ./stages/usage -run '^$' -fuzz FuzzCount -fuzztime {{FUZZTIME}}
     go test ./query -run '^$' -fuzz FuzzParse -fuzztime {{FUZZTIME}}
     go test ./query -run '^$' -fuzz FuzzFinder -fuzztime {{FUZZTIME}}
+    go test ./query -run '^$' -fuzz FuzzPassages -fuzztime {{FUZZTIME}}
     go test ./artifacts -run '^$' -fuzz FuzzManifestHead -fuzztime {{FUZZTIME}}
     go test ./artifacts -run '^$' -fuzz FuzzDecodeDocRow -fuzztime {{FUZZTIME}}
     go test ./artifacts -run '^$' -fuzz FuzzDecodeKey -fuzztime {{FUZZTIME}}

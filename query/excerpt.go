@@ -49,12 +49,14 @@ func (e *engine) excerpt(s *scored, it *project.Item) string {
 	}
 	var best string
 	bestRank := rank{-1, -1, -1}
+	var scratch []string // the passages of one value, reused
 	for _, f := range it.Fields {
 		if excerptSkip[f.Name] || slices.ContainsFunc(it.Relations, func(r project.Relation) bool { return r.Field == f.Name }) {
 			continue
 		}
 		for _, v := range f.Values {
-			for _, passage := range passages(v) {
+			scratch = passages(v, scratch[:0])
+			for _, passage := range scratch {
 				r := rank{e.coverage(passage), fieldsUpTo(passage, proseWords), e.weight[f.Name]}
 				if better(r, bestRank) {
 					best, bestRank = passage, r
@@ -123,25 +125,43 @@ func (e *engine) coverage(passage string) int {
 	return n
 }
 
-// passages splits text into sentences. Wrapped Markdown lines join into
-// their paragraph first; a heading, a list item or a quote starts a new one.
-func passages(text string) []string {
-	var paras []string
-	var cur []string
-	flush := func() {
-		if len(cur) > 0 {
-			paras = append(paras, strings.Join(cur, " "))
-			cur = nil
+// passages splits text into sentences, appended to out. Wrapped Markdown
+// lines join into their paragraph first; a heading, a list item or a
+// quote starts a new one. A paragraph of one line is cut into sentences
+// in place: only wrapped paragraphs are copied, to be joined.
+func passages(text string, out []string) []string {
+	var cur []string // the lines of the paragraph being read
+	sentences := func(para string) {
+		start := 0
+		for i := 0; i < len(para); i++ {
+			if (para[i] == '.' || para[i] == '!' || para[i] == '?' || para[i] == ';') && (i+1 == len(para) || para[i+1] == ' ') {
+				out = appendPassage(out, para[start:i+1])
+				start = i + 1
+			}
 		}
+		out = appendPassage(out, para[start:])
 	}
-	for _, line := range strings.Split(text, "\n") {
+	flush := func() {
+		switch len(cur) {
+		case 0:
+			return
+		case 1:
+			sentences(cur[0])
+		default:
+			sentences(strings.Join(cur, " "))
+		}
+		cur = cur[:0]
+	}
+	for rest := text; rest != ""; {
+		line, after, _ := strings.Cut(rest, "\n")
+		rest = after
 		t := strings.TrimSpace(line)
 		switch {
 		case t == "":
 			flush()
 		case strings.HasPrefix(t, "#") || strings.HasPrefix(t, ">") || strings.HasPrefix(t, "- ") || strings.HasPrefix(t, "* ") || strings.HasPrefix(t, "+ ") || strings.HasPrefix(t, "|"):
 			flush()
-			cur = []string{t}
+			cur = append(cur, t)
 			if strings.HasPrefix(t, "#") {
 				flush()
 			}
@@ -150,25 +170,16 @@ func passages(text string) []string {
 		}
 	}
 	flush()
-	var out []string
-	for _, para := range paras {
-		start := 0
-		for i := 0; i < len(para); i++ {
-			if (para[i] == '.' || para[i] == '!' || para[i] == '?' || para[i] == ';') && (i+1 == len(para) || para[i+1] == ' ') {
-				if p := strings.TrimSpace(para[start : i+1]); p != "" {
-					out = append(out, p)
-				}
-				start = i + 1
-			}
-		}
-		if p := strings.TrimSpace(para[start:]); p != "" {
-			out = append(out, p)
-		}
+	return out
+}
+
+// appendPassage appends a sentence, its Markdown markers and spaces
+// trimmed, unless nothing is left of it.
+func appendPassage(out []string, p string) []string {
+	if p = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(p), "#>-*+| ")); p != "" {
+		out = append(out, p)
 	}
-	for i, p := range out {
-		out[i] = strings.TrimSpace(strings.TrimLeft(p, "#>-*+| "))
-	}
-	return slices.DeleteFunc(out, func(p string) bool { return p == "" })
+	return out
 }
 
 // cut trims a passage to maxExcerptBytes on a word boundary.
