@@ -133,8 +133,9 @@ func openCorpus(ctx context.Context, root string, terms []string, beforeScan fun
 			f, err = readIndexFiles(root)
 		}
 		if err == nil {
-			ic := newIndexCorpus(f, osRoot.FS(), ix.cfg, ix.Manifest)
-			return ic, *ix, func() { ic.Close(); closeRoot() }, nil
+			folders := newFolderFS(osRoot)
+			ic := newIndexCorpus(f, folders, ix.cfg, ix.Manifest)
+			return ic, *ix, func() { ic.Close(); folders.Close(); closeRoot() }, nil
 		}
 		var ce *artifacts.CorruptError
 		if !errors.As(err, &ce) {
