@@ -13,12 +13,20 @@ import (
 type Identities struct {
 	names map[string][]string // any name → all names of its identity, canonical first
 	all   [][]string          // every identity's names, in identity-name order
-	exact map[string][]int    // an exact form of any name → the identities (indexes in all) it belongs to
+	// exact maps an exact form of any name to the identity it belongs to
+	// (its index in all, plus one), or to -1 for a form several share,
+	// whose identities shared holds.
+	exact  map[string]int
+	shared map[string][]int
 }
 
 // NewIdentities indexes the identities of a configuration.
 func NewIdentities(cfg model.Config) Identities {
-	ids := Identities{names: map[string][]string{}, exact: map[string][]int{}}
+	n := 0
+	for _, id := range cfg.Identities {
+		n += 1 + len(id.Aliases)
+	}
+	ids := Identities{names: make(map[string][]string, n), exact: make(map[string]int, 3*n)}
 	for i, name := range slices.Sorted(maps.Keys(cfg.Identities)) {
 		id := cfg.Identities[name]
 		all := append([]string{id.Canonical}, id.Aliases...)
@@ -26,13 +34,32 @@ func NewIdentities(cfg model.Config) Identities {
 			ids.names[n] = all
 		}
 		ids.all = append(ids.all, all)
-		for _, f := range formsOf(all) {
-			if at := ids.exact[Exact(f)]; len(at) == 0 || at[len(at)-1] != i {
-				ids.exact[Exact(f)] = append(at, i)
+		for _, n := range all {
+			for _, f := range [...]string{n, EntityIdentity(n), EntitySuffix(n)} {
+				if f != "" {
+					ids.addExact(Exact(f), i)
+				}
 			}
 		}
 	}
 	return ids
+}
+
+// addExact records that the exact form k belongs to identity i.
+func (ids *Identities) addExact(k string, i int) {
+	switch at, ok := ids.exact[k]; {
+	case !ok:
+		ids.exact[k] = i + 1
+	case at == i+1:
+	case at > 0:
+		ids.exact[k] = -1
+		if ids.shared == nil {
+			ids.shared = map[string][]int{}
+		}
+		ids.shared[k] = []int{at - 1, i}
+	case !slices.Contains(ids.shared[k], i):
+		ids.shared[k] = append(ids.shared[k], i)
+	}
 }
 
 // ExactForms lists the exact identifiers of every name of the identity a
@@ -55,8 +82,15 @@ func ValueForms(value string) []string { return formsOf([]string{value}) }
 // that term is an exact form of, sorted; nil when there is none.
 func (ids Identities) Names(term string) []string {
 	var out []string
-	for _, i := range ids.exact[term] {
-		out = append(out, ids.all[i]...)
+	switch at := ids.exact[term]; {
+	case at > 0:
+		out = slices.Clone(ids.all[at-1])
+	case at < 0:
+		for _, i := range ids.shared[term] {
+			out = append(out, ids.all[i]...)
+		}
+	default:
+		return nil
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
