@@ -330,30 +330,39 @@ func (c classifier) add(ds *diag.List, out *[]entry, p string, size, mtimeNS int
 
 // hashAll fills each entry's hash, stat-first: an entry whose size and
 // modification time match the stat cache keeps its cached hash; others are
-// read and hashed. It returns the refreshed cache and how many files it
-// hashed.
-func hashAll(fsys fs.FS, entries []entry, cache artifacts.StatLookup, ds *diag.List) (fresh artifacts.StatCache, hashed int) {
-	fresh = make(artifacts.StatCache, len(entries))
+// read and hashed (one that cannot be read is reported and keeps no
+// hash). It returns how many files it hashed.
+func hashAll(fsys fs.FS, entries []entry, cache artifacts.StatLookup, ds *diag.List) (hashed int) {
 	var buf []byte // made on the first file hashed: a current base hashes none
 	for i := range entries {
 		e := &entries[i]
 		if c, ok := cache.Lookup(e.path); ok && c.Bytes == e.size && c.MtimeNS == e.mtimeNS && c.XXHash != "" {
 			e.hash = c.XXHash
-		} else {
-			if buf == nil {
-				buf = make([]byte, 256<<10)
-			}
-			hashed++
-			size, sum, err := hashFile(fsys, e.path, buf)
-			if err != nil {
-				ds.Errorf(e.path, 0, 0, "read", "cannot read the file: %v", unwrapPath(err))
-				continue
-			}
-			e.size, e.hash = size, sum
+			continue
 		}
-		fresh[e.path] = artifacts.StatEntry{Bytes: e.size, MtimeNS: e.mtimeNS, XXHash: e.hash}
+		if buf == nil {
+			buf = make([]byte, 256<<10)
+		}
+		hashed++
+		size, sum, err := hashFile(fsys, e.path, buf)
+		if err != nil {
+			ds.Errorf(e.path, 0, 0, "read", "cannot read the file: %v", unwrapPath(err))
+			continue
+		}
+		e.size, e.hash = size, sum
 	}
-	return fresh, hashed
+	return hashed
+}
+
+// statCacheOf is the stat cache of the hashed entries.
+func statCacheOf(entries []entry) artifacts.StatCache {
+	c := make(artifacts.StatCache, len(entries))
+	for _, e := range entries {
+		if e.hash != "" {
+			c[e.path] = artifacts.StatEntry{Bytes: e.size, MtimeNS: e.mtimeNS, XXHash: e.hash}
+		}
+	}
+	return c
 }
 
 // hashFile streams a file through xxhash with a reused buffer, so hashing

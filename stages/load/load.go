@@ -83,7 +83,9 @@ type Inventory struct {
 	// Groups names the group of each input, parallel to Inputs ("" for
 	// the configuration).
 	Groups []string
-	Stat   artifacts.StatCache
+	// Stat is the stats taken, as a stat cache, when Hashed is not zero;
+	// nil when the cache vouched for every input, and has nothing to add.
+	Stat artifacts.StatCache
 	// Hashed counts the inputs read and hashed because the stat cache
 	// could not vouch for them.
 	Hashed          int
@@ -124,13 +126,18 @@ func Take(ctx context.Context, dir string, fsys fs.FS, stat artifacts.StatLookup
 		} else {
 			walked = walkOnly(fsys, c, &ds, top)
 		}
-		var entries []entry
+		entries := make([]entry, 0, len(walked))
 		for _, e := range walked {
 			if e.kind == kindConfig || e.kind.group() == GroupCorpus {
 				entries = append(entries, e)
 			}
 		}
-		inv.Stat, inv.Hashed = hashAll(fsys, entries, stat, &ds)
+		if inv.Hashed = hashAll(fsys, entries, stat, &ds); inv.Hashed > 0 {
+			// Only then does anyone read it (see Inventory.Stat).
+			inv.Stat = statCacheOf(entries)
+		}
+		inv.Inputs = make([]artifacts.FileStamp, 0, len(entries))
+		inv.Groups = make([]string, 0, len(entries))
 		for _, e := range entries {
 			inv.Inputs = append(inv.Inputs, artifacts.FileStamp{Path: e.path, Bytes: e.size, XXHash: e.hash})
 			inv.Groups = append(inv.Groups, e.kind.group())
@@ -166,7 +173,8 @@ func Run(ctx context.Context, in Input) (Output, error) {
 	if in.Unhashed {
 		openAll(in.FS, entries, &ds)
 	} else {
-		out.Stat, _ = hashAll(in.FS, entries, in.Stat, &ds)
+		hashAll(in.FS, entries, in.Stat, &ds)
+		out.Stat = statCacheOf(entries)
 		for _, e := range entries {
 			out.Inputs = append(out.Inputs, artifacts.FileStamp{Path: e.path, Bytes: e.size, XXHash: e.hash})
 		}
