@@ -96,16 +96,9 @@ func Advise() {
 // megabytes (a build, a scan) the collection is cheap; below minReserve
 // it costs about what it saves, and Reserve only advises.
 func Reserve(n int) {
-	if !wide || !enabled.Load() {
-		return
+	if gogc, ok := mapAhead(n); ok {
+		debug.SetGCPercent(gogc)
 	}
-	if n < minReserve || strictCommit() {
-		Advise()
-		return
-	}
-	old := debug.SetGCPercent(-1)
-	mapAhead(n)
-	debug.SetGCPercent(old)
 }
 
 // Headroom prepares a short task that allocates up to about n bytes, such
@@ -119,31 +112,37 @@ func Reserve(n int) {
 // ends, and before work whose heap grows with its input, such as a scan.
 // With the collector off (GOGC=off) the target stays off.
 func Headroom(n int) (restore func()) {
-	if !wide || !enabled.Load() {
+	gogc, ok := mapAhead(n)
+	if !ok {
 		return func() {}
 	}
-	if n < minReserve || strictCommit() {
-		Advise()
-		return func() {}
-	}
-	old := debug.SetGCPercent(-1)
-	mapAhead(n)
-	raised := old
-	if old > 0 {
-		raised = max(old, old*(n/minHeapTarget))
+	raised := gogc
+	if gogc > 0 {
+		raised = max(gogc, gogc*(n/minHeapTarget))
 	}
 	debug.SetGCPercent(raised)
 	var once sync.Once
-	return func() { once.Do(func() { debug.SetGCPercent(old) }) }
+	return func() { once.Do(func() { debug.SetGCPercent(gogc) }) }
 }
 
 // minHeapTarget is the runtime's least heap target at GOGC=100.
 const minHeapTarget = 4 << 20
 
 // mapAhead maps n bytes of heap ahead, advised, and frees them with one
-// collection. The caller turns the collector off first, or each few
-// megabytes of ballast would start a collection of its own.
-func mapAhead(n int) {
+// collection, with the collector otherwise off (or each few megabytes of
+// ballast would start a collection of their own); it returns the GOGC it
+// found, for the caller to set again. ok is false when it mapped nothing
+// and left GOGC alone: the process has not called Enable, n is under
+// minReserve or the kernel commits strictly (where it only advises).
+func mapAhead(n int) (gogc int, ok bool) {
+	if !wide || !enabled.Load() {
+		return 0, false
+	}
+	if n < minReserve || strictCommit() {
+		Advise()
+		return 0, false
+	}
+	gogc = debug.SetGCPercent(-1)
 	// The ballast is allocated in pieces: the runtime clears an allocation
 	// whole when any of it lies in memory handed out before, and a single
 	// one starting in pages a collection freed would make all of it
@@ -156,4 +155,5 @@ func mapAhead(n int) {
 	Advise()
 	runtime.KeepAlive(ballast) // dead from here: the collection frees it
 	runtime.GC()
+	return gogc, true
 }
