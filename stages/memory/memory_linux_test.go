@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"strings"
+	"syscall"
 	"testing"
 	"unsafe"
 )
@@ -294,4 +296,74 @@ func TestHeadroomNothingUntilEnabled(t *testing.T) {
 		t.Errorf("Headroom without Enable ran %d collections", n)
 	}
 	restore()
+}
+
+// residentPages counts the resident pages of [lo, lo+n), both
+// page-aligned.
+func residentPages(t *testing.T, lo, n uintptr) int {
+	t.Helper()
+	vec := make([]byte, n>>12)
+	if _, _, errno := syscall.Syscall(syscall.SYS_MINCORE, lo, n, uintptr(unsafe.Pointer(&vec[0]))); errno != 0 {
+		t.Fatalf("mincore %#x+%d: %v", lo, n, errno)
+	}
+	count := 0
+	for _, v := range vec {
+		count += int(v & 1)
+	}
+	return count
+}
+
+// TestFillSmallPages checks, in a process of its own (the heap as a
+// command starts with it), that after fillSmallPages the heap hands out
+// nothing below a huge page that had no page resident, that every huge
+// page below that boundary down to the heap's start had one (the filler
+// covers the heap's small pages and no more), and that the filler itself
+// made nothing resident.
+func TestFillSmallPages(t *testing.T) {
+	if syscall.Getpagesize() != 4<<10 {
+		t.Skip("fillSmallPages acts only on 4 KB pages")
+	}
+	if os.Getenv("CAIRN_TEST_FILL") == "" {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestFillSmallPages$", "-test.v")
+		cmd.Env = append(os.Environ(), "CAIRN_TEST_FILL=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "--- PASS: TestFillSmallPages") {
+			t.Fatalf("in a process of its own: %v\n%s", err, out)
+		}
+		return
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(-1)) // nothing freed below the boundary meanwhile
+	lo := uintptr(unsafe.Pointer(start))
+	before := resident(t)
+	fillSmallPages()
+	grew := resident(t) - before
+	b := fillBoundary
+	if b%hugePage != 0 || b <= lo {
+		t.Fatalf("boundary %#x: want a huge-page boundary above the heap's start %#x", b, lo)
+	}
+	if n := residentPages(t, b, hugePage); n != 0 {
+		t.Errorf("%d pages resident in the huge page at the boundary %#x", n, b)
+	}
+	for p := (lo + hugePage - 1) &^ (hugePage - 1); p < b; p += hugePage {
+		if residentPages(t, p, hugePage) == 0 {
+			t.Errorf("huge page %#x below the boundary %#x had nothing resident: filled needlessly", p, b)
+		}
+	}
+	var size int64
+	for _, f := range filler {
+		size += int64(len(f))
+		if a := uintptr(unsafe.Pointer(unsafe.SliceData(f))); a >= b {
+			t.Errorf("filler piece at %#x, at or above the boundary %#x", a, b)
+		}
+	}
+	if grew > size/4+64<<10 {
+		t.Errorf("filling %d KB made %d KB resident", size>>10, grew>>10)
+	}
+	for _, size := range []int{8 << 10, 64 << 10, 1 << 20} {
+		x := make([]byte, size)
+		if a := uintptr(unsafe.Pointer(unsafe.SliceData(x))); a < b {
+			t.Errorf("a %d-byte allocation landed at %#x, below the boundary %#x", size, a, b)
+		}
+	}
+	t.Logf("heap start %#x, boundary %#x, %d filler pieces, %d KB", lo, b, len(filler), size>>10)
 }
