@@ -17,7 +17,10 @@
 // small pages.
 //
 // Reserve and Headroom give work that is about to allocate a heap that is
-// already mapped and advised: a build or a scan, and an indexed query.
+// already mapped and advised: a build or a scan (mapped with a ballast
+// and a collection that frees it), and an indexed query (mapped beyond a
+// ballast left for later, since a collection costs a short task more than
+// a tenth of its time).
 //
 // A process opts in with Enable: a command that runs once and exits gains,
 // a server would not (see Enable).

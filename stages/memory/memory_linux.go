@@ -96,54 +96,10 @@ func Advise() {
 // megabytes (a build, a scan) the collection is cheap; below minReserve
 // it costs about what it saves, and Reserve only advises.
 func Reserve(n int) {
-	if gogc, ok := mapAhead(n); ok {
-		debug.SetGCPercent(gogc)
-	}
-}
-
-// Headroom prepares a short task that allocates up to about n bytes, such
-// as an indexed query: it maps them ahead as Reserve does, and raises the
-// collector's target so that no collection runs before the task has used
-// them (the runtime's least heap target is 4 MB at GOGC=100 and grows
-// with it). The collection costs 1-2 ms here; on the 100k benchmark it
-// took the question's page faults from about 980 to 580 and its time
-// 7% down, the common-word query's 19% down, and the smallest queries'
-// (3 MB) about even. restore puts the target back: call it when the task
-// ends, and before work whose heap grows with its input, such as a scan.
-// With the collector off (GOGC=off) the target stays off.
-func Headroom(n int) (restore func()) {
-	gogc, ok := mapAhead(n)
+	gogc, ok := begin(n)
 	if !ok {
-		return func() {}
+		return
 	}
-	raised := gogc
-	if gogc > 0 {
-		raised = max(gogc, gogc*(n/minHeapTarget))
-	}
-	debug.SetGCPercent(raised)
-	var once sync.Once
-	return func() { once.Do(func() { debug.SetGCPercent(gogc) }) }
-}
-
-// minHeapTarget is the runtime's least heap target at GOGC=100.
-const minHeapTarget = 4 << 20
-
-// mapAhead takes the heap's small pages out of use (fillSmallPages), maps
-// n bytes of heap ahead, advised, and frees them with one collection, with the collector otherwise off (or each few megabytes of
-// ballast would start a collection of their own); it returns the GOGC it
-// found, for the caller to set again. ok is false when it mapped nothing
-// and left GOGC alone: the process has not called Enable, n is under
-// minReserve or the kernel commits strictly (where it only advises).
-func mapAhead(n int) (gogc int, ok bool) {
-	if !wide || !enabled.Load() {
-		return 0, false
-	}
-	if n < minReserve || strictCommit() {
-		Advise()
-		return 0, false
-	}
-	gogc = debug.SetGCPercent(-1)
-	fillSmallPages()
 	// The ballast is allocated in pieces: the runtime clears an allocation
 	// whole when any of it lies in memory handed out before, and a single
 	// one starting in pages a collection freed would make all of it
@@ -156,6 +112,98 @@ func mapAhead(n int) (gogc int, ok bool) {
 	Advise()
 	runtime.KeepAlive(ballast) // dead from here: the collection frees it
 	runtime.GC()
+	debug.SetGCPercent(gogc)
+}
+
+// Headroom prepares a short task that allocates up to about n bytes, such
+// as an indexed query, without a collection: it has the runtime map that
+// much heap beyond what it has handed out (growFree), advises it, and
+// raises the collector's target above what the heap then counts, so that
+// the task's allocations land on huge pages and nothing is collected
+// while it runs. A collection here costs about 3 ms and 130 page faults
+// of the collector's own bookkeeping, whatever the heap's size, which is
+// why Reserve's way is not taken. On the 100k benchmark this took the
+// queries 2-4 ms below mapping ahead with a collection, which had taken
+// them 3-11 ms below mapping nothing ahead.
+//
+// restore puts the collector's target back: call it when the task ends,
+// and before work whose heap grows with its input, such as a scan. Should
+// the task outgrow the headroom, its first collection puts the target
+// back too. With the collector off (GOGC=off) it stays off.
+func Headroom(n int) (restore func()) {
+	gogc, ok := begin(n)
+	if !ok {
+		return func() {}
+	}
+	ballast := growFree(n)
+	Advise()
+	if gogc < 0 {
+		return func() {}
+	}
+	// The heap counts the ballast until a collection, and the runtime
+	// starts one once the heap reaches 70-95% of its target, which is at
+	// least 4 MB times GOGC/100 (heapBefore is for what the process
+	// holds already).
+	raised := max(gogc, (ballast+n+heapBefore)/(minHeapTarget*7/10)*100+100)
+	debug.SetGCPercent(raised)
+	var once sync.Once
+	put := func() { once.Do(func() { debug.SetGCPercent(gogc) }) }
+	runtime.AddCleanup(new(sentinel), func(struct{}) { put() }, struct{}{})
+	return put
+}
+
+// sentinel is an object nothing refers to, whose cleanup runs after the
+// first collection that follows Headroom. It holds a pointer, so that it
+// is not packed with other small objects and freed only with them.
+type sentinel struct{ _ *byte }
+
+// heapBefore is about what a command holds when it asks for headroom.
+const heapBefore = 4 << 20
+
+// runtimePage is the runtime's unit of heap, which it hands out in whole
+// pages of this size.
+const runtimePage = 8 << 10
+
+// growFree has the runtime map at least n bytes of heap beyond what it
+// has handed out, without a collection, and returns how much it allocated
+// to that end. The runtime grows the heap by whole 4 MB chunks: an
+// allocation a page larger than a multiple of 4 MB that does not fit in
+// the free heap makes it map the next multiple, and leaves 4 MB less a
+// page free above the allocation. The next allocation, a chunk larger,
+// again does not fit there: it starts where the free heap starts, and the
+// heap mapped for it adds another 4 MB less a page to the free heap above
+// it. k steps leave 4k MB less k pages free in one range, for an
+// allocation of 2k(k+1) MB. It is garbage at once and never touched, so it
+// costs address space and no memory, until a collection frees it. (A heap
+// with that much free already takes the pieces without mapping more.)
+func growFree(n int) (ballast int) {
+	for step := 1; step <= (n+heapChunk-1)/heapChunk; step++ {
+		piece := step*heapChunk + runtimePage
+		runtime.KeepAlive(make([]byte, piece))
+		ballast += piece
+	}
+	return ballast
+}
+
+// minHeapTarget is the runtime's least heap target at GOGC=100.
+const minHeapTarget = 4 << 20
+
+// begin starts mapping n bytes of heap ahead: it turns the collector off
+// (or each few megabytes of ballast would start a collection of its own)
+// and takes the heap's small pages out of use (fillSmallPages); it
+// returns the GOGC it found, for the caller to set again. ok is false
+// when it did neither: the process has not called Enable, n is under
+// minReserve or the kernel commits strictly (where it only advises).
+func begin(n int) (gogc int, ok bool) {
+	if !wide || !enabled.Load() {
+		return 0, false
+	}
+	if n < minReserve || strictCommit() {
+		Advise()
+		return 0, false
+	}
+	gogc = debug.SetGCPercent(-1)
+	fillSmallPages()
 	return gogc, true
 }
 
@@ -187,6 +235,9 @@ func fillSmallPages() {
 	if fillBoundary != 0 || syscall.Getpagesize() != 4<<10 {
 		return
 	}
+	// Allocated first, so that the filler's list takes no memory above
+	// the boundary before the heap is advised; at most 4 MB is filled.
+	filler = make([][]byte, 0, 64)
 	boundary := freshHugePage(uintptr(unsafe.Pointer(start)))
 	fillBoundary = boundary
 	// Pieces of 64 KB fill the larger holes in a few allocations, then
@@ -195,7 +246,7 @@ func fillSmallPages() {
 	for _, piece := range [...]int{64 << 10, 8 << 10} {
 		for {
 			b := make([]byte, piece)
-			if uintptr(unsafe.Pointer(unsafe.SliceData(b))) >= boundary {
+			if uintptr(unsafe.Pointer(unsafe.SliceData(b))) >= boundary || len(filler) == cap(filler) {
 				break
 			}
 			filler = append(filler, b)

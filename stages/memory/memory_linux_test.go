@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 	"unsafe"
 )
 
@@ -233,22 +234,26 @@ func TestReserveCollectsOnce(t *testing.T) {
 	}
 }
 
-// TestHeadroom checks that after Headroom(n) a task allocates about n
-// bytes without a collection, in memory marked for huge pages, and that
-// restore puts the collector's target back.
+// TestHeadroom checks that Headroom(n) runs no collection, that a task
+// then allocates about n bytes without one, in memory marked for huge
+// pages that was not resident before, and that restore puts the
+// collector's target back.
 func TestHeadroom(t *testing.T) {
 	enable(t, true)
 	runtime.GC()
 	pct := gcPercent()
-	const n = 32 << 20
-	restore := Headroom(n)
+	const n = 16 << 20
 	before := gcCycles()
+	restore := Headroom(n)
+	if c := gcCycles() - before; c != 0 {
+		t.Errorf("Headroom(%d MB) ran %d collections, want none", n>>20, c)
+	}
 	var objs [][]byte
-	for range n / 2 / (8 << 10) { // half of n in small objects, all kept
+	for range n * 3 / 4 / (8 << 10) { // three quarters of n in small objects, all kept
 		objs = append(objs, make([]byte, 8<<10))
 	}
 	if c := gcCycles() - before; c != 0 {
-		t.Errorf("%d collections while allocating %d MB after Headroom(%d MB)", c, n>>21, n>>20)
+		t.Errorf("%d collections while allocating %d MB after Headroom(%d MB)", c, n*3/4>>20, n>>20)
 	}
 	last := objs[len(objs)-1]
 	last[0] = 1
@@ -263,6 +268,82 @@ func TestHeadroom(t *testing.T) {
 	restore() // a second call changes nothing
 	if got := gcPercent(); got != pct {
 		t.Errorf("GOGC is %d after restore, want %d", got, pct)
+	}
+}
+
+// ownProcess runs the calling test again in a process of its own, whose
+// heap is as a command's starts, and reports whether this is that process:
+// if not, the test has run there, and passed or failed t.
+func ownProcess(t *testing.T) bool {
+	t.Helper()
+	if os.Getenv("CAIRN_TEST_OWN_PROCESS") == t.Name() {
+		return true
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.v", "-test.count=1")
+	cmd.Env = append(os.Environ(), "CAIRN_TEST_OWN_PROCESS="+t.Name())
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: "+t.Name()) {
+		t.Fatalf("in a process of its own: %v\n%s", err, out)
+	}
+	return false
+}
+
+// TestGrowFree checks that growFree leaves n bytes of heap mapped and
+// free above what it allocated: allocations of n in all, made after it,
+// land in one range above its last piece and map no more heap.
+func TestGrowFree(t *testing.T) {
+	if !ownProcess(t) {
+		return
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	const n = 12 << 20
+	mappedBefore := heapMapped()
+	growFree(n)
+	grown := heapMapped() - mappedBefore
+	if grown < n {
+		t.Fatalf("growFree(%d MB) mapped %d MB", n>>20, grown>>20)
+	}
+	mapped := heapMapped()
+	var objs [][]byte
+	for range (n - 64<<10) / (64 << 10) {
+		objs = append(objs, make([]byte, 64<<10))
+	}
+	if more := heapMapped() - mapped; more != 0 {
+		t.Errorf("allocating %d MB after growFree(%d MB) mapped %d KB more heap", n>>20, n>>20, more>>10)
+	}
+	runtime.KeepAlive(objs)
+}
+
+// heapMapped is how much heap the runtime has mapped, free or not.
+func heapMapped() uint64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/released:bytes"}, {Name: "/memory/classes/heap/free:bytes"}, {Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/unused:bytes"}, {Name: "/memory/classes/heap/stacks:bytes"}}
+	metrics.Read(s)
+	var sum uint64
+	for _, v := range s {
+		sum += v.Value.Uint64()
+	}
+	return sum
+}
+
+// TestHeadroomOutgrown checks that a task that outgrows its headroom gets
+// the collector's target back with its first collection.
+func TestHeadroomOutgrown(t *testing.T) {
+	enable(t, true)
+	runtime.GC()
+	pct := gcPercent()
+	restore := Headroom(16 << 20)
+	defer restore()
+	if got := gcPercent(); got <= pct {
+		t.Fatalf("GOGC is %d during the headroom, was %d before", got, pct)
+	}
+	runtime.GC() // as if the task had allocated past the raised target
+	// The cleanup runs on a goroutine of its own after the collection.
+	for deadline := time.Now().Add(10 * time.Second); gcPercent() != pct && time.Now().Before(deadline); {
+		runtime.Gosched()
+		time.Sleep(time.Millisecond)
+	}
+	if got := gcPercent(); got != pct {
+		t.Errorf("GOGC is %d after a collection during the headroom, want %d back", got, pct)
 	}
 }
 
@@ -313,8 +394,7 @@ func residentPages(t *testing.T, lo, n uintptr) int {
 	return count
 }
 
-// TestFillSmallPages checks, in a process of its own (the heap as a
-// command starts with it), that after fillSmallPages the heap hands out
+// TestFillSmallPages checks, in a process of its own, that after fillSmallPages the heap hands out
 // nothing below a huge page that had no page resident, that every huge
 // page below that boundary down to the heap's start had one (the filler
 // covers the heap's small pages and no more), and that the filler itself
@@ -323,13 +403,7 @@ func TestFillSmallPages(t *testing.T) {
 	if syscall.Getpagesize() != 4<<10 {
 		t.Skip("fillSmallPages acts only on 4 KB pages")
 	}
-	if os.Getenv("CAIRN_TEST_FILL") == "" {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestFillSmallPages$", "-test.v")
-		cmd.Env = append(os.Environ(), "CAIRN_TEST_FILL=1")
-		out, err := cmd.CombinedOutput()
-		if err != nil || !strings.Contains(string(out), "--- PASS: TestFillSmallPages") {
-			t.Fatalf("in a process of its own: %v\n%s", err, out)
-		}
+	if !ownProcess(t) {
 		return
 	}
 	defer debug.SetGCPercent(debug.SetGCPercent(-1)) // nothing freed below the boundary meanwhile
