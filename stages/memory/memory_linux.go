@@ -96,6 +96,11 @@ func Advise() {
 // megabytes (a build, a scan) the collection is cheap; below minReserve
 // it costs about what it saves, and Reserve only advises.
 func Reserve(n int) {
+	// What a headroom mapped is there already, advised: its ballast is
+	// freed by the next collection (Reserve's own, or the first once the
+	// target is back). Mapping it again would put the new ballast in the
+	// freed range, which the runtime clears, making it resident.
+	n -= int(headroomMapped.Swap(0))
 	gogc, ok := begin(n)
 	if !ok {
 		return
@@ -136,6 +141,7 @@ func Headroom(n int) (restore func()) {
 		return func() {}
 	}
 	ballast := growFree(n)
+	headroomMapped.Add(int64(ballast + n))
 	Advise()
 	if gogc < 0 {
 		return func() {}
@@ -156,6 +162,10 @@ func Headroom(n int) (restore func()) {
 // first collection that follows Headroom. It holds a pointer, so that it
 // is not packed with other small objects and freed only with them.
 type sentinel struct{ _ *byte }
+
+// headroomMapped is about how much heap Headroom has mapped in this
+// process: its ballast and the free range above it.
+var headroomMapped atomic.Int64
 
 // heapBefore is about what a command holds when it asks for headroom.
 const heapBefore = 4 << 20

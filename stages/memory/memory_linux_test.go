@@ -347,6 +347,27 @@ func TestHeadroomOutgrown(t *testing.T) {
 	}
 }
 
+// TestReserveAfterHeadroom checks, in a process of its own, that Reserve
+// counts what a headroom mapped before it: a scan that follows a query's
+// headroom, once the headroom's ballast is collected, must not have its
+// own ballast land in the freed range, where the runtime would clear it
+// and make it resident.
+func TestReserveAfterHeadroom(t *testing.T) {
+	if !ownProcess(t) {
+		return
+	}
+	enable(t, true)
+	restore := Headroom(16 << 20)
+	restore()
+	runtime.GC() // the headroom's ballast goes, as the scan's first allocations would have it
+	before := resident(t)
+	const n = 48 << 20
+	Reserve(n)
+	if grew := resident(t) - before; grew > n/4 {
+		t.Errorf("Reserve(%d MB) after a headroom made %d MB resident", n>>20, grew>>20)
+	}
+}
+
 // TestHeadroomKeepsTheCollectorOff checks that with GOGC=off Headroom
 // leaves the collector off, during and after.
 func TestHeadroomKeepsTheCollectorOff(t *testing.T) {
