@@ -117,6 +117,7 @@ func Reserve(n int) {
 	Advise()
 	runtime.KeepAlive(ballast) // dead from here: the collection frees it
 	runtime.GC()
+	mappedAhead.Store(true)
 	debug.SetGCPercent(gogc)
 }
 
@@ -135,13 +136,26 @@ func Reserve(n int) {
 // and before work whose heap grows with its input, such as a scan. Should
 // the task outgrow the headroom, its first collection puts the target
 // back too. With the collector off (GOGC=off) it stays off.
+//
+// Only a process's fresh heap is mapped ahead so: once a collection has
+// run or anything was mapped ahead, the heap holds free memory the
+// runtime would clear if the ballast landed there, and Headroom only
+// advises.
 func Headroom(n int) (restore func()) {
+	var gc debug.GCStats
+	if debug.ReadGCStats(&gc); gc.NumGC > 0 || mappedAhead.Load() {
+		if enabled.Load() {
+			Advise()
+		}
+		return func() {}
+	}
 	gogc, ok := begin(n)
 	if !ok {
 		return func() {}
 	}
 	ballast := growFree(n)
 	headroomMapped.Add(int64(ballast + n))
+	mappedAhead.Store(true)
 	Advise()
 	if gogc < 0 {
 		return func() {}
@@ -164,8 +178,12 @@ func Headroom(n int) (restore func()) {
 type sentinel struct{ _ *byte }
 
 // headroomMapped is about how much heap Headroom has mapped in this
-// process: its ballast and the free range above it.
-var headroomMapped atomic.Int64
+// process: its ballast and the free range above it. mappedAhead is
+// whether Reserve or Headroom has mapped any.
+var (
+	headroomMapped atomic.Int64
+	mappedAhead    atomic.Bool
+)
 
 // heapBefore is about what a command holds when it asks for headroom.
 const heapBefore = 4 << 20

@@ -234,13 +234,15 @@ func TestReserveCollectsOnce(t *testing.T) {
 	}
 }
 
-// TestHeadroom checks that Headroom(n) runs no collection, that a task
-// then allocates about n bytes without one, in memory marked for huge
-// pages that was not resident before, and that restore puts the
-// collector's target back.
+// TestHeadroom checks, in a process of its own (a fresh heap, as a
+// command has), that Headroom(n) runs no collection, that a task then
+// allocates about n bytes without one, in memory marked for huge pages,
+// and that restore puts the collector's target back.
 func TestHeadroom(t *testing.T) {
+	if !ownProcess(t) {
+		return
+	}
 	enable(t, true)
-	runtime.GC()
 	pct := gcPercent()
 	const n = 16 << 20
 	before := gcCycles()
@@ -325,11 +327,31 @@ func heapMapped() uint64 {
 	return sum
 }
 
-// TestHeadroomOutgrown checks that a task that outgrows its headroom gets
-// the collector's target back with its first collection.
-func TestHeadroomOutgrown(t *testing.T) {
+// TestHeadroomAfterCollection checks that once a collection has run,
+// Headroom maps nothing and leaves the collector's target as it is: the
+// ballast would land in freed memory, which the runtime clears.
+func TestHeadroomAfterCollection(t *testing.T) {
 	enable(t, true)
 	runtime.GC()
+	pct, mapped := gcPercent(), heapMapped()
+	restore := Headroom(16 << 20)
+	if got := gcPercent(); got != pct {
+		t.Errorf("GOGC is %d after Headroom in a collected heap, was %d", got, pct)
+	}
+	if grew := heapMapped() - mapped; grew >= 16<<20 {
+		t.Errorf("Headroom in a collected heap mapped %d MB more", grew>>20)
+	}
+	restore()
+}
+
+// TestHeadroomOutgrown checks, in a process of its own, that a task that
+// outgrows its headroom gets the collector's target back with its first
+// collection.
+func TestHeadroomOutgrown(t *testing.T) {
+	if !ownProcess(t) {
+		return
+	}
+	enable(t, true)
 	pct := gcPercent()
 	restore := Headroom(16 << 20)
 	defer restore()
@@ -368,9 +390,12 @@ func TestReserveAfterHeadroom(t *testing.T) {
 	}
 }
 
-// TestHeadroomKeepsTheCollectorOff checks that with GOGC=off Headroom
-// leaves the collector off, during and after.
+// TestHeadroomKeepsTheCollectorOff checks, in a process of its own, that
+// with GOGC=off Headroom leaves the collector off, during and after.
 func TestHeadroomKeepsTheCollectorOff(t *testing.T) {
+	if !ownProcess(t) {
+		return
+	}
 	enable(t, true)
 	pct := debug.SetGCPercent(-1)
 	defer debug.SetGCPercent(pct)
@@ -384,11 +409,13 @@ func TestHeadroomKeepsTheCollectorOff(t *testing.T) {
 	}
 }
 
-// TestHeadroomNothingUntilEnabled checks that a process that has not
-// called Enable keeps its collector as it is.
+// TestHeadroomNothingUntilEnabled checks, in a process of its own, that a
+// process that has not called Enable keeps its collector as it is.
 func TestHeadroomNothingUntilEnabled(t *testing.T) {
+	if !ownProcess(t) {
+		return
+	}
 	enable(t, false)
-	runtime.GC()
 	before, pct := gcCycles(), gcPercent()
 	restore := Headroom(64 << 20)
 	if got := gcPercent(); got != pct {
