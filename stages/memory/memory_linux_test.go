@@ -327,10 +327,14 @@ func heapMapped() uint64 {
 	return sum
 }
 
-// TestHeadroomAfterCollection checks that once a collection has run,
-// Headroom maps nothing and leaves the collector's target as it is: the
-// ballast would land in freed memory, which the runtime clears.
+// TestHeadroomAfterCollection checks, in a process of its own, that once
+// a collection has run, Headroom maps nothing and leaves the collector's
+// target as it is: the ballast would land in freed memory, which the
+// runtime clears.
 func TestHeadroomAfterCollection(t *testing.T) {
+	if !ownProcess(t) {
+		return
+	}
 	enable(t, true)
 	runtime.GC()
 	pct, mapped := gcPercent(), heapMapped()
@@ -447,11 +451,11 @@ func residentPages(t *testing.T, lo, n uintptr) int {
 	return count
 }
 
-// TestFillSmallPages checks, in a process of its own, that after fillSmallPages the heap hands out
-// nothing below a huge page that had no page resident, that every huge
-// page below that boundary down to the heap's start had one (the filler
-// covers the heap's small pages and no more), and that the filler itself
-// made nothing resident.
+// TestFillSmallPages checks, in a process of its own, that after
+// fillSmallPages the heap hands out nothing below a huge page that had no
+// page resident, that every huge page below that boundary down to the
+// heap's start has one (the filler covers the heap's small pages and no
+// more), and that the filler itself made nothing resident.
 func TestFillSmallPages(t *testing.T) {
 	if syscall.Getpagesize() != 4<<10 {
 		t.Skip("fillSmallPages acts only on 4 KB pages")
