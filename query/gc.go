@@ -30,8 +30,15 @@ func holdLightGC() (release func()) {
 	lightGC.Lock()
 	defer lightGC.Unlock()
 	if lightGC.open == 0 {
-		lightGC.prev = debug.SetGCPercent(indexedGCPercent)
-		if lightGC.prev != 100 {
+		// Read with the collector off for a moment, not at 200: a target
+		// set above that (a query's headroom, whose heap counts tens of
+		// megabytes of ballast) must not drop, even for the instant
+		// before it is put back, or an allocation on another goroutine
+		// would start a collection.
+		lightGC.prev = debug.SetGCPercent(-1)
+		if lightGC.prev == 100 {
+			debug.SetGCPercent(indexedGCPercent)
+		} else {
 			debug.SetGCPercent(lightGC.prev)
 		}
 	}
