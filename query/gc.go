@@ -1,6 +1,7 @@
 package query
 
 import (
+	"math"
 	"runtime/debug"
 	"sync"
 )
@@ -30,12 +31,13 @@ func holdLightGC() (release func()) {
 	lightGC.Lock()
 	defer lightGC.Unlock()
 	if lightGC.open == 0 {
-		// Read with the collector off for a moment, not at 200: a target
-		// set above that (a query's headroom, whose heap counts tens of
-		// megabytes of ballast) must not drop, even for the instant
-		// before it is put back, or an allocation on another goroutine
-		// would start a collection.
-		lightGC.prev = debug.SetGCPercent(-1)
+		// Read with the target at its highest for a moment, not at 200: a
+		// target set above that (a query's headroom, whose heap counts
+		// tens of megabytes of ballast) must not drop, even for the
+		// instant before it is put back, or an allocation on another
+		// goroutine would start a collection. (Turning the collector off
+		// instead would wait for a collection under way to finish.)
+		lightGC.prev = debug.SetGCPercent(math.MaxInt32)
 		if lightGC.prev == 100 {
 			debug.SetGCPercent(indexedGCPercent)
 		} else {
