@@ -147,17 +147,13 @@ func ReadStatFile(root string) StatFile {
 
 // Lookup finds p's entry.
 func (f StatFile) Lookup(p string) (StatEntry, bool) {
-	row := func(i int) string {
-		s := f.rows[f.starts[i]:]
-		return s[:strings.IndexByte(s, '\n')]
-	}
 	lo, hi := 0, len(f.starts)
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
-		path, _, _ := strings.Cut(row(mid), "\t")
+		path, _, _ := strings.Cut(f.row(mid), "\t")
 		switch c := strings.Compare(path, p); {
 		case c == 0:
-			_, e, ok := parseStatRow(row(mid))
+			_, e, ok := parseStatRow(f.row(mid))
 			return e, ok
 		case c < 0:
 			lo = mid + 1
@@ -166,6 +162,12 @@ func (f StatFile) Lookup(p string) (StatEntry, bool) {
 		}
 	}
 	return StatEntry{}, false
+}
+
+// row is the i-th row, without its newline.
+func (f StatFile) row(i int) string {
+	s := f.rows[f.starts[i]:]
+	return s[:strings.IndexByte(s, '\n')]
 }
 
 // Encode renders the cache sorted by path.
@@ -215,9 +217,8 @@ func racyLimit(start time.Time) int64 { return start.Add(-racyWindow).UnixNano()
 // nothing when the bytes stay the same.
 func (f StatFile) Refresh(root string, fresh StatCache, start time.Time) error {
 	c := make(StatCache, len(f.starts)+len(fresh))
-	for _, at := range f.starts {
-		row := f.rows[at:]
-		if p, e, ok := parseStatRow(row[:strings.IndexByte(row, '\n')]); ok {
+	for i := range f.starts {
+		if p, e, ok := parseStatRow(f.row(i)); ok {
 			c[p] = e
 		}
 	}
