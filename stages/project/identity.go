@@ -35,11 +35,7 @@ func NewIdentities(cfg model.Config) Identities {
 		}
 		ids.all = append(ids.all, all)
 		for _, n := range all {
-			for _, f := range [...]string{n, EntityIdentity(n), EntitySuffix(n)} {
-				if f != "" {
-					ids.addExact(Exact(f), i)
-				}
-			}
+			nameForms(n, func(f string) { ids.addExact(Exact(f), i) })
 		}
 	}
 	return ids
@@ -99,16 +95,22 @@ func (ids Identities) Names(term string) []string {
 func formsOf(names []string) []string {
 	var out []string
 	for _, n := range names {
-		out = append(out, n)
-		if id := EntityIdentity(n); id != "" {
-			out = append(out, id)
-		}
-		if s := EntitySuffix(n); s != "" {
-			out = append(out, s)
-		}
+		nameForms(n, func(f string) { out = append(out, f) })
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// nameForms calls form with each exact identifier of one name: the name,
+// and for an entity URI its identity and the suffix after its last slash.
+func nameForms(n string, form func(string)) {
+	form(n)
+	if id := EntityIdentity(n); id != "" {
+		form(id)
+	}
+	if s := EntitySuffix(n); s != "" {
+		form(s)
+	}
 }
 
 // EntityIdentity returns the identity of an entity URI, the part after its
