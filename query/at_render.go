@@ -132,7 +132,7 @@ type Provenance struct {
 }
 
 // recordLine is how every answer invites an observation.
-const recordLine = "To record a name, a spelling or a point of style this answer does not hold, run `cairn note suggest note:<slug> \"what you noticed\" --actor agent:<you>` (MCP tool context_note); a person decides whether it becomes a rule."
+const recordLine = "To record a name, a spelling or a point of style this answer does not hold, run `cairn note suggest note:<slug> \"what you noticed\" --actor agent:<you>`; a person decides whether it becomes a rule."
 
 // project fills the answer for a path.
 func (d *AtAnswer) project(rel string, a govern.Answer) {
