@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Everything cairn writes or reads of its own under a base goes through an
@@ -16,6 +17,8 @@ import (
 //   - .cairn itself must be a real folder. A link there would move the
 //     lock and every artifact to wherever it points, so it is refused
 //     (LinkError) before anything is read or written below it.
+//   - A folder below .cairn must be real too, so that a stale output
+//     named by an edited manifest cannot reach a user's file by a link.
 //   - A file cairn owns (an artifact, the manifest, the lock's holder
 //     file) is only ever a regular file. A link in its place is not read;
 //     writes replace it by renaming a fresh file over it, which replaces
@@ -105,4 +108,28 @@ func openRegular(root *os.Root, name string) (*os.File, fs.FileInfo, error) {
 		return nil, nil, errors.New("the file was replaced while it was opened")
 	}
 	return f, st, nil
+}
+
+// checkBelowDir refuses a path under .cairn whose way there, below .cairn
+// itself (which checkDir vouches for), passes a symbolic link; paths
+// outside .cairn are left to os.Root.
+func checkBelowDir(root *os.Root, name string) error {
+	rest, ok := strings.CutPrefix(name, Dir+"/")
+	if !ok {
+		return nil
+	}
+	for i := range len(rest) {
+		if rest[i] != '/' {
+			continue
+		}
+		folder := Dir + "/" + rest[:i]
+		info, err := root.Lstat(filepath.FromSlash(folder))
+		if err != nil {
+			return nil // missing, or not a folder: the write or delete says so
+		}
+		if info.Mode()&fs.ModeSymlink != 0 {
+			return &LinkError{Path: folder, Fix: "cairn keeps its artifacts only in real folders under " + Dir + ": remove the link and build again"}
+		}
+	}
+	return nil
 }

@@ -291,3 +291,30 @@ func TestWriteBaseFileStaysInside(t *testing.T) {
 		})
 	}
 }
+
+// TestSyncFollowsNoLinkBelowDir: a folder under .cairn that is a link,
+// even to a folder inside the base, is not a way for a stale output named
+// by a hand-edited manifest, or an output, to reach the user's files.
+func TestSyncFollowsNoLinkBelowDir(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{"docs/guide.md": "mine\n", ".cairn/docs.tsv": "d"})
+	symlink(t, "../docs", root, Dir+"/sub")
+	for name, p := range map[string]Plan{
+		"stale": {Root: root, Manifest: manifest("m"), Previous: []string{Dir + "/sub/guide.md"}},
+		"write": {Root: root, Files: []File{{Path: Dir + "/sub/guide.md", Data: []byte("x")}}, Manifest: manifest("m")},
+	} {
+		for _, run := range []func(Plan) (Result, error){Sync, Diff} {
+			_, err := run(p)
+			var le *LinkError
+			if !errors.As(err, &le) || le.Path != Dir+"/sub" || le.ExitCode() != 2 {
+				t.Errorf("%s: err = %v (%T), want a *LinkError naming %s/sub", name, err, err, Dir)
+			}
+		}
+	}
+	if got := readFile(t, root, "docs/guide.md"); got != "mine\n" {
+		t.Errorf("docs/guide.md = %q", got)
+	}
+	if exists(root, ManifestPath) {
+		t.Error("manifest written although the plan was refused")
+	}
+}

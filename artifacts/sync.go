@@ -167,6 +167,9 @@ func survey(root *os.Root, p Plan) (surveyed, error) {
 	files := slices.Concat(p.Files, p.Release)
 	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 	for _, f := range files {
+		if err := checkBelowDir(root, f.Path); err != nil {
+			return s, err
+		}
 		action, err := compare(root, f.Path, f.Data)
 		if err != nil {
 			return s, err
@@ -180,6 +183,9 @@ func survey(root *os.Root, p Plan) (surveyed, error) {
 	}
 
 	for _, name := range p.Keep {
+		if err := checkBelowDir(root, name); err != nil {
+			return s, err
+		}
 		// A kept output must be there: the manifest about to be written
 		// names it, and nothing in this build would recreate it. A link
 		// is no output of cairn's, wherever it points.
@@ -213,6 +219,9 @@ func survey(root *os.Root, p Plan) (surveyed, error) {
 	}
 	slices.Sort(gone)
 	for _, name := range slices.Compact(gone) {
+		if err := checkBelowDir(root, name); err != nil {
+			return s, err
+		}
 		info, err := root.Lstat(filepath.FromSlash(name))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // already gone: nothing to do, and not a change
