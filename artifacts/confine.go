@@ -133,3 +133,22 @@ func checkBelowDir(root *os.Root, name string) error {
 	}
 	return nil
 }
+
+// OpenArtifact opens name, a file under .cairn of the base opened as root,
+// for a reader: only as a regular file reached by no link, and only when
+// .cairn itself is no link (a *LinkError). A missing file is an error
+// satisfying errors.Is(err, fs.ErrNotExist). The returned info is the
+// open file's.
+func OpenArtifact(root *os.Root, name string) (*os.File, fs.FileInfo, error) {
+	if err := checkDir(root); err != nil {
+		return nil, nil, err
+	}
+	if err := checkBelowDir(root, name); err != nil {
+		return nil, nil, err
+	}
+	f, info, err := openRegular(root, name)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		err = fmt.Errorf("%s: %w", name, err)
+	}
+	return f, info, err
+}

@@ -318,3 +318,47 @@ func TestSyncFollowsNoLinkBelowDir(t *testing.T) {
 		t.Error("manifest written although the plan was refused")
 	}
 }
+
+// TestOpenArtifact: a reader's open of an artifact reads no link: not a
+// linked .cairn, a linked folder below it, or a link at the file.
+func TestOpenArtifact(t *testing.T) {
+	outside := outsideTree(t)
+	open := func(root, name string) error {
+		t.Helper()
+		base, err := os.OpenRoot(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer base.Close()
+		f, info, err := OpenArtifact(base, name)
+		if err == nil {
+			defer f.Close()
+			if info.Size() != 2 {
+				t.Errorf("%s: size %d, want 2", name, info.Size())
+			}
+		}
+		return err
+	}
+
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{DocsPath: "d\n", "notes.md": "x\n"})
+	if err := open(root, DocsPath); err != nil {
+		t.Errorf("a regular artifact: %v", err)
+	}
+	if err := open(root, TermsPath); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a missing artifact: err = %v, want not-exist", err)
+	}
+	symlink(t, "../notes.md", root, PostingsPath)
+	symlink(t, filepath.Join(outside, "precious.txt"), root, EdgesPath)
+	symlink(t, "..", root, Dir+"/up")
+	for name, link := range map[string]string{PostingsPath: PostingsPath, EdgesPath: EdgesPath, Dir + "/up/notes.md": Dir + "/up"} {
+		if err := open(root, name); err == nil || !strings.Contains(err.Error(), link) {
+			t.Errorf("%s: err = %v, want a refusal naming %s", name, err, link)
+		}
+	}
+
+	root = t.TempDir()
+	writeTree(t, root, map[string]string{"elsewhere/docs.tsv": "d\n"})
+	symlink(t, "elsewhere", root, Dir)
+	wantLinkedDirError(t, open(root, DocsPath), root)
+}
