@@ -167,6 +167,9 @@ func Intact(root string, m *Manifest, cache StatLookup) func(path string) bool {
 			return false
 		}
 		defer base.Close()
+		if checkBelowDir(base, p) != nil {
+			return false
+		}
 		if IsRulesFile(p) {
 			f, _, err := openRegular(base, p)
 			if err != nil {
@@ -241,9 +244,9 @@ func hashFile(base *os.Root, name string) (string, error) {
 }
 
 // hashReader streams r through xxhash.
-func hashReader(f io.Reader) (string, error) {
+func hashReader(r io.Reader) (string, error) {
 	h := xxhash.New()
-	if _, err := io.Copy(h, f); err != nil {
+	if _, err := io.Copy(h, r); err != nil {
 		return "", err
 	}
 	return HashSum(h.Sum64()), nil
