@@ -23,7 +23,7 @@ func WriteBaseFile(dir, name string, data []byte) error {
 	// Renaming over a link would replace the link with a file and leave
 	// what it points to behind: refuse, and say what to do.
 	if st, err := root.Lstat(filepath.FromSlash(name)); err == nil && st.Mode()&fs.ModeSymlink != 0 {
-		return fmt.Errorf("artifacts: %s is a symbolic link; cairn writes it only as a regular file, so replace the link with the file it points to", name)
+		return &LinkError{Path: name, Fix: "cairn writes it only as a regular file, never through a link: replace the link with the file it points to"}
 	}
 	return writeAtomic(root, name, data)
 }

@@ -1,7 +1,6 @@
 package artifacts
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 )
@@ -216,31 +215,31 @@ func (kd *KeyDecoder) Decode(n int, line []byte, fields int) (Key, error) {
 		if string(c) == "--------" {
 			return -1, true
 		}
-		v, ok := parseHexBytes(c)
+		v, ok := parseHex(c)
 		return int32(v), ok && v <= math.MaxInt32
 	}
 	var ok [12]bool
 	var v uint64
-	v, ok[0] = parseHexBytes(next())
+	v, ok[0] = parseHex(next())
 	k.Offset = int64(v)
-	v, ok[1] = parseHexBytes(next())
+	v, ok[1] = parseHex(next())
 	k.Chrono = uint32(v)
 	k.Day, ok[2] = keyDay(next())
-	v, ok[3] = parseHexBytes(next())
+	v, ok[3] = parseHex(next())
 	k.Source = uint32(v)
-	v, ok[4] = parseHexBytes(next())
+	v, ok[4] = parseHex(next())
 	k.HalfLife = uint32(v)
-	v, ok[5] = parseHexBytes(next())
+	v, ok[5] = parseHex(next())
 	k.Flags = KeyFlags(v)
 	ok[5] = ok[5] && k.Flags&^keyFlagsAll == 0
 	k.TitleGroup, ok[6] = group(next())
-	k.TitleTerms, ok[7] = parseHexBytes(next())
+	k.TitleTerms, ok[7] = parseHex(next())
 	k.URLGroup, ok[8] = group(next())
-	v, ok[9] = parseHexBytes(next())
+	v, ok[9] = parseHex(next())
 	k.OwnID = uint32(v)
-	v, ok[10] = parseHexBytes(next())
+	v, ok[10] = parseHex(next())
 	k.OwnURI = uint32(v)
-	k.Digest, ok[11] = parseHexBytes(next())
+	k.Digest, ok[11] = parseHex(next())
 	for i, good := range ok {
 		if !good {
 			return bad(fmt.Sprintf("column %d %q is not what docs.key holds there", i+1, keyColumn(line, i)))
@@ -291,7 +290,8 @@ var digitValue = func() (t [256]byte) {
 	return t
 }()
 
-// parseHex reads lower-case hex digits, at most 16 of them.
+// parseHex reads lower-case hex digits, at most 16 of them, one at a time
+// through digitValue.
 func parseHex[T string | []byte](c T) (uint64, bool) {
 	var v uint64
 	var bad byte // any digit's table entry with a bit above the low four set
@@ -301,49 +301,6 @@ func parseHex[T string | []byte](c T) (uint64, bool) {
 		v = v<<4 | uint64(d&0xf)
 	}
 	return v, bad < 16
-}
-
-// parseHexBytes is parseHex for the key decoder, eight digits at a time:
-// a query decodes the keys of thousands of candidates.
-func parseHexBytes(c []byte) (uint64, bool) {
-	var v uint64
-	for len(c) >= 8 {
-		x, ok := hex8(binary.BigEndian.Uint64(c))
-		if !ok {
-			return 0, false
-		}
-		v = v<<32 | uint64(x)
-		c = c[8:]
-	}
-	r, ok := parseHex(c)
-	return v<<(4*len(c)) | r, ok
-}
-
-// SWAR constants: a byte of ones, each byte's high bit.
-const (
-	bytesOne  = 0x0101010101010101
-	bytesHigh = 0x8080808080808080
-)
-
-// hex8 reads eight lower-case hex digits packed in x, the first in its
-// top byte. All eight are checked at once: for bytes below 0x80, adding
-// 0x80-k to each sets its high bit exactly when it is at least k, with no
-// carry into the next byte, so a byte is a digit when it is at least '0'
-// and not at least '9'+1, or at least 'a' and not at least 'f'+1. Each
-// digit's value is its low four bits, plus 9 for a letter (bit 6 set),
-// and the nibbles are then folded together in pairs.
-func hex8(x uint64) (uint32, bool) {
-	atLeast := func(k uint64) uint64 { return (x + bytesOne*(0x80-k)) & bytesHigh }
-	digit := atLeast('0') &^ atLeast('9'+1)
-	letter := atLeast('a') &^ atLeast('f'+1)
-	if x&bytesHigh != 0 || digit|letter != bytesHigh {
-		return 0, false
-	}
-	v := x&(bytesOne*0x0f) + 9*(x>>6&bytesOne)
-	v = (v>>4 | v) & 0x00ff00ff00ff00ff
-	v = (v>>8 | v) & 0x0000ffff0000ffff
-	v = (v>>16 | v) & 0x00000000ffffffff
-	return uint32(v), true
 }
 
 // keyDay parses docs.key's day column: YYYY-MM-DD or ten dashes.
@@ -373,7 +330,7 @@ func KeyOffset(line []byte) (int64, error) {
 	if len(line) < keyColumns[0]+1 || line[keyColumns[0]] != '\t' {
 		return 0, &CorruptError{Path: DocsKeyPath, Msg: "a line does not start with a row offset and a TAB"}
 	}
-	v, ok := parseHexBytes(line[:keyColumns[0]])
+	v, ok := parseHex(line[:keyColumns[0]])
 	if !ok {
 		return 0, &CorruptError{Path: DocsKeyPath, Msg: fmt.Sprintf("row offset %q is not 12 hex digits", line[:keyColumns[0]])}
 	}

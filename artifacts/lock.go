@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -20,8 +21,9 @@ import (
 // build leaves no lock file and touches no file's mtime, so a no-op build
 // rewrites nothing and two checkouts hold byte-identical .cairn trees.
 type Lock struct {
+	base   *os.Root // the base, through which the holder file is removed
 	dir    *os.File
-	holder string // the holder file, removed on Release
+	holder string // the holder file (OS path), for messages
 }
 
 // lockHolderMax bounds how much of a lock file is read to name its holder;
@@ -31,11 +33,13 @@ const lockHolderMax = 4 << 10
 // AcquireLock takes the build lock of the base at root, creating .cairn
 // (0755) when missing. It never waits: when another process holds the lock
 // it returns a *BusyError naming that holder at once. holder says what
-// takes the lock, e.g. "cairn build".
+// takes the lock, e.g. "cairn build". A .cairn that is a symbolic link is
+// refused with a *LinkError: the lock, and the build after it, would
+// happen wherever the link points.
 //
 // The lock is the kernel's (flock on Unix), not a file's existence, so it
 // is released when its process exits, however it exits. A holder file left
-// behind by a crashed build is harmless: the next build overwrites it.
+// behind by a crashed build is harmless: the next build replaces it.
 func AcquireLock(root string, holder string) (*Lock, error) {
 	info, err := os.Stat(root)
 	if err != nil {
@@ -44,17 +48,31 @@ func AcquireLock(root string, holder string) (*Lock, error) {
 	if !info.IsDir() {
 		return nil, fmt.Errorf("artifacts: cannot lock the base: %s is not a folder", root)
 	}
-	// Only .cairn is created, never root itself: a mistyped base path must
-	// fail here rather than grow a new folder tree.
-	dir := filepath.Join(root, Dir)
-	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-		return nil, fmt.Errorf("artifacts: cannot lock the base: %w", err)
-	}
-	d, err := os.Open(dir)
+	base, err := openArtifacts(root)
 	if err != nil {
+		return nil, err
+	}
+	l, err := lockIn(base, holder)
+	if err != nil {
+		base.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+// lockIn takes the lock of the opened base.
+func lockIn(base *os.Root, holder string) (*Lock, error) {
+	// Only .cairn is created, never the base itself: a mistyped base path
+	// fails in AcquireLock rather than grow a new folder tree.
+	dir := filepath.Join(base.Name(), Dir)
+	if err := base.Mkdir(Dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 		return nil, fmt.Errorf("artifacts: cannot lock the base: %w", err)
 	}
-	name := filepath.Join(root, filepath.FromSlash(LockPath))
+	d, err := openLockDir(base)
+	if err != nil {
+		return nil, err
+	}
+	name := filepath.Join(base.Name(), filepath.FromSlash(LockPath))
 	busy, err := tryLock(d)
 	if err != nil {
 		d.Close()
@@ -62,17 +80,67 @@ func AcquireLock(root string, holder string) (*Lock, error) {
 	}
 	if busy {
 		d.Close()
-		return nil, &BusyError{Path: name, Holder: readHolder(name)}
+		return nil, &BusyError{Path: name, Holder: readHolder(base)}
 	}
 	// Only the holder writes the line, after it holds the lock, so two
-	// builds never write it at once. A reader racing with this write may see
-	// an empty or partial line; BusyError copes with that.
-	if err := os.WriteFile(name, []byte(holderLine(holder, time.Now())), 0o644); err != nil {
+	// builds never write it at once.
+	if err := writeHolder(base, holderLine(holder, time.Now())); err != nil {
 		unlock(d)
 		d.Close()
 		return nil, fmt.Errorf("artifacts: cannot write %s: %w", name, err)
 	}
-	return &Lock{dir: d, holder: name}, nil
+	return &Lock{base: base, dir: d, holder: name}, nil
+}
+
+// openLockDir opens .cairn for locking, after checkDir found it no link:
+// the folder opened must be the one a no-follow look at the name sees, so
+// that a link put in its place meanwhile is refused too.
+func openLockDir(base *os.Root) (*os.File, error) {
+	dir := filepath.Join(base.Name(), Dir)
+	d, err := base.Open(Dir)
+	if err != nil {
+		return nil, fmt.Errorf("artifacts: cannot lock the base: %w", err)
+	}
+	st, err := d.Stat()
+	if err != nil {
+		d.Close()
+		return nil, fmt.Errorf("artifacts: cannot lock the base: %w", err)
+	}
+	info, err := base.Lstat(Dir)
+	switch {
+	case err != nil:
+		d.Close()
+		return nil, fmt.Errorf("artifacts: cannot lock the base: %w", err)
+	case info.Mode()&fs.ModeSymlink != 0 || !os.SameFile(info, st):
+		d.Close()
+		return nil, dirLinkError(base)
+	case !st.IsDir():
+		d.Close()
+		return nil, fmt.Errorf("artifacts: cannot lock the base: %s is a file where cairn keeps its artifacts folder; move it away and run again", dir)
+	}
+	return d, nil
+}
+
+// writeHolder puts the holder line in place by renaming a fresh file over
+// the holder file, so that a link left there is replaced, never written
+// through, and a reader sees the whole line or none. It is not fsynced:
+// the line only matters while this process lives.
+func writeHolder(base *os.Root, line string) error {
+	tmp, f, err := createTemp(base, Dir, path.Base(LockPath))
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(line)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = base.Rename(filepath.FromSlash(tmp), filepath.FromSlash(LockPath))
+	}
+	if err != nil {
+		base.Remove(filepath.FromSlash(tmp))
+	}
+	return err
 }
 
 // holderLine describes the process taking the lock, for the BusyError of
@@ -89,9 +157,10 @@ func holderLine(holder string, now time.Time) string {
 }
 
 // readHolder returns the first line of the holder file, or "" when the
-// holder has not written it yet.
-func readHolder(name string) string {
-	f, err := os.Open(name)
+// holder has not written it yet. A link there is not read: what it points
+// to is no holder's line, and may be a file the error must not show.
+func readHolder(base *os.Root) string {
+	f, _, err := openRegular(base, LockPath)
 	if err != nil {
 		return ""
 	}
@@ -110,8 +179,8 @@ func (l *Lock) Release() error {
 	d := l.dir
 	l.dir = nil
 	// The holder file goes while the lock is still held, so nobody reads
-	// a holder that has finished.
-	errRemove := os.Remove(l.holder)
+	// a holder that has finished. Removing a name never follows a link.
+	errRemove := l.base.Remove(filepath.FromSlash(LockPath))
 	if errors.Is(errRemove, fs.ErrNotExist) {
 		errRemove = nil
 	}
@@ -119,6 +188,7 @@ func (l *Lock) Release() error {
 	// release explicit and independent of descriptors a child may share.
 	errUnlock := unlock(d)
 	errClose := d.Close()
+	l.base.Close()
 	if err := errors.Join(errRemove, errUnlock, errClose); err != nil {
 		return fmt.Errorf("artifacts: cannot release the lock on %s: %w", filepath.Dir(l.holder), err)
 	}

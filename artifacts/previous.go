@@ -2,6 +2,7 @@ package artifacts
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -14,9 +15,38 @@ import (
 // nil and no error when there is none; a manifest that cannot be decoded
 // comes back with the reason, and the caller rebuilds everything. One of
 // another format comes back with only its outputs, which are still this
-// base's files: the build deletes those it no longer writes.
+// base's files: the build deletes those it no longer writes. A .cairn that
+// is a symbolic link is a *LinkError, and nothing is read through it.
 func ReadPrevious(root string) (*Manifest, error) {
-	return readManifest(root, DecodeManifest)
+	f, st, err := openManifest(root)
+	if f == nil {
+		return nil, err
+	}
+	defer f.Close()
+	data := make([]byte, st.Size())
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, fmt.Errorf("artifacts: cannot read %s: %w", ManifestPath, err)
+	}
+	return decodePrevious(data, DecodeManifest)
+}
+
+// openManifest opens the manifest under root, refusing a linked .cairn
+// and a manifest that is a link (the next build replaces it). It returns
+// no file and no error when there is no manifest.
+func openManifest(root string) (*os.File, fs.FileInfo, error) {
+	base, err := openArtifacts(root)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer base.Close()
+	f, st, err := openRegular(base, ManifestPath)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil, nil
+	case err != nil:
+		return nil, nil, fmt.Errorf("artifacts: cannot read %s: %w", ManifestPath, err)
+	}
+	return f, st, nil
 }
 
 // ReadPreviousHead is ReadPrevious without the input list (Inputs is nil):
@@ -25,18 +55,11 @@ func ReadPrevious(root string) (*Manifest, error) {
 // file's last bytes, which show it is whole); any other manifest is read
 // whole and decoded as DecodeManifestHead does.
 func ReadPreviousHead(root string) (*Manifest, error) {
-	f, err := os.Open(filepath.Join(root, filepath.FromSlash(ManifestPath)))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
+	f, st, err := openManifest(root)
+	if f == nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
 	if m, ok := readHead(f, st.Size()); ok {
 		return m, nil
 	}
@@ -107,17 +130,6 @@ func headBeforeInputs(data []byte) (head []byte, found bool) {
 	return head, found
 }
 
-func readManifest(root string, decode func([]byte) (Manifest, error)) (*Manifest, error) {
-	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(ManifestPath)))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return decodePrevious(data, decode)
-}
-
 // decodePrevious decodes a previous manifest; one of another format comes
 // back with its outputs and the error.
 func decodePrevious(data []byte, decode func([]byte) (Manifest, error)) (*Manifest, error) {
@@ -137,7 +149,8 @@ func decodePrevious(data []byte, decode func([]byte) (Manifest, error)) (*Manife
 // recorded when it was written, with the hash m names, is intact without
 // being read; any other is read and hashed. A rules file is always read:
 // its stamp covers its cairn section alone (see StampFile), so its size
-// says nothing.
+// says nothing. An output is only ever a regular file inside the base: a
+// link in its place, or a linked .cairn, is not read and not intact.
 func Intact(root string, m *Manifest, cache StatLookup) func(path string) bool {
 	return func(p string) bool {
 		if m == nil {
@@ -147,19 +160,38 @@ func Intact(root string, m *Manifest, cache StatLookup) func(path string) bool {
 		if !ok {
 			return false
 		}
-		full := filepath.Join(root, filepath.FromSlash(p))
+		// The base is opened for each output rather than once: the
+		// predicate may outlive any point where a root could be closed.
+		base, err := openArtifacts(root)
+		if err != nil {
+			return false
+		}
+		defer base.Close()
+		if checkBelowDir(base, p) != nil {
+			return false
+		}
 		if IsRulesFile(p) {
-			data, err := os.ReadFile(full)
+			f, _, err := openRegular(base, p)
+			if err != nil {
+				return false
+			}
+			defer f.Close()
+			data, err := io.ReadAll(f)
 			return err == nil && StampFile(File{Path: p, Data: data}) == stamp
 		}
-		st, err := os.Stat(full)
+		st, err := base.Lstat(filepath.FromSlash(p))
 		if err != nil || !st.Mode().IsRegular() || st.Size() != stamp.Bytes {
 			return false
 		}
 		if c, ok := cache.Lookup(p); ok && c.Bytes == st.Size() && c.MtimeNS == st.ModTime().UnixNano() && c.XXHash == stamp.XXHash {
 			return true
 		}
-		sum, err := hashFile(full)
+		f, _, err := openRegular(base, p)
+		if err != nil {
+			return false
+		}
+		defer f.Close()
+		sum, err := hashReader(f)
 		return err == nil && sum == stamp.XXHash
 	}
 }
@@ -169,10 +201,21 @@ func Intact(root string, m *Manifest, cache StatLookup) func(path string) bool {
 // every one is. Like Intact it is stat-first, and it walks nothing: a file
 // added since the build is not seen, which is what a reader that must not
 // walk the base accepts.
+//
+// Inputs are read through the base, as the build reads them: a link that
+// stays inside it is followed, one that leaves it is as good as removed.
 func FirstChangedInput(root string, m *Manifest, cache StatLookup) (path, why string) {
+	base, err := openBase(root)
+	if err != nil {
+		if len(m.Inputs) == 0 {
+			return "", ""
+		}
+		return m.Inputs[0].Path, "cannot be read: " + err.Error()
+	}
+	defer base.Close()
 	for _, in := range m.Inputs {
-		full := filepath.Join(root, filepath.FromSlash(in.Path))
-		st, err := os.Stat(full)
+		name := filepath.FromSlash(in.Path)
+		st, err := base.Stat(name)
 		switch {
 		case err != nil:
 			return in.Path, "was removed since the build"
@@ -182,22 +225,28 @@ func FirstChangedInput(root string, m *Manifest, cache StatLookup) (path, why st
 		if c, ok := cache.Lookup(in.Path); ok && c.Bytes == st.Size() && c.MtimeNS == st.ModTime().UnixNano() && c.XXHash == in.XXHash {
 			continue
 		}
-		if sum, err := hashFile(full); err != nil || sum != in.XXHash {
+		if sum, err := hashFile(base, name); err != nil || sum != in.XXHash {
 			return in.Path, "changed since the build"
 		}
 	}
 	return "", ""
 }
 
-// hashFile streams a file through xxhash without holding it in memory.
-func hashFile(path string) (string, error) {
-	f, err := os.Open(path)
+// hashFile streams a file of the base through xxhash without holding it in
+// memory.
+func hashFile(base *os.Root, name string) (string, error) {
+	f, err := base.Open(name)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
+	return hashReader(f)
+}
+
+// hashReader streams r through xxhash.
+func hashReader(r io.Reader) (string, error) {
 	h := xxhash.New()
-	if _, err := io.Copy(h, f); err != nil {
+	if _, err := io.Copy(h, r); err != nil {
 		return "", err
 	}
 	return HashSum(h.Sum64()), nil
@@ -208,13 +257,21 @@ func hashFile(path string) (string, error) {
 // whose size differs from m's record is left out, and so is every rules
 // file, which Intact always reads.
 func StampOutputs(root string, m *Manifest, cache StatCache) {
+	base, err := openArtifacts(root)
+	if err != nil {
+		for _, o := range m.Outputs {
+			delete(cache, o.Path)
+		}
+		return
+	}
+	defer base.Close()
 	for _, o := range m.Outputs {
 		if IsRulesFile(o.Path) {
 			delete(cache, o.Path)
 			continue
 		}
-		st, err := os.Stat(filepath.Join(root, filepath.FromSlash(o.Path)))
-		if err != nil || st.Size() != o.Bytes {
+		st, err := base.Lstat(filepath.FromSlash(o.Path))
+		if err != nil || !st.Mode().IsRegular() || st.Size() != o.Bytes {
 			delete(cache, o.Path)
 			continue
 		}

@@ -286,6 +286,9 @@ func WriteStatCache(root string, c StatCache, paths []string) error {
 
 // writeCacheFile replaces a machine-local cache file when its bytes
 // changed, through a temporary file so that a reader never sees half.
+// The cache folder is the user's, outside any base, so links on the way
+// to it are the user's own and followed; a link at the file itself is
+// replaced by the rename, never written through.
 func writeCacheFile(path string, data []byte) error {
 	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
 		return nil

@@ -122,7 +122,7 @@ func Diff(p Plan) (Result, error) {
 // openAndSurvey opens the base and surveys p in it: the shared first half
 // of Sync and Diff. The caller closes the root when err is nil.
 func openAndSurvey(p Plan) (*os.Root, surveyed, error) {
-	root, err := openBase(p.Root)
+	root, err := openArtifacts(p.Root)
 	if err != nil {
 		return nil, surveyed{}, err
 	}
@@ -167,6 +167,9 @@ func survey(root *os.Root, p Plan) (surveyed, error) {
 	files := slices.Concat(p.Files, p.Release)
 	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 	for _, f := range files {
+		if err := checkBelowDir(root, f.Path); err != nil {
+			return s, err
+		}
 		action, err := compare(root, f.Path, f.Data)
 		if err != nil {
 			return s, err
@@ -180,9 +183,13 @@ func survey(root *os.Root, p Plan) (surveyed, error) {
 	}
 
 	for _, name := range p.Keep {
+		if err := checkBelowDir(root, name); err != nil {
+			return s, err
+		}
 		// A kept output must be there: the manifest about to be written
-		// names it, and nothing in this build would recreate it.
-		info, err := root.Stat(filepath.FromSlash(name))
+		// names it, and nothing in this build would recreate it. A link
+		// is no output of cairn's, wherever it points.
+		info, err := root.Lstat(filepath.FromSlash(name))
 		if err != nil {
 			return s, fmt.Errorf("artifacts: kept output %s cannot be used: %w; its stage must run again (delete %s to force a full build)", name, err, ManifestPath)
 		}
@@ -212,6 +219,9 @@ func survey(root *os.Root, p Plan) (surveyed, error) {
 	}
 	slices.Sort(gone)
 	for _, name := range slices.Compact(gone) {
+		if err := checkBelowDir(root, name); err != nil {
+			return s, err
+		}
 		info, err := root.Lstat(filepath.FromSlash(name))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // already gone: nothing to do, and not a change
@@ -335,9 +345,14 @@ func checkPath(name string) error {
 // compare says what writing data at name would be: ActionCreate,
 // ActionUpdate, or "" when the bytes on disk are already data. The size is
 // checked first so that a changed file is usually known without reading it.
+//
+// A link at name is never read. Under .cairn it is replaced, like any file
+// there that is not cairn's; anywhere else (a rules file) it is the user's,
+// and refused: replacing it would change what the user linked, and writing
+// through it would write where it points.
 func compare(root *os.Root, name string, data []byte) (string, error) {
 	osName := filepath.FromSlash(name)
-	info, err := root.Stat(osName)
+	info, err := root.Lstat(osName)
 	if errors.Is(err, fs.ErrNotExist) {
 		return ActionCreate, nil
 	}
@@ -346,6 +361,12 @@ func compare(root *os.Root, name string, data []byte) (string, error) {
 			return "", fmt.Errorf("artifacts: cannot write %s: %s is a file where cairn needs a folder; move or rename it", name, file)
 		}
 		return "", fmt.Errorf("artifacts: cannot use %s as an output: %w", name, err)
+	}
+	if info.Mode()&fs.ModeSymlink != 0 {
+		if strings.HasPrefix(name, Dir+"/") {
+			return ActionUpdate, nil
+		}
+		return "", &LinkError{Path: name, Fix: "cairn writes its section only in a regular file and never through a link: replace the link with a copy of the file it points to (or remove it) and build again"}
 	}
 	if !info.Mode().IsRegular() {
 		return "", fmt.Errorf("artifacts: %s exists and is not a regular file; move it away so cairn can write its output there", name)
@@ -419,8 +440,9 @@ func writeAtomic(root *os.Root, name string, data []byte) (err error) {
 		}
 	}()
 	// A file replaced keeps its permissions: a user's AGENTS.md kept
-	// private stays private. (A new file gets 0644, less the umask.)
-	if st, err := root.Stat(filepath.FromSlash(name)); err == nil && st.Mode().IsRegular() {
+	// private stays private. (A new file gets 0644, less the umask, and so
+	// does one replacing a link.)
+	if st, err := root.Lstat(filepath.FromSlash(name)); err == nil && st.Mode().IsRegular() {
 		if err := f.Chmod(st.Mode().Perm()); err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"errors"
 	"os"
 	"time"
 
@@ -18,7 +19,7 @@ const (
 	StateUsed    State = "used"    // the artifacts are current and intact
 	StateMissing State = "missing" // no manifest: the base was never built here
 	StateStale   State = "stale"   // an input or the ranking semantics changed since the build
-	StateCorrupt State = "corrupt" // an artifact is unreadable, truncated or edited
+	StateCorrupt State = "corrupt" // an artifact is unreadable, truncated or edited, or .cairn is a link
 )
 
 // Index is the verdict on a base's artifacts.
@@ -44,7 +45,9 @@ const indexStage = "index"
 // since this machine last saw them), and checks that every output the
 // manifest names is on disk with its recorded size and hash. When it had
 // to hash inputs, it puts their stats in this machine's stat cache, so
-// that the next query does not hash them again.
+// that the next query does not hash them again. A .cairn that is a
+// symbolic link is not read through: the index is then corrupt, and the
+// query answers from the scan.
 func Open(ctx context.Context, root string) (*Index, error) {
 	ix := &Index{Path: artifacts.ManifestPath}
 	start := time.Now()
@@ -77,7 +80,14 @@ func Open(ctx context.Context, root string) (*Index, error) {
 		_ = cache.Refresh(root, inv.Stat, start)
 	}
 	m := h.m
+	var linked *artifacts.LinkError
 	switch err := h.err; {
+	case errors.As(err, &linked):
+		// Nothing was read through the link; the artifacts are as good as
+		// unreadable. The reason names the base-relative path, as every
+		// receipt does, not the machine's.
+		ix.State, ix.Reason = StateCorrupt, artifacts.Dir+" is a symbolic link, which cairn never reads through; remove the link and run cairn build"
+		return ix, nil
 	case err != nil:
 		ix.State, ix.Reason = StateCorrupt, err.Error()
 		return ix, nil

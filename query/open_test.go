@@ -253,3 +253,39 @@ func TestOpenRefreshesStatCache(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenLinkedArtifactsFolder: a .cairn that is a symbolic link, to a
+// folder outside the base or inside it, holding artifacts that match the
+// base, is not read through: the query answers from the scan and the
+// receipt says why, as a corrupt index.
+func TestOpenLinkedArtifactsFolder(t *testing.T) {
+	query := []string{"why", "did", "the", "arm64", "nightly", "time", "out"}
+	want := uris(answer(t, builtDemo(t), query...))
+	for name, target := range map[string]func(t *testing.T, dir string) string{
+		"outside the base": func(t *testing.T, dir string) string { return filepath.Join(t.TempDir(), "artifacts") },
+		"inside the base":  func(t *testing.T, dir string) string { return filepath.Join(dir, "elsewhere") },
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := builtDemo(t)
+			moved := target(t, dir)
+			if err := os.Rename(filepath.Join(dir, artifacts.Dir), moved); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(moved, filepath.Join(dir, artifacts.Dir)); err != nil {
+				t.Skipf("no symlinks here: %v", err)
+			}
+			const reason = ".cairn is a symbolic link"
+			ix := open(t, dir)
+			if ix.State != StateCorrupt || !strings.HasPrefix(ix.Reason, reason) || ix.Manifest != nil {
+				t.Errorf("state %s (%q), manifest %v; want %s starting %q and no manifest", ix.State, ix.Reason, ix.Manifest != nil, StateCorrupt, reason)
+			}
+			p := answer(t, dir, query...)
+			if p.Receipt.Index.State != string(StateCorrupt) || !strings.HasPrefix(p.Receipt.Index.Reason, reason) {
+				t.Errorf("receipt.index = %+v, want %s starting %q", p.Receipt.Index, StateCorrupt, reason)
+			}
+			if got := uris(p); strings.Join(got, " ") != strings.Join(want, " ") {
+				t.Errorf("answer from the scan:\n%v\nwant:\n%v", got, want)
+			}
+		})
+	}
+}
