@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"slices"
 
 	"github.com/cairn-kb/cairn/artifacts"
 )
@@ -50,6 +51,7 @@ func Candidates(ctx context.Context, root string, req Request, withText func(uri
 			}
 		}
 	}
+	slices.Sort(ords) // ordinals follow URIs: the layers' spans interleave
 	keys, err := c.Keys(ords)
 	if err != nil {
 		return nil, err
