@@ -15,14 +15,15 @@ import (
 // candidates cairn chose from, over exactly the text cairn ranks:
 //
 //	{"kind":"item","uri":…,"id":…,"title":…,"body":…}
-//	{"kind":"query","n":…,"question":…,"k":…,"expected":[…],"candidates":[…],"cairn_rank":…}
+//	{"kind":"query","n":…,"question":…,"k":…,"expected":[…],"candidates":[…],"cairn_rank":…,"cairn_ranks":[…]}
 //
 // An item line comes once, before the first query whose window holds it.
 // id holds the identifier fields (id, slug, aliases) and the relation
 // values, title the title, body every other projected field; values of
 // one field are joined by newlines, fields by blank lines, in field
 // order. A query line's candidates are its window's URIs in URI order;
-// cairn_rank is the first relevant rank cairn gave it (0: none).
+// cairn_rank is the first relevant rank cairn gave it and cairn_ranks the
+// rank of each expected URI (0: not delivered).
 
 // DumpItem is an item line of the candidate dump.
 type DumpItem struct {
@@ -42,6 +43,7 @@ type DumpQuery struct {
 	Expected   []string `json:"expected"`
 	Candidates []string `json:"candidates"`
 	CairnRank  int      `json:"cairn_rank"`
+	CairnRanks []int    `json:"cairn_ranks"`
 }
 
 // identifierFields go into a dumped item's id column, with relation values.
@@ -68,9 +70,10 @@ func (d *dumper) query(ctx context.Context, root string, req query.Request, res 
 	if err != nil {
 		return err
 	}
-	q := DumpQuery{Kind: "query", N: res.N, Question: res.Question, K: d.k, Expected: []string{}, Candidates: make([]string, 0, len(cands)), CairnRank: res.FirstRelevantRank}
+	q := DumpQuery{Kind: "query", N: res.N, Question: res.Question, K: d.k, Expected: []string{}, CairnRanks: []int{}, Candidates: make([]string, 0, len(cands)), CairnRank: res.FirstRelevantRank}
 	for _, e := range res.Expected {
 		q.Expected = append(q.Expected, e.URI)
+		q.CairnRanks = append(q.CairnRanks, e.Rank)
 	}
 	for _, c := range cands {
 		q.Candidates = append(q.Candidates, c.URI)

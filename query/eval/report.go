@@ -3,7 +3,6 @@ package eval
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 )
 
 // Report is what a suite's run found: each question's result and the
@@ -81,16 +80,16 @@ type Totals struct {
 	// InPackRecall counts expected URIs delivered anywhere in their pack,
 	// over all expected URIs.
 	InPackRecall Ratio `json:"in_pack_recall"`
-	// MRR is the mean of 1/FirstRelevantRank (0 for none), rounded to
-	// four decimals.
+	// MRR is the mean of 1/FirstRelevantRank (0 for none). Rates are
+	// kept unrounded (the same sums in the same order give the same
+	// bytes), so that a rounded figure is rounded once, where it is shown.
 	MRR float64 `json:"mrr"`
 	// Excerpts counts expected_excerpts entries whose delivered excerpt
 	// holds all their fragments.
 	Excerpts Ratio `json:"excerpt_pass_rate"`
 }
 
-// Ratio is hits out of a count, with the rate rounded to four decimals
-// (0 when the count is 0).
+// Ratio is hits out of a count, with its rate (0 when the count is 0).
 type Ratio struct {
 	Hits int     `json:"hits"`
 	Of   int     `json:"of"`
@@ -100,12 +99,10 @@ type Ratio struct {
 func ratio(hits, of int) Ratio {
 	r := Ratio{Hits: hits, Of: of}
 	if of > 0 {
-		r.Rate = round4(float64(hits) / float64(of))
+		r.Rate = float64(hits) / float64(of)
 	}
 	return r
 }
-
-func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
 
 // Failed is how many questions failed.
 func (r Report) Failed() int { return len(r.Queries) - r.Totals.Passed }
@@ -170,7 +167,7 @@ func summarize(results []QueryResult, k int) Totals {
 	t.InPackRecall = ratio(delivered, expected)
 	t.Excerpts = ratio(excerptHits, excerpts)
 	if withExpected > 0 {
-		t.MRR = round4(rr / float64(withExpected))
+		t.MRR = rr / float64(withExpected)
 	}
 	return t
 }
