@@ -88,7 +88,12 @@ func figures(t Totals, k int) string {
 	return fmt.Sprintf("recall@%d %s · MRR %.3f", k, ratioText(t.RecallAtK), t.MRR)
 }
 
-func ratioText(r Ratio) string { return fmt.Sprintf("%d/%d = %.3f", r.Hits, r.Of, r.Rate) }
+func ratioText(r Ratio) string {
+	if r.Of == 0 {
+		return "none checked"
+	}
+	return fmt.Sprintf("%d/%d = %.3f", r.Hits, r.Of, r.Rate)
+}
 
 func numbers(ns []int) string {
 	s := make([]string, len(ns))
