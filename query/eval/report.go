@@ -119,6 +119,7 @@ func (r Report) Err() error {
 // FailedError is an eval that ran and found failures; exit 1.
 type FailedError struct{ Failed, Of int }
 
+// Error says how many questions failed.
 func (e *FailedError) Error() string {
 	return fmt.Sprintf("%d of %d questions failed; the report says why", e.Failed, e.Of)
 }
@@ -201,6 +202,7 @@ func DecodeReport(name string, data []byte) (Report, error) {
 // BaselineError is a --baseline file that is not a report; exit 2.
 type BaselineError struct{ Msg string }
 
+// Error says what is wrong with the baseline and how to make one.
 func (e *BaselineError) Error() string { return e.Msg }
 
 // ExitCode is 2: the baseline is invalid input.

@@ -69,12 +69,14 @@ type Problem struct {
 	Msg       string
 }
 
+// String is the problem as file:line:col: message.
 func (p Problem) String() string { return fmt.Sprintf("%s:%d:%d: %s", p.File, p.Line, p.Col, p.Msg) }
 
 // SuiteError is a suite that cannot be run as written: every problem
 // found, in file order. The command exits 2.
 type SuiteError struct{ Problems []Problem }
 
+// Error lists the problems, one a line.
 func (e *SuiteError) Error() string {
 	lines := make([]string, len(e.Problems))
 	for i, p := range e.Problems {
@@ -316,7 +318,7 @@ func (p *parser) fragments(n *yaml.Node, key string, expected []string, num int)
 // text reads a scalar as a string: a question such as `yes` or `2026`
 // is text, whatever YAML would make of it unquoted.
 func (p *parser) text(n *yaml.Node, what string) (string, bool) {
-	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" && n.Value == "" {
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
 		p.errorf(n, "%s must be text, not %s", what, kindName(n))
 		return "", false
 	}

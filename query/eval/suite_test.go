@@ -52,6 +52,7 @@ func TestParseSuiteErrors(t *testing.T) {
 		{"wrong type k", "as_of: 2026-11-10\nk: five\nqueries: [{question: q, expected_uris: [a]}]\n", `s.yaml:2:4: k must be a positive whole number, not "five"`},
 		{"wrong type question", head + "  - question: [a, b]\n    expected_uris: [a]\n", "s.yaml:3:15: question must be text, not a list"},
 		{"wrong type uris", head + "  - question: q\n    expected_uris: a\n", "s.yaml:4:20: expected_uris must be a list of URIs"},
+		{"null question", head + "  - question: ~\n    expected_uris: [a]\n", "s.yaml:3:15: question must be text, not nothing (null)"},
 		{"bad day", head + "  - question: q\n    since: last week\n    expected_uris: [a]\n", `s.yaml:4:12: since must be a day, YYYY-MM-DD, not "last week"`},
 		{"missing as_of", "queries: [{question: q, expected_uris: [a]}]\n", "s.yaml:1:1: the suite has no as_of"},
 		{"both names", head + "  - question: q\n    expected_uris: [a]\n    expected: [a]\n", "s.yaml:5:15: query 1 gives both expected_uris and expected"},
