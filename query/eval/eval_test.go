@@ -117,14 +117,19 @@ func TestDemoSuite(t *testing.T) {
 }
 
 // TestDemoIndexedMatchesScan: the artifacts and the scan give the same
-// packs, so they give the same report.
+// packs and the same windows, so they give the same report and the same
+// candidate dump.
 func TestDemoIndexedMatchesScan(t *testing.T) {
 	s := parseFile(t, demoSuite, demoSuiteName)
-	scanned := RenderJSON(run(t, copyDemo(t), s, Options{}))
+	var scanDump, indexDump bytes.Buffer
+	scanned := RenderJSON(run(t, copyDemo(t), s, Options{DumpCandidates: &scanDump}))
 	root := copyDemo(t)
 	build(t, root)
-	if indexed := RenderJSON(run(t, root, s, Options{})); !bytes.Equal(indexed, scanned) {
+	if indexed := RenderJSON(run(t, root, s, Options{DumpCandidates: &indexDump})); !bytes.Equal(indexed, scanned) {
 		t.Errorf("the indexed report differs from the scanned one (-scan +index):\n%s", cmp.Diff(string(scanned), string(indexed)))
+	}
+	if !bytes.Equal(indexDump.Bytes(), scanDump.Bytes()) {
+		t.Errorf("the indexed candidate dump differs from the scanned one (-scan +index):\n%s", cmp.Diff(scanDump.String(), indexDump.String()))
 	}
 }
 
