@@ -1,47 +1,5 @@
 package main
 
-// The README's examples are tests. TestREADME builds the cairn binary once,
-// then replays the README from top to bottom in a fresh folder and fails
-// when the binary prints anything but what the README shows.
-//
-// Two kinds of fenced block take part; every other block is prose to the test.
-//
-//   - A block whose info string has a word file=PATH (```yaml file=cairn.yaml)
-//     is a file: the test writes its text to PATH, relative to the session's
-//     working folder, creating folders as needed (a text starting with #! is
-//     made executable).
-//   - A block whose info string is console is a terminal session. A line
-//     starting with "$ " is a command; a command line ending in a backslash
-//     continues on the next line. The lines after a command, up to the next
-//     "$ " line, are what it prints, stdout and stderr together, as a terminal
-//     shows them. A last line "[exit N]" is its exit status; without one the
-//     command must exit 0. A line "..." stands for any number of lines.
-//
-// The blocks run in the order they appear, in one session: a temporary
-// folder that is also $HOME (with a .gitconfig naming a user), with
-// XDG_CACHE_HOME, XDG_STATE_HOME and TMPDIR inside it, CAIRN_AS_OF fixed at
-// readmeAsOf, and the built binary first on PATH. Each command runs with
-// sh -c in the session's working folder; "cd DIR" and "export NAME=VALUE",
-// alone on their line, change the session instead, as they would a shell.
-//
-// Before comparing, both sides are normalised, and only so:
-//
-//   - the session folder is written readmeHome ("/home/you");
-//   - notes-log operation ids, which hold the clock's time, read <op>;
-//   - the revision `cairn version` reports, which go build stamps from the
-//     checkout, reads <revision>;
-//   - spaces and tabs at line ends, and blank lines at the end, are dropped.
-//
-// go test ./cmd/cairn -run README -update rewrites the printed lines in the
-// README from what the binary prints (a command whose lines hold "..." is
-// left as it is); review the diff like code.
-//
-// The second part, the pre-commit hook, takes the README's block with
-// file=.githooks/pre-commit, installs it as .git/hooks/pre-commit of a new
-// repository and checks that it refuses a commit leaving a rules file new,
-// changed or deleted and unstaged, and accepts the commit once they are
-// staged.
-
 import (
 	"bytes"
 	"context"
@@ -328,18 +286,56 @@ func (s *readmeSession) run(t *testing.T, c readmeCommand) ([]string, int) {
 	return readmeTrim(strings.Split(text, "\n")), status
 }
 
-func readmeNeed(t *testing.T, tools ...string) {
-	t.Helper()
-	for _, tool := range tools {
+// TestREADME keeps the README honest: it builds the cairn binary once,
+// then replays the README from top to bottom in a fresh folder and fails
+// when the binary prints anything but what the README shows.
+//
+// Two kinds of fenced block take part; every other block is prose to the test.
+//
+//   - A block whose info string has a word file=PATH (```yaml file=cairn.yaml)
+//     is a file: the test writes its text to PATH, relative to the session's
+//     working folder, creating folders as needed (a text starting with #! is
+//     made executable).
+//   - A block whose info string is console is a terminal session. A line
+//     starting with "$ " is a command; a command line ending in a backslash
+//     continues on the next line. The lines after a command, up to the next
+//     "$ " line, are what it prints, stdout and stderr together, as a terminal
+//     shows them. A last line "[exit N]" is its exit status; without one the
+//     command must exit 0. A line "..." stands for any number of lines.
+//
+// The blocks run in the order they appear, in one session: a temporary
+// folder that is also $HOME (with a .gitconfig naming a user), with
+// XDG_CACHE_HOME, XDG_STATE_HOME and TMPDIR inside it, CAIRN_AS_OF fixed at
+// readmeAsOf, and the built binary first on PATH. Each command runs with
+// sh -c in the session's working folder; "cd DIR" and "export NAME=VALUE",
+// alone on their line, change the session instead, as they would a shell.
+//
+// Before comparing, both sides are normalised, and only so:
+//
+//   - the session folder is written readmeHome ("/home/you");
+//   - notes-log operation ids, which hold the clock's time, read <op>;
+//   - the revision `cairn version` reports, which go build stamps from the
+//     checkout, reads <revision>;
+//   - spaces and tabs at line ends, and blank lines at the end, are dropped.
+//
+// go test ./cmd/cairn -run README -update rewrites the printed lines in the
+// README from what the binary prints (a command whose lines hold "..." is
+// left as it is); review the diff like code.
+//
+// The second part, the pre-commit hook, takes the README's block with
+// file=.githooks/pre-commit, installs it as .git/hooks/pre-commit of a new
+// repository and checks that it refuses a commit leaving a rules file new,
+// changed or deleted and unstaged, and accepts the commit once they are
+// staged.
+func TestREADME(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skipf("go is not on PATH, so the binary cannot be built: %v", err)
+	}
+	for _, tool := range []string{"git", "sh"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s is not on PATH: %v", tool, err)
+			t.Fatalf("the README's examples need %s: %v", tool, err)
 		}
 	}
-}
-
-// TestREADME runs the README's examples against the built binary.
-func TestREADME(t *testing.T) {
-	readmeNeed(t, "go", "git", "sh")
 	data, err := os.ReadFile(readmePath)
 	if err != nil {
 		t.Fatal(err)
