@@ -322,7 +322,10 @@ func (s *readmeSession) run(t *testing.T, c readmeCommand) ([]string, int) {
 // README from what the binary prints (a command whose lines hold "..." is
 // left as it is); review the diff like code.
 //
-// The second part, the pre-commit hook, takes the README's block with
+// The dependencies part checks that the README's Dependencies section
+// gives a reason for every module go.mod requires directly.
+//
+// The pre-commit part takes the README's block with
 // file=.githooks/pre-commit, installs it as .git/hooks/pre-commit of a new
 // repository and checks that it refuses a commit leaving a rules file new,
 // changed or deleted and unstaged, and accepts the commit once they are
@@ -344,6 +347,44 @@ func TestREADME(t *testing.T) {
 	bin := readmeBuild(t)
 	t.Run("examples", func(t *testing.T) { readmeExamples(t, bin, string(data), blocks) })
 	t.Run("pre-commit", func(t *testing.T) { readmePreCommit(t, bin, blocks) })
+	t.Run("dependencies", func(t *testing.T) { readmeDependencies(t, string(data)) })
+}
+
+// readmeDependencies checks that the README's Dependencies section names
+// every module go.mod requires directly, each with a reason beside it.
+func readmeDependencies(t *testing.T, readme string) {
+	mod, err := os.ReadFile("../../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(readme, "\n## Dependencies\n")
+	if !ok {
+		t.Fatal("the README has no ## Dependencies section")
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	inRequire := false
+	for _, line := range strings.Split(string(mod), "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case line == "require (":
+			inRequire = true
+			continue
+		case line == ")":
+			inRequire = false
+			continue
+		case strings.HasPrefix(line, "require "):
+			line = strings.TrimPrefix(line, "require ")
+		case !inRequire:
+			continue
+		}
+		if strings.Contains(line, "// indirect") || line == "" {
+			continue
+		}
+		module := strings.Fields(line)[0]
+		if !strings.Contains(section, "`"+module+"`:") {
+			t.Errorf("go.mod requires %s, but the README's Dependencies section has no line \"`%s`: why it is there\"", module, module)
+		}
+	}
 }
 
 // readmeExamples replays the file and console blocks in order.
