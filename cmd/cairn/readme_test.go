@@ -416,8 +416,11 @@ func readmeExamples(t *testing.T, bin, text string, blocks []readmeBlock) {
 					edits = append(edits, edit{b.line + c.first, b.line + c.end, with})
 					continue
 				}
-				t.Errorf("README.md:%d: $ %s\nexit status %d, the README says %d\nprinted lines (-README +binary):\n%s",
-					c.line, c.cmd, status, c.status, cmp.Diff(c.want, got))
+				msg := fmt.Sprintf("README.md:%d: $ %s\n", c.line, c.cmd)
+				if status != c.status {
+					msg += fmt.Sprintf("exit status %d, the README says %d\n", status, c.status)
+				}
+				t.Errorf("%sprinted lines (-README +binary):\n%s", msg, cmp.Diff(c.want, got))
 			}
 		}
 	}
