@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/cairn-kb/cairn/artifacts"
-	"github.com/cairn-kb/cairn/stages/memory"
 	"github.com/cairn-kb/cairn/stages/project"
 )
 
@@ -64,13 +63,10 @@ func Context(ctx context.Context, root string, req Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	endHeadroom := memory.Headroom(queryHeadroom)
-	defer endHeadroom()
-	c, state, closeFn, err := openCorpus(ctx, root, parsed.Terms, endHeadroom)
+	c, state, closeFn, err := openCorpus(ctx, root, parsed.Terms)
 	if err != nil {
 		return nil, err
 	}
-	memory.Advise()
 	e := &engine{c: c, req: req, parsed: parsed, state: state}
 	out, err := e.run()
 	closeFn()
@@ -78,7 +74,6 @@ func Context(ctx context.Context, root string, req Request) ([]byte, error) {
 	if errors.As(err, &ce) && state.State == StateUsed {
 		// The artifacts looked current but a read failed: answer from the
 		// scan, and say why.
-		endHeadroom()
 		osRoot, rerr := os.OpenRoot(root)
 		if rerr != nil {
 			return nil, rerr
@@ -94,16 +89,12 @@ func Context(ctx context.Context, root string, req Request) ([]byte, error) {
 	return out, err
 }
 
-// queryHeadroom is the heap an indexed query is given ahead (see
-// memory.Headroom): at 100k records a query allocates 3-10 MB.
-const queryHeadroom = 16 << 20
-
 // openCorpus picks the index or the scan, as Open decides. The artifacts
 // an indexed query reads first are read on a second core while Open
 // decides: if Open finds them current and they are still the files it
-// checked, they are used; otherwise they are let go, and beforeScan is
-// called before the base is scanned.
-func openCorpus(ctx context.Context, root string, terms []string, beforeScan func()) (corpus, Index, func(), error) {
+// checked, they are used; otherwise they are let go and the base is
+// scanned.
+func openCorpus(ctx context.Context, root string, terms []string) (corpus, Index, func(), error) {
 	type early struct {
 		f   *indexFiles
 		err error
@@ -144,7 +135,6 @@ func openCorpus(ctx context.Context, root string, terms []string, beforeScan fun
 		}
 		ix.State, ix.Reason = StateCorrupt, err.Error()
 	}
-	beforeScan()
 	sc, err := openScan(ctx, osRoot.FS(), terms)
 	if err != nil {
 		closeRoot()
@@ -185,7 +175,6 @@ func (e *engine) run() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	memory.Advise() // for the items delivery builds
 	return e.deliver(prep.pins, prep.ranked, prep.rejected)
 }
 
@@ -216,11 +205,9 @@ func (e *engine) prepare() (prepared, error) {
 		st.rarity = rarity(e.win.n, st.df)
 		e.terms = append(e.terms, st)
 	}
-	memory.Advise()
 	if err := e.score(); err != nil {
 		return prepared{}, err
 	}
-	memory.Advise()
 	if e.req.Expand {
 		if err := e.expand(); err != nil {
 			return prepared{}, err
@@ -257,7 +244,6 @@ func (e *engine) score() error {
 	if err != nil {
 		return err
 	}
-	memory.Advise()
 	pool := make([]scored, len(all))
 	for i, o := range all {
 		pool[i] = scored{ord: o, key: &keys[i], count: 1}

@@ -31,7 +31,6 @@ type indexCorpus struct {
 	proj      *project.Projector
 	bodies    map[string]artifacts.Body // by record URI, from bodies.tsv
 	days      []string                  // populated event days, from documents.tsv
-	releaseGC func()                    // ends the light collector of holdLightGC
 
 	// Items are re-read on two goroutines at once (see deliver): mu
 	// guards the maps below, projMu the projector's cached bodies, which
@@ -98,8 +97,7 @@ func (f *indexFiles) current(root string) bool {
 
 // newIndexCorpus makes the corpus of files read by readIndexFiles.
 func newIndexCorpus(f *indexFiles, fsys fs.FS, cfg model.Config, m *artifacts.Manifest) *indexCorpus {
-	c := &indexCorpus{cfg: cfg, semantics: m.SemanticsDigest, r: f.r, fields: f.r.Fields(), fsys: fsys, documents: make(map[string]artifacts.Document, len(f.docs)),
-		releaseGC: holdLightGC()}
+	c := &indexCorpus{cfg: cfg, semantics: m.SemanticsDigest, r: f.r, fields: f.r.Fields(), fsys: fsys, documents: make(map[string]artifacts.Document, len(f.docs))}
 	for _, d := range f.docs {
 		c.documents[d.Path] = d
 		if d.Layer == model.LayerEvents && d.Records > 0 {
@@ -167,7 +165,6 @@ func loadArtifact[T any](root, path string, decode func([]byte) ([]T, error), re
 }
 
 func (c *indexCorpus) Close() error {
-	c.releaseGC()
 	for _, f := range c.open {
 		f.Close()
 	}

@@ -840,13 +840,9 @@ func (r *Reader) rowsInto(ords []int, out []artifacts.Doc) error {
 // keyGap is how many unwanted docs.key lines a batched read may span to
 // join two wanted ones, and keyBatch the most lines one read takes. A
 // line is about 160 bytes and a read call costs about what copying a
-// hundred lines does here; a batch's buffer (up to 80 KB, reused) lies in
-// the huge-page headroom a query is given (memory.Headroom). At 100k
-// records, against gap 16 and batch 128 lines (whose smaller buffer was
-// worth more while fresh memory came in 4 KB faults): the question 31.6
-// -> 29.1 ms a process, the repo query 31.8 -> 27.7, the common words
-// 37.5 -> 34.8; a gap of 192 or 384 lines gains nothing more and costs
-// the ticket query up to 4 ms.
+// hundred lines does here, so a batch's buffer (up to 80 KB, reused) is
+// cheaper than the reads it saves; a wider gap gains nothing more and
+// costs a query of scattered candidates (a ticket id) up to 4 ms.
 const (
 	keyGap   = 96
 	keyBatch = 512
