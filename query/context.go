@@ -124,9 +124,8 @@ func openCorpus(ctx context.Context, root string, terms []string) (corpus, Index
 			f, err = readIndexFiles(root)
 		}
 		if err == nil {
-			folders := newFolderFS(osRoot)
-			ic := newIndexCorpus(f, folders, ix.cfg, ix.Manifest)
-			return ic, *ix, func() { ic.Close(); folders.Close(); closeRoot() }, nil
+			ic := newIndexCorpus(f, osRoot.FS(), ix.cfg, ix.Manifest)
+			return ic, *ix, func() { ic.Close(); closeRoot() }, nil
 		}
 		var ce *artifacts.CorruptError
 		if !errors.As(err, &ce) {
