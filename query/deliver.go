@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/cespare/xxhash/v2"
@@ -37,7 +36,6 @@ func (e *engine) deliver(pins []*scored, ranked []*scored, rejected []RejectedPi
 	emptyLen := len(render(nil, &Pack{Items: []PackItem{}}, e.req.Format, e.req.Explain))
 	// renderItem renders a candidate to estimate what it adds to a pack:
 	// the tokens of a pack holding it alone, less those of the empty pack.
-	// It touches no state but the candidate's, so two can run at once.
 	e.excerptWeights()
 	renderItem := func(s *scored) (*entry, error) {
 		it, err := e.itemOf(s)
@@ -54,18 +52,11 @@ func (e *engine) deliver(pins []*scored, ranked []*scored, rejected []RejectedPi
 		cost := tokens(emptyLen+pi.addedBytes(e.req.Format, e.req.Explain)) - tokens(emptyLen)
 		return &entry{s: s, item: pi, cost: max(cost, 1), built: true}, nil
 	}
-	var ahead *renderAhead // set while ranked candidates are rendered ahead
 	build := func(s *scored) (*entry, error) {
 		if en, ok := e.built[s]; ok {
 			return en, nil
 		}
-		var en *entry
-		var err error
-		if ahead != nil {
-			en, err = ahead.take(s.standing)
-		} else {
-			en, err = renderItem(s)
-		}
+		en, err := renderItem(s)
 		if err != nil {
 			return nil, err
 		}
@@ -174,8 +165,6 @@ func (e *engine) deliver(pins []*scored, ranked []*scored, rejected []RejectedPi
 	for i, s := range ranked {
 		s.standing = i
 	}
-	ahead = startRenderAhead(ranked, renderItem)
-	defer ahead.stop() // on an error return; stopping twice is harmless
 	for i, s := range ranked {
 		if room > 0 || i < k+diversityMargin {
 			en, err := build(s)
@@ -190,8 +179,6 @@ func (e *engine) deliver(pins []*scored, ranked []*scored, rejected []RejectedPi
 			}
 		}
 	}
-	ahead.stop()
-	ahead = nil
 	for _, s := range diversify(ranked, k) {
 		built, ok := e.built[s]
 		if !ok {
@@ -459,115 +446,4 @@ func indexReason(s string) string {
 		s = s[:i]
 	}
 	return s
-}
-
-// renderAhead renders ranked candidates in rank order on a second
-// goroutine while the budget loop takes them, so that the loop mostly
-// finds the next one done: re-reading items (their records, their pages)
-// is most of a small query's delivery. Both goroutines claim the next
-// candidate not yet claimed and render it; what is rendered is the same
-// whoever renders it.
-type renderAhead struct {
-	ranked []*scored
-	render func(*scored) (*entry, error)
-	mu     sync.Mutex
-	ready  sync.Cond  // signalled as a candidate is rendered or wanted, and on halt
-	out    []rendered // the candidates claimed so far, in rank order
-	wanted int        // the candidate the loop asked for last
-	halt   bool
-	worker sync.WaitGroup
-}
-
-// renderLead is how far past the candidate the loop waits for the worker
-// may render: enough to keep it busy, few enough that little is rendered
-// that no pack needs.
-const renderLead = 2
-
-// rendered is one claimed candidate.
-type rendered struct {
-	en   *entry
-	err  error
-	done bool
-}
-
-func startRenderAhead(ranked []*scored, render func(*scored) (*entry, error)) *renderAhead {
-	a := &renderAhead{ranked: ranked, render: render}
-	a.ready.L = &a.mu
-	a.worker.Go(func() {
-		for {
-			i, ok := a.claim(renderLead)
-			if !ok {
-				return
-			}
-			a.renderAt(i)
-		}
-	})
-	return a
-}
-
-// claim takes the next unclaimed candidate, unless there is none or the
-// loop is done; a worker waits while it would be more than lead past the
-// candidate the loop wants (lead < 0: the loop claims, it never waits).
-func (a *renderAhead) claim(lead int) (int, bool) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	for lead >= 0 && !a.halt && len(a.out) > a.wanted+lead {
-		a.ready.Wait()
-	}
-	i := len(a.out)
-	if a.halt || i == len(a.ranked) {
-		return 0, false
-	}
-	a.out = append(a.out, rendered{})
-	return i, true
-}
-
-func (a *renderAhead) renderAt(i int) {
-	en, err := a.render(a.ranked[i])
-	a.mu.Lock()
-	a.out[i] = rendered{en: en, err: err, done: true}
-	a.mu.Unlock()
-	a.ready.Broadcast()
-}
-
-// take returns candidate i rendered. Until it is, the loop renders the
-// next candidate nobody has claimed (i itself, when nobody has): both
-// goroutines keep rendering, and at most renderLead+1 candidates are
-// rendered past the last the loop takes. The loop takes candidates in
-// rank order.
-func (a *renderAhead) take(i int) (*entry, error) {
-	a.mu.Lock()
-	a.wanted = i
-	a.mu.Unlock()
-	a.ready.Broadcast()
-	for {
-		a.mu.Lock()
-		if i < len(a.out) && a.out[i].done {
-			r := a.out[i]
-			a.mu.Unlock()
-			return r.en, r.err
-		}
-		a.mu.Unlock()
-		j, ok := a.claim(-1)
-		if !ok {
-			break
-		}
-		a.renderAt(j)
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	for !a.out[i].done {
-		a.ready.Wait()
-	}
-	return a.out[i].en, a.out[i].err
-}
-
-// stop lets the worker finish the candidate in hand and waits for it:
-// after that only the loop touches the candidates.
-func (a *renderAhead) stop() {
-	a.mu.Lock()
-	a.halt = true
-	a.mu.Unlock()
-	a.ready.Broadcast()
-	a.worker.Wait()
 }

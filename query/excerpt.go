@@ -67,8 +67,8 @@ func (e *engine) excerpt(s *scored, it *project.Item) string {
 	return cut(best)
 }
 
-// excerptWeights fills the field weights excerpts rank passages by, once:
-// before items are rendered on two goroutines, which then only read them.
+// excerptWeights fills the field weights excerpts rank passages by, once,
+// before the first item is rendered.
 func (e *engine) excerptWeights() {
 	if e.weight == nil {
 		e.weight = map[string]int{}
