@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/lex"
 	"github.com/cairn-kb/cairn/stages/project"
 )
 
@@ -304,7 +305,7 @@ func (e *engine) score() error {
 	e.pool = append(e.pool, extra...)
 	slices.SortFunc(e.pool, func(a, b *scored) int { return cmp.Compare(a.ord, b.ord) })
 	recent := map[recencyKey]int{} // recency points by half-life and day
-	titleKey := project.TermsKey(e.parsed.Terms)
+	titleKey := lex.TermsKey(e.parsed.Terms)
 	for _, s := range e.pool {
 		// Only a title whose terms hash like the query's can be the query.
 		if len(e.terms) > 0 && s.key.TitleTerms == titleKey {
@@ -532,7 +533,7 @@ func (e *engine) reasons(s *scored) ([]Reason, error) {
 // received record.
 func exactOwn(row *artifacts.Doc, term string) bool {
 	_, id, ok := strings.Cut(row.URI, "#")
-	return ok && (strings.EqualFold(project.DecodeID(id), term) || strings.EqualFold(row.URI, term))
+	return ok && (strings.EqualFold(lex.DecodeID(id), term) || strings.EqualFold(row.URI, term))
 }
 
 // uriTerm finds the item whose complete URI the term is, whatever case the
@@ -599,14 +600,14 @@ func (e *engine) itemOf(s *scored) (*project.Item, error) {
 
 // queryWords splits text the way a query is split into terms, keeping
 // every word, so a phrase can be matched against it.
-func queryWords(text string) []string { return slices.Collect(project.QueryWords(text)) }
+func queryWords(text string) []string { return slices.Collect(lex.QueryWords(text)) }
 
 // containsRun reports whether run appears consecutively in words, ignoring
 // words the query would have dropped (short and scaffolding words).
 func containsRun(words, run []string) bool {
 	var kept []string
 	for _, w := range words {
-		if project.KeepAsTerm(w) {
+		if lex.KeepAsTerm(w) {
 			kept = append(kept, w)
 		}
 	}
@@ -623,8 +624,8 @@ func containsRun(words, run []string) bool {
 // the terms. It stops at the first word that differs.
 func titleIs(title string, terms []string) bool {
 	n := 0 // the title's kept words so far are terms[:n]
-	for w := range project.QueryWords(title) {
-		if !project.KeepAsTerm(w) || slices.Contains(terms[:n], w) {
+	for w := range lex.QueryWords(title) {
+		if !lex.KeepAsTerm(w) || slices.Contains(terms[:n], w) {
 			continue
 		}
 		if n == len(terms) || w != terms[n] {

@@ -6,6 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/cairn-kb/cairn/stages/lex"
 	"github.com/cairn-kb/cairn/stages/project"
 )
 
@@ -111,7 +112,7 @@ func (e *engine) coverage(passage string) int {
 		if !containsLower(passage, t) {
 			continue
 		}
-		if project.IsIdentifierShaped(t) {
+		if lex.IsIdentifierShaped(t) {
 			n++
 			continue
 		}

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/lex"
 	"github.com/cairn-kb/cairn/stages/load"
 	"github.com/cairn-kb/cairn/stages/model"
 	"github.com/cairn-kb/cairn/stages/project"
@@ -172,7 +173,7 @@ func (c *indexCorpus) Close() error {
 }
 func (c *indexCorpus) Config() model.Config               { return c.cfg }
 func (c *indexCorpus) SemanticsDigest() string            { return c.semantics }
-func (c *indexCorpus) Identities() project.Identities     { return c.proj.Identities() }
+func (c *indexCorpus) Identities() lex.Identities         { return c.proj.Identities() }
 func (c *indexCorpus) Len() int                           { return c.r.Items() }
 func (c *indexCorpus) Fields() []artifacts.Field          { return c.fields }
 func (c *indexCorpus) Row(ord int) (artifacts.Doc, error) { return c.r.Row(ord) }
@@ -200,7 +201,7 @@ func (c *indexCorpus) PostingsContaining(sub string) ([]artifacts.TermPostings, 
 	}
 	var out []artifacts.TermPostings
 	for _, e := range entries {
-		if strings.HasPrefix(e.Term, project.ExactPrefix) {
+		if strings.HasPrefix(e.Term, lex.ExactPrefix) {
 			continue
 		}
 		ps, err := c.r.Postings(e)

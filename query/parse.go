@@ -7,7 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/cairn-kb/cairn/stages/project"
+	"github.com/cairn-kb/cairn/stages/lex"
 )
 
 // Query limits (SPEC §10: a query that is too long is bad input).
@@ -76,7 +76,7 @@ func parseErrorf(format string, args ...any) error {
 //     resolved at the as-of day (the UTC date of asOf).
 //  4. The flags are validated and combined with it into the Window.
 //  5. The rest becomes Terms exactly as the index tokenises text
-//     (project.Identifiers and project.Words): identifier-shaped tokens are
+//     (lex.Identifiers and lex.Words): identifier-shaped tokens are
 //     one term; plain words need MinPlainRunes runes; scaffolding words
 //     (a "last" in the middle included) are dropped into Filtered.
 //
@@ -129,7 +129,7 @@ func Parse(words []string, asOf time.Time, since, until string) (Parsed, error) 
 	filtered := newOrderedSet()
 	for len(rest) > 0 {
 		w, ok := singleWordOf(rest[0])
-		if !ok || w == "last" || !project.Scaffolding[w] {
+		if !ok || w == "last" || !lex.Scaffolding[w] {
 			break
 		}
 		filtered.add(w)
@@ -445,14 +445,14 @@ func temporalWord(c string) string {
 	return w
 }
 
-// singleWordOf returns the chunk's one word (as project.Words reads it) when
+// singleWordOf returns the chunk's one word (as lex.Words reads it) when
 // it has exactly one and no identifier: "Please," is "please", but
 // "what's" and "how-to" are not single words.
 func singleWordOf(c string) (string, bool) {
 	var ws []string
-	project.Words(c, func(w string, _ int) { ws = append(ws, w) })
+	lex.Words(c, func(w string, _ int) { ws = append(ws, w) })
 	ids := 0
-	project.Identifiers(c, func(string) { ids++ })
+	lex.Identifiers(c, func(string) { ids++ })
 	if len(ws) != 1 || ids != 0 {
 		return "", false
 	}
@@ -461,10 +461,10 @@ func singleWordOf(c string) (string, bool) {
 
 // chunkTerms splits one whitespace-separated chunk exactly as the index
 // tokenises text, so a query term matches an indexed token: each
-// identifier token (project.Identifiers: a run of word and URI runes,
+// identifier token (lex.Identifiers: a run of word and URI runes,
 // trimmed of punctuation at its ends, holding - / : @ .) is ONE term and
 // its inner words are not terms of their own; the words outside
-// identifiers (project.Words) are terms when they have MinPlainRunes runes
+// identifiers (lex.Words) are terms when they have MinPlainRunes runes
 // and are not scaffolding, and are dropped otherwise.
 //
 // "(HAR-142)," gives the term "har-142"; "HAR-142's" gives "har-142" and
@@ -472,8 +472,8 @@ func singleWordOf(c string) (string, bool) {
 func chunkTerms(c string, term, drop func(string)) {
 	lc := strings.ToLower(c)
 	plain := func(s string) {
-		project.Words(s, func(w string, runes int) {
-			if project.Scaffolding[w] || runes < project.MinPlainRunes {
+		lex.Words(s, func(w string, runes int) {
+			if lex.Scaffolding[w] || runes < lex.MinPlainRunes {
 				drop(w)
 			} else {
 				term(w)
@@ -481,8 +481,8 @@ func chunkTerms(c string, term, drop func(string)) {
 		})
 	}
 	pos := 0
-	project.Identifiers(c, func(id string) {
-		if !project.IsIdentifierShaped(id) || utf8.RuneCountInString(id) < project.MinIdentRunes {
+	lex.Identifiers(c, func(id string) {
+		if !lex.IsIdentifierShaped(id) || utf8.RuneCountInString(id) < lex.MinIdentRunes {
 			return
 		}
 		// The identifier is the next occurrence of its text: the runs

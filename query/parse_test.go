@@ -10,7 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/cairn-kb/cairn/stages/project"
+	"github.com/cairn-kb/cairn/stages/lex"
 )
 
 func asOfDay(t *testing.T, s string) time.Time {
@@ -309,12 +309,12 @@ func TestParseAsOfZone(t *testing.T) {
 // to index and its identifier tokens.
 func indexTokens(s string) map[string]bool {
 	out := map[string]bool{}
-	project.Words(s, func(w string, runes int) {
-		if runes >= project.MinPlainRunes {
+	lex.Words(s, func(w string, runes int) {
+		if runes >= lex.MinPlainRunes {
 			out[w] = true
 		}
 	})
-	project.Identifiers(s, func(id string) { out[id] = true })
+	lex.Identifiers(s, func(id string) { out[id] = true })
 	return out
 }
 
@@ -333,7 +333,7 @@ func checkParsed(t *testing.T, p Parsed) {
 			t.Errorf("query %q: term %q repeated", p.Text, term)
 		}
 		seen[term] = true
-		if !project.IsIdentifierShaped(term) && project.Scaffolding[term] {
+		if !lex.IsIdentifierShaped(term) && lex.Scaffolding[term] {
 			t.Errorf("query %q: scaffolding term %q", p.Text, term)
 		}
 	}
@@ -404,7 +404,7 @@ func TestTitleIs(t *testing.T) {
 	joined := func(title string) string { // the definition
 		var kept []string
 		for _, w := range queryWords(title) {
-			if project.KeepAsTerm(w) && !slices.Contains(kept, w) {
+			if lex.KeepAsTerm(w) && !slices.Contains(kept, w) {
 				kept = append(kept, w)
 			}
 		}
@@ -421,11 +421,11 @@ func TestTitleIs(t *testing.T) {
 				t.Errorf("titleIs(%q, %q) = %v, want %v", title, terms, got, want)
 			}
 			// The key gate a query applies first never rules such a title out.
-			if got && project.TermsKey(project.TitleTerms(title)) != project.TermsKey(terms) {
+			if got && lex.TermsKey(lex.TitleTerms(title)) != lex.TermsKey(terms) {
 				t.Errorf("%q is the query %q, but its title-terms key differs", title, terms)
 			}
 		}
-		if got, want := strings.Join(project.TitleTerms(title), " "), joined(title); got != want {
+		if got, want := strings.Join(lex.TitleTerms(title), " "), joined(title); got != want {
 			t.Errorf("TitleTerms(%q) = %q, want %q", title, got, want)
 		}
 	}

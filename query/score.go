@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/lex"
 	"github.com/cairn-kb/cairn/stages/project"
 )
 
@@ -86,7 +87,7 @@ func (s *scored) moreOf() *scoredMore {
 // termStats is what one query term matched across the corpus.
 type termStats struct {
 	term string
-	fold uint32 // project.FoldKey(term), to find the items it may name exactly
+	fold uint32 // lex.FoldKey(term), to find the items it may name exactly
 	// hits are the window's items the term matches, by ordinal, each
 	// with how: as an exact identifier, and/or its postings in fields.
 	hits   []termHit
@@ -115,8 +116,8 @@ type termHit struct {
 // dictionary term containing them). Only the window's items count. Hits
 // come sorted by ordinal, one per item: a query can have tens of
 // thousands, and a sorted slice costs far less than maps to build and walk.
-func lookupTerm(c corpus, ids project.Identities, term string, win *candidates) (*termStats, error) {
-	st := &termStats{term: term, fold: project.FoldKey(term)}
+func lookupTerm(c corpus, ids lex.Identities, term string, win *candidates) (*termStats, error) {
+	st := &termStats{term: term, fold: lex.FoldKey(term)}
 	var exact []int32
 	var found []artifacts.Posting
 	add := func(ps []artifacts.Posting, isExact bool) {
@@ -139,7 +140,7 @@ func lookupTerm(c corpus, ids project.Identities, term string, win *candidates) 
 		add(ps, true)
 	}
 	lists := 0 // dictionary terms whose postings were gathered
-	if project.IsIdentifierShaped(term) {
+	if lex.IsIdentifierShaped(term) {
 		containing, err := c.PostingsContaining(term)
 		if err != nil {
 			return nil, err
@@ -148,7 +149,7 @@ func lookupTerm(c corpus, ids project.Identities, term string, win *candidates) 
 			add(tp.Postings, false)
 		}
 		lists = len(containing)
-	} else if !strings.HasPrefix(term, project.ExactPrefix) {
+	} else if !strings.HasPrefix(term, lex.ExactPrefix) {
 		ps, _, err := c.Postings(term)
 		if err != nil {
 			return nil, err
@@ -274,10 +275,10 @@ func compareChrono(a, b *artifacts.Key) int { return cmp.Compare(a.Chrono, b.Chr
 // for a query term: the term's own exact form, and the exact form of every
 // name of an identity the term names (so marc@x.test finds records related
 // to person:github/marc-x, Marc's alias).
-func exactLookups(ids project.Identities, term string) []string {
-	out := []string{project.ExactTerm(term)}
+func exactLookups(ids lex.Identities, term string) []string {
+	out := []string{lex.ExactTerm(term)}
 	for _, n := range ids.Names(term) {
-		out = append(out, project.ExactTerm(n))
+		out = append(out, lex.ExactTerm(n))
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
