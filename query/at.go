@@ -92,31 +92,9 @@ func At(ctx context.Context, root string, req AtRequest) ([]byte, error) {
 		}
 		doc.profile(v)
 	} else {
-		rel, err := basePath(root, req.Path)
+		rel, place, err := doc.placeOf(fsys, root, req.Path, g.Config)
 		if err != nil {
 			return nil, err
-		}
-		// Through the os.Root: a link that leaves the base is refused
-		// like a path that does.
-		if _, err := fs.Stat(fsys, rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, &UsageError{Msg: fmt.Sprintf("%s cannot be read inside the base (%v); ask about a path inside it", rel, err)}
-		}
-		// Only a content file's own point: binds it, as in the build.
-		var point string
-		if rel != "." && load.IsContent(g.Config, rel) {
-			var ds []diag.Diagnostic
-			point, ds = load.ContentPoint(fsys, rel)
-			for _, d := range ds {
-				doc.Attention = append(doc.Attention, "The file's frontmatter could not be read, so its point: is not known: "+govern.Plain(d.String()))
-			}
-		}
-		if point != "" && !slices.ContainsFunc(g.Config.Governance.Points, func(p model.Point) bool { return p.Name == point }) {
-			doc.Attention = append(doc.Attention, fmt.Sprintf("The file names point %q, which cairn.yaml does not declare; the build refuses it, and this answer ignores it.", govern.Plain(point)))
-			point = ""
-		}
-		place := govern.Place{Path: rel, Point: point}
-		if rel == "." {
-			place.Path = ""
 		}
 		doc.project(rel, resolver.At(place, req.AsOf))
 	}
@@ -128,6 +106,40 @@ func At(ctx context.Context, root string, req AtRequest) ([]byte, error) {
 		return append(marshal(doc, "", "  "), '\n'), nil
 	}
 	return []byte(doc.markdown(req.Explain)), nil
+}
+
+// placeOf is the place in the governance of the asked path: its clean
+// base-relative form ("." for the base itself) and the point its content
+// file names, if cairn.yaml declares it. What cannot be read of the file
+// goes into the answer's attention list.
+func (doc *AtAnswer) placeOf(fsys fs.FS, root, asked string, cfg model.Config) (string, govern.Place, error) {
+	rel, err := basePath(root, asked)
+	if err != nil {
+		return "", govern.Place{}, err
+	}
+	// Through the os.Root: a link that leaves the base is refused like a
+	// path that does.
+	if _, err := fs.Stat(fsys, rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", govern.Place{}, &UsageError{Msg: fmt.Sprintf("%s cannot be read inside the base (%v); ask about a path inside it", rel, err)}
+	}
+	// Only a content file's own point: binds it, as in the build.
+	var point string
+	if rel != "." && load.IsContent(cfg, rel) {
+		var ds []diag.Diagnostic
+		point, ds = load.ContentPoint(fsys, rel)
+		for _, d := range ds {
+			doc.Attention = append(doc.Attention, "The file's frontmatter could not be read, so its point: is not known: "+govern.Plain(d.String()))
+		}
+	}
+	if point != "" && !slices.ContainsFunc(cfg.Governance.Points, func(p model.Point) bool { return p.Name == point }) {
+		doc.Attention = append(doc.Attention, fmt.Sprintf("The file names point %q, which cairn.yaml does not declare; the build refuses it, and this answer ignores it.", govern.Plain(point)))
+		point = ""
+	}
+	place := govern.Place{Path: rel, Point: point}
+	if rel == "." {
+		place.Path = ""
+	}
+	return rel, place, nil
 }
 
 // basePath turns the asked path into a clean base-relative one, refusing

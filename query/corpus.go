@@ -16,6 +16,7 @@ import (
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages/diag"
+	"github.com/cairn-kb/cairn/stages/lex"
 	"github.com/cairn-kb/cairn/stages/load"
 	"github.com/cairn-kb/cairn/stages/model"
 	"github.com/cairn-kb/cairn/stages/project"
@@ -29,7 +30,7 @@ import (
 type corpus interface {
 	Config() model.Config
 	// Identities are the configuration's, made once for the corpus.
-	Identities() project.Identities
+	Identities() lex.Identities
 	SemanticsDigest() string
 	Len() int
 	// Fields is fields.tsv; callers share it and must not change it.
@@ -99,13 +100,13 @@ type wanted struct {
 
 func newWanted(cfg model.Config, terms []string) wanted {
 	w := wanted{exact: map[string]bool{}}
-	ids := project.NewIdentities(cfg)
+	ids := lex.NewIdentities(cfg)
 	for _, t := range terms {
 		w.exact[t] = true
 		for _, x := range exactLookups(ids, t) {
 			w.exact[x] = true
 		}
-		if project.IsIdentifierShaped(t) {
+		if lex.IsIdentifierShaped(t) {
 			w.idents = append(w.idents, t)
 		}
 	}
@@ -116,7 +117,7 @@ func (w wanted) keep(term string) bool {
 	if w.exact[term] {
 		return true
 	}
-	if strings.HasPrefix(term, project.ExactPrefix) {
+	if strings.HasPrefix(term, lex.ExactPrefix) {
 		return false
 	}
 	for _, id := range w.idents {
@@ -216,18 +217,18 @@ func openScan(ctx context.Context, fsys fs.FS, terms []string) (*scanCorpus, err
 // term names (a record related to person:github/marc-x matches
 // marc@x.test exactly through the identity).
 func scanNeedles(cfg model.Config, terms []string) []string {
-	ids := project.NewIdentities(cfg)
+	ids := lex.NewIdentities(cfg)
 	var out []string
 	for _, t := range terms {
 		out = append(out, t)
 		if _, id, ok := strings.Cut(t, "#"); ok && id != "" {
 			// A complete record URI names the record by its id.
-			out = append(out, strings.ToLower(project.DecodeID(id)))
+			out = append(out, strings.ToLower(lex.DecodeID(id)))
 		}
 		for _, name := range slices.Sorted(maps.Keys(cfg.Identities)) {
 			id := cfg.Identities[name]
 			for _, n := range append([]string{id.Canonical}, id.Aliases...) {
-				if slices.ContainsFunc(ids.ExactForms(n), func(f string) bool { return project.Exact(f) == t }) {
+				if slices.ContainsFunc(ids.ExactForms(n), func(f string) bool { return lex.Exact(f) == t }) {
 					for _, m := range append([]string{id.Canonical}, id.Aliases...) {
 						out = append(out, strings.ToLower(m))
 					}
@@ -384,12 +385,12 @@ func baseErrors(errs []diag.Diagnostic) error {
 	return &UsageError{Msg: fmt.Sprintf("the base has %d error(s), so no context can be read from it; the first: %s; run cairn build to see them all", len(errs), errs[0])}
 }
 
-func (c *scanCorpus) Config() model.Config           { return c.cfg }
-func (c *scanCorpus) Identities() project.Identities { return c.proj.Identities() }
-func (c *scanCorpus) SemanticsDigest() string        { return c.semantics }
-func (c *scanCorpus) Len() int                       { return c.n }
-func (c *scanCorpus) Fields() []artifacts.Field      { return c.fields }
-func (c *scanCorpus) HasBody(uri string) bool        { return c.bodies[uri] }
+func (c *scanCorpus) Config() model.Config       { return c.cfg }
+func (c *scanCorpus) Identities() lex.Identities { return c.proj.Identities() }
+func (c *scanCorpus) SemanticsDigest() string    { return c.semantics }
+func (c *scanCorpus) Len() int                   { return c.n }
+func (c *scanCorpus) Fields() []artifacts.Field  { return c.fields }
+func (c *scanCorpus) HasBody(uri string) bool    { return c.bodies[uri] }
 
 // locate finds the unit that holds an ordinal, and the item's position
 // in it.
@@ -440,7 +441,7 @@ func (c *scanCorpus) Postings(term string) ([]artifacts.Posting, bool, error) {
 func (c *scanCorpus) PostingsContaining(sub string) ([]artifacts.TermPostings, error) {
 	var out []artifacts.TermPostings
 	for t, ps := range c.postings {
-		if strings.Contains(t, sub) && !strings.HasPrefix(t, project.ExactPrefix) {
+		if strings.Contains(t, sub) && !strings.HasPrefix(t, lex.ExactPrefix) {
 			out = append(out, artifacts.TermPostings{Term: t, Postings: ps})
 		}
 	}

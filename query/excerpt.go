@@ -6,6 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/cairn-kb/cairn/stages/lex"
 	"github.com/cairn-kb/cairn/stages/project"
 )
 
@@ -67,8 +68,8 @@ func (e *engine) excerpt(s *scored, it *project.Item) string {
 	return cut(best)
 }
 
-// excerptWeights fills the field weights excerpts rank passages by, once:
-// before items are rendered on two goroutines, which then only read them.
+// excerptWeights fills the field weights excerpts rank passages by, once,
+// before the first item is rendered.
 func (e *engine) excerptWeights() {
 	if e.weight == nil {
 		e.weight = map[string]int{}
@@ -111,7 +112,7 @@ func (e *engine) coverage(passage string) int {
 		if !containsLower(passage, t) {
 			continue
 		}
-		if project.IsIdentifierShaped(t) {
+		if lex.IsIdentifierShaped(t) {
 			n++
 			continue
 		}

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/lex"
 	"github.com/cairn-kb/cairn/stages/load"
 	"github.com/cairn-kb/cairn/stages/model"
 	"github.com/cairn-kb/cairn/stages/project"
@@ -31,7 +32,6 @@ type indexCorpus struct {
 	proj      *project.Projector
 	bodies    map[string]artifacts.Body // by record URI, from bodies.tsv
 	days      []string                  // populated event days, from documents.tsv
-	releaseGC func()                    // ends the light collector of holdLightGC
 
 	// Items are re-read on two goroutines at once (see deliver): mu
 	// guards the maps below, projMu the projector's cached bodies, which
@@ -98,8 +98,7 @@ func (f *indexFiles) current(root string) bool {
 
 // newIndexCorpus makes the corpus of files read by readIndexFiles.
 func newIndexCorpus(f *indexFiles, fsys fs.FS, cfg model.Config, m *artifacts.Manifest) *indexCorpus {
-	c := &indexCorpus{cfg: cfg, semantics: m.SemanticsDigest, r: f.r, fields: f.r.Fields(), fsys: fsys, documents: make(map[string]artifacts.Document, len(f.docs)),
-		releaseGC: holdLightGC()}
+	c := &indexCorpus{cfg: cfg, semantics: m.SemanticsDigest, r: f.r, fields: f.r.Fields(), fsys: fsys, documents: make(map[string]artifacts.Document, len(f.docs))}
 	for _, d := range f.docs {
 		c.documents[d.Path] = d
 		if d.Layer == model.LayerEvents && d.Records > 0 {
@@ -167,7 +166,6 @@ func loadArtifact[T any](root, path string, decode func([]byte) ([]T, error), re
 }
 
 func (c *indexCorpus) Close() error {
-	c.releaseGC()
 	for _, f := range c.open {
 		f.Close()
 	}
@@ -175,7 +173,7 @@ func (c *indexCorpus) Close() error {
 }
 func (c *indexCorpus) Config() model.Config               { return c.cfg }
 func (c *indexCorpus) SemanticsDigest() string            { return c.semantics }
-func (c *indexCorpus) Identities() project.Identities     { return c.proj.Identities() }
+func (c *indexCorpus) Identities() lex.Identities         { return c.proj.Identities() }
 func (c *indexCorpus) Len() int                           { return c.r.Items() }
 func (c *indexCorpus) Fields() []artifacts.Field          { return c.fields }
 func (c *indexCorpus) Row(ord int) (artifacts.Doc, error) { return c.r.Row(ord) }
@@ -203,7 +201,7 @@ func (c *indexCorpus) PostingsContaining(sub string) ([]artifacts.TermPostings, 
 	}
 	var out []artifacts.TermPostings
 	for _, e := range entries {
-		if strings.HasPrefix(e.Term, project.ExactPrefix) {
+		if strings.HasPrefix(e.Term, lex.ExactPrefix) {
 			continue
 		}
 		ps, err := c.r.Postings(e)

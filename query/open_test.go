@@ -201,37 +201,6 @@ func TestIndexFilesCurrent(t *testing.T) {
 	}
 }
 
-// TestOpenCorpusEndsHeadroomBeforeScan checks that the heap headroom an
-// indexed query is given (a raised collector target) is ended before a
-// scan, whose heap grows with the base, and kept for an indexed answer.
-func TestOpenCorpusEndsHeadroomBeforeScan(t *testing.T) {
-	dir := builtDemo(t)
-	for _, c := range []struct {
-		name   string
-		change func()
-		ended  bool
-	}{
-		{"current artifacts", func() {}, false},
-		{"an edited record", func() { edit(t, dir, "wiki/retention-policy.md", "days", "weeks") }, true},
-		{"no artifacts", func() {
-			if err := os.RemoveAll(filepath.Join(dir, ".cairn")); err != nil {
-				t.Fatal(err)
-			}
-		}, true},
-	} {
-		c.change()
-		ended := false
-		_, ix, closeFn, err := openCorpus(context.Background(), dir, []string{"retention"}, func() { ended = true })
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
-		closeFn()
-		if ended != c.ended {
-			t.Errorf("%s (index %s): headroom ended before the corpus opened: %v, want %v", c.name, ix.State, ended, c.ended)
-		}
-	}
-}
-
 // TestOpenRefreshesStatCache: an input whose stat the cache cannot vouch
 // for (no entry yet, or touched since with its bytes unchanged) is hashed
 // by the query, which still uses the artifacts, and its stat goes into

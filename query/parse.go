@@ -7,7 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/cairn-kb/cairn/stages/project"
+	"github.com/cairn-kb/cairn/stages/lex"
 )
 
 // Query limits (SPEC §10: a query that is too long is bad input).
@@ -16,19 +16,12 @@ const (
 	queryMaxWords = 64
 )
 
-// dayLayout is the one date format of the command line and the receipt.
+// queryDayLayout is the one date format of the command line and the receipt.
 const queryDayLayout = "2006-01-02"
 
-// untilOnlyDays is how many days --until alone reaches back, ending on
+// untilAloneDays is how many days --until alone reaches back, ending on
 // (and counting) the --until day itself.
 const untilAloneDays = 30
-
-// weekdays maps the weekday names a temporal expression may use.
-var weekdayNames = map[string]time.Weekday{
-	"monday": time.Monday, "tuesday": time.Tuesday, "wednesday": time.Wednesday,
-	"thursday": time.Thursday, "friday": time.Friday, "saturday": time.Saturday,
-	"sunday": time.Sunday,
-}
 
 // Window is a resolved candidate window over dated layers. Empty Since/Until mean unbounded on that side before defaults apply.
 type Window struct {
@@ -76,7 +69,7 @@ func parseErrorf(format string, args ...any) error {
 //     resolved at the as-of day (the UTC date of asOf).
 //  4. The flags are validated and combined with it into the Window.
 //  5. The rest becomes Terms exactly as the index tokenises text
-//     (project.Identifiers and project.Words): identifier-shaped tokens are
+//     (lex.Identifiers and lex.Words): identifier-shaped tokens are
 //     one term; plain words need MinPlainRunes runes; scaffolding words
 //     (a "last" in the middle included) are dropped into Filtered.
 //
@@ -86,135 +79,172 @@ func parseErrorf(format string, args ...any) error {
 // pack with its warning). On error the returned Parsed is incomplete and
 // must not be used.
 func Parse(words []string, asOf time.Time, since, until string) (Parsed, error) {
-	var p Parsed
-	for _, w := range words {
-		if !utf8.ValidString(w) {
-			return p, parseErrorf("the query is not valid UTF-8: retype it as text")
-		}
-	}
-	chunks := strings.FieldsFunc(strings.Join(words, " "), func(r rune) bool {
-		return unicode.IsSpace(r) || unicode.IsControl(r)
-	})
-	p.Text = strings.Join(chunks, " ")
-	switch {
-	case len(chunks) == 0:
-		return p, parseErrorf("give a query: the words to look for, e.g. cairn context \"release checklist\"")
-	case len(p.Text) > queryMaxBytes:
-		return p, parseErrorf("query too long: %d bytes, at most %d; keep the words that name what you look for", len(p.Text), queryMaxBytes)
-	case len(chunks) > queryMaxWords:
-		return p, parseErrorf("query too long: %d words, at most %d; keep the words that name what you look for", len(chunks), queryMaxWords)
+	var ps parsing
+	if err := ps.split(words); err != nil {
+		return ps.p, err
 	}
 	y, m, d := asOf.UTC().Date()
-	today := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
-
+	ps.today = time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 	sinceDay, err := parseFlagDay("--since", since)
 	if err != nil {
-		return p, err
+		return ps.p, err
 	}
 	untilDay, err := parseFlagDay("--until", until)
 	if err != nil {
-		return p, err
+		return ps.p, err
 	}
+	ps.setAsideBare()
+	ps.trimScaffolding()
+	if err := ps.findTemporal(); err != nil {
+		return ps.p, err
+	}
+	if err := ps.combineWindow(since, until, sinceDay, untilDay); err != nil {
+		return ps.p, err
+	}
+	ps.takeTerms()
+	return ps.p, nil
+}
 
-	// Set aside chunks that hold no letter or digit: they yield no term
-	// and would hide an expression at the start or end.
-	var rest []string
-	for _, c := range chunks {
-		if bareChunk(c) != "" {
-			rest = append(rest, c)
+// parsing is a query being parsed: the Parsed so far and what the steps
+// hand on to the next.
+type parsing struct {
+	p          Parsed
+	today      time.Time     // the as-of day, at midnight UTC
+	chunks     []string      // the query split on white space (step 1)
+	rest       []string      // the chunks still to read
+	filtered   *orderedSet   // the words dropped so far
+	start, end *temporalExpr // the expressions at either end of rest, if any
+	window     *temporalExpr // the bound-deriving one of them, if any
+}
+
+// split checks the words and splits them into chunks (step 1).
+func (ps *parsing) split(words []string) error {
+	for _, w := range words {
+		if !utf8.ValidString(w) {
+			return parseErrorf("the query is not valid UTF-8: retype it as text")
 		}
 	}
+	ps.chunks = strings.FieldsFunc(strings.Join(words, " "), func(r rune) bool {
+		return unicode.IsSpace(r) || unicode.IsControl(r)
+	})
+	ps.p.Text = strings.Join(ps.chunks, " ")
+	switch {
+	case len(ps.chunks) == 0:
+		return parseErrorf("give a query: the words to look for, e.g. cairn context \"release checklist\"")
+	case len(ps.p.Text) > queryMaxBytes:
+		return parseErrorf("query too long: %d bytes, at most %d; keep the words that name what you look for", len(ps.p.Text), queryMaxBytes)
+	case len(ps.chunks) > queryMaxWords:
+		return parseErrorf("query too long: %d words, at most %d; keep the words that name what you look for", len(ps.chunks), queryMaxWords)
+	}
+	return nil
+}
 
-	// 2. Leading scaffolding, but never "last".
-	filtered := newOrderedSet()
-	for len(rest) > 0 {
-		w, ok := singleWordOf(rest[0])
-		if !ok || w == "last" || !project.Scaffolding[w] {
+// setAsideBare sets aside chunks that hold no letter or digit (step 1):
+// they yield no term and would hide an expression at the start or end.
+func (ps *parsing) setAsideBare() {
+	for _, c := range ps.chunks {
+		if bareChunk(c) != "" {
+			ps.rest = append(ps.rest, c)
+		}
+	}
+}
+
+// trimScaffolding drops leading scaffolding, but never "last" (step 2).
+func (ps *parsing) trimScaffolding() {
+	ps.filtered = newOrderedSet()
+	for len(ps.rest) > 0 {
+		w, ok := singleWordOf(ps.rest[0])
+		if !ok || w == "last" || !lex.Scaffolding[w] {
 			break
 		}
-		filtered.add(w)
-		rest = rest[1:]
+		ps.filtered.add(w)
+		ps.rest = ps.rest[1:]
 	}
+}
 
-	// 3. The temporal expression.
-	start, err := temporalAtStart(rest, today)
-	if err != nil {
-		return p, err
+// findTemporal finds the temporal expressions at the ends of the rest,
+// at most one of them bound-deriving, and notes them in Last and Temporal
+// (step 3).
+func (ps *parsing) findTemporal() error {
+	var err error
+	if ps.start, err = temporalAtStart(ps.rest, ps.today); err != nil {
+		return err
 	}
-	end, err := temporalAtEnd(rest, today)
-	if err != nil {
-		return p, err
+	if ps.end, err = temporalAtEnd(ps.rest, ps.today); err != nil {
+		return err
 	}
-	var window *temporalExpr // the bound-deriving expression, if any
-	if start != nil && end != nil && end.from < start.to {
-		end = nil // one expression is the whole remaining query
+	if ps.start != nil && ps.end != nil && ps.end.from < ps.start.to {
+		ps.end = nil // one expression is the whole remaining query
 	}
-	for _, e := range []*temporalExpr{start, end} {
+	for _, e := range []*temporalExpr{ps.start, ps.end} {
 		if e == nil {
 			continue
 		}
 		if e.last {
-			p.Last = true
+			ps.p.Last = true
 			continue
 		}
-		if window != nil {
-			return p, parseErrorf("two temporal expressions, %q and %q: keep one, or give the bounds with --since and --until",
-				window.written(rest), e.written(rest))
+		if ps.window != nil {
+			return parseErrorf("two temporal expressions, %q and %q: keep one, or give the bounds with --since and --until",
+				ps.window.written(ps.rest), e.written(ps.rest))
 		}
-		window = e
+		ps.window = e
 	}
 	switch {
-	case window != nil:
-		p.Temporal = window.written(rest)
-	case start != nil && start.last:
-		p.Temporal = start.written(rest)
-	case end != nil && end.last:
-		p.Temporal = end.written(rest)
+	case ps.window != nil:
+		ps.p.Temporal = ps.window.written(ps.rest)
+	case ps.start != nil && ps.start.last:
+		ps.p.Temporal = ps.start.written(ps.rest)
+	case ps.end != nil && ps.end.last:
+		ps.p.Temporal = ps.end.written(ps.rest)
 	}
+	return nil
+}
 
-	// 4. The window.
+// combineWindow combines the expression and the flags into the Window
+// (step 4); the flags' days are already validated.
+func (ps *parsing) combineWindow(since, until string, sinceDay, untilDay time.Time) error {
+	window, today := ps.window, ps.today
 	switch {
 	case window != nil && (since != "" || until != ""):
 		flag := "--since"
 		if since == "" {
 			flag = "--until"
 		}
-		return p, parseErrorf("the query's %q already sets the window, so %s cannot be used with it: drop one of them", p.Temporal, flag)
+		return parseErrorf("the query's %q already sets the window, so %s cannot be used with it: drop one of them", ps.p.Temporal, flag)
 	case window != nil:
-		p.Window = Window{
+		ps.p.Window = Window{
 			Since: fmtDay(window.since), Until: fmtDay(window.until),
 			DerivedFrom: fmt.Sprintf("query: %s → %s..%s", window.canon, fmtDay(window.since), fmtDay(window.until)),
 		}
 	case since != "" && until != "":
 		if sinceDay.After(untilDay) {
-			return p, parseErrorf("--since %s is after --until %s: swap them", since, until)
+			return parseErrorf("--since %s is after --until %s: swap them", since, until)
 		}
-		p.Window = Window{Since: since, Until: until, DerivedFrom: "--since " + since + " --until " + until}
+		ps.p.Window = Window{Since: since, Until: until, DerivedFrom: "--since " + since + " --until " + until}
 	case since != "":
 		if sinceDay.After(today) {
-			return p, parseErrorf("--since %s is after the as-of day %s: give an earlier day, or set --as-of", since, fmtDay(today))
+			return parseErrorf("--since %s is after the as-of day %s: give an earlier day, or set --as-of", since, fmtDay(today))
 		}
-		p.Window = Window{Since: since, Until: fmtDay(today), DerivedFrom: "--since " + since}
+		ps.p.Window = Window{Since: since, Until: fmtDay(today), DerivedFrom: "--since " + since}
 	case until != "":
-		p.Window = Window{
+		ps.p.Window = Window{
 			Since: fmtDay(untilDay.AddDate(0, 0, 1-untilAloneDays)), Until: until,
 			DerivedFrom: fmt.Sprintf("--until %s (%d days)", until, untilAloneDays),
 		}
 	}
+	return nil
+}
 
-	// Remove the expressions, then 5. the terms.
-	var body []string
-	for i, c := range rest {
-		if !start.covers(i) && !end.covers(i) {
-			body = append(body, c)
+// takeTerms removes the expressions and makes Terms of the rest (step 5).
+func (ps *parsing) takeTerms() {
+	terms := newOrderedSet()
+	for i, c := range ps.rest {
+		if !ps.start.covers(i) && !ps.end.covers(i) {
+			chunkTerms(c, terms.add, ps.filtered.add)
 		}
 	}
-	terms := newOrderedSet()
-	for _, c := range body {
-		chunkTerms(c, terms.add, filtered.add)
-	}
-	p.Terms, p.Filtered = terms.list, filtered.list
-	return p, nil
+	ps.p.Terms, ps.p.Filtered = terms.list, ps.filtered.list
 }
 
 // parseFlagDay validates a --since or --until value.
@@ -229,200 +259,6 @@ func parseFlagDay(flag, v string) (time.Time, error) {
 	return t, nil
 }
 
-// temporalExpr is a temporal expression found in the query: the chunks
-// [from, to) of the remaining words.
-type temporalExpr struct {
-	from, to     int
-	last         bool      // a bare "last": newest-first ordering, no bounds
-	since, until time.Time // the resolved window when !last
-	canon        string    // the expression lowercased, for derived_from
-}
-
-// covers reports whether chunk i belongs to e; a nil e covers nothing.
-func (e *temporalExpr) covers(i int) bool { return e != nil && i >= e.from && i < e.to }
-
-// written is the expression as the user wrote it, less the punctuation
-// around it: "Last Friday?" gives "Last Friday".
-func (e *temporalExpr) written(chunks []string) string {
-	return strings.TrimFunc(strings.Join(chunks[e.from:e.to], " "), queryPunct)
-}
-
-// temporalAtStart finds the expression at the start of the chunks: a
-// two-word form first, so "last week" and "last friday" win over a bare
-// "last".
-func temporalAtStart(chunks []string, today time.Time) (*temporalExpr, error) {
-	if len(chunks) >= 2 {
-		if e, err := temporal2(chunks[0], chunks[1], today); e != nil || err != nil {
-			return placeTemporal(e, 0), err
-		}
-		if temporalWord(chunks[0]) == "since" {
-			// "since friday" is not a form: say which date it would mean.
-			if e, err := temporalAt(chunks[1:], 0, today); err == nil && e != nil && !e.last {
-				return nil, sinceNeedsDate(chunks[:1+e.to], e)
-			}
-		}
-	}
-	if len(chunks) >= 1 {
-		e, err := temporal1(chunks[0], today)
-		return placeTemporal(e, 0), err
-	}
-	return nil, nil
-}
-
-// temporalAtEnd finds the expression at the end of the chunks, two-word
-// forms first. A window expression right after "since" is an error.
-func temporalAtEnd(chunks []string, today time.Time) (*temporalExpr, error) {
-	n := len(chunks)
-	var e *temporalExpr
-	var err error
-	if n >= 2 {
-		e, err = temporal2(chunks[n-2], chunks[n-1], today)
-		e = placeTemporal(e, n-2)
-	}
-	if e == nil && err == nil && n >= 1 {
-		e, err = temporal1(chunks[n-1], today)
-		e = placeTemporal(e, n-1)
-	}
-	if err != nil || e == nil {
-		return e, err
-	}
-	if !e.last && e.from > 0 && !strings.HasPrefix(e.canon, "since ") && temporalWord(chunks[e.from-1]) == "since" {
-		return nil, sinceNeedsDate(chunks[e.from-1:], e)
-	}
-	return e, nil
-}
-
-// temporalAt matches an expression at chunks[i:], two-word forms first.
-func temporalAt(chunks []string, i int, today time.Time) (*temporalExpr, error) {
-	if len(chunks)-i >= 2 {
-		if e, err := temporal2(chunks[i], chunks[i+1], today); e != nil || err != nil {
-			return placeTemporal(e, i), err
-		}
-	}
-	if len(chunks)-i >= 1 {
-		e, err := temporal1(chunks[i], today)
-		return placeTemporal(e, i), err
-	}
-	return nil, nil
-}
-
-// sinceNeedsDate is the error for "since <expression>", which is not one of
-// the closed forms; it names the date the user most likely meant.
-func sinceNeedsDate(chunks []string, e *temporalExpr) error {
-	written := strings.TrimFunc(strings.Join(chunks, " "), queryPunct)
-	return parseErrorf("%q: since takes a day as YYYY-MM-DD; write \"since %s\" (or use --since %s)", written, fmtDay(e.since), fmtDay(e.since))
-}
-
-// placeTemporal sets where a matched expression sits.
-func placeTemporal(e *temporalExpr, from int) *temporalExpr {
-	if e != nil {
-		e.from, e.to = from, from+e.to
-	}
-	return e
-}
-
-// temporal2 matches the two-word forms: "last week", "this week",
-// "last <weekday>", "since YYYY-MM-DD". The returned temporalExpr has to == 2
-// relative to its start.
-func temporal2(a, b string, today time.Time) (*temporalExpr, error) {
-	a, b = temporalWord(a), temporalWord(b)
-	canon := a + " " + b
-	switch {
-	case a == "last" && b == "week":
-		monday := today.AddDate(0, 0, -isoWeekOffset(today))
-		return &temporalExpr{to: 2, since: monday.AddDate(0, 0, -7), until: monday.AddDate(0, 0, -1), canon: canon}, nil
-	case a == "this" && b == "week":
-		return &temporalExpr{to: 2, since: today.AddDate(0, 0, -isoWeekOffset(today)), until: today, canon: canon}, nil
-	case a == "last" && isWeekdayName(b):
-		back := (int(today.Weekday()) - int(weekdayNames[b]) + 7) % 7
-		if back == 0 {
-			back = 7 // strictly before the as-of day
-		}
-		t := today.AddDate(0, 0, -back)
-		return &temporalExpr{to: 2, since: t, until: t, canon: canon}, nil
-	case a == "since" && dayShaped(b):
-		t, err := time.Parse(queryDayLayout, b)
-		if err != nil {
-			return nil, parseErrorf("%q is not a valid date: give a real day as YYYY-MM-DD", b)
-		}
-		if t.After(today) {
-			return nil, parseErrorf("%q is after the as-of day %s: give an earlier day, or set --as-of", canon, fmtDay(today))
-		}
-		return &temporalExpr{to: 2, since: t, until: today, canon: canon}, nil
-	case a == "since" && monthShaped(b):
-		t, err := time.Parse("2006-01", b)
-		if err != nil {
-			return nil, parseErrorf("%q is not a valid month: give a real month as YYYY-MM", b)
-		}
-		return nil, parseErrorf("%q: since takes a day as YYYY-MM-DD; write \"since %s\" (or use --since %s)", canon, fmtDay(t), fmtDay(t))
-	}
-	return nil, nil
-}
-
-// temporal1 matches the one-word forms: "today", "yesterday", "<weekday>",
-// "YYYY-MM", "YYYY-MM-DD" and the bare boundary operator "last".
-//
-// A plain weekday is the most recent such day on or before the as-of day:
-// on a Tuesday "tuesday" means today and "friday" the Friday before,
-// whereas "last tuesday" means a week ago. A date-shaped word that is not
-// a real date ("2026-02-30", "2026-13") is an error, not a term.
-func temporal1(a string, today time.Time) (*temporalExpr, error) {
-	a = temporalWord(a)
-	one := func(t time.Time) (*temporalExpr, error) {
-		return &temporalExpr{to: 1, since: t, until: t, canon: a}, nil
-	}
-	switch {
-	case a == "last":
-		return &temporalExpr{to: 1, last: true, canon: a}, nil
-	case a == "today":
-		return one(today)
-	case a == "yesterday":
-		return one(today.AddDate(0, 0, -1))
-	case isWeekdayName(a):
-		return one(today.AddDate(0, 0, -((int(today.Weekday()) - int(weekdayNames[a]) + 7) % 7)))
-	case dayShaped(a):
-		t, err := time.Parse(queryDayLayout, a)
-		if err != nil {
-			return nil, parseErrorf("%q is not a valid date: give a real day as YYYY-MM-DD", a)
-		}
-		return one(t)
-	case monthShaped(a):
-		t, err := time.Parse("2006-01", a)
-		if err != nil {
-			return nil, parseErrorf("%q is not a valid month: give a real month as YYYY-MM", a)
-		}
-		return &temporalExpr{to: 1, since: t, until: t.AddDate(0, 1, -1), canon: a}, nil
-	}
-	return nil, nil
-}
-
-func isWeekdayName(w string) bool { _, ok := weekdayNames[w]; return ok }
-
-// isoOffset is how many days t is past the Monday of its ISO week.
-func isoWeekOffset(t time.Time) int { return (int(t.Weekday()) + 6) % 7 }
-
-// dayShaped reports whether s looks like YYYY-MM-DD (digits and dashes in
-// place); whether it is a real date is checked separately.
-func dayShaped(s string) bool {
-	return len(s) == 10 && s[7] == '-' && allDigits(s[8:]) && monthShaped(s[:7])
-}
-
-// monthShaped reports whether s looks like YYYY-MM.
-func monthShaped(s string) bool {
-	return len(s) == 7 && s[4] == '-' && allDigits(s[:4]) && allDigits(s[5:])
-}
-
-func allDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return s != ""
-}
-
-func fmtDay(t time.Time) string { return t.Format(queryDayLayout) }
-
 // queryPunct reports runes that are neither letters, digits, marks nor
 // the underscore: the punctuation trimmed from around a word.
 func queryPunct(r rune) bool {
@@ -433,26 +269,14 @@ func queryPunct(r rune) bool {
 // "(Friday)," gives "friday".
 func bareChunk(c string) string { return strings.TrimFunc(strings.ToLower(c), queryPunct) }
 
-// temporalWord is the chunk as a temporal word: bare, without a possessive, so
-// that "last week's notes" and "yesterday's standup" carry an expression.
-func temporalWord(c string) string {
-	w := bareChunk(c)
-	for _, s := range []string{"'s", "’s"} {
-		if t, ok := strings.CutSuffix(w, s); ok && t != "" {
-			return t
-		}
-	}
-	return w
-}
-
-// singleWordOf returns the chunk's one word (as project.Words reads it) when
+// singleWordOf returns the chunk's one word (as lex.Words reads it) when
 // it has exactly one and no identifier: "Please," is "please", but
 // "what's" and "how-to" are not single words.
 func singleWordOf(c string) (string, bool) {
 	var ws []string
-	project.Words(c, func(w string, _ int) { ws = append(ws, w) })
+	lex.Words(c, func(w string, _ int) { ws = append(ws, w) })
 	ids := 0
-	project.Identifiers(c, func(string) { ids++ })
+	lex.Identifiers(c, func(string) { ids++ })
 	if len(ws) != 1 || ids != 0 {
 		return "", false
 	}
@@ -461,10 +285,10 @@ func singleWordOf(c string) (string, bool) {
 
 // chunkTerms splits one whitespace-separated chunk exactly as the index
 // tokenises text, so a query term matches an indexed token: each
-// identifier token (project.Identifiers: a run of word and URI runes,
+// identifier token (lex.Identifiers: a run of word and URI runes,
 // trimmed of punctuation at its ends, holding - / : @ .) is ONE term and
 // its inner words are not terms of their own; the words outside
-// identifiers (project.Words) are terms when they have MinPlainRunes runes
+// identifiers (lex.Words) are terms when they have MinPlainRunes runes
 // and are not scaffolding, and are dropped otherwise.
 //
 // "(HAR-142)," gives the term "har-142"; "HAR-142's" gives "har-142" and
@@ -472,8 +296,8 @@ func singleWordOf(c string) (string, bool) {
 func chunkTerms(c string, term, drop func(string)) {
 	lc := strings.ToLower(c)
 	plain := func(s string) {
-		project.Words(s, func(w string, runes int) {
-			if project.Scaffolding[w] || runes < project.MinPlainRunes {
+		lex.Words(s, func(w string, runes int) {
+			if lex.Scaffolding[w] || runes < lex.MinPlainRunes {
 				drop(w)
 			} else {
 				term(w)
@@ -481,8 +305,8 @@ func chunkTerms(c string, term, drop func(string)) {
 		})
 	}
 	pos := 0
-	project.Identifiers(c, func(id string) {
-		if !project.IsIdentifierShaped(id) || utf8.RuneCountInString(id) < project.MinIdentRunes {
+	lex.Identifiers(c, func(id string) {
+		if !lex.IsIdentifierShaped(id) || utf8.RuneCountInString(id) < lex.MinIdentRunes {
 			return
 		}
 		// The identifier is the next occurrence of its text: the runs

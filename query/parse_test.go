@@ -2,7 +2,6 @@ package query
 
 import (
 	"errors"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -10,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/cairn-kb/cairn/stages/project"
+	"github.com/cairn-kb/cairn/stages/lex"
 )
 
 func asOfDay(t *testing.T, s string) time.Time {
@@ -309,12 +308,12 @@ func TestParseAsOfZone(t *testing.T) {
 // to index and its identifier tokens.
 func indexTokens(s string) map[string]bool {
 	out := map[string]bool{}
-	project.Words(s, func(w string, runes int) {
-		if runes >= project.MinPlainRunes {
+	lex.Words(s, func(w string, runes int) {
+		if runes >= lex.MinPlainRunes {
 			out[w] = true
 		}
 	})
-	project.Identifiers(s, func(id string) { out[id] = true })
+	lex.Identifiers(s, func(id string) { out[id] = true })
 	return out
 }
 
@@ -333,7 +332,7 @@ func checkParsed(t *testing.T, p Parsed) {
 			t.Errorf("query %q: term %q repeated", p.Text, term)
 		}
 		seen[term] = true
-		if !project.IsIdentifierShaped(term) && project.Scaffolding[term] {
+		if !lex.IsIdentifierShaped(term) && lex.Scaffolding[term] {
 			t.Errorf("query %q: scaffolding term %q", p.Text, term)
 		}
 	}
@@ -395,38 +394,4 @@ func FuzzParse(f *testing.F) {
 		}
 		checkParsed(t, p)
 	})
-}
-
-// TestTitleIs: a title is the whole query when its kept words, each once
-// in first-seen order, joined by spaces, are the terms joined by spaces;
-// titleIs decides that without building the string, and must agree.
-func TestTitleIs(t *testing.T) {
-	joined := func(title string) string { // the definition
-		var kept []string
-		for _, w := range queryWords(title) {
-			if project.KeepAsTerm(w) && !slices.Contains(kept, w) {
-				kept = append(kept, w)
-			}
-		}
-		return strings.Join(kept, " ")
-	}
-	titles := []string{"", "Certificate renewal", "certificate renewal, renewal of the certificate", "The certificate: renewal!",
-		"Fix WEB-100 (certificate renewal)", "WEB-100", "web-100 web-100", "renewal certificate", "Ünïcode renewal", "a an the of"}
-	queries := [][]string{{}, {"certificate", "renewal"}, {"renewal", "certificate"}, {"web-100"}, {"fix", "web-100", "certificate", "renewal"},
-		{"certificate"}, {"ünïcode", "renewal"}, {"renewal", "renewal"}}
-	for _, title := range titles {
-		for _, terms := range queries {
-			got, want := titleIs(title, terms), joined(title) == strings.Join(terms, " ")
-			if got != want {
-				t.Errorf("titleIs(%q, %q) = %v, want %v", title, terms, got, want)
-			}
-			// The key gate a query applies first never rules such a title out.
-			if got && project.TermsKey(project.TitleTerms(title)) != project.TermsKey(terms) {
-				t.Errorf("%q is the query %q, but its title-terms key differs", title, terms)
-			}
-		}
-		if got, want := strings.Join(project.TitleTerms(title), " "), joined(title); got != want {
-			t.Errorf("TitleTerms(%q) = %q, want %q", title, got, want)
-		}
-	}
 }

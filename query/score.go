@@ -2,13 +2,14 @@ package query
 
 import (
 	"cmp"
+	"fmt"
 	"math"
-	"math/bits"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/lex"
 	"github.com/cairn-kb/cairn/stages/project"
 )
 
@@ -48,157 +49,199 @@ type Reason struct {
 	Detail string `json:"detail,omitempty"`
 }
 
-// scored is one candidate item with its score and the facts that order it.
-type scored struct {
-	ord        int
-	key        *artifacts.Key // shared with the corpus's keys; not changed
-	row        *artifacts.Doc // read by rowOf when needed; not changed
-	item       *project.Item
-	score      int
-	matched    int         // query terms it matched
-	bestWeight int         // the weight of its strongest matching field
-	standing   int         // position in the ranked list a pack is selected from
-	count      int         // items it stands for after collapse (1 or more)
-	more       *scoredMore // what few items have; nil for the rest
-	titled     bool        // the title is the whole query
-	phrased    bool        // the query appears as a phrase in a field
-	direct     bool        // an exact identifier matched
-	identity   bool        // an exact match on its own id or URI (recovers a policy role)
-	related    bool        // joined by --expand
-	pinned     bool
-}
-
-// scoredMore is what only a few scored items hold, kept apart so that the
-// tens of thousands of a common-word query stay small.
-type scoredMore struct {
-	uriTerms []string // query terms that are the item's complete URI
-	later    []Reason // reasons added after scoring: expansion, pin
-}
-
-// moreOf is s's scoredMore, made on first use.
-func (s *scored) moreOf() *scoredMore {
-	if s.more == nil {
-		s.more = &scoredMore{}
+// score computes every matched item's score: what each term's hits
+// give, then complete URIs, then what the whole query gives (title,
+// phrase) and the bonuses of every item that matched.
+func (e *engine) score() error {
+	p, err := e.hitPool()
+	if err != nil {
+		return err
 	}
-	return s.more
-}
-
-// termStats is what one query term matched across the corpus.
-type termStats struct {
-	term string
-	fold uint32 // project.FoldKey(term), to find the items it may name exactly
-	// hits are the window's items the term matches, by ordinal, each
-	// with how: as an exact identifier, and/or its postings in fields.
-	hits   []termHit
-	df     int // len(hits): window items matching it either way
-	rarity int
-}
-
-// hit finds the term's hit on an item.
-func (st *termStats) hit(ord int) (*termHit, bool) {
-	i, ok := slices.BinarySearchFunc(st.hits, ord, func(h termHit, o int) int { return cmp.Compare(int(h.ord), o) })
-	if !ok {
-		return nil, false
+	if err := e.scoreHits(p); err != nil {
+		return err
 	}
-	return &st.hits[i], true
+	if err := e.scoreURITerms(p); err != nil {
+		return err
+	}
+	e.pool = p.byOrdinal()
+	return e.scoreWholeQuery()
 }
 
-// termHit is one item a query term matches.
-type termHit struct {
-	ord   int32
-	exact bool                // the item holds the term as an exact identifier
-	ps    []artifacts.Posting // the term's postings in the item's fields
+// hitPool holds the scored items of a query's hits. Every hit's key is
+// read at once, in ordinal order, so that near keys share reads; the
+// items are made in one block, in the same order, and found by ordinal
+// with a binary search. Rows are read later, for the few items that need
+// more than their key.
+type hitPool struct {
+	ords  []int     // the hits' ordinals, sorted and distinct
+	items []scored  // items[i] is the item of ords[i]
+	extra []*scored // items scored without a postings hit (URI terms)
 }
 
-// lookupTerm gathers a query term's postings: exact identifier entries,
-// and word or identifier tokens (identifier-shaped terms match every
-// dictionary term containing them). Only the window's items count. Hits
-// come sorted by ordinal, one per item: a query can have tens of
-// thousands, and a sorted slice costs far less than maps to build and walk.
-func lookupTerm(c corpus, ids project.Identities, term string, win *candidates) (*termStats, error) {
-	st := &termStats{term: term, fold: project.FoldKey(term)}
-	var exact []int32
-	var found []artifacts.Posting
-	add := func(ps []artifacts.Posting, isExact bool) {
-		for _, p := range ps {
-			if !win.has(int(p.Doc)) {
-				continue
-			}
-			if isExact {
-				exact = append(exact, p.Doc)
-			} else {
-				found = append(found, p)
-			}
+// hitPool reads the keys of every item the query's terms hit.
+func (e *engine) hitPool() (*hitPool, error) {
+	hits := 0
+	for _, st := range e.terms {
+		hits += len(st.hits)
+	}
+	all := make([]int, 0, hits)
+	for _, st := range e.terms {
+		for _, h := range st.hits {
+			all = append(all, int(h.ord))
 		}
 	}
-	for _, x := range exactLookups(ids, term) {
-		ps, _, err := c.Postings(x)
-		if err != nil {
-			return nil, err
-		}
-		add(ps, true)
+	slices.Sort(all)
+	all = slices.Compact(all)
+	keys, err := e.c.Keys(all)
+	if err != nil {
+		return nil, err
 	}
-	lists := 0 // dictionary terms whose postings were gathered
-	if project.IsIdentifierShaped(term) {
-		containing, err := c.PostingsContaining(term)
-		if err != nil {
-			return nil, err
-		}
-		for _, tp := range containing {
-			add(tp.Postings, false)
-		}
-		lists = len(containing)
-	} else if !strings.HasPrefix(term, project.ExactPrefix) {
-		ps, _, err := c.Postings(term)
-		if err != nil {
-			return nil, err
-		}
-		add(ps, false)
-		lists = 1
+	p := &hitPool{ords: all, items: make([]scored, len(all))}
+	for i, o := range all {
+		p.items[i] = scored{ord: o, key: &keys[i], count: 1}
 	}
-	// Postings of one dictionary term are sorted by item; an identifier
-	// term gathers several lists, whose merge keeps each list's order.
-	slices.Sort(exact)
-	exact = slices.Compact(exact)
-	if lists > 1 {
-		slices.SortStableFunc(found, func(a, b artifacts.Posting) int { return cmp.Compare(a.Doc, b.Doc) })
+	return p, nil
+}
+
+// get is the pool's item of an ordinal, made (with its key and row) when
+// no term hit it.
+func (p *hitPool) get(e *engine, ord int32) (*scored, error) {
+	if i, ok := slices.BinarySearch(p.ords, int(ord)); ok {
+		return &p.items[i], nil
 	}
-	st.hits = make([]termHit, 0, len(exact)+len(found))
-	for i, j := 0, 0; i < len(exact) || j < len(found); {
-		var h termHit
-		switch {
-		case j == len(found) || i < len(exact) && exact[i] < found[j].Doc:
-			h = termHit{ord: exact[i], exact: true}
-			i++
-		default:
-			h.ord = found[j].Doc
-			if i < len(exact) && exact[i] == h.ord {
-				h.exact = true
-				i++
-			}
-			k := j
-			for k < len(found) && found[k].Doc == h.ord {
+	for _, s := range p.extra {
+		if s.ord == int(ord) {
+			return s, nil
+		}
+	}
+	s, err := e.newScored(int(ord))
+	if err != nil {
+		return nil, err
+	}
+	p.extra = append(p.extra, s)
+	return s, nil
+}
+
+// byOrdinal is every item of the pool, in ordinal order.
+func (p *hitPool) byOrdinal() []*scored {
+	out := make([]*scored, 0, len(p.items)+len(p.extra))
+	for i := range p.items {
+		out = append(out, &p.items[i])
+	}
+	out = append(out, p.extra...)
+	slices.SortFunc(out, func(a, b *scored) int { return cmp.Compare(a.ord, b.ord) })
+	return out
+}
+
+// scoreHits adds what each term gives the items it hits.
+func (e *engine) scoreHits(p *hitPool) error {
+	fields := e.c.Fields()
+	for ti, st := range e.terms {
+		// Hits come sorted by ordinal, as the pool is: walk both at once.
+		k := 0
+		for j := range st.hits {
+			for p.ords[k] != int(st.hits[j].ord) {
 				k++
 			}
-			h.ps = found[j:k:k]
-			j = k
+			if err := e.scoreTerm(&p.items[k], ti, &st.hits[j], fields, nil); err != nil {
+				return err
+			}
 		}
-		st.hits = append(st.hits, h)
 	}
-	st.df = len(st.hits)
-	return st, nil
+	return nil
 }
 
-// rarity is a term's log-scaled rarity in the window: 0 for a stop term (in
-// more than half of a multi-item window), else min(16, ⌊log2(N/df)⌋+1).
-func rarity(n, df int) int {
-	if df == 0 {
-		return 0
+// scoreURITerms scores a term that is an item's complete URI as an exact
+// identifier of that item, unless the term already identified it.
+func (e *engine) scoreURITerms(p *hitPool) error {
+	for _, t := range e.parsed.Terms {
+		ord, ok, err := e.uriTerm(t)
+		if err != nil {
+			return err
+		}
+		if !ok || !e.win.has(ord) {
+			continue
+		}
+		s, err := p.get(e, int32(ord))
+		if err != nil {
+			return err
+		}
+		identified, err := e.identifiedBy(s, t)
+		if err != nil {
+			return err
+		}
+		if !s.direct || !identified {
+			s.direct, s.identity = true, true
+			s.matched++
+			s.moreOf().uriTerms = append(s.moreOf().uriTerms, t)
+			s.score += pointsIdentifier
+		}
 	}
-	if n > 1 && 2*df > n {
-		return 0
+	return nil
+}
+
+// scoreWholeQuery adds, to every item of the pool, the points of a title
+// that is the whole query and of the query as a phrase, then the bonuses
+// of an item that matched.
+func (e *engine) scoreWholeQuery() error {
+	recent := map[recencyKey]int{} // recency points by half-life and day
+	titleKey := lex.TermsKey(e.parsed.Terms)
+	for _, s := range e.pool {
+		// Only a title whose terms hash like the query's can be the query.
+		if len(e.terms) > 0 && s.key.TitleTerms == titleKey {
+			row, err := e.rowOf(s)
+			if err != nil {
+				return err
+			}
+			if titleIs(row.Title, e.parsed.Terms) {
+				s.titled = true
+				s.score += pointsTitle
+			}
+		}
+		if len(e.terms) > 1 && s.matched == len(e.terms) {
+			ok, err := e.phrase(s)
+			if err != nil {
+				return err
+			}
+			if ok {
+				s.phrased = true
+				s.score += pointsPhrase
+			}
+		}
+		if s.score > 0 {
+			s.score += e.bonuses(s, recent, nil)
+		}
 	}
-	return min(maxRarity, bits.Len(uint(n/df)))
+	return nil
+}
+
+// scoreTerm adds what query term ti gives item s through hit h. With rec,
+// it only lists the reasons (s is then a scratch copy).
+func (e *engine) scoreTerm(s *scored, ti int, h *termHit, fields []artifacts.Field, rec *[]Reason) error {
+	st := e.terms[ti]
+	s.matched++
+	own, err := e.termNamesItself(s, st)
+	if err != nil {
+		return err
+	}
+	switch {
+	case h.exact || own:
+		// An exact identifier entry, or the term is the record's own id.
+		s.direct = true
+		s.identity = s.identity || own
+		s.score += pointsIdentifier
+		if rec != nil {
+			*rec = append(*rec, Reason{Code: "identifier", Points: pointsIdentifier, Detail: st.term})
+		}
+	default:
+		pts, w := termPoints(h.ps, s.key, fields, st.rarity)
+		s.bestWeight = max(s.bestWeight, w)
+		s.score += pts
+		if rec != nil {
+			*rec = append(*rec, Reason{Code: "term", Points: pts, Detail: fmt.Sprintf("%s r=%d", st.term, st.rarity)})
+		}
+	}
+	return nil
 }
 
 // termPoints is a term's points in its best matching field of an item:
@@ -221,6 +264,199 @@ func termPoints(ps []artifacts.Posting, key *artifacts.Key, fields []artifacts.F
 	return points, weight
 }
 
+// identifiedBy reports whether a query term equal to t already made s an
+// exact identifier match.
+func (e *engine) identifiedBy(s *scored, t string) (bool, error) {
+	for _, st := range e.terms {
+		if st.term != t {
+			continue
+		}
+		h, ok := st.hit(s.ord)
+		if !ok {
+			continue
+		}
+		own, err := e.termNamesItself(s, st)
+		if err != nil {
+			return false, err
+		}
+		if h.exact || own {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// termNamesItself reports whether a query term exactly names the item
+// itself (its id or URI) rather than something it relates to: that
+// recovers a private or received record. The key's hashes of the two rule
+// out almost every item without reading its row; isOwnIDOrURI decides for
+// the rest.
+func (e *engine) termNamesItself(s *scored, st *termStats) (bool, error) {
+	if s.key.Flags&artifacts.KeyID == 0 || s.key.OwnID != st.fold && s.key.OwnURI != st.fold {
+		return false, nil
+	}
+	row, err := e.rowOf(s)
+	if err != nil {
+		return false, err
+	}
+	return isOwnIDOrURI(row, st.term), nil
+}
+
+// isOwnIDOrURI reports whether term is a record's own id (the part of its
+// URI after "#", decoded) or its whole URI, whatever the case; a row whose
+// URI holds no record id is neither.
+func isOwnIDOrURI(row *artifacts.Doc, term string) bool {
+	_, id, ok := strings.Cut(row.URI, "#")
+	return ok && (strings.EqualFold(lex.DecodeID(id), term) || strings.EqualFold(row.URI, term))
+}
+
+// uriTerm finds the item whose complete URI the term is, whatever case the
+// query used: the term is lowercase, so the query's own spelling of it is
+// looked up.
+func (e *engine) uriTerm(t string) (int, bool, error) {
+	if !strings.ContainsAny(t, "/#") {
+		return 0, false, nil
+	}
+	for _, w := range e.req.Words {
+		cand := strings.Trim(w, "\"'()[]<>,;")
+		if !strings.EqualFold(cand, t) {
+			continue
+		}
+		ord, err := e.c.Search(cand)
+		if err != nil {
+			return 0, false, err
+		}
+		if ord < e.c.Len() {
+			row, err := e.c.Row(ord)
+			if err != nil {
+				return 0, false, err
+			}
+			if row.URI == cand {
+				return ord, true, nil
+			}
+		}
+	}
+	return 0, false, nil
+}
+
+// titleIs reports whether a title normalises like a query to the query's
+// terms: its kept words, each once, in the order they first appear, are
+// the terms. It stops at the first word that differs.
+func titleIs(title string, terms []string) bool {
+	n := 0 // the title's kept words so far are terms[:n]
+	for w := range lex.QueryWords(title) {
+		if !lex.KeepAsTerm(w) || slices.Contains(terms[:n], w) {
+			continue
+		}
+		if n == len(terms) || w != terms[n] {
+			return false
+		}
+		n++
+	}
+	return n == len(terms)
+}
+
+// phrase reports whether the query's terms appear in a row, in order, in
+// one of the item's fields.
+func (e *engine) phrase(s *scored) (bool, error) {
+	it, err := e.itemOf(s)
+	if err != nil {
+		return false, err
+	}
+	for _, f := range it.Fields {
+		for _, v := range f.Values {
+			if containsRun(queryWords(v), e.parsed.Terms) {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}
+
+// queryWords splits text the way a query is split into terms, keeping
+// every word, so a phrase can be matched against it.
+func queryWords(text string) []string { return slices.Collect(lex.QueryWords(text)) }
+
+// containsRun reports whether run appears consecutively in words, ignoring
+// words the query would have dropped (short and scaffolding words).
+func containsRun(words, run []string) bool {
+	var kept []string
+	for _, w := range words {
+		if lex.KeepAsTerm(w) {
+			kept = append(kept, w)
+		}
+	}
+	for i := 0; i+len(run) <= len(kept); i++ {
+		if slices.Equal(kept[i:i+len(run)], run) {
+			return true
+		}
+	}
+	return false
+}
+
+// bonuses are the points of an item that matched: created evidence,
+// recency, and the closed and navigation penalties. recent caches recency
+// points by half-life and day across items; rec, when given, gets reasons.
+func (e *engine) bonuses(s *scored, recent map[recencyKey]int, rec *[]Reason) int {
+	note := func(code string, pts int, detail string) {
+		if rec != nil {
+			*rec = append(*rec, Reason{Code: code, Points: pts, Detail: detail})
+		}
+	}
+	k := s.key
+	pts := 0
+	if k.Flags&artifacts.KeyCreated != 0 {
+		pts += pointsCreated
+		note("created", pointsCreated, "")
+	}
+	if hl := int(k.HalfLife); hl > 0 {
+		key := recencyKey{k.HalfLife, k.Day}
+		r, ok := recent[key]
+		if !ok {
+			r = recency(project.DayString(k.Day), e.req.AsOf, hl)
+			if recent != nil {
+				recent[key] = r
+			}
+		}
+		if r > 0 {
+			pts += r
+			if rec != nil {
+				note("recency", r, fmt.Sprintf("%s half-life %dd", project.DayString(k.Day), hl))
+			}
+		}
+	}
+	for _, c := range closedFlags {
+		if k.Flags&c.flag != 0 {
+			pts += pointsClosed
+			note(c.code, pointsClosed, "")
+			break
+		}
+	}
+	if k.Flags&artifacts.KeyNav != 0 {
+		pts += pointsNav
+		note("navigation", pointsNav, "")
+	}
+	return pts
+}
+
+// closedFlags are the flags that mark an item closed, with their reason
+// codes, in the order a reason names the first.
+var closedFlags = []struct {
+	flag artifacts.KeyFlags
+	code string
+}{
+	{artifacts.KeySuperseded, project.FlagSuperseded},
+	{artifacts.KeyDone, project.FlagDone},
+	{artifacts.KeyDeprecated, project.FlagDeprecated},
+}
+
+// recencyKey keys the recency points of the items of one day under one
+// half-life.
+type recencyKey struct {
+	halfLife uint32
+	day      int32
+}
+
 // recency is round(15·0.5^(age/halfLife)) for an item dated day at asOf.
 func recency(day string, asOf time.Time, halfLife int) int {
 	if halfLife <= 0 || day == "" {
@@ -237,48 +473,39 @@ func recency(day string, asOf time.Time, halfLife int) int {
 	return int(math.Round(pointsRecency * math.Pow(0.5, age/float64(halfLife))))
 }
 
-// fieldOrdinal is the ordinal of the named field, -1 when the base has
-// none of that name.
-func fieldOrdinal(fields []artifacts.Field, name string) int {
-	for i, f := range fields {
-		if f.Name == name {
-			return i
+// reasons replays an item's score with its reasons, in the order the
+// score was added up: its terms, a complete URI, title, phrase, the
+// bonuses, then what expansion and pins added. Only the items a pack
+// shows with --explain need them, so scoring the whole pool keeps none.
+func (e *engine) reasons(s *scored) ([]Reason, error) {
+	var rs []Reason
+	acc := scored{ord: s.ord, key: s.key, row: s.row}
+	var more scoredMore
+	if s.more != nil {
+		more = *s.more
+	}
+	fields := e.c.Fields()
+	for ti, st := range e.terms {
+		if h, ok := st.hit(s.ord); ok {
+			if err := e.scoreTerm(&acc, ti, h, fields, &rs); err != nil {
+				return nil, err
+			}
 		}
 	}
-	return -1
-}
-
-// hasWords reports whether an item has words in field f (an ordinal, or
-// -1 for a field the base does not have).
-func hasWords(key *artifacts.Key, f int) bool {
-	return f >= 0 && f < len(key.Norms) && key.Norms[f] != 0
-}
-
-// fieldsWithWords counts the fields an item has words in.
-func fieldsWithWords(key *artifacts.Key) int {
-	n := 0
-	for _, c := range key.Norms {
-		if c != 0 {
-			n++
-		}
+	for _, t := range more.uriTerms {
+		acc.score += pointsIdentifier
+		rs = append(rs, Reason{Code: "identifier", Points: pointsIdentifier, Detail: "uri " + t})
 	}
-	return n
-}
-
-func isPage(key *artifacts.Key) bool { return key.Flags&artifacts.KeyPage != 0 }
-
-// compareChrono orders items newest first, then by URI.
-func compareChrono(a, b *artifacts.Key) int { return cmp.Compare(a.Chrono, b.Chrono) }
-
-// exactLookups are the dictionary terms that make an item an exact match
-// for a query term: the term's own exact form, and the exact form of every
-// name of an identity the term names (so marc@x.test finds records related
-// to person:github/marc-x, Marc's alias).
-func exactLookups(ids project.Identities, term string) []string {
-	out := []string{project.ExactTerm(term)}
-	for _, n := range ids.Names(term) {
-		out = append(out, project.ExactTerm(n))
+	if s.titled {
+		acc.score += pointsTitle
+		rs = append(rs, Reason{Code: "title", Points: pointsTitle, Detail: "the title is the whole query"})
 	}
-	slices.Sort(out)
-	return slices.Compact(out)
+	if s.phrased {
+		acc.score += pointsPhrase
+		rs = append(rs, Reason{Code: "phrase", Points: pointsPhrase, Detail: strings.Join(e.parsed.Terms, " ")})
+	}
+	if acc.score > 0 {
+		e.bonuses(&acc, nil, &rs)
+	}
+	return append(rs, more.later...), nil
 }

@@ -268,6 +268,12 @@ func (e *engine) excluded(s *scored) bool {
 // member, and representations of one external URL from different sources
 // into the best covered one; each survivor counts what it stands for.
 func (e *engine) collapse(ranked []*scored) []*scored {
+	return e.collapseURLs(collapseTitles(ranked))
+}
+
+// collapseTitles folds each run of items of one title group into its
+// newest member, which shows where the group's best-ranked member did.
+func collapseTitles(ranked []*scored) []*scored {
 	// Group the titled items by their title group (the first ordinal of
 	// their source and title) with a sort rather than a map: a query
 	// ranks thousands. Within a group the order is the ranked one, so a
@@ -307,6 +313,13 @@ func (e *engine) collapse(ranked []*scored) []*scored {
 			out = append(out, shown[i])
 		}
 	}
+	return out
+}
+
+// collapseURLs folds the representations of one external URL, when they
+// come from more than one source, into the best covered: the most terms
+// matched, then a body, then the most fields with words, then rank.
+func (e *engine) collapseURLs(out []*scored) []*scored {
 	byURL := map[int32][]*scored{}
 	for _, s := range out {
 		if s.key.URLGroup >= 0 {

@@ -1,12 +1,14 @@
 package project
 
 import (
-	"github.com/cairn-kb/cairn/artifacts"
-	"github.com/cairn-kb/cairn/stages/fieldpath"
 	"math"
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/fieldpath"
+	"github.com/cairn-kb/cairn/stages/lex"
 )
 
 // Flags an item can carry in docs.tsv. Policy roles come from the record's
@@ -80,8 +82,8 @@ type Field struct {
 	// included), the n of the length normalisation.
 	Words int
 	// Terms are the indexed terms with their frequency, sorted by term:
-	// words of MinPlainRunes or more, identifier tokens, and the exact
-	// identifiers the field holds (ExactTerm: ids, titles, slugs, aliases,
+	// words of lex.MinPlainRunes or more, identifier tokens, and the exact
+	// identifiers the field holds (lex.ExactTerm: ids, titles, slugs, aliases,
 	// relation values with their identity and suffix forms).
 	Terms []TermFreq
 }
@@ -113,14 +115,6 @@ func (it *Item) Field(name string) (*Field, bool) {
 	return &it.Fields[i], true
 }
 
-// ExactPrefix starts the dictionary terms of exact identifiers, which no
-// word or identifier token can start with.
-const ExactPrefix = "="
-
-// ExactTerm is the dictionary term of an exact identifier value: its
-// Exact form after ExactPrefix.
-func ExactTerm(v string) string { return ExactPrefix + Exact(v) }
-
 // tokenizer turns field values into a Field, reusing one scratch buffer
 // across calls; each projection worker owns one.
 type tokenizer struct {
@@ -140,7 +134,7 @@ type tokenizer struct {
 	exact map[string]string // value → its exact term, "" when it has none
 }
 
-// exactTerm is ExactTerm(v) when a query term could equal it (it is not
+// exactTerm is lex.ExactTerm(v) when a query term could equal it (it is not
 // empty and holds no space), remembered per value: relation values repeat
 // on record after record.
 func (tk *tokenizer) exactTerm(v string) (string, bool) {
@@ -149,7 +143,7 @@ func (tk *tokenizer) exactTerm(v string) (string, bool) {
 	}
 	t := ""
 	if trimmed := strings.TrimFunc(v, spaceOrControl); trimmed != "" && strings.IndexFunc(trimmed, spaceOrControl) < 0 {
-		t = ExactTerm(trimmed)
+		t = lex.ExactTerm(trimmed)
 	}
 	if tk.exact == nil || len(tk.exact) > maxFormsCached {
 		tk.exact = map[string]string{}
@@ -160,7 +154,7 @@ func (tk *tokenizer) exactTerm(v string) (string, bool) {
 
 func spaceOrControl(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }
 
-// exactForms returns ValueForms(v), remembered per value.
+// exactForms returns lex.ValueForms(v), remembered per value.
 func (tk *tokenizer) exactForms(v string) []string {
 	if f, ok := tk.forms[v]; ok {
 		return f
@@ -168,7 +162,7 @@ func (tk *tokenizer) exactForms(v string) []string {
 	if tk.forms == nil || len(tk.forms) > maxFormsCached {
 		tk.forms = map[string][]string{}
 	}
-	f := ValueForms(v)
+	f := lex.ValueForms(v)
 	tk.forms[v] = f
 	return f
 }
@@ -201,7 +195,7 @@ func (tk *tokenizer) keep(vals []string) []string {
 }
 
 // field tokenises values into a field: its length in words and its
-// indexed terms (words of MinPlainRunes or more, and identifier tokens)
+// indexed terms (words of lex.MinPlainRunes or more, and identifier tokens)
 // with their frequencies.
 func (tk *tokenizer) field(name string, values []string, exact ...string) Field {
 	f := Field{Name: name, Values: values}
@@ -218,13 +212,13 @@ func (tk *tokenizer) field(name string, values []string, exact ...string) Field 
 	}
 	word := func(w string, runes int) {
 		f.Words++
-		if runes >= MinPlainRunes {
+		if runes >= lex.MinPlainRunes {
 			terms = append(terms, w)
 		}
 	}
 	ident := func(id string) { terms = append(terms, id) }
 	for _, v := range values {
-		Tokens(v, word, ident)
+		lex.Tokens(v, word, ident)
 	}
 	slices.Sort(terms)
 	n := 0

@@ -10,12 +10,9 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
-	"unicode/utf8"
-
-	"github.com/cespare/xxhash/v2"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/lex"
 	"github.com/cairn-kb/cairn/stages/load"
 	"github.com/cairn-kb/cairn/stages/model"
 )
@@ -201,11 +198,11 @@ func rowKey(k *artifacts.Key, d *artifacts.Doc, fields int, cfg model.Config) er
 	}
 	k.Day = dayNumber(d.Date)
 	k.Flags = flagsOf(d)
-	k.TitleTerms = TitleKey(d.Title)
+	k.TitleTerms = lex.TitleKey(d.Title)
 	if _, id, ok := strings.Cut(d.URI, "#"); ok {
-		k.OwnID = FoldKey(DecodeID(id))
+		k.OwnID = lex.FoldKey(lex.DecodeID(id))
 	}
-	k.OwnURI = FoldKey(d.URI)
+	k.OwnURI = lex.FoldKey(d.URI)
 	for _, l := range d.Lengths {
 		if l.Field < 0 || int(l.Field) >= fields {
 			return fmt.Errorf("%s: field ordinal %d of %d fields", d.URI, l.Field, fields)
@@ -267,69 +264,4 @@ func DayString(v int32) string {
 		return ""
 	}
 	return fmt.Sprintf("%04d-%02d-%02d", v/10000, v/100%100, v%100)
-}
-
-// FoldKey hashes s case-folded: every rune is replaced by the least rune
-// of its simple case-folding orbit, so strings.EqualFold(a, b) implies
-// FoldKey(a) == FoldKey(b). Equal keys are a hint to compare, not proof.
-func FoldKey(s string) uint32 {
-	var buf [64]byte
-	b := buf[:0]
-	for _, r := range s { // invalid bytes read as U+FFFD, as EqualFold reads them
-		if r < utf8.RuneSelf { // an ASCII letter's least is its upper case
-			if 'a' <= r && r <= 'z' {
-				r -= 'a' - 'A'
-			}
-			b = append(b, byte(r))
-			continue
-		}
-		least := r
-		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-			least = min(least, f)
-		}
-		b = utf8.AppendRune(b, least)
-	}
-	return uint32(xxhash.Sum64(b))
-}
-
-// DecodeID undoes a record id's percent-encoding (EncodeID's, or any
-// %XX with upper- or lowercase hex, as net/url's PathUnescape reads it);
-// an id that does not decode (a % not followed by two hex digits) stays
-// as it is. It is written out rather than taken from net/url, whose
-// packages cost every process their initialisation.
-func DecodeID(id string) string {
-	if strings.IndexByte(id, '%') < 0 {
-		return id
-	}
-	b := make([]byte, 0, len(id))
-	for i := 0; i < len(id); i++ {
-		if id[i] != '%' {
-			b = append(b, id[i])
-			continue
-		}
-		if i+2 >= len(id) {
-			return id
-		}
-		hi, ok1 := unhex(id[i+1])
-		lo, ok2 := unhex(id[i+2])
-		if !ok1 || !ok2 {
-			return id
-		}
-		b = append(b, hi<<4|lo)
-		i += 2
-	}
-	return string(b)
-}
-
-// unhex is the value of a hex digit.
-func unhex(c byte) (byte, bool) {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0', true
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10, true
-	case 'A' <= c && c <= 'F':
-		return c - 'A' + 10, true
-	}
-	return 0, false
 }

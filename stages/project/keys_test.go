@@ -2,7 +2,6 @@ package project
 
 import (
 	"fmt"
-	"net/url"
 	"reflect"
 	"runtime"
 	"slices"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/lex"
 	"github.com/cairn-kb/cairn/stages/load"
 	"github.com/cairn-kb/cairn/stages/model"
 )
@@ -75,10 +75,10 @@ func TestKeys(t *testing.T) {
 	if keys[0].Digest != 1 || keys[4].Digest != ^uint64(0) {
 		t.Errorf("digests %x, %x", keys[0].Digest, keys[4].Digest)
 	}
-	if keys[0].OwnID != FoldKey("A B") || keys[0].OwnURI != FoldKey(strings.ToUpper(rows[0].URI)) || keys[3].OwnID != 0 {
+	if keys[0].OwnID != lex.FoldKey("A B") || keys[0].OwnURI != lex.FoldKey(strings.ToUpper(rows[0].URI)) || keys[3].OwnID != 0 {
 		t.Errorf("own keys of %s: %x %x", rows[0].URI, keys[0].OwnID, keys[0].OwnURI)
 	}
-	if keys[0].TitleTerms != TermsKey([]string{"renewal", "certificate"}) {
+	if keys[0].TitleTerms != lex.TermsKey([]string{"renewal", "certificate"}) {
 		t.Errorf("the title's terms key is not that of [renewal certificate]")
 	}
 }
@@ -109,41 +109,6 @@ func TestKeysRefuse(t *testing.T) {
 			t.Errorf("%s: %v; want an error naming the item", name, err)
 		}
 	}
-}
-
-// foldCases are strings whose case folds are easy to get wrong: the Kelvin
-// sign and long s fold with ASCII letters, sigma has three forms, and
-// invalid bytes read as U+FFFD.
-var foldCases = []string{"", "k", "K", "\u212a", "s", "S", "\u017f", "σ", "Σ", "ς", "ß", "ẞ", "ǅ", "ǆ", "Ǆ",
-	"har-142", "HAR-142", "Har-142", "\xff", "\xfe", "\ufffd", "café", "CAFÉ", "events/x.json#HAR-142"}
-
-// TestFoldKeyAgreesWithEqualFold: strings.EqualFold(a, b) implies equal
-// fold keys, which is what lets a query rule items out by key.
-func TestFoldKeyAgreesWithEqualFold(t *testing.T) {
-	for _, a := range foldCases {
-		for _, b := range foldCases {
-			if strings.EqualFold(a, b) && FoldKey(a) != FoldKey(b) {
-				t.Errorf("EqualFold(%q, %q) but their fold keys differ", a, b)
-			}
-		}
-	}
-	if FoldKey("k") == FoldKey("s") || FoldKey("ab") == FoldKey("ba") {
-		t.Error("different strings share a fold key")
-	}
-}
-
-func FuzzFoldKey(f *testing.F) {
-	for i, a := range foldCases {
-		f.Add(a, foldCases[(i+1)%len(foldCases)])
-	}
-	f.Fuzz(func(t *testing.T, a, b string) {
-		if strings.EqualFold(a, b) && FoldKey(a) != FoldKey(b) {
-			t.Fatalf("EqualFold(%q, %q) but their fold keys differ", a, b)
-		}
-		if u := strings.ToUpper(a); strings.EqualFold(a, u) && FoldKey(a) != FoldKey(u) {
-			t.Fatalf("%q and its upper case %q fold alike but their keys differ", a, u)
-		}
-	})
 }
 
 // TestKeysInParts: keys computed in parts on several cores are the keys
@@ -179,44 +144,4 @@ func TestKeysInParts(t *testing.T) {
 	if _, err := Keys(len(rows), at, 3, model.Config{}); err == nil || !strings.Contains(err.Error(), rows[10].URI) {
 		t.Errorf("error %v, want the first bad row's, %s", err, rows[10].URI)
 	}
-	for _, title := range []string{"", "Renewal of the Certificate", "WEB-100 web-100 (fix)", "the the the", "Ünïcode, ünïcode; ÜNÏCODE"} {
-		if TitleKey(title) != TermsKey(TitleTerms(title)) {
-			t.Errorf("TitleKey(%q) is not the key of its terms %q", title, TitleTerms(title))
-		}
-	}
-}
-
-// pathUnescaped is what DecodeID must give: net/url's reading of a
-// percent-encoded path segment, or the id itself when that fails.
-func pathUnescaped(id string) string {
-	if s, err := url.PathUnescape(id); err == nil {
-		return s
-	}
-	return id
-}
-
-func TestDecodeIDAgreesWithNetURL(t *testing.T) {
-	for _, id := range []string{"", "abc", "a%20b", "%2F", "%2f", "%", "%4", "%zz", "%%", "%%41", "%41%",
-		"a+b", "%E2%82%AC", "%00", "x%4g", "%G1", "HAR-147", "2026-11-09%20weekly%20%2345", EncodeID("a b/c%d€\x00")} {
-		if got, want := DecodeID(id), pathUnescaped(id); got != want {
-			t.Errorf("DecodeID(%q) = %q, want %q", id, got, want)
-		}
-	}
-	if got := DecodeID(EncodeID("a b/c%d€\x00")); got != "a b/c%d€\x00" {
-		t.Errorf("DecodeID does not undo EncodeID: %q", got)
-	}
-}
-
-func FuzzDecodeID(f *testing.F) {
-	for _, s := range []string{"a%20b", "%", "%%41", "%E2%82%AC", "+"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, id string) {
-		if got, want := DecodeID(id), pathUnescaped(id); got != want {
-			t.Errorf("DecodeID(%q) = %q, want %q", id, got, want)
-		}
-		if got := DecodeID(EncodeID(id)); got != id {
-			t.Errorf("DecodeID(EncodeID(%q)) = %q", id, got)
-		}
-	})
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cairn-kb/cairn/stages/lex"
 	"github.com/cairn-kb/cairn/stages/load"
 	"github.com/cairn-kb/cairn/stages/model"
 )
@@ -22,7 +23,7 @@ var closedStatuses = map[string]string{
 // projectPage projects a wiki, project or task page: its slug, title,
 // description, type, status, tags, aliases, body, relations and commitment
 // metadata are searchable.
-func projectPage(cfg model.Config, ids Identities, tk *tokenizer, p model.Page) Item {
+func projectPage(cfg model.Config, ids lex.Identities, tk *tokenizer, p model.Page) Item {
 	f := p.Front
 	it := Item{
 		URI:        p.Path,
@@ -120,7 +121,7 @@ func mergeFields(tk *tokenizer, it *Item) {
 		if n := len(out); n > 0 && out[n-1].Name == f.Name {
 			var exact []string
 			for _, t := range append(slices.Clone(out[n-1].Terms), f.Terms...) {
-				if e, ok := strings.CutPrefix(t.Term, ExactPrefix); ok {
+				if e, ok := strings.CutPrefix(t.Term, lex.ExactPrefix); ok {
 					exact = append(exact, e)
 				}
 			}

@@ -2,6 +2,7 @@ package project
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -170,5 +171,68 @@ func TestTagsAndRelationsAreOneLine(t *testing.T) {
 	}
 	if len(it.Relations) != 1 || it.Relations[0].Value != "person:github/x y" {
 		t.Errorf("relations %+v, want one with value %q", it.Relations, "person:github/x y")
+	}
+}
+
+func TestLinks(t *testing.T) {
+	body := strings.Join([]string{
+		"# Setup",
+		"See [the other page](other.md) and [the index](../index.md#top).",
+		"Jump to [a section](#local-anchor), read [docs](https://x.test/a?b=c \"Docs\").",
+		"Old site: [old](http://old.test/x).",
+		"Write to [Marc](mailto:marc@x.test) or call [phone](tel:+331).",
+		"![diagram](img/flow.png \"Flow\") and [angle](<spaced.md>)",
+		"Absolute [root](/etc/passwd) and [escape](../../../outside.md) and [config](../../cairn.yaml).",
+		"Twice: [other again](other.md) [( dup)](./other.md)",
+		"```",
+		"[in fence](fenced.md)",
+		"```",
+		"~~~ text",
+		"[in tilde fence](tilde.md)",
+		"~~~",
+		"  ```go",
+		"[indented fence](indented.md)",
+		"  ```",
+		"After the fences, [last](sub/last.md#end).",
+	}, "\n")
+	got := Links("wiki/guides/setup.md", body)
+	want := []string{
+		"cairn.yaml",
+		"http://old.test/x",
+		"https://x.test/a?b=c",
+		"wiki/guides/img/flow.png",
+		"wiki/guides/other.md",
+		"wiki/guides/setup.md#local-anchor",
+		"wiki/guides/spaced.md",
+		"wiki/guides/sub/last.md#end",
+		"wiki/index.md#top",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Links (-want +got):\n%s", diff)
+	}
+}
+
+func TestLinksNone(t *testing.T) {
+	for _, body := range []string{"", "no links here", "[not a link] (x.md)", "[escape](../../x.md)"} {
+		if got := Links("wiki/a.md", body); len(got) != 0 {
+			t.Errorf("Links(%q) = %q, want none", body, got)
+		}
+	}
+	// A link from a top-level page to its parent leaves the layer but not the base.
+	if got := Links("wiki/a.md", "[up](../projects/p.md)"); !cmp.Equal(got, []string{"projects/p.md"}) {
+		t.Errorf("Links up one level = %q, want [projects/p.md]", got)
+	}
+}
+
+// TestLinksRespectFenceLength: a fence closes only with the same character at
+// least as long.
+func TestLinksRespectFenceLength(t *testing.T) {
+	for _, body := range []string{
+		"```\n~~~\n[x](in-code.md)\n```\n",
+		"````markdown\n```\n[x](in-code.md)\n```\n````\n",
+	} {
+		if got := Links("wiki/a.md", body); len(got) != 0 {
+			t.Errorf("Links(%q) = %q, want none: the link is inside a code block", body, got)
+		}
 	}
 }

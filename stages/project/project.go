@@ -12,6 +12,7 @@ import (
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages/diag"
 	"github.com/cairn-kb/cairn/stages/fieldpath"
+	"github.com/cairn-kb/cairn/stages/lex"
 	"github.com/cairn-kb/cairn/stages/load"
 	"github.com/cairn-kb/cairn/stages/model"
 	"github.com/cespare/xxhash/v2"
@@ -63,7 +64,7 @@ type Scratch struct {
 // concurrent use, each goroutine with its own Scratch.
 type Projector struct {
 	cfg        model.Config
-	ids        Identities
+	ids        lex.Identities
 	bodies     map[string]model.Body
 	bodiesOf   map[string][]string // a document's path → the URIs of its bodies
 	superseded map[string]bool     // URIs that some page supersedes
@@ -74,7 +75,7 @@ type Projector struct {
 // NewProjector prepares the projection of b: the cached bodies by record,
 // and the URIs pages supersede (a flag on the superseded item).
 func NewProjector(b model.Base) *Projector {
-	p := &Projector{cfg: b.Config, ids: NewIdentities(b.Config), bodies: map[string]model.Body{},
+	p := &Projector{cfg: b.Config, ids: lex.NewIdentities(b.Config), bodies: map[string]model.Body{},
 		bodiesOf: map[string][]string{}, superseded: map[string]bool{}, pages: b.Pages}
 	docs := map[string]bool{}
 	for _, d := range b.Documents {
@@ -111,7 +112,7 @@ func (p *Projector) UseBody(b model.Body) {
 
 // Identities are the configuration's identities the projector resolves
 // relation values with.
-func (p *Projector) Identities() Identities { return p.ids }
+func (p *Projector) Identities() lex.Identities { return p.ids }
 
 // Diagnostics are the mistakes found while preparing the projection.
 func (p *Projector) Diagnostics() []diag.Diagnostic { return p.diags }
@@ -280,7 +281,7 @@ func projectRecords(cfg model.Config, tk *tokenizer, bodies map[string]model.Bod
 			continue
 		}
 		it := Item{
-			URI:     doc.Path + "#" + EncodeID(idv[0]),
+			URI:     doc.Path + "#" + lex.EncodeID(idv[0]),
 			Kind:    doc.Layer,
 			Source:  doc.Source,
 			Date:    doc.Date,
@@ -424,24 +425,6 @@ func finish(it *Item) {
 		return cmp.Or(strings.Compare(a.Field, b.Field), strings.Compare(a.Value, b.Value))
 	})
 	it.Relations = slices.Compact(it.Relations)
-}
-
-// EncodeID percent-encodes a record id for its URI: every byte outside
-// A-Z a-z 0-9 . _ : / @ + - becomes %XX with uppercase hex.
-func EncodeID(id string) string {
-	const hex = "0123456789ABCDEF"
-	var b strings.Builder
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		if c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || strings.IndexByte("._:/@+-", c) >= 0 {
-			b.WriteByte(c)
-			continue
-		}
-		b.WriteByte('%')
-		b.WriteByte(hex[c>>4])
-		b.WriteByte(hex[c&15])
-	}
-	return b.String()
 }
 
 // digest hashes everything about an item that ranking can see: its URI,

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cairn-kb/cairn/stages/diag"
+	"github.com/cairn-kb/cairn/stages/lex"
 	"github.com/cairn-kb/cairn/stages/model"
 )
 
@@ -111,7 +112,7 @@ func fieldTerms(t *testing.T, it Item, field string, exact bool) []string {
 	}
 	var out []string
 	for _, tf := range f.Terms {
-		if strings.HasPrefix(tf.Term, ExactPrefix) != exact {
+		if strings.HasPrefix(tf.Term, lex.ExactPrefix) != exact {
 			continue
 		}
 		s := tf.Term
@@ -132,7 +133,7 @@ func termNames(t *testing.T, it Item, field string) []string {
 	}
 	var out []string
 	for _, tf := range f.Terms {
-		if !strings.HasPrefix(tf.Term, ExactPrefix) {
+		if !strings.HasPrefix(tf.Term, lex.ExactPrefix) {
 			out = append(out, tf.Term)
 		}
 	}

@@ -1,4 +1,4 @@
-package project
+package lex
 
 import (
 	"strings"
@@ -138,21 +138,6 @@ func IsIdentifierShaped(term string) bool {
 		}
 	}
 	return false
-}
-
-// Exact normalises a value for exact identifier matching: lowercase, with
-// control characters read as spaces, runs of whitespace folded to one space
-// and the ends trimmed. A value of printable ASCII without spaces or
-// capitals, as most identifiers are, is already normal and is returned as
-// it is, without allocating.
-func Exact(s string) string {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c <= ' ' || c >= 0x7f || 'A' <= c && c <= 'Z' {
-			fields := strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) })
-			return lower(strings.Join(fields, " "))
-		}
-	}
-	return s
 }
 
 // lower lowercases s without allocating when it is already lowercase ASCII.

@@ -1,4 +1,4 @@
-package project
+package lex
 
 import (
 	"slices"
@@ -9,6 +9,15 @@ import (
 
 	"github.com/cairn-kb/cairn/stages/model"
 )
+
+// testConfig is a configuration with one identity of three names.
+func testConfig() model.Config {
+	return model.Config{
+		Identities: map[string]model.Identity{
+			"marc": {Canonical: "person:email/marc@x.test", Aliases: []string{"person:github/marc-b", "marc@old.test"}},
+		},
+	}.WithDefaults()
+}
 
 // TestExactForms covers the exact identifiers of a relation value: the
 // value, an entity URI's identity (after the scheme) and suffix (after the
@@ -74,6 +83,30 @@ func TestNames(t *testing.T) {
 		slices.Sort(want)
 		if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
 			t.Errorf("Names(%q) (-want +got):\n%s", c.term, diff)
+		}
+	}
+}
+
+func TestEntitySuffix(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"person:email/marc@x.test", "marc@x.test"},
+		{"repo:github.com/acme/harbor", "harbor"},
+		{"person:github/marc-b", "marc-b"},
+		{"tag:ci/arm64", "arm64"},
+		{"person:marc", ""},
+		{"repo:github.com/acme/", ""},
+		{"https://x.test/a", ""},
+		{"http://x.test/a", ""},
+		{"file://host/a/b", ""},
+		{"mailto:marc@x.test", ""},
+		{":x/y", ""},
+		{"wiki/a.md", ""},
+		{"marc@x.test", ""},
+		{"", ""},
+	}
+	for _, c := range cases {
+		if got := EntitySuffix(c.in); got != c.want {
+			t.Errorf("EntitySuffix(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
 }

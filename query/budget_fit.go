@@ -1,0 +1,371 @@
+package query
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// BudgetError says the budget cannot hold even the smallest honest pack;
+// it names the least budget that would.
+type BudgetError struct {
+	Budget, Minimum int
+}
+
+func (e *BudgetError) Error() string {
+	return fmt.Sprintf("--budget %d is too small for even an empty pack with its receipt and notice; use --budget %d or more", e.Budget, e.Minimum)
+}
+
+// ExitCode makes a too-small budget exit 2.
+func (e *BudgetError) ExitCode() int { return 2 }
+
+// maxDroppedDetail bounds the dropped items a receipt names one by one.
+const maxDroppedDetail = 32
+
+// roughItemBytes is the metadata, excerpt and receipt share assumed for a
+// candidate that is not rendered to be measured.
+const roughItemBytes = 160
+
+// diversityMargin is how many candidates past the last that fits are
+// still rendered, for diversity to draw on.
+const diversityMargin = 8
+
+// deliver selects what fits the budget, in the requested format, exactly:
+// it reserves the overhead of the smallest honest pack, admits candidates
+// by their estimated cost, shrinks the pack until the real output fits,
+// then adds back dropped detail as fits. It may be called again on the
+// same engine with another budget: renderings are kept in e.built.
+func (e *engine) deliver(pins []*scored, ranked []*scored, rejected []RejectedPin) ([]byte, error) {
+	f := &budgetFit{e: e, pins: pins, ranked: ranked, rejected: rejected, base: e.receipt(rejected)}
+	f.emptyLen = len(render(nil, &Pack{Items: []PackItem{}}, e.req.Format, e.req.Explain))
+	e.excerptWeights()
+	pinEntries, itemBudget, err := f.reserveOverhead()
+	if err != nil {
+		return nil, err
+	}
+	if err := f.admit(pinEntries, itemBudget); err != nil {
+		return nil, err
+	}
+	n, err := f.shrink()
+	if err != nil {
+		return nil, err
+	}
+	return f.addDetailBack(n), nil
+}
+
+// budgetFit is one delivery in progress: the candidates, what is admitted
+// and dropped so far, and the receipt the pack is assembled with.
+type budgetFit struct {
+	e        *engine
+	pins     []*scored
+	ranked   []*scored
+	rejected []RejectedPin // the pins the pack at hand rejects
+	base     Receipt       // all the receipt knows before selection
+	emptyLen int           // the bytes of the empty pack
+
+	admitted   []*entry
+	dropped    []*entry // the first maxDroppedDetail left out, the most a receipt names
+	droppedAll int      // every candidate left out
+	dropAll    int      // the smallest pack drops everything; only the count shows
+	scratch    []byte   // every measured rendering, one after another
+}
+
+// entry is a candidate with its delivered form and estimated cost.
+type entry struct {
+	s      *scored
+	item   PackItem
+	cost   int
+	built  bool   // item holds its rendered form
+	reason string // why it is dropped, if it is
+}
+
+// estimate is a candidate rendered, with what it adds to a pack: the
+// tokens of a pack holding it alone, less those of the empty pack. A
+// candidate is rendered once per engine, whatever the budget.
+func (f *budgetFit) estimate(s *scored) (*entry, error) {
+	e := f.e
+	if en, ok := e.built[s]; ok {
+		return en, nil
+	}
+	it, err := e.itemOf(s)
+	if err != nil {
+		return nil, err
+	}
+	var reasons []Reason
+	if e.req.Explain {
+		if reasons, err = e.reasons(s); err != nil {
+			return nil, err
+		}
+	}
+	pi := packItem(s, it, e.excerpt(s, it), reasons)
+	cost := tokens(f.emptyLen+pi.addedBytes(e.req.Format, e.req.Explain)) - tokens(f.emptyLen)
+	en := &entry{s: s, item: pi, cost: max(cost, 1), built: true}
+	if e.built == nil {
+		e.built = map[*scored]*entry{}
+	}
+	e.built[s] = en
+	return en, nil
+}
+
+// roughEstimate is the cost of a candidate that cannot be shown, from its
+// row alone, so that the long tail is never read in full.
+func (f *budgetFit) roughEstimate(s *scored) (*entry, error) {
+	row, err := f.e.rowOf(s)
+	if err != nil {
+		return nil, err
+	}
+	return &entry{s: s, cost: tokens(len(row.URI) + len(row.Title) + len(row.Source) + roughItemBytes)}, nil
+}
+
+// drop leaves a candidate out, keeping it for the receipt to name while
+// there is room in the list.
+func (f *budgetFit) drop(en *entry) {
+	f.droppedAll++
+	if len(f.dropped) < maxDroppedDetail {
+		f.dropped = append(f.dropped, en)
+	}
+}
+
+// assemble makes the pack of the first n admitted entries, naming the
+// first detail entries of what is dropped.
+func (f *budgetFit) assemble(n, detail int) *Pack {
+	p := &Pack{Query: f.base.Query, Items: make([]PackItem, 0, n), Receipt: f.base}
+	p.Receipt.RejectedPins = append([]RejectedPin{}, f.rejected...)
+	for _, en := range f.admitted[:n] {
+		p.Items = append(p.Items, en.item)
+		p.Receipt.UsedTokens += en.cost
+	}
+	rest := f.admitted[n:]
+	p.Receipt.Dropped = make([]Dropped, 0, detail)
+	for i := 0; i < detail && i < len(rest)+len(f.dropped); i++ {
+		var en *entry
+		if i < len(rest) {
+			en = rest[i]
+		} else {
+			en = f.dropped[i-len(rest)]
+		}
+		p.Receipt.Dropped = append(p.Receipt.Dropped, Dropped{URI: en.s.row.URI, Reason: en.reason, Score: en.s.score, Tokens: en.cost})
+	}
+	p.Receipt.DroppedTotal = len(rest) + f.droppedAll + f.dropAll
+	p.Receipt.Selected = n
+	p.Receipt.ConsultedBodies = f.e.consulted(f.admitted[:n])
+	if n == 0 {
+		p.Receipt.Warning = f.e.warning(len(f.ranked) > 0 || len(f.pins) > 0)
+	}
+	return p
+}
+
+// measure is the tokens of a pack, measured with the widest receipt.index
+// there can be, so that what fits never depends on whether the index or a
+// scan answered: the two packs stay identical but for that field.
+func (f *budgetFit) measure(p *Pack) int {
+	real := p.Receipt.Index
+	p.Receipt.Index = widestIndex(real)
+	f.scratch = fixTokens(f.scratch, p, f.e.req.Format, f.e.req.Explain)
+	n := tokens(len(f.scratch))
+	p.Receipt.Index = real
+	return n
+}
+
+// reserveOverhead measures the smallest honest pack, which names no item
+// and no dropped detail, and every pin as rejected for room: a pin's
+// receipt line costs about what a pin that does not fit leaves behind, so
+// the overhead holds it. It returns the pins' entries and what the budget
+// leaves for items.
+func (f *budgetFit) reserveOverhead() (pinEntries []*entry, itemBudget int, err error) {
+	given := f.rejected
+	pinEntries = make([]*entry, len(f.pins))
+	for i, s := range f.pins {
+		en, err := f.estimate(s)
+		if err != nil {
+			return nil, 0, err
+		}
+		pinEntries[i] = en
+		f.rejected = append(f.rejected, pinRejection(en))
+	}
+	f.dropAll = len(f.pins) + len(f.ranked)
+	overhead := f.measure(f.assemble(0, 0))
+	if overhead > f.e.req.Budget {
+		return nil, 0, &BudgetError{Budget: f.e.req.Budget, Minimum: f.e.minimumBudget(f.assemble(0, 0))}
+	}
+	f.dropAll, f.rejected = 0, given
+	return pinEntries, f.e.req.Budget - overhead, nil
+}
+
+// admit admits pins, up to their share of the item budget, then ranked
+// candidates by their estimated cost, as diversity allows, and puts what
+// it admitted in display order.
+func (f *budgetFit) admit(pinEntries []*entry, itemBudget int) error {
+	used := f.admitPins(pinEntries, itemBudget)
+	for i, s := range f.ranked {
+		s.standing = i
+	}
+	k, err := f.estimateWhileFitting(itemBudget - used)
+	if err != nil {
+		return err
+	}
+	if err := f.admitDiverse(k, used, itemBudget); err != nil {
+		return err
+	}
+	// Display order follows standing, whatever order diversity admitted in.
+	tail := f.admitted[len(f.admitted)-countUnpinned(f.admitted):]
+	slices.SortStableFunc(tail, func(a, b *entry) int { return a.s.standing - b.s.standing })
+	for i, en := range f.admitted {
+		c := *en
+		c.reason = "budget" // if the real output cannot hold it
+		f.admitted[i] = &c
+	}
+	return nil
+}
+
+// admitPins admits the pins that fit their share of the item budget and
+// rejects the rest; it returns the tokens they use.
+func (f *budgetFit) admitPins(pinEntries []*entry, itemBudget int) (used int) {
+	pinBudget := itemBudget / pinShareDivisor
+	for _, en := range pinEntries {
+		if used+en.cost > pinBudget {
+			f.rejected = append(f.rejected, pinRejection(en))
+			continue
+		}
+		used += en.cost
+		f.admitted = append(f.admitted, en)
+	}
+	return used
+}
+
+// estimateWhileFitting renders ranked candidates in rank order while they
+// could still fit in room, and a margin beyond for diversity to draw on;
+// the rest cannot fit. It returns how many fit by estimate.
+func (f *budgetFit) estimateWhileFitting(room int) (k int, err error) {
+	for i, s := range f.ranked {
+		if room > 0 || i < k+diversityMargin {
+			en, err := f.estimate(s)
+			if err != nil {
+				return 0, err
+			}
+			if room >= en.cost {
+				room -= en.cost
+				k++
+			} else {
+				room = 0
+			}
+		}
+	}
+	return k, nil
+}
+
+// admitDiverse admits, in diversity's order over the first k, the
+// rendered candidates that fit, and drops the rest with their reason. A
+// candidate never rendered cannot fit: it is estimated from its row only
+// if the receipt may name it.
+func (f *budgetFit) admitDiverse(k, used, itemBudget int) error {
+	for _, s := range diversify(f.ranked, k) {
+		built, ok := f.e.built[s]
+		if !ok {
+			if len(f.dropped) < maxDroppedDetail {
+				en, err := f.roughEstimate(s)
+				if err != nil {
+					return err
+				}
+				en.reason = "budget"
+				f.drop(en)
+			} else {
+				f.droppedAll++
+			}
+			continue
+		}
+		en := *built // a copy: its reason is this call's
+		fitsNow := en.built && used+en.cost <= itemBudget
+		underCap := k < diversifyFrom || len(f.admitted)-len(f.pins) < k
+		switch {
+		case fitsNow && underCap:
+			used += en.cost
+			f.admitted = append(f.admitted, &en)
+		case fitsNow:
+			en.reason = "diversity"
+			f.drop(&en)
+		default:
+			en.reason = "budget"
+			f.drop(&en)
+		}
+	}
+	return nil
+}
+
+// shrink drops admitted entries from the end until the real output fits,
+// and returns how many stay.
+func (f *budgetFit) shrink() (int, error) {
+	n := len(f.admitted)
+	for n > 0 && f.measure(f.assemble(n, 0)) > f.e.req.Budget {
+		n--
+	}
+	if n == 0 && f.measure(f.assemble(0, 0)) > f.e.req.Budget {
+		// The overhead reserved is measured to hold every pack with no
+		// item; should it ever not, refuse rather than deliver over budget.
+		return 0, &BudgetError{Budget: f.e.req.Budget, Minimum: f.e.minimumBudget(f.assemble(0, 0))}
+	}
+	return n, nil
+}
+
+// addDetailBack renders the pack of the first n admitted entries with as
+// much dropped detail as fits (a binary search on its length), up to
+// maxDroppedDetail entries; dropped_total counts all.
+func (f *budgetFit) addDetailBack(n int) []byte {
+	total := min(maxDroppedDetail, len(f.admitted)-n+len(f.dropped))
+	lo, hi := 0, total
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if f.measure(f.assemble(n, mid)) <= f.e.req.Budget {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return fixTokens(nil, f.assemble(n, lo), f.e.req.Format, f.e.req.Explain)
+}
+
+// minimumBudget is the least budget whose smallest honest pack fits,
+// found where the stated budget's own digits (and a warning naming it)
+// are part of the size.
+func (e *engine) minimumBudget(p *Pack) int {
+	b := 1
+	for range 16 {
+		q := *p
+		q.Receipt.Budget = b
+		q.Receipt.Index = widestIndex(p.Receipt.Index)
+		if q.Receipt.Warning != "" {
+			q.Receipt.Warning = strings.Replace(q.Receipt.Warning, strconv.Itoa(e.req.Budget), strconv.Itoa(b), 1)
+		}
+		t := tokens(len(fixTokens(nil, &q, e.req.Format, e.req.Explain)))
+		if t <= b {
+			return b
+		}
+		b = t
+	}
+	return b
+}
+
+// countUnpinned counts the admitted entries after the pins.
+func countUnpinned(list []*entry) int {
+	n := 0
+	for _, en := range list {
+		if !en.s.pinned {
+			n++
+		}
+	}
+	return n
+}
+
+// pinRejection is the receipt line of a pin that does not fit. It names
+// only the pin's own cost, so that its width does not depend on the
+// budget and the overhead measured with it holds at every budget.
+func pinRejection(en *entry) RejectedPin {
+	return RejectedPin{URI: en.s.row.URI, Reason: fmt.Sprintf("needs about %d tokens; pins share at most a third of the item budget", en.cost)}
+}
+
+// widestIndex is the largest receipt.index a pack can carry for this
+// path: the longest state and a reason of maxIndexReason bytes.
+func widestIndex(ix IndexState) IndexState {
+	return IndexState{Path: ix.Path, State: "query-too-short", Reason: strings.Repeat("x", maxIndexReason)}
+}

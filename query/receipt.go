@@ -1,0 +1,154 @@
+package query
+
+import (
+	"encoding/binary"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/project"
+)
+
+// receipt fills everything the receipt knows before selection.
+func (e *engine) receipt(rejected []RejectedPin) Receipt {
+	cfg := e.c.Config()
+	r := Receipt{
+		Query:             e.parsed.Text,
+		Terms:             nonNil(e.parsed.Terms),
+		FilteredTerms:     nonNil(e.parsed.Filtered),
+		Window:            e.window,
+		AsOf:              dayString(e.req.AsOf),
+		Budget:            e.req.Budget,
+		Format:            e.req.Format,
+		Candidates:        len(e.pool),
+		RejectedPins:      rejected,
+		RelevanceFloor:    relevanceFloor,
+		RecencyModel:      []HalfLife{},
+		Index:             IndexState{Path: e.state.Path, State: string(e.state.State), Reason: indexReason(e.state.Reason)},
+		InputDigest:       e.inputDigest(),
+		Changed:           []string{},
+		RankingVersion:    artifacts.RankingVersion,
+		ToolVersion:       e.req.ToolVersion,
+		Notice:            Notice,
+		ConsultedBodies:   []string{},
+		TruncatedEntities: nonNil(e.truncated),
+		UnexpandedSeeds:   e.closedSeeds,
+	}
+	if len(e.parsed.Terms) == 0 {
+		r.Index.State = "query-too-short"
+		r.Index.Reason = "the query has no terms left after normalisation"
+	}
+	for _, src := range slices.Sorted(maps.Keys(cfg.Sources)) {
+		if hl := cfg.Sources[src].Recency.HalfLifeDays; hl > 0 {
+			r.RecencyModel = append(r.RecencyModel, HalfLife{Source: src, HalfLifeDays: hl})
+		}
+	}
+	return r
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// warning says which of the three empty-pack cases happened: nothing in
+// the window matched the query, matches stayed under the relevance floor,
+// or matches above the floor could not fit the budget.
+func (e *engine) warning(fitLost bool) string {
+	switch {
+	case len(e.parsed.Terms) == 0 && len(e.req.Pins) == 0:
+		return "empty pack: no candidates, the query has no terms left after normalisation (scaffolding words and words under three letters are dropped); ask with the words that matter"
+	case len(e.pool) == 0:
+		return fmt.Sprintf("empty pack: no candidates in the window %s..%s match the query (%d items searched); widen it with --since/--until, check --as-of, or use other words", e.window.Since, e.window.Until, e.win.n)
+	case !fitLost && e.policyOut > 0:
+		return fmt.Sprintf("empty pack: %d items matched; those above the relevance floor (%d) are private or received records, which stay out unless the query names visibility:private, category:received or the record itself", len(e.pool), relevanceFloor)
+	case !fitLost:
+		return fmt.Sprintf("empty pack: %d items matched but none scored above the relevance floor (%d); add a more specific term or name an identifier", len(e.pool), relevanceFloor)
+	}
+	return fmt.Sprintf("empty pack: matching items do not fit the budget of %d tokens; raise --budget", e.req.Budget)
+}
+
+// consulted lists the admitted records whose verified cached body joined
+// their ranking.
+func (e *engine) consulted(admitted []*entry) []string {
+	out := []string{}
+	body := fieldOrdinal(e.c.Fields(), project.FieldBody)
+	for _, en := range admitted {
+		if en.s.item != nil && hasBody(en.s.key, body) && e.c.HasBody(en.s.row.URI) {
+			out = append(out, en.s.row.URI)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// inputDigest hashes every semantic ranking input and nothing else: the
+// ranking version, the configuration's semantics, the normalised terms,
+// the window, the as-of day, "last", pins, --expand, the window size, each
+// term's document frequency, and each matched item's semantic digest
+// (which covers its URI), in URI order. Budget and format are not ranking inputs.
+func (e *engine) inputDigest() string {
+	h := xxhash.New()
+	w := func(parts ...string) { // the parts joined by US, then RS
+		for i, p := range parts {
+			if i > 0 {
+				h.WriteString("\x1f")
+			}
+			h.WriteString(p)
+		}
+		h.WriteString("\x1e")
+	}
+	w("ranking", strconv.Itoa(artifacts.RankingVersion), e.c.SemanticsDigest())
+	w(append([]string{"terms"}, e.parsed.Terms...)...)
+	w("window", e.window.Since, e.window.Until, dayString(e.req.AsOf), strconv.FormatBool(e.parsed.Last), strconv.FormatBool(e.req.Expand))
+	w(append([]string{"pins"}, e.req.Pins...)...)
+	w("n", strconv.Itoa(e.win.n))
+	for _, t := range e.terms {
+		w("df", t.term, strconv.Itoa(t.df))
+	}
+	pool := slices.Clone(e.pool)
+	slices.SortFunc(pool, func(a, b *scored) int { return a.ord - b.ord }) // ordinal order is URI order
+	var digest [8]byte
+	for _, s := range pool {
+		binary.BigEndian.PutUint64(digest[:], s.key.Digest) // it covers the URI
+		h.WriteString("item\x1f")
+		h.Write(digest[:]) // eight bytes, so no separator is needed
+		h.WriteString("\x1e")
+	}
+	return artifacts.HashSum(h.Sum64())
+}
+
+// maxIndexReason bounds receipt.index's reason, in bytes.
+const maxIndexReason = 160
+
+// indexReason makes a reason safe for the receipt: no characters that
+// JSON escapes or that break a text line, at most maxIndexReason bytes.
+func indexReason(s string) string {
+	s = strings.Map(func(r rune) rune {
+		switch {
+		case r == '"':
+			return '\''
+		case r == '\\':
+			return '/'
+		case r < 0x20 || r == 0x7f || r == 0x2028 || r == 0x2029:
+			return ' '
+		}
+		return r
+	}, strings.ToValidUTF8(s, "?"))
+	if len(s) > maxIndexReason {
+		i := maxIndexReason
+		for i > 0 && !utf8.RuneStart(s[i]) {
+			i--
+		}
+		s = s[:i]
+	}
+	return s
+}

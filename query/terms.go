@@ -1,0 +1,157 @@
+package query
+
+import (
+	"cmp"
+	"math/bits"
+	"slices"
+	"strings"
+
+	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/lex"
+)
+
+// termStats is what one query term matched across the corpus.
+type termStats struct {
+	term string
+	fold uint32 // lex.FoldKey(term), to find the items it may name exactly
+	// hits are the window's items the term matches, by ordinal, each
+	// with how: as an exact identifier, and/or its postings in fields.
+	hits   []termHit
+	df     int // len(hits): window items matching it either way
+	rarity int
+}
+
+// hit finds the term's hit on an item.
+func (st *termStats) hit(ord int) (*termHit, bool) {
+	i, ok := slices.BinarySearchFunc(st.hits, ord, func(h termHit, o int) int { return cmp.Compare(int(h.ord), o) })
+	if !ok {
+		return nil, false
+	}
+	return &st.hits[i], true
+}
+
+// termHit is one item a query term matches.
+type termHit struct {
+	ord   int32
+	exact bool                // the item holds the term as an exact identifier
+	ps    []artifacts.Posting // the term's postings in the item's fields
+}
+
+// lookupTerm gathers a query term's postings: exact identifier entries,
+// and word or identifier tokens (identifier-shaped terms match every
+// dictionary term containing them). Only the window's items count. Hits
+// come sorted by ordinal, one per item: a query can have tens of
+// thousands, and a sorted slice costs far less than maps to build and walk.
+func lookupTerm(c corpus, ids lex.Identities, term string, win *candidates) (*termStats, error) {
+	exact, found, err := gatherPostings(c, ids, term, win)
+	if err != nil {
+		return nil, err
+	}
+	st := &termStats{term: term, fold: lex.FoldKey(term), hits: mergeHits(exact, found)}
+	st.df = len(st.hits)
+	return st, nil
+}
+
+// gatherPostings reads a term's postings within the window: the items
+// that hold it as an exact identifier (sorted, distinct), and its word or
+// identifier postings, sorted by item.
+func gatherPostings(c corpus, ids lex.Identities, term string, win *candidates) (exact []int32, found []artifacts.Posting, err error) {
+	add := func(ps []artifacts.Posting, isExact bool) {
+		for _, p := range ps {
+			if !win.has(int(p.Doc)) {
+				continue
+			}
+			if isExact {
+				exact = append(exact, p.Doc)
+			} else {
+				found = append(found, p)
+			}
+		}
+	}
+	for _, x := range exactLookups(ids, term) {
+		ps, _, err := c.Postings(x)
+		if err != nil {
+			return nil, nil, err
+		}
+		add(ps, true)
+	}
+	lists := 0 // dictionary terms whose postings were gathered
+	if lex.IsIdentifierShaped(term) {
+		containing, err := c.PostingsContaining(term)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, tp := range containing {
+			add(tp.Postings, false)
+		}
+		lists = len(containing)
+	} else if !strings.HasPrefix(term, lex.ExactPrefix) {
+		ps, _, err := c.Postings(term)
+		if err != nil {
+			return nil, nil, err
+		}
+		add(ps, false)
+		lists = 1
+	}
+	// Postings of one dictionary term are sorted by item; an identifier
+	// term gathers several lists, whose merge keeps each list's order.
+	slices.Sort(exact)
+	exact = slices.Compact(exact)
+	if lists > 1 {
+		slices.SortStableFunc(found, func(a, b artifacts.Posting) int { return cmp.Compare(a.Doc, b.Doc) })
+	}
+	return exact, found, nil
+}
+
+// mergeHits joins the exact items and the postings of a term, both sorted
+// by item, into one hit per item.
+func mergeHits(exact []int32, found []artifacts.Posting) []termHit {
+	hits := make([]termHit, 0, len(exact)+len(found))
+	for i, j := 0, 0; i < len(exact) || j < len(found); {
+		var h termHit
+		switch {
+		case j == len(found) || i < len(exact) && exact[i] < found[j].Doc:
+			h = termHit{ord: exact[i], exact: true}
+			i++
+		default:
+			h.ord = found[j].Doc
+			if i < len(exact) && exact[i] == h.ord {
+				h.exact = true
+				i++
+			}
+			k := j
+			for k < len(found) && found[k].Doc == h.ord {
+				k++
+			}
+			h.ps = found[j:k:k]
+			j = k
+		}
+		hits = append(hits, h)
+	}
+	return hits
+}
+
+// rarity is a term's log-scaled rarity in the window: 0 for a stop term (in
+// more than half of a multi-item window), else min(16, ⌊log2(N/df)⌋+1).
+func rarity(n, df int) int {
+	if df == 0 {
+		return 0
+	}
+	if n > 1 && 2*df > n {
+		return 0
+	}
+	return min(maxRarity, bits.Len(uint(n/df)))
+}
+
+// exactLookups are the dictionary terms that make an item an exact match
+// for a query term: the term's own exact form, and the exact form of every
+// name of an identity the term names (so marc@x.test finds records related
+// to person:github/marc-x, Marc's alias).
+func exactLookups(ids lex.Identities, term string) []string {
+	out := []string{lex.ExactTerm(term)}
+	for _, n := range ids.Names(term) {
+		out = append(out, lex.ExactTerm(n))
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
