@@ -34,7 +34,7 @@ func Candidates(ctx context.Context, root string, req Request, withText func(uri
 	if err != nil {
 		return nil, err
 	}
-	c, _, closeFn, err := openCorpus(ctx, root, nil, func() {})
+	c, _, closeFn, err := openCorpus(ctx, root, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -9,7 +9,7 @@ import (
 // are current and from a scan otherwise. An eval suite checks its URIs
 // with it, so that a misspelt URI is an error rather than a miss.
 func Exists(ctx context.Context, root string, uris []string) ([]bool, error) {
-	c, _, closeFn, err := openCorpus(ctx, root, nil, func() {})
+	c, _, closeFn, err := openCorpus(ctx, root, nil)
 	if err != nil {
 		return nil, err
 	}
