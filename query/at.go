@@ -235,7 +235,10 @@ const usageStage = "usage"
 // changed) and, when it is current, reads each term's total uses.
 func usageFreshness(ctx context.Context, root string, cfg model.Config) freshness {
 	m, err := artifacts.ReadPrevious(root)
+	var linked *artifacts.LinkError
 	switch {
+	case errors.As(err, &linked):
+		return freshness{State: StateCorrupt, Reason: linkedDirReason}
 	case err != nil:
 		return freshness{State: StateCorrupt, Reason: err.Error()}
 	case m == nil:

@@ -39,6 +39,10 @@ type Index struct {
 // index and the graph are built from.
 const indexStage = "index"
 
+// linkedDirReason is why the artifacts of a base whose .cairn is a link
+// are not used. It names the base-relative path, as every receipt does.
+const linkedDirReason = artifacts.Dir + " is a symbolic link, which cairn never reads through; remove the link and run cairn build"
+
 // Open decides whether the artifacts under root can answer queries. It
 // never writes the base: it reads the manifest, takes the base's
 // inventory stat-first (hashing only inputs whose size or mtime changed
@@ -86,7 +90,7 @@ func Open(ctx context.Context, root string) (*Index, error) {
 		// Nothing was read through the link; the artifacts are as good as
 		// unreadable. The reason names the base-relative path, as every
 		// receipt does, not the machine's.
-		ix.State, ix.Reason = StateCorrupt, artifacts.Dir+" is a symbolic link, which cairn never reads through; remove the link and run cairn build"
+		ix.State, ix.Reason = StateCorrupt, linkedDirReason
 		return ix, nil
 	case err != nil:
 		ix.State, ix.Reason = StateCorrupt, err.Error()

@@ -255,6 +255,15 @@ func TestOpenLinkedArtifactsFolder(t *testing.T) {
 			if got := uris(p); strings.Join(got, " ") != strings.Join(want, " ") {
 				t.Errorf("answer from the scan:\n%v\nwant:\n%v", got, want)
 			}
+			// The artifact reader refuses the link too, even one that
+			// stays inside the base.
+			var linked *artifacts.LinkError
+			if r, err := OpenReader(dir); !errors.As(err, &linked) {
+				if r != nil {
+					r.Close()
+				}
+				t.Errorf("OpenReader through a linked %s: %v, want a *artifacts.LinkError", artifacts.Dir, err)
+			}
 		})
 	}
 }

@@ -133,18 +133,13 @@ func OpenReader(root string) (_ *Reader, err error) {
 	return r, nil
 }
 
-// openArtifact opens one artifact and checks its header (unless hdr is nil)
+// openArtifact opens one artifact, reached by no link, and checks its header (unless hdr is nil)
 // and final LF.
 func openArtifact(root *os.Root, p string, hdr []byte) (*file, error) {
-	f, err := root.Open(p)
+	f, st, err := artifacts.OpenArtifact(root, p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, &artifacts.CorruptError{Path: p, Msg: "the file is missing"}
 	} else if err != nil {
-		return nil, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
 		return nil, err
 	}
 	a := &file{f: f, info: st, path: p, size: st.Size()}
