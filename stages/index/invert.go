@@ -28,8 +28,8 @@ func NewSegment(items []project.Item) Segment { return NewSegmentWhere(items, ni
 
 // NewSegmentWhere is NewSegment keeping the postings of only the terms
 // keep accepts (all when keep is nil): a query's scan inverts every item
-// of a base but needs the few terms it was asked. keep is asked once per
-// distinct term of the run.
+// of a base but needs the few terms it was asked. keep is asked of every
+// occurrence of a term it has not accepted.
 func NewSegmentWhere(items []project.Item, keep func(term string) bool) Segment {
 	var seg Segment
 	// The items of a run mostly share their fields: each name is listed
@@ -49,7 +49,13 @@ func NewSegmentWhere(items []project.Item, keep func(term string) bool) Segment 
 	for i, f := range seg.Fields {
 		local[f] = uint16(i)
 	}
-	termID := make(map[string]int32, total/4)
+	// A filtered segment's map holds only the terms it keeps, few of the
+	// run's.
+	hint := total / 4
+	if keep != nil {
+		hint = 0
+	}
+	termID := make(map[string]int32, hint)
 	var terms []string
 	var counts []int32
 	seq := make([]int32, 0, total)
@@ -58,17 +64,16 @@ func NewSegmentWhere(items []project.Item, keep func(term string) bool) Segment 
 			for _, t := range f.Terms {
 				id, ok := termID[t.Term]
 				if !ok {
-					id = dropped
-					if keep == nil || keep(t.Term) {
-						id = int32(len(terms))
-						terms = append(terms, t.Term)
-						counts = append(counts, 0)
+					if keep != nil && !keep(t.Term) {
+						seq = append(seq, dropped)
+						continue
 					}
+					id = int32(len(terms))
 					termID[t.Term] = id
+					terms = append(terms, t.Term)
+					counts = append(counts, 0)
 				}
-				if id != dropped {
-					counts[id]++
-				}
+				counts[id]++
 				seq = append(seq, id)
 			}
 		}
