@@ -6,16 +6,18 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"iter"
 	"maps"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages/diag"
+	"github.com/cairn-kb/cairn/stages/graph"
+	"github.com/cairn-kb/cairn/stages/index"
 	"github.com/cairn-kb/cairn/stages/lex"
 	"github.com/cairn-kb/cairn/stages/load"
 	"github.com/cairn-kb/cairn/stages/model"
@@ -73,7 +75,7 @@ type scanCorpus struct {
 	semantics string
 	base      model.Base
 	proj      *project.Projector
-	mu        sync.Mutex // guards scratch and incoming, made on demand
+	mu        sync.Mutex // guards scratch and edges, made on demand
 	scratch   project.Scratch
 	fields    []artifacts.Field
 	// units hold the rows and outgoing edges of the items, in URI order,
@@ -85,7 +87,7 @@ type scanCorpus struct {
 	n        int
 	keys     *project.KeyTable // makes any item's key, as the build does
 	postings map[string][]artifacts.Posting
-	incoming map[string][]artifacts.Link
+	edges    *graph.Tables // the edge tables the build would write
 	bodies   map[string]bool
 	bodyText map[string]string
 	docs     map[string]int // document path → index in base.Documents
@@ -128,13 +130,12 @@ func (w wanted) keep(term string) bool {
 	return false
 }
 
-// scanUnit is one run of items consecutive in URI order, reduced. Its
-// rows' lengths and its postings name fields by their position in fields,
-// which assemble maps to the corpus's ordinals.
+// scanUnit is one run of items consecutive in URI order, reduced: the
+// run's index segment, which assemble numbers into the corpus and then
+// keeps only the rows of, and its items' outgoing edges.
 type scanUnit struct {
-	fields   []string
-	rows     []artifacts.Doc
-	postings map[string][]artifacts.Posting // Doc is the item's position in the run
+	seg  index.Segment
+	rows []artifacts.Doc // seg's rows, with the corpus's field ordinals
 	// links holds every item's outgoing edges in a row, ending at
 	// linkEnds[i] for item i: one slice for the run rather than one per
 	// item, with one copy of each edge kind.
@@ -199,7 +200,9 @@ func openScan(ctx context.Context, fsys fs.FS, terms []string) (*scanCorpus, err
 	if errs := diag.ErrorsOnly(diags); len(errs) > 0 {
 		return nil, baseErrors(errs)
 	}
-	c.assemble(ordered)
+	if err := c.assemble(ordered); err != nil {
+		return nil, err
+	}
 	rows := make([]*artifacts.Doc, 0, c.n)
 	for k := range c.units {
 		for j := range c.units[k].rows {
@@ -283,41 +286,14 @@ func holdsNeedle(s string, needles [][]byte, buf *[]byte) bool {
 	return false
 }
 
-// reduce keeps of a run of items (sorted by URI) their rows, field
-// lengths, edges and the postings of wanted terms. Its slices are made at
-// their final size: a scan reduces every item of the base.
+// reduce keeps of a run of items (sorted by URI) their index segment,
+// with the postings of wanted terms only, and their edges: a scan reduces
+// every item of the base.
 func reduce(items []project.Item, want wanted) scanUnit {
-	if len(items) == 0 {
-		return scanUnit{}
-	}
-	u := scanUnit{
-		postings: map[string][]artifacts.Posting{},
-		rows:     make([]artifacts.Doc, len(items)), linkEnds: make([]int32, len(items)),
-	}
+	u := scanUnit{seg: index.NewSegmentWhere(items, want.keep), linkEnds: make([]int32, len(items))}
 	kinds := map[string]string{}
-	local := map[string]int{}
-	position := func(name string) int {
-		i, ok := local[name]
-		if !ok {
-			i = len(u.fields)
-			local[name] = i
-			u.fields = append(u.fields, name)
-		}
-		return i
-	}
 	for i := range items {
-		it := &items[i]
-		u.rows[i] = it.Row(position)
-		for _, f := range it.Fields {
-			for _, t := range f.Terms {
-				if want.keep(t.Term) {
-					u.postings[t.Term] = append(u.postings[t.Term], artifacts.Posting{
-						Doc: int32(i), Field: uint16(position(f.Name)), TF: uint16(min(t.N, artifacts.MaxTF)),
-					})
-				}
-			}
-		}
-		for _, l := range it.Edges() {
+		for _, l := range graph.NodeOf(&items[i]).Links {
 			if k, ok := kinds[l.Kind]; ok {
 				l.Kind = k
 			} else {
@@ -330,53 +306,35 @@ func reduce(items []project.Item, want wanted) scanUnit {
 	return u
 }
 
-// assemble numbers the units' items and fields the way the index does
-// (items in URI order, fields by name), keeping the units, and joins
-// their postings. The fields are those with a length or a posting in some
-// item.
-func (c *scanCorpus) assemble(units []scanUnit) {
-	var names []string
-	for _, u := range units {
-		names = append(names, u.fields...)
+// assemble numbers the units' items and fields as the index does, keeps
+// the units' rows and edges, and merges their postings.
+func (c *scanCorpus) assemble(units []scanUnit) error {
+	units = slices.DeleteFunc(units, func(u scanUnit) bool { return len(u.seg.Rows) == 0 }) // no ordinal to start
+	segs := make([]index.Segment, len(units))
+	for k := range units {
+		segs[k] = units[k].seg
 	}
-	slices.Sort(names)
-	names = slices.Compact(names)
-	for _, n := range names {
-		c.fields = append(c.fields, artifacts.Field{Name: n, Weight: c.cfg.Weight(n)})
+	l, err := index.NewLayout(c.cfg, segs)
+	if err != nil {
+		return err
 	}
-	for _, u := range units {
-		if len(u.rows) == 0 {
-			continue // no ordinal to start
+	c.fields = l.Fields
+	for k := range units {
+		u := &units[k]
+		for j := range u.seg.Rows {
+			l.Renumber(k, u.seg.Rows[j].Lengths)
 		}
-		// Both orders are by name, so a row's lengths stay sorted by ordinal.
-		ordinal := make([]int, len(u.fields))
-		for i, f := range u.fields {
-			ordinal[i], _ = slices.BinarySearch(names, f)
-		}
-		for _, row := range u.rows {
-			for j := range row.Lengths {
-				row.Lengths[j].Field = int32(ordinal[row.Lengths[j].Field])
-			}
-		}
-		for _, term := range slices.Sorted(maps.Keys(u.postings)) {
-			for _, p := range u.postings[term] {
-				p.Doc += int32(c.n)
-				p.Field = uint16(ordinal[p.Field])
-				c.postings[term] = append(c.postings[term], p)
-			}
-		}
-		u.postings = nil
-		c.units = append(c.units, u)
+		// The rows are all a unit keeps of its segment once the postings
+		// are merged.
+		u.rows, u.seg = u.seg.Rows, index.Segment{}
 		c.starts = append(c.starts, c.n)
 		c.n += len(u.rows)
 	}
-	// A term in two fields of one item: postings sorted by item, then field.
-	for term, ps := range c.postings {
-		slices.SortStableFunc(ps, func(a, b artifacts.Posting) int {
-			return cmp.Or(cmp.Compare(a.Doc, b.Doc), cmp.Compare(a.Field, b.Field))
-		})
-		c.postings[term] = ps
-	}
+	l.Merge(segs, func(term string, n int, postings iter.Seq[artifacts.Posting]) {
+		c.postings[term] = slices.AppendSeq(make([]artifacts.Posting, 0, n), postings)
+	})
+	c.units = units
+	return nil
 }
 
 // baseErrors is why a base with mistakes cannot be scanned: it names the
@@ -474,70 +432,56 @@ func (c *scanCorpus) Item(ord int, _ artifacts.Doc) (project.Item, error) {
 	return it, nil
 }
 
-// Outgoing is an item's edges, or an alias's same-as edge.
-func (c *scanCorpus) Outgoing(node string) ([]artifacts.Link, error) {
-	var links []artifacts.Link
-	if ord, _ := c.Search(node); ord < c.n {
-		if u, i := c.locate(ord); u.rows[i].URI == node {
-			links = append(links, u.edges(i)...)
-		}
-	}
-	for _, name := range slices.Sorted(maps.Keys(c.cfg.Identities)) {
-		id := c.cfg.Identities[name]
-		if node != id.Canonical && slices.Contains(id.Aliases, node) {
-			links = append(links, artifacts.Link{Kind: artifacts.EdgeSameAs, Node: id.Canonical})
-		}
-	}
-	slices.SortFunc(links, project.CompareLinks)
-	return slices.Compact(links), nil
-}
-
-// Incoming is a node's inbound edges in edges.dst.tsv's order: newest
-// source first, then kind, ordinal and source. The table is made on the
-// first call (only --expand asks).
-func (c *scanCorpus) Incoming(node string, limit int) ([]artifacts.Link, error) {
+// edgeTables are the edge tables the build would write, made on the
+// first call: only --expand follows edges.
+func (c *scanCorpus) edgeTables() (*graph.Tables, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.incoming == nil {
-		type inbound struct {
-			link artifacts.Link
-			at   string
-			ord  int
-		}
-		in := map[string][]inbound{}
-		for k, u := range c.units {
+	if c.edges == nil {
+		nodes := make([]graph.Node, 0, c.n)
+		for _, u := range c.units {
 			for j := range u.rows {
-				i, links := c.starts[k]+j, u.edges(j)
-				at := project.Newest(&u.rows[j])
-				for _, l := range links {
-					in[l.Node] = append(in[l.Node], inbound{artifacts.Link{Kind: l.Kind, Node: artifacts.ItemRef + strconv.Itoa(i)}, at, i})
-				}
+				nodes = append(nodes, graph.Node{URI: u.rows[j].URI, At: project.Newest(&u.rows[j]), Links: u.edges(j)})
 			}
 		}
-		for _, name := range slices.Sorted(maps.Keys(c.cfg.Identities)) {
-			id := c.cfg.Identities[name]
-			for _, a := range id.Aliases {
-				if a != id.Canonical {
-					in[id.Canonical] = append(in[id.Canonical], inbound{artifacts.Link{Kind: artifacts.EdgeSameAs, Node: a}, "", -1})
-				}
-			}
+		// The nodes are in memory and the query waits for the tables:
+		// there is nothing to cancel.
+		t, err := graph.NewTables(context.Background(), graph.Input{Config: c.cfg, Nodes: nodes})
+		if err != nil {
+			return nil, err
 		}
-		c.incoming = map[string][]artifacts.Link{}
-		for n, list := range in {
-			slices.SortFunc(list, func(a, b inbound) int {
-				return cmp.Or(project.CompareStamps(b.at, a.at), strings.Compare(a.link.Kind, b.link.Kind), cmp.Compare(a.ord, b.ord), strings.Compare(a.link.Node, b.link.Node))
-			})
-			links := make([]artifacts.Link, 0, len(list))
-			for j, e := range list {
-				if j > 0 && e == list[j-1] {
-					continue
-				}
-				links = append(links, e.link)
-			}
-			c.incoming[n] = links
-		}
+		c.edges = &t
 	}
-	links := c.incoming[node]
+	return c.edges, nil
+}
+
+// adjacent is node's row of an edge table, if it has one.
+func adjacent(rows []artifacts.Adjacency, node string) []artifacts.Link {
+	i, ok := slices.BinarySearchFunc(rows, node, func(r artifacts.Adjacency, n string) int { return strings.Compare(r.Node, n) })
+	if !ok {
+		return nil
+	}
+	return rows[i].Links
+}
+
+// Outgoing is a node's line of edges.tsv: an item's edges, an alias's
+// same-as edge. It is a copy, since the line shares the units' edges.
+func (c *scanCorpus) Outgoing(node string) ([]artifacts.Link, error) {
+	t, err := c.edgeTables()
+	if err != nil {
+		return nil, err
+	}
+	return slices.Clone(adjacent(t.BySrc, node)), nil
+}
+
+// Incoming is a node's line of edges.dst.tsv, its newest limit edges when
+// limit is above 0.
+func (c *scanCorpus) Incoming(node string, limit int) ([]artifacts.Link, error) {
+	t, err := c.edgeTables()
+	if err != nil {
+		return nil, err
+	}
+	links := adjacent(t.ByDst, node)
 	if limit > 0 && len(links) > limit {
 		links = links[:limit]
 	}

@@ -6,8 +6,10 @@
 //
 // In: one node per item, in URI order (NodeOf makes a node from a
 // projected item, so the build can let items go early), and the
-// configuration (for identities). Out: the two artifact files. It must not
-// read or write anything.
+// configuration (for identities). Out: the two artifact files. A query's
+// scan, which has no edge files, builds the same tables in memory
+// (NewTables) and looks its edges up there. It must not read or write
+// anything.
 package graph
 
 import (
@@ -56,9 +58,36 @@ type inbound struct {
 	ord  int    // item ordinal, -1 for non-item sources
 }
 
+// Tables are the edge tables before they are encoded: by source, one row
+// per item with links and per alias, sorted by node; by destination, one
+// row per node, sorted by node, its inbound edges newest source first.
+type Tables struct {
+	BySrc, ByDst []artifacts.Adjacency
+	Edges        int
+}
+
 // Run builds the edge tables.
 func Run(ctx context.Context, in Input) (Output, error) {
-	var out Output
+	t, err := NewTables(ctx, in)
+	if err != nil {
+		return Output{}, err
+	}
+	src, err := artifacts.EncodeEdges(t.BySrc)
+	if err != nil {
+		return Output{}, err
+	}
+	dst, err := artifacts.EncodeEdgesDst(t.ByDst)
+	if err != nil {
+		return Output{}, err
+	}
+	return Output{Edges: t.Edges, Files: []artifacts.File{{Path: artifacts.EdgesPath, Data: src}, {Path: artifacts.EdgesDstPath, Data: dst}}}, nil
+}
+
+// NewTables builds the edge tables of the nodes: what Run encodes, and
+// what a query's scan, which has no edge files, looks edges up in. A
+// row's links may share the nodes' arrays.
+func NewTables(ctx context.Context, in Input) (Tables, error) {
+	var out Tables
 	var items []artifacts.Adjacency
 	byDst := map[string][]inbound{}
 	for i := range in.Nodes {
@@ -95,7 +124,7 @@ func Run(ctx context.Context, in Input) (Output, error) {
 	}
 	// Item rows come in URI order already; merge the alias rows in rather
 	// than sort a million rows again.
-	bySrc := mergeSameNode(mergeSorted(items, aliasRows))
+	out.BySrc = mergeSameNode(mergeSorted(items, aliasRows))
 
 	dsts := slices.Sorted(maps.Keys(byDst))
 	rows := make([]artifacts.Adjacency, len(dsts))
@@ -115,15 +144,7 @@ func Run(ctx context.Context, in Input) (Output, error) {
 		}
 		rows[i] = artifacts.Adjacency{Node: d, Links: links}
 	}
-	src, err := artifacts.EncodeEdges(bySrc)
-	if err != nil {
-		return out, err
-	}
-	dst, err := artifacts.EncodeEdgesDst(rows)
-	if err != nil {
-		return out, err
-	}
-	out.Files = []artifacts.File{{Path: artifacts.EdgesPath, Data: src}, {Path: artifacts.EdgesDstPath, Data: dst}}
+	out.ByDst = rows
 	return out, nil
 }
 

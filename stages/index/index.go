@@ -6,7 +6,11 @@
 // It works in two halves so that a large base never holds all its items at
 // once: NewSegment inverts one run of items that are consecutive in URI
 // order (the build calls it per document, in parallel, and lets the items
-// go), and Run merges the segments, in URI order, into the artifacts.
+// go), and Run merges the segments, in URI order, into the artifacts. A
+// query's scan inverts and numbers its items with the same functions
+// (NewSegmentWhere, NewLayout, Layout.Merge) and keeps the result in
+// memory, so an index and a scan of one base agree on every row, ordinal
+// and posting.
 //
 // In: segments, in URI order, and the configuration (for field weights).
 // Out: artifact files. It must not read or write anything; the byte
@@ -41,39 +45,16 @@ type Output struct {
 
 // Run merges the segments into the index artifacts.
 func Run(ctx context.Context, in Input) (Output, error) {
-	var names []string
-	for _, s := range in.Segments {
-		names = append(names, s.Fields...)
+	l, err := NewLayout(in.Config, in.Segments)
+	if err != nil {
+		return Output{}, err
 	}
-	slices.Sort(names)
-	names = slices.Compact(names)
-	if len(names) > artifacts.MaxFields {
-		return Output{}, fmt.Errorf("the base has %d fields; the index holds at most %d", len(names), artifacts.MaxFields)
-	}
-	fields := make([]artifacts.Field, len(names))
-	for i, n := range names {
-		fields[i] = artifacts.Field{Name: n, Weight: in.Config.Weight(n)}
-	}
-	// Each segment's field positions map to global ordinals; both are in
-	// name order, so a row's lengths stay sorted by ordinal.
-	remap := make([][]uint16, len(in.Segments))
-	total := 0
-	for i, s := range in.Segments {
-		remap[i] = make([]uint16, len(s.Fields))
-		for j, f := range s.Fields {
-			k, _ := slices.BinarySearch(names, f)
-			remap[i][j] = uint16(k)
-		}
-		total += len(s.Rows)
-	}
-	rows := make([]artifacts.Doc, 0, total)
+	rows := make([]artifacts.Doc, 0, l.Items())
 	for i, s := range in.Segments {
 		for _, r := range s.Rows {
 			// A copy: the segments are the caller's and stay as given.
 			r.Lengths = slices.Clone(r.Lengths)
-			for j := range r.Lengths {
-				r.Lengths[j].Field = int32(remap[i][r.Lengths[j].Field])
-			}
+			l.Renumber(i, r.Lengths)
 			rows = append(rows, r)
 		}
 	}
@@ -92,14 +73,14 @@ func Run(ctx context.Context, in Input) (Output, error) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		keys, err := project.Keys(len(rows), func(i int) *artifacts.Doc { return &rows[i] }, len(fields), in.Config)
+		keys, err := project.Keys(len(rows), func(i int) *artifacts.Doc { return &rows[i] }, len(l.Fields), in.Config)
 		if err != nil {
 			docsErr = err
 			return
 		}
-		docs, key, docsErr = artifacts.EncodeDocs(rows, keys, len(fields))
+		docs, key, docsErr = artifacts.EncodeDocs(rows, keys, len(l.Fields))
 	}()
-	dict, post, err := merge(in.Segments, remap)
+	dict, post, err := merge(in.Segments, &l)
 	<-done
 	if docsErr != nil {
 		return Output{}, docsErr
@@ -112,7 +93,7 @@ func Run(ctx context.Context, in Input) (Output, error) {
 		{Path: artifacts.DocsKeyPath, Data: key},
 		{Path: artifacts.DocumentsPath, Data: artifacts.EncodeDocuments(documentRows(in.Config, in.Documents))},
 		{Path: artifacts.BodiesPath, Data: artifacts.EncodeBodies(bodyRows(in.Bodies))},
-		{Path: artifacts.FieldsPath, Data: artifacts.EncodeFields(fields)},
+		{Path: artifacts.FieldsPath, Data: artifacts.EncodeFields(l.Fields)},
 		{Path: artifacts.TermsPath, Data: dict},
 		{Path: artifacts.PostingsPath, Data: post},
 	}}, nil

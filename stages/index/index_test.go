@@ -3,7 +3,9 @@ package index
 import (
 	"bytes"
 	"context"
+	"iter"
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/cairn-kb/cairn/artifacts"
@@ -63,5 +65,38 @@ func TestRunRefusesOverlappingSegments(t *testing.T) {
 	segs := []Segment{NewSegment(items[10:20]), NewSegment(items[0:10])}
 	if _, err := Run(context.Background(), Input{Config: loaded.Base.Config, Segments: segs}); err == nil {
 		t.Fatal("Run accepted segments out of URI order")
+	}
+}
+
+// TestSegmentWhereKeepsTheIndexsPostings: segments that keep only some
+// terms, laid out and merged, give those terms exactly the postings of the
+// whole index, and no other term.
+func TestSegmentWhereKeepsTheIndexsPostings(t *testing.T) {
+	items, loaded := demoItems(t)
+	merged := func(keep func(string) bool) map[string][]artifacts.Posting {
+		segs := []Segment{NewSegmentWhere(items[:7], keep), NewSegmentWhere(items[7:20], keep), NewSegmentWhere(items[20:], keep)}
+		l, err := NewLayout(loaded.Base.Config, segs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string][]artifacts.Posting{}
+		l.Merge(segs, func(term string, n int, postings iter.Seq[artifacts.Posting]) {
+			out[term] = slices.Collect(postings)
+			if len(out[term]) != n {
+				t.Errorf("%s: Merge counted %d postings and gave %d", term, n, len(out[term]))
+			}
+		})
+		return out
+	}
+	all := merged(nil)
+	kept := func(term string) bool { return term < "m" }
+	some := merged(kept)
+	if len(some) == 0 || len(some) == len(all) {
+		t.Fatalf("kept %d of %d terms; the filter tests nothing", len(some), len(all))
+	}
+	for term, ps := range all {
+		if got, ok := some[term]; ok != kept(term) || ok && !slices.Equal(got, ps) {
+			t.Errorf("%s: kept %v with postings %v, want %v", term, ok, got, ps)
+		}
 	}
 }

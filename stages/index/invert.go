@@ -1,7 +1,7 @@
 package index
 
 import (
-	"container/heap"
+	"iter"
 	"slices"
 	"strings"
 
@@ -24,29 +24,38 @@ type Segment struct {
 // no postings list ever grows by appending: the first numbers each distinct
 // term and counts its postings, the second writes every posting into its
 // term's slot of one flat array.
-func NewSegment(items []project.Item) Segment {
+func NewSegment(items []project.Item) Segment { return NewSegmentWhere(items, nil) }
+
+// NewSegmentWhere is NewSegment keeping the postings of only the terms
+// keep accepts (all when keep is nil): a query's scan inverts every item
+// of a base but needs the few terms it was asked. keep is asked of every
+// occurrence of a term it has not accepted.
+func NewSegmentWhere(items []project.Item, keep func(term string) bool) Segment {
 	var seg Segment
-	for i := range items {
-		for _, f := range items[i].Fields {
-			seg.Fields = append(seg.Fields, f.Name)
-		}
-	}
-	slices.Sort(seg.Fields)
-	seg.Fields = slices.Compact(seg.Fields)
-	local := make(map[string]uint16, len(seg.Fields))
-	for i, f := range seg.Fields {
-		local[f] = uint16(i)
-	}
+	// The items of a run mostly share their fields: each name is listed
+	// once as it is met, then the list is sorted.
+	local := map[string]uint16{}
 	total := 0
-	seg.Rows = make([]artifacts.Doc, len(items))
-	ordinal := func(name string) int { return int(local[name]) }
 	for i := range items {
-		seg.Rows[i] = items[i].Row(ordinal)
 		for _, f := range items[i].Fields {
+			if _, ok := local[f.Name]; !ok {
+				local[f.Name] = 0
+				seg.Fields = append(seg.Fields, f.Name)
+			}
 			total += len(f.Terms)
 		}
 	}
-	termID := make(map[string]int32, total/4)
+	slices.Sort(seg.Fields)
+	for i, f := range seg.Fields {
+		local[f] = uint16(i)
+	}
+	// A filtered segment's map holds only the terms it keeps, few of the
+	// run's.
+	hint := total / 4
+	if keep != nil {
+		hint = 0
+	}
+	termID := make(map[string]int32, hint)
 	var terms []string
 	var counts []int32
 	seq := make([]int32, 0, total)
@@ -55,6 +64,10 @@ func NewSegment(items []project.Item) Segment {
 			for _, t := range f.Terms {
 				id, ok := termID[t.Term]
 				if !ok {
+					if keep != nil && !keep(t.Term) {
+						seq = append(seq, dropped)
+						continue
+					}
 					id = int32(len(terms))
 					termID[t.Term] = id
 					terms = append(terms, t.Term)
@@ -71,14 +84,24 @@ func NewSegment(items []project.Item) Segment {
 		next[id] = sum
 		sum += c
 	}
-	flat := make([]artifacts.Posting, total)
+	// The second pass makes each item's row as it writes its postings.
+	seg.Rows = make([]artifacts.Doc, len(items))
+	ordinal := func(name string) int { return int(local[name]) }
+	flat := make([]artifacts.Posting, sum)
 	k := 0
 	for i := range items {
+		seg.Rows[i] = items[i].Row(ordinal)
 		for _, f := range items[i].Fields {
+			if len(f.Terms) == 0 {
+				continue // a scan's items mostly have none
+			}
 			fo := local[f.Name]
 			for _, t := range f.Terms {
 				id := seq[k]
 				k++
+				if id == dropped {
+					continue
+				}
 				flat[next[id]] = artifacts.Posting{Doc: int32(i), Field: fo, TF: uint16(min(t.N, artifacts.MaxTF))}
 				next[id]++
 			}
@@ -98,6 +121,9 @@ func NewSegment(items []project.Item) Segment {
 	}
 	return seg
 }
+
+// dropped is the term number of a term NewSegmentWhere does not keep.
+const dropped = -1
 
 // cursor is a segment's position in the merge.
 type cursor struct {
@@ -128,52 +154,23 @@ func (h *cursors) Pop() any {
 	return x
 }
 
-// merge writes the dictionary and postings of all segments, term by term
-// through a heap of segment cursors. A term held by several segments gets
-// their postings in segment order, each item moved by its segment's base
-// ordinal and each field mapped to its global ordinal, so the merged
-// postings stay sorted by item then field.
-func merge(segs []Segment, remap [][]uint16) (dict, postings []byte, err error) {
-	base := make([]int32, len(segs))
+// merge writes the dictionary and postings of all segments as l merges
+// them.
+func merge(segs []Segment, l *Layout) (dict, postings []byte, err error) {
 	terms, size := 0, 0
-	var at int32
-	for i, s := range segs {
-		base[i] = at
-		at += int32(len(s.Rows))
+	for _, s := range segs {
 		terms += len(s.terms)
 		for j, p := range s.posts {
 			size += len(s.terms[j]) + 2 + 8*len(p)
 		}
 	}
 	w := artifacts.NewPostingsWriter(terms, size)
-	h := &cursors{segs: segs}
-	for i, s := range segs {
-		if len(s.terms) > 0 {
-			h.c = append(h.c, cursor{seg: i})
-		}
-	}
-	heap.Init(h)
-	for h.Len() > 0 {
-		term := segs[h.c[0].seg].terms[h.c[0].term]
+	l.Merge(segs, func(term string, _ int, postings iter.Seq[artifacts.Posting]) {
 		w.Begin(term)
-		for h.Len() > 0 {
-			c := h.c[0]
-			if segs[c.seg].terms[c.term] != term {
-				break
-			}
-			for _, p := range segs[c.seg].posts[c.term] {
-				p.Doc += base[c.seg]
-				p.Field = remap[c.seg][p.Field]
-				w.Add(p)
-			}
-			if c.term+1 < len(segs[c.seg].terms) {
-				h.c[0].term++
-				heap.Fix(h, 0)
-			} else {
-				heap.Pop(h)
-			}
+		for p := range postings {
+			w.Add(p)
 		}
 		w.End()
-	}
+	})
 	return w.Bytes()
 }
