@@ -3,8 +3,9 @@
 // missing, stale or corrupt, and answers context, search, by-location and
 // read requests from either.
 //
-// It reads artifacts only through package artifacts and may reuse the pure
-// loading and projection code of stages/load and stages/project, but never
-// the build pipeline itself (stages, stages/index, stages/graph,
-// stages/emit): a reader must not be able to write. A test enforces it.
+// It reads artifacts only through package artifacts and reuses the pure
+// code of the stages (load, lex, project, index, graph, govern), so that a
+// scan ranks exactly what a build would index; it never imports the parts
+// that build or write (stages, stages/emit, stages/rules, stages/usage): a
+// reader must not be able to write. A test enforces it.
 package query

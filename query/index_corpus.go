@@ -33,8 +33,9 @@ type indexCorpus struct {
 	bodies    map[string]artifacts.Body // by record URI, from bodies.tsv
 	days      []string                  // populated event days, from documents.tsv
 
-	// Items are re-read on two goroutines at once (see deliver): mu
-	// guards the maps below, projMu the projector's cached bodies, which
+	// The corpus is safe for concurrent use, so that a long-lived server
+	// may answer from one corpus on several goroutines: mu guards the maps
+	// below, projMu the projector's cached bodies, which
 	// useBody writes and projections read, and scratch holds one
 	// project.Scratch per projection in flight.
 	mu       sync.Mutex
