@@ -89,7 +89,7 @@ func readIndexFiles(root string) (*indexFiles, error) {
 // checked.
 func (f *indexFiles) current(root string) bool {
 	for p, then := range f.read {
-		now, err := os.Stat(filepath.Join(root, filepath.FromSlash(p)))
+		now, err := os.Lstat(filepath.Join(root, filepath.FromSlash(p)))
 		if err != nil || !os.SameFile(then, now) || then.Size() != now.Size() || !then.ModTime().Equal(now.ModTime()) {
 			return false
 		}
@@ -145,15 +145,16 @@ func (c *indexCorpus) useBody(uri string) error {
 // loadArtifact reads and decodes one small artifact whole, noting in read
 // (when given) what fstat said of the file it read.
 func loadArtifact[T any](root, path string, decode func([]byte) ([]T, error), read map[string]os.FileInfo) ([]T, error) {
-	f, err := os.Open(filepath.Join(root, filepath.FromSlash(path)))
+	base, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	defer base.Close()
+	f, st, err := artifacts.OpenArtifact(base, path)
 	if err != nil {
 		return nil, &artifacts.CorruptError{Path: path, Msg: err.Error()}
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
 	if read != nil {
 		read[path] = st
 	}
