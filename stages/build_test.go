@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -264,5 +265,46 @@ func TestUsageDoesNotReadUnchangedContent(t *testing.T) {
 	}
 	if got := usageOf(third); got != "#cairn usage v2\tterm\tpath\tcount\nharbor\t.\t4\nharbor\tdocs/b.md\t2\nharbor\tblog/c.md\t1\nharbor\tdocs/a.md\t1\n" {
 		t.Errorf("usage.tsv after the terms store changed:\n%s", got)
+	}
+}
+
+// TestBuildProgress checks that load reports each file it parses and
+// project each record document, up to their totals, and nothing when
+// every stage is current.
+func TestBuildProgress(t *testing.T) {
+	doc := func(src string) *fstest.MapFile {
+		return &fstest.MapFile{Data: []byte(`{"cairn": 1, "source": "` + src + `", "fields": {"id": ".id", "title": ".t", "time": ".at"},
+ "records": [{"id": "n1", "t": "a note", "at": "2026-11-02T10:00:00Z"}]}`)}
+	}
+	base := fstest.MapFS{
+		"cairn.yaml":                   {Data: []byte("schema: {title: {weight: 5}}\n")},
+		"events/2026-11-02/notes.json": doc("notes"),
+		"events/2026-11-02/memos.json": doc("memos"),
+		"wiki/topic.md":                {Data: []byte("# Topic\n")},
+		"docs/readme.md":               {Data: []byte("Content.\n")},
+	}
+	var calls []string
+	progress := func(stage string, done, total int) {
+		calls = append(calls, fmt.Sprintf("%s %d/%d", stage, done, total))
+	}
+	first, err := Build(context.Background(), Input{FS: base, ToolVersion: "test", Progress: progress})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"load 1/4", "load 2/4", "load 3/4", "load 4/4", "project 1/2", "project 2/2"}
+	if !slices.Equal(calls, want) {
+		t.Errorf("progress calls %q, want %q", calls, want)
+	}
+	m, err := artifacts.DecodeManifest(first.Plan.Manifest.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls = nil
+	if _, err := Build(context.Background(), Input{FS: base, Stat: first.Stat, Previous: &m, Intact: func(string) bool { return true },
+		ToolVersion: "test", Progress: progress}); err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) != 0 {
+		t.Errorf("a no-op build reported progress %q", calls)
 	}
 }
