@@ -308,3 +308,47 @@ func TestBuildProgress(t *testing.T) {
 		t.Errorf("a no-op build reported progress %q", calls)
 	}
 }
+
+// TestStaleRulesAloneRerunRules: when only the rules files' shape changed,
+// Build decides before parsing that the rules stage alone runs, and the
+// record documents and pages are not opened.
+func TestStaleRulesAloneRerunRules(t *testing.T) {
+	t0 := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
+	base := fstest.MapFS{
+		"cairn.yaml": {Data: []byte("schema: {title: {weight: 5}}\n"), ModTime: t0},
+		"events/2026-11-02/notes.json": {Data: []byte(`{"cairn": 1, "source": "notes", "fields": {"id": ".id", "title": ".t", "time": ".at"},
+ "records": [{"id": "n1", "t": "first note", "at": "2026-11-02T10:00:00Z"}]}`), ModTime: t0},
+		"wiki/topic.md":         {Data: []byte("# Topic\n"), ModTime: t0},
+		"docs/readme.md":        {Data: []byte("Content.\n"), ModTime: t0},
+		"governance/terms.yaml": {Data: []byte("- id: kb\n  term: knowledge base\n  status: forbidden\n  replacement: cairn\n"), ModTime: t0},
+	}
+	ctx := context.Background()
+	first, err := Build(ctx, Input{FS: base, ToolVersion: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range slices.Concat(first.Plan.Files, first.Plan.Release) {
+		base[f.Path] = &fstest.MapFile{Data: f.Data, ModTime: t0}
+	}
+	m, err := artifacts.DecodeManifest(first.Plan.Manifest.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base["CLAUDE.md"] = &fstest.MapFile{Data: []byte("@AGENTS.md\n"), ModTime: t0}
+	rec := &openRecorder{FS: base, opened: map[string]int{}}
+	again, err := Build(ctx, Input{FS: rec, Stat: first.Stat, Previous: &m, Intact: func(string) bool { return true }, ToolVersion: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(again.Ran, []string{StageRules}) {
+		t.Errorf("with a new CLAUDE.md, ran %v; want the rules alone", again.Ran)
+	}
+	for _, p := range []string{"events/2026-11-02/notes.json", "wiki/topic.md"} {
+		if rec.opened[p] != 0 {
+			t.Errorf("%s was opened; the corpus is current", p)
+		}
+	}
+	if rec.opened["governance/terms.yaml"] == 0 {
+		t.Error("the terms were not read for the rules stage")
+	}
+}
