@@ -21,7 +21,6 @@ import (
 	"github.com/cairn-kb/cairn/stages/graph"
 	"github.com/cairn-kb/cairn/stages/index"
 	"github.com/cairn-kb/cairn/stages/load"
-	"github.com/cairn-kb/cairn/stages/memory"
 	"github.com/cairn-kb/cairn/stages/model"
 	"github.com/cairn-kb/cairn/stages/rules"
 	"github.com/cairn-kb/cairn/stages/usage"
@@ -35,14 +34,6 @@ const (
 	StageUsage      = "usage"      // term usage counts, after content validation
 	StageRules      = "rules"      // the rules files and rules.json
 )
-
-// groupStages says which stages each load group feeds: a group is parsed
-// again only when one of its stages must run.
-var groupStages = map[string][]string{
-	load.GroupCorpus:     {StageIndex, StageGraph},
-	load.GroupGovernance: {StageGovernance},
-	load.GroupContent:    {StageUsage},
-}
 
 // Input is what a build reads.
 type Input struct {
@@ -64,6 +55,12 @@ type Input struct {
 	// Mark, when set, is called as each stage ends, with the stage's name.
 	// The caller may read its clock there; the build itself never does.
 	Mark func(stage string)
+	// Progress, when set, is called as a long stage advances: "load" with
+	// the files parsed out of the files to parse, "project" with the
+	// record documents projected out of all of them. It is called once per
+	// file or document, never from two goroutines at once, and throttles
+	// nothing: that is the caller's to do.
+	Progress func(stage string, done, total int)
 }
 
 // Output is a finished build, ready for artifacts.Sync or Diff.
@@ -83,180 +80,229 @@ type Output struct {
 	Config model.Config
 }
 
+// A stage is one step of the pipeline as Build runs it.
+type stage struct {
+	// name is what errors and Mark call it.
+	name string
+	// records names the manifest stages it writes, all with one key; it
+	// is current only when every one of them is.
+	records []string
+	// group is the load group whose key is its key; "" for the rules
+	// stage, whose key also spans the days its answer holds (rulesKeyHolds).
+	group string
+	// reads lists the groups it needs parsed when it runs.
+	reads []string
+	run   func(b *build, ctx context.Context) ([]emit.Stage, error)
+}
+
+// pipeline is the stages in the order they run. The governance stage
+// only records that governance was validated, which load does; usage and
+// the rules read content and the terms.
+var pipeline = []stage{
+	{name: "corpus", records: []string{StageIndex, StageGraph}, group: load.GroupCorpus, reads: []string{load.GroupCorpus}, run: (*build).corpus},
+	{name: StageGovernance, records: []string{StageGovernance}, group: load.GroupGovernance, reads: []string{load.GroupGovernance}, run: (*build).governance},
+	{name: StageUsage, records: []string{StageUsage}, group: load.GroupContent, reads: []string{load.GroupContent}, run: (*build).usage},
+	{name: StageRules, records: []string{StageRules}, reads: []string{load.GroupGovernance, load.GroupContent}, run: (*build).rules},
+}
+
 // Build runs the pipeline. Mistakes in the base come back as *diag.Errors
 // carrying every diagnostic; nothing is planned for writing then.
 func Build(ctx context.Context, in Input) (Output, error) {
-	var out Output
-	mark := func(stage string) {
-		memory.Advise() // the heap has grown since the last stage
-		if in.Mark != nil {
-			in.Mark(stage)
-		}
-	}
-	// current reports whether a stage's outputs are intact and, unless
-	// key is empty, its recorded key is key.
-	current := func(stage, key string) bool {
-		if in.Previous == nil || in.Intact == nil {
-			return false
-		}
-		st, ok := in.Previous.Stage(stage)
-		if !ok || (key != "" && st.Key != key) {
-			return false
-		}
-		for _, p := range st.Outputs {
-			if !in.Intact(p) {
-				return false
-			}
-		}
-		return true
-	}
-	groupCurrent := func(group, key string) bool {
-		for _, s := range groupStages[group] {
-			if !current(s, key) {
-				return false
-			}
-		}
-		return true
-	}
-
-	// rulesCurrent is asked by load, which reads the rules files first;
-	// its answer decides below whether the rules stage runs.
-	var rulesUpToDate bool
-	rulesCurrent := func(key string) bool {
-		rulesUpToDate = current(StageRules, "") && rulesKeyHolds(in.Previous, key, in.AsOf)
-		return rulesUpToDate
-	}
-	loaded, err := load.Run(ctx, load.Input{FS: in.FS, Stat: in.Stat, Current: groupCurrent, Previous: in.Previous, RulesCurrent: rulesCurrent})
+	b := &build{in: in}
+	scanned, err := load.Scan(ctx, load.Input{FS: in.FS, Stat: in.Stat, Previous: in.Previous, Progress: b.progress("load")})
 	if err != nil {
-		return out, fmt.Errorf("load: %w", err)
+		return b.out, fmt.Errorf("load: %w", err)
 	}
-	mark("load")
-	var ds diag.List
-	ds.Merge(loaded.Diagnostics)
-	out.Stat = loaded.Stat
-	out.Config = loaded.Base.Config
-	if len(loaded.Base.Documents)+len(loaded.Base.Pages) == 0 && ds.HasErrors() {
-		return out, &diag.Errors{Diagnostics: ds.Sorted()}
+	// What is current is decided on the keys alone, before parsing: a
+	// group is parsed only for the stages that must run.
+	b.keys, b.rulesKey = scanned.Keys, scanned.RulesKey
+	current := make([]bool, len(pipeline))
+	var groups []string
+	for i, s := range pipeline {
+		if current[i] = b.current(s); !current[i] {
+			groups = append(groups, s.reads...)
+		}
 	}
-
-	corpusKey := loaded.Keys[load.GroupCorpus]
-	var stagesOut []emit.Stage
-	keep := func(name, key string) emit.Stage {
-		st, _ := in.Previous.Stage(name)
-		s := emit.Stage{Name: name, Key: key}
-		for _, p := range st.Outputs {
-			stamp, _ := in.Previous.Output(p)
-			s.Kept = append(s.Kept, stamp)
-		}
-		out.Skipped = append(out.Skipped, name)
-		return s
+	if b.loaded, err = scanned.Parse(ctx, groups); err != nil {
+		return b.out, fmt.Errorf("load: %w", err)
 	}
-	if groupCurrent(load.GroupCorpus, corpusKey) {
-		if ds.HasErrors() {
-			return out, &diag.Errors{Diagnostics: ds.Sorted()}
-		}
-		stagesOut = append(stagesOut, keep(StageIndex, corpusKey), keep(StageGraph, corpusKey))
-	} else {
-		// Projection runs even when loading found mistakes, on the
-		// documents that did load, so that record-level mistakes are
-		// reported in the same run; nothing is indexed then.
-		segs, nodes, diags, err := projectCorpus(ctx, loaded.Base)
-		if err != nil {
-			return out, fmt.Errorf("project: %w", err)
-		}
-		mark("project")
-		ds.Merge(diags)
-		if ds.HasErrors() {
-			return out, &diag.Errors{Diagnostics: ds.Sorted()}
-		}
-		// index and graph share nothing, so they run side by side.
-		var idx index.Output
-		var idxErr error
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			idx, idxErr = index.Run(ctx, index.Input{Config: loaded.Base.Config, Segments: segs,
-				Documents: loaded.Base.Documents, Bodies: loaded.Base.Bodies})
-		}()
-		gr, err := graph.Run(ctx, graph.Input{Config: loaded.Base.Config, Nodes: nodes})
-		mark("graph")
-		<-done
-		mark("index")
-		if idxErr != nil {
-			return out, fmt.Errorf("index: %w", idxErr)
-		}
-		if err != nil {
-			return out, fmt.Errorf("graph: %w", err)
-		}
-		out.Items, out.Edges = idx.Items, gr.Edges
-		out.Ran = append(out.Ran, StageIndex, StageGraph)
-		stagesOut = append(stagesOut,
-			emit.Stage{Name: StageIndex, Key: corpusKey, Files: idx.Files},
-			emit.Stage{Name: StageGraph, Key: corpusKey, Files: gr.Files})
+	b.mark("load")
+	b.ds.Merge(b.loaded.Diagnostics)
+	b.out.Stat, b.out.Config = b.loaded.Stat, b.loaded.Base.Config
+	if len(b.loaded.Base.Documents)+len(b.loaded.Base.Pages) == 0 && b.ds.HasErrors() {
+		return b.out, &diag.Errors{Diagnostics: b.ds.Sorted()}
 	}
-	if key := loaded.Keys[load.GroupGovernance]; current(StageGovernance, key) {
-		stagesOut = append(stagesOut, keep(StageGovernance, key))
-	} else {
-		out.Ran = append(out.Ran, StageGovernance)
-		stagesOut = append(stagesOut, emit.Stage{Name: StageGovernance, Key: key})
-	}
-	// Every content file, read or kept: the rules stage needs each one's
-	// point, not its text.
-	allContent := slices.SortedFunc(slices.Values(append(slices.Clone(loaded.Base.Content), loaded.KeptContent...)),
-		func(a, b model.ContentFile) int { return strings.Compare(a.Path, b.Path) })
-	if key := loaded.Keys[load.GroupContent]; current(StageUsage, key) {
-		stagesOut = append(stagesOut, keep(StageUsage, key))
-	} else {
-		// Files that load did not read again are counted from the
-		// previous usage.tsv (loaded.KeptUsage).
-		var files []artifacts.ContentFile
-		for _, f := range allContent {
-			files = append(files, artifacts.ContentFile{Path: f.Path, Point: f.Point})
+	var stages []emit.Stage
+	for i, s := range pipeline {
+		if current[i] {
+			stages = append(stages, b.keep(s)...)
+			b.out.Skipped = append(b.out.Skipped, s.records...)
+		} else {
+			done, err := s.run(b, ctx)
+			if err != nil {
+				return b.out, fmt.Errorf("%s: %w", s.name, err)
+			}
+			stages = append(stages, done...)
+			b.out.Ran = append(b.out.Ran, s.records...)
+			b.mark(s.name)
 		}
-		us, err := usage.Run(ctx, usage.Input{Terms: loaded.Base.Terms, Content: loaded.Base.Content, Kept: loaded.KeptUsage, Files: files})
-		if err != nil {
-			return out, fmt.Errorf("usage: %w", err)
+		// Mistakes stop the build before the next stage: loading's, once
+		// the corpus stage has added the records' own.
+		if b.ds.HasErrors() {
+			return b.out, &diag.Errors{Diagnostics: b.ds.Sorted()}
 		}
-		mark(StageUsage)
-		out.Ran = append(out.Ran, StageUsage)
-		stagesOut = append(stagesOut, emit.Stage{Name: StageUsage, Key: key, Files: us.Files})
 	}
-
-	if rulesUpToDate {
-		st, _ := in.Previous.Stage(StageRules)
-		stagesOut = append(stagesOut, keep(StageRules, st.Key))
-	} else {
-		ru, err := rules.Run(ctx, rules.Input{Config: loaded.Base.Config, Voices: loaded.Base.Voices,
-			Terms: loaded.Base.Terms, Log: loaded.Base.Log, Content: allContent,
-			RulesFiles: loaded.Base.RulesFiles, AsOf: in.AsOf})
-		if err != nil {
-			return out, fmt.Errorf("rules: %w", err)
-		}
-		mark("rules")
-		ds.Merge(ru.Warnings)
-		out.Ran = append(out.Ran, StageRules)
-		stagesOut = append(stagesOut, emit.Stage{Name: StageRules, Files: ru.Files, Release: ru.Release, Delete: ru.Delete,
-			Key: load.RulesKey(loaded.Keys[load.GroupGovernance], loaded.Keys[load.GroupContent], ru.After) + "@" + ru.From + ".." + ru.Until})
-	}
-
-	em, err := emit.Run(ctx, emit.Input{
-		ToolVersion:     in.ToolVersion,
-		SemanticsDigest: loaded.SemanticsDigest,
-		Inputs:          loaded.Inputs,
-		Stages:          stagesOut,
-	})
+	em, err := emit.Run(ctx, emit.Input{ToolVersion: in.ToolVersion, SemanticsDigest: b.loaded.SemanticsDigest,
+		Inputs: b.loaded.Inputs, Stages: stages})
 	if err != nil {
-		return out, fmt.Errorf("emit: %w", err)
+		return b.out, fmt.Errorf("emit: %w", err)
 	}
-	mark("emit")
-	out.Plan = artifacts.Plan{Files: em.Files, Keep: em.Keep, Release: em.Release, Delete: em.Delete, Manifest: em.Manifest}
+	b.mark("emit")
+	b.out.Plan = artifacts.Plan{Files: em.Files, Keep: em.Keep, Release: em.Release, Delete: em.Delete, Manifest: em.Manifest}
 	if in.Previous != nil {
 		for _, o := range in.Previous.Outputs {
-			out.Plan.Previous = append(out.Plan.Previous, o.Path)
+			b.out.Plan.Previous = append(b.out.Plan.Previous, o.Path)
 		}
 	}
-	out.Warnings = ds.Sorted()
-	return out, nil
+	b.out.Warnings = b.ds.Sorted()
+	return b.out, nil
+}
+
+// build is one run of Build: what its stages share.
+type build struct {
+	in       Input
+	keys     map[string]string // each load group's key
+	rulesKey string
+	loaded   load.Output
+	ds       diag.List
+	out      Output
+	content  []model.ContentFile // every content file, read or kept; see allContent
+}
+
+func (b *build) mark(stage string) {
+	if b.in.Mark != nil {
+		b.in.Mark(stage)
+	}
+}
+
+// progress is Input.Progress for one stage, nil when there is none.
+func (b *build) progress(stage string) func(done, total int) {
+	if b.in.Progress == nil {
+		return nil
+	}
+	return func(done, total int) { b.in.Progress(stage, done, total) }
+}
+
+// current reports whether the previous build recorded every manifest
+// stage of s with the key s has now and its outputs are intact.
+func (b *build) current(s stage) bool {
+	prev := b.in.Previous
+	if prev == nil || b.in.Intact == nil {
+		return false
+	}
+	for _, name := range s.records {
+		st, ok := prev.Stage(name)
+		if !ok || (s.group != "" && st.Key != b.keys[s.group]) {
+			return false
+		}
+		for _, p := range st.Outputs {
+			if !b.in.Intact(p) {
+				return false
+			}
+		}
+	}
+	return s.group != "" || rulesKeyHolds(prev, b.rulesKey, b.in.AsOf)
+}
+
+// keep records a current stage as the previous build left it.
+func (b *build) keep(s stage) []emit.Stage {
+	var out []emit.Stage
+	for _, name := range s.records {
+		st, _ := b.in.Previous.Stage(name)
+		k := emit.Stage{Name: name, Key: st.Key}
+		for _, p := range st.Outputs {
+			stamp, _ := b.in.Previous.Output(p)
+			k.Kept = append(k.Kept, stamp)
+		}
+		out = append(out, k)
+	}
+	return out
+}
+
+// allContent is every content file, read or kept, sorted: usage and the
+// rules need each one's point, not its text.
+func (b *build) allContent() []model.ContentFile {
+	if b.content == nil {
+		b.content = slices.SortedFunc(slices.Values(append(slices.Clone(b.loaded.Base.Content), b.loaded.KeptContent...)),
+			func(x, y model.ContentFile) int { return strings.Compare(x.Path, y.Path) })
+	}
+	return b.content
+}
+
+// corpus projects the records and pages, then indexes and graphs them.
+// Projection runs even when loading found mistakes, on the documents that
+// did load, so that record-level mistakes are reported in the same run;
+// nothing is indexed then.
+func (b *build) corpus(ctx context.Context) ([]emit.Stage, error) {
+	base := b.loaded.Base
+	segs, nodes, diags, err := projectCorpus(ctx, base, b.progress("project"))
+	if err != nil {
+		return nil, fmt.Errorf("project: %w", err)
+	}
+	b.mark("project")
+	if b.ds.Merge(diags); b.ds.HasErrors() {
+		return nil, nil
+	}
+	// index and graph share nothing, so they run side by side.
+	var idx index.Output
+	var idxErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		idx, idxErr = index.Run(ctx, index.Input{Config: base.Config, Segments: segs, Documents: base.Documents, Bodies: base.Bodies})
+	}()
+	gr, err := graph.Run(ctx, graph.Input{Config: base.Config, Nodes: nodes})
+	<-done
+	if idxErr != nil {
+		return nil, fmt.Errorf("index: %w", idxErr)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("graph: %w", err)
+	}
+	b.out.Items, b.out.Edges = idx.Items, gr.Edges
+	key := b.keys[load.GroupCorpus]
+	return []emit.Stage{{Name: StageIndex, Key: key, Files: idx.Files}, {Name: StageGraph, Key: key, Files: gr.Files}}, nil
+}
+
+func (b *build) governance(context.Context) ([]emit.Stage, error) {
+	return []emit.Stage{{Name: StageGovernance, Key: b.keys[load.GroupGovernance]}}, nil
+}
+
+// usage counts the terms in the content files; those load did not read
+// again are counted from the previous usage.tsv (loaded.KeptUsage).
+func (b *build) usage(ctx context.Context) ([]emit.Stage, error) {
+	var files []artifacts.ContentFile
+	for _, f := range b.allContent() {
+		files = append(files, artifacts.ContentFile{Path: f.Path, Point: f.Point})
+	}
+	base := b.loaded.Base
+	us, err := usage.Run(ctx, usage.Input{Terms: base.Terms, Content: base.Content, Kept: b.loaded.KeptUsage, Files: files})
+	if err != nil {
+		return nil, err
+	}
+	return []emit.Stage{{Name: StageUsage, Key: b.keys[load.GroupContent], Files: us.Files}}, nil
+}
+
+func (b *build) rules(ctx context.Context) ([]emit.Stage, error) {
+	base := b.loaded.Base
+	ru, err := rules.Run(ctx, rules.Input{Config: base.Config, Voices: base.Voices, Terms: base.Terms, Log: base.Log,
+		Content: b.allContent(), RulesFiles: base.RulesFiles, AsOf: b.in.AsOf})
+	if err != nil {
+		return nil, err
+	}
+	b.ds.Merge(ru.Warnings)
+	key := load.RulesKey(b.keys[load.GroupGovernance], b.keys[load.GroupContent], ru.After) + "@" + ru.From + ".." + ru.Until
+	return []emit.Stage{{Name: StageRules, Files: ru.Files, Release: ru.Release, Delete: ru.Delete, Key: key}}, nil
 }
 
 // rulesKeyHolds reports whether the rules stage's recorded key holds for

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -264,5 +265,90 @@ func TestUsageDoesNotReadUnchangedContent(t *testing.T) {
 	}
 	if got := usageOf(third); got != "#cairn usage v2\tterm\tpath\tcount\nharbor\t.\t4\nharbor\tdocs/b.md\t2\nharbor\tblog/c.md\t1\nharbor\tdocs/a.md\t1\n" {
 		t.Errorf("usage.tsv after the terms store changed:\n%s", got)
+	}
+}
+
+// TestBuildProgress checks that load reports each file it parses and
+// project each record document, up to their totals, and nothing when
+// every stage is current.
+func TestBuildProgress(t *testing.T) {
+	doc := func(src string) *fstest.MapFile {
+		return &fstest.MapFile{Data: []byte(`{"cairn": 1, "source": "` + src + `", "fields": {"id": ".id", "title": ".t", "time": ".at"},
+ "records": [{"id": "n1", "t": "a note", "at": "2026-11-02T10:00:00Z"}]}`)}
+	}
+	base := fstest.MapFS{
+		"cairn.yaml":                   {Data: []byte("schema: {title: {weight: 5}}\n")},
+		"events/2026-11-02/notes.json": doc("notes"),
+		"events/2026-11-02/memos.json": doc("memos"),
+		"wiki/topic.md":                {Data: []byte("# Topic\n")},
+		"docs/readme.md":               {Data: []byte("Content.\n")},
+	}
+	var calls []string
+	progress := func(stage string, done, total int) {
+		calls = append(calls, fmt.Sprintf("%s %d/%d", stage, done, total))
+	}
+	first, err := Build(context.Background(), Input{FS: base, ToolVersion: "test", Progress: progress})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"load 1/4", "load 2/4", "load 3/4", "load 4/4", "project 1/2", "project 2/2"}
+	if !slices.Equal(calls, want) {
+		t.Errorf("progress calls %q, want %q", calls, want)
+	}
+	m, err := artifacts.DecodeManifest(first.Plan.Manifest.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls = nil
+	if _, err := Build(context.Background(), Input{FS: base, Stat: first.Stat, Previous: &m, Intact: func(string) bool { return true },
+		ToolVersion: "test", Progress: progress}); err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) != 0 {
+		t.Errorf("a no-op build reported progress %q", calls)
+	}
+}
+
+// TestStaleRulesAloneRerunRules: when only the rules files' shape changed,
+// Build decides before parsing that the rules stage alone runs, and the
+// record documents and pages are not opened.
+func TestStaleRulesAloneRerunRules(t *testing.T) {
+	t0 := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
+	base := fstest.MapFS{
+		"cairn.yaml": {Data: []byte("schema: {title: {weight: 5}}\n"), ModTime: t0},
+		"events/2026-11-02/notes.json": {Data: []byte(`{"cairn": 1, "source": "notes", "fields": {"id": ".id", "title": ".t", "time": ".at"},
+ "records": [{"id": "n1", "t": "first note", "at": "2026-11-02T10:00:00Z"}]}`), ModTime: t0},
+		"wiki/topic.md":         {Data: []byte("# Topic\n"), ModTime: t0},
+		"docs/readme.md":        {Data: []byte("Content.\n"), ModTime: t0},
+		"governance/terms.yaml": {Data: []byte("- id: kb\n  term: knowledge base\n  status: forbidden\n  replacement: cairn\n"), ModTime: t0},
+	}
+	ctx := context.Background()
+	first, err := Build(ctx, Input{FS: base, ToolVersion: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range slices.Concat(first.Plan.Files, first.Plan.Release) {
+		base[f.Path] = &fstest.MapFile{Data: f.Data, ModTime: t0}
+	}
+	m, err := artifacts.DecodeManifest(first.Plan.Manifest.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base["CLAUDE.md"] = &fstest.MapFile{Data: []byte("@AGENTS.md\n"), ModTime: t0}
+	rec := &openRecorder{FS: base, opened: map[string]int{}}
+	again, err := Build(ctx, Input{FS: rec, Stat: first.Stat, Previous: &m, Intact: func(string) bool { return true }, ToolVersion: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(again.Ran, []string{StageRules}) {
+		t.Errorf("with a new CLAUDE.md, ran %v; want the rules alone", again.Ran)
+	}
+	for _, p := range []string{"events/2026-11-02/notes.json", "wiki/topic.md"} {
+		if rec.opened[p] != 0 {
+			t.Errorf("%s was opened; the corpus is current", p)
+		}
+	}
+	if rec.opened["governance/terms.yaml"] == 0 {
+		t.Error("the terms were not read for the rules stage")
 	}
 }

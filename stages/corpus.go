@@ -2,6 +2,7 @@ package stages
 
 import (
 	"context"
+	"sync"
 
 	"github.com/cairn-kb/cairn/stages/diag"
 	"github.com/cairn-kb/cairn/stages/graph"
@@ -24,10 +25,22 @@ type unit struct {
 // items never all live at once; then it does the same for the pages and
 // puts the runs in URI order. A document's URIs all start with its path
 // and #, which no other path holds, so each document is one run.
-func projectCorpus(ctx context.Context, b model.Base) ([]index.Segment, []graph.Node, []diag.Diagnostic, error) {
+//
+// progress, when not nil, is called as each document is projected, on
+// whichever core projected it, one call at a time.
+func projectCorpus(ctx context.Context, b model.Base, progress func(done, total int)) ([]index.Segment, []graph.Node, []diag.Diagnostic, error) {
 	p := project.NewProjector(b)
+	var mu sync.Mutex
+	projected := 0
 	document := func(d model.Document, s *project.Scratch, ds *diag.List) []project.Item {
-		return p.Document(d, s, ds, true)
+		items := p.Document(d, s, ds, true)
+		if progress != nil {
+			mu.Lock()
+			projected++
+			progress(projected, len(b.Documents))
+			mu.Unlock()
+		}
+		return items
 	}
 	units, diags, err := project.ProjectRuns(ctx, p, b.Documents, true, document, toUnit)
 	if err != nil {

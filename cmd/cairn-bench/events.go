@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -29,6 +31,7 @@ type source struct {
 	schema   []docField // relation fields declared by the document itself
 	body     string     // the document's free-text body
 	halfLife int        // recency half-life in days, written to cairn.yaml
+	minified bool       // the whole document on one line, as most programs print JSON
 	category string     // policy defaults, written to cairn.yaml
 	visible  string
 	record   func(g *docGen, i, sec int)
@@ -65,7 +68,9 @@ var sources = []source{
 		record: ticketRecord,
 	},
 	{
-		name: "ci-runs", weight: 25, marker: "cairn", halfLife: 3, category: "saved", visible: "shared",
+		// A CI service's export, printed minified: a large document on one
+		// line, which a loader must not read once per record.
+		name: "ci-runs", weight: 25, marker: "cairn", halfLife: 3, category: "saved", visible: "shared", minified: true,
 		fields: []fieldPaths{
 			fp("id", ".id"), fp("title", ".name"), fp("time", ".started_at"),
 			fp("status", ".conclusion"), fp("repo", ".repo"), fp("actor", ".triggered_by"),
@@ -121,8 +126,9 @@ type docGen struct {
 	tickets []int  // tickets documents: the pool indices of the day
 }
 
-// writeEventsDoc streams one events document to disk, one record a line;
-// only the record being written is held in memory.
+// writeEventsDoc streams one events document to disk, one record a line,
+// or all on one line for a minified source; only the record being
+// written is held in memory.
 func writeEventsDoc(root string, w *world, c cell) error {
 	src := sourceByName(c.source)
 	rel := filepath.Join("events", w.days[c.day], c.source+".json")
@@ -143,18 +149,22 @@ func writeEventsDoc(root string, w *world, c cell) error {
 	if c.source == "tickets" {
 		g.tickets = w.ticketsOfDay(c.day, c.count)
 	}
-	bw.Write(eventsHeader(src, w, c))
+	header, indent, eol, end := eventsHeader(src, w, c), "    ", "\n", "  ]\n}\n"
+	if src.minified {
+		header, indent, eol, end = compactHeader(header), "", "", "]}\n"
+	}
+	bw.Write(header)
 	secs := recordSeconds(g.r, c.count)
 	for i, sec := range secs {
-		g.b = append(g.b[:0], "    "...)
+		g.b = append(g.b[:0], indent...)
 		src.record(g, i, sec)
 		if i < len(secs)-1 {
 			g.b = append(g.b, ',')
 		}
-		g.b = append(g.b, '\n')
+		g.b = append(g.b, eol...)
 		bw.Write(g.b)
 	}
-	bw.WriteString("  ]\n}\n")
+	bw.WriteString(end)
 	if err := bw.Flush(); err != nil {
 		f.Close()
 		return err
@@ -203,6 +213,16 @@ func eventsHeader(src source, w *world, c cell) []byte {
 	b = strconv.AppendInt(b, int64(c.count), 10)
 	b = append(b, ",\n  \"records\": [\n"...)
 	return b
+}
+
+// compactHeader drops the whitespace between the tokens of an envelope
+// header, which ends inside the records array.
+func compactHeader(header []byte) []byte {
+	var b bytes.Buffer
+	if err := json.Compact(&b, append(slices.Clip(header), "]}"...)); err != nil {
+		panic("the events header is not JSON: " + err.Error())
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("]}"))
 }
 
 // appendFieldsMap renders `"fields": {...}` with one field a line.

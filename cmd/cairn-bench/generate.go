@@ -12,7 +12,7 @@ import (
 
 // generatorVersion changes whenever the generator's output for the same
 // parameters changes, so cached bases of an older generator are rebuilt.
-const generatorVersion = 1
+const generatorVersion = 2
 
 // genParams are the knobs of a synthetic base. Equal parameters give
 // byte-identical trees on every machine.

@@ -539,3 +539,31 @@ func TestBodiesManifest(t *testing.T) {
 		}
 	}
 }
+
+// TestMinifiedSources: a minified source's documents are one line of
+// JSON, the others one record a line.
+func TestMinifiedSources(t *testing.T) {
+	dir := sharedBase(t)
+	seen := map[bool]bool{}
+	for _, src := range sources {
+		docs, _ := filepath.Glob(filepath.Join(dir, "events", "*", src.name+".json"))
+		for _, path := range docs {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := bytes.Count(data, []byte("\n"))
+			n := len(decodeDocument(t, path).Records)
+			if src.minified && lines != 1 {
+				t.Errorf("%s: %d lines, want the minified document on one", path, lines)
+			}
+			if !src.minified && lines < n {
+				t.Errorf("%s: %d lines for %d records", path, lines, n)
+			}
+			seen[src.minified] = true
+		}
+	}
+	if !seen[true] || !seen[false] {
+		t.Errorf("the base should hold minified and indented documents: %v", seen)
+	}
+}

@@ -54,10 +54,12 @@ func loadBodies(fsys fs.FS, cfg model.Config, manifest string, walked map[string
 		uris = append(uris, u)
 	}
 	slices.Sort(uris)
+	at := keyOffsets(data)
+	lines := diag.NewLines(string(data))
 	var out []model.Body
 	for _, uri := range uris {
 		e := entries[uri]
-		line, col := diag.LineCol(data, int64(bytes.Index(data, []byte(`"`+uri+`"`))))
+		line, col := lines.Pos(at[uri])
 		warn := func(format string, args ...any) { ds.Warnf(manifest, line, col, "body-unverified", format, args...) }
 		if e.Path == "" || strings.HasPrefix(e.Path, "/") || strings.Contains(e.Path, "\\") || path.Clean(e.Path) != e.Path || strings.HasPrefix(e.Path, "..") {
 			ds.Errorf(manifest, line, col, "path-escape", "body path %q of %s must be a plain path inside the %s folder", e.Path, uri, cfg.Layers.Bodies)
@@ -98,4 +100,34 @@ func loadBodies(fsys fs.FS, cfg model.Config, manifest string, walked map[string
 		out = append(out, model.Body{URI: uri, Path: p, SHA256: strings.ToLower(e.SHA256), Bytes: e.Bytes, Text: string(text)})
 	}
 	return out
+}
+
+// keyOffsets maps each key of the JSON object data, already decoded
+// without error, to the offset of its first occurrence, in one pass: a
+// search from the top for each key would read the manifest once per body.
+func keyOffsets(data []byte) map[string]int {
+	at := map[string]int{}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if _, err := dec.Token(); err != nil { // the opening brace
+		return at
+	}
+	for dec.More() {
+		off := int(dec.InputOffset())
+		tok, err := dec.Token()
+		if err != nil {
+			return at
+		}
+		key, _ := tok.(string)
+		if i := bytes.IndexByte(data[off:], '"'); i >= 0 {
+			off += i
+		}
+		if _, seen := at[key]; !seen {
+			at[key] = off
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return at
+		}
+	}
+	return at
 }

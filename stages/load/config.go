@@ -106,6 +106,30 @@ func cachedConfig(fsys fs.FS, stat artifacts.StatLookup, cached artifacts.Config
 	return f.Config.WithDefaults(), cached.XXHash, true
 }
 
+// itemLine is the line and column of item i of the list at keys, or of
+// the key when the value is not a list that long.
+func itemLine(root *yaml.Node, i int, keys ...string) (int, int) {
+	line, col := keyLine(root, keys...)
+	n := root
+	if n != nil && n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	for _, k := range keys {
+		var next *yaml.Node
+		for j := 0; n != nil && n.Kind == yaml.MappingNode && j+1 < len(n.Content); j += 2 {
+			if n.Content[j].Value == k {
+				next = n.Content[j+1]
+				break
+			}
+		}
+		n = next
+	}
+	if n != nil && n.Kind == yaml.SequenceNode && i < len(n.Content) {
+		return n.Content[i].Line, n.Content[i].Column
+	}
+	return line, col
+}
+
 // keyLine finds the line and column of a mapping key along a path of keys
 // in a decoded YAML document, falling back to the deepest key found.
 func keyLine(root *yaml.Node, keys ...string) (int, int) {
@@ -197,9 +221,10 @@ func validateConfig(cfg model.Config, root *yaml.Node, ds *diag.List) {
 			owner[a] = name
 		}
 	}
+	// A leading ! makes a content glob an exclusion (see newClassifier).
 	for i, g := range cfg.Content {
-		if !doublestar.ValidatePattern(g) {
-			line, col := keyLine(root, "content")
+		if !doublestar.ValidatePattern(strings.TrimPrefix(g, "!")) {
+			line, col := itemLine(root, i, "content")
 			ds.Errorf(ConfigFile, line, col, "bad-glob", "content glob %d %q is not a valid doublestar pattern; fix its brackets or braces", i+1, g)
 		}
 	}

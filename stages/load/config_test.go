@@ -127,7 +127,10 @@ layers:
 			`cairn.yaml:3:3: error: layer projects ("kb/projects") and layer wiki ("kb") are nested; give each a folder outside the other [bad-layer]`,
 		}},
 		{"bad glob", "content: ['docs/[', '**/*.md']\n", true, []string{
-			`cairn.yaml:1:1: error: content glob 1 "docs/[" is not a valid doublestar pattern; fix its brackets or braces [bad-glob]`,
+			`cairn.yaml:1:11: error: content glob 1 "docs/[" is not a valid doublestar pattern; fix its brackets or braces [bad-glob]`,
+		}},
+		{"bad exclusion glob", "content:\n  - '**/*.md'\n  - '!vendor/['\n", true, []string{
+			`cairn.yaml:3:5: error: content glob 2 "!vendor/[" is not a valid doublestar pattern; fix its brackets or braces [bad-glob]`,
 		}},
 		{"wrong type still usable", "schema: [1, 2]\n", true, []string{
 			`cairn.yaml:1:9: error: wrong type for schema: expected a mapping, found a list; write a mapping instead [yaml-type]`,

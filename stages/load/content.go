@@ -15,7 +15,7 @@ import (
 // counted in, and the frontmatter point: that binds a file to a point. A
 // file that prev says was counted as it is now is not read; it comes back
 // in kept instead, with the point the previous build recorded and no text.
-func loadContent(fsys fs.FS, cfg model.Config, entries []entry, prev *counted, ds *diag.List) (read, kept []model.ContentFile) {
+func loadContent(fsys fs.FS, cfg model.Config, entries []entry, prev *counted, p *progress, ds *diag.List) (read, kept []model.ContentFile) {
 	points := map[string]bool{}
 	for _, p := range cfg.Governance.Points {
 		points[p.Name] = true
@@ -29,6 +29,7 @@ func loadContent(fsys fs.FS, cfg model.Config, entries []entry, prev *counted, d
 			continue
 		}
 		data, ok := readFile(fsys, e.path, MaxContentBytes, ds)
+		p.step()
 		if !ok {
 			continue
 		}

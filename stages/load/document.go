@@ -27,10 +27,13 @@ type docReader struct {
 	s    string // the document's text
 	ds   *diag.List
 	keys map[string]int // offset of each envelope key, for messages about it
+	// lines finds each record's line and column; the walk asks in order,
+	// so the whole document is read once for them.
+	lines *diag.Lines
 }
 
 func (r *docReader) errorf(off int, code, format string, args ...any) {
-	line, col := diag.LineColString(r.s, off)
+	line, col := r.lines.Pos(off)
 	r.ds.Errorf(r.path, line, col, code, format, args...)
 }
 
@@ -104,7 +107,7 @@ func loadDocument(fsys fs.FS, cfg model.Config, p string, ds *diag.List) (model.
 	if !ok {
 		return model.Document{}, false
 	}
-	r := &docReader{path: p, s: text, ds: ds, keys: map[string]int{}}
+	r := &docReader{path: p, s: text, ds: ds, keys: map[string]int{}, lines: diag.NewLines(text)}
 	doc := model.Document{Path: p}
 	mark := ds.Len()
 	if !r.envelope(&doc) {
@@ -318,13 +321,10 @@ func (r *docReader) records(i, end int, doc *model.Document) {
 		r.errorf(i, "json-type", "records must be a JSON array of objects")
 		return
 	}
-	line, lineOff := 1, 0
 	i = r.space(i + 1)
 	for i < end && r.s[i] != ']' {
 		start, stop, _ := fieldpath.SkipValue(r.s, i)
-		line += strings.Count(r.s[lineOff:start], "\n")
-		lineOff = start
-		col := start - strings.LastIndexByte(r.s[:start], '\n')
+		line, col := r.lines.Pos(start)
 		if r.s[start] != '{' {
 			r.ds.Errorf(r.path, line, col, "json-type", "record %d is not a JSON object; each record is an object", len(doc.Records)+1)
 		} else {

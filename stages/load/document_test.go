@@ -1,6 +1,7 @@
 package load
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -378,6 +379,88 @@ func TestRecordSpans(t *testing.T) {
 			if r.Line != want.line || r.Col != want.col {
 				t.Errorf("eol %q record %d: at %d:%d, want %d:%d", eol, i, r.Line, r.Col, want.line, want.col)
 			}
+		}
+	}
+}
+
+// oneLineDocument is a document of n records on one line, as a program
+// that prints minified JSON writes it, the last record replaced by last.
+func oneLineDocument(n int, last string) string {
+	var b strings.Builder
+	b.WriteString(`{"cairn":1,"source":"big","layer":"events","date":"2026-05-04",` + strings.ReplaceAll(eventFields, " ", "") + `,"records":[`)
+	for i := range n - 1 {
+		fmt.Fprintf(&b, `{"id":"r-%d","title":"record %d","time":"2026-05-04T10:00:00Z"},`, i, i)
+	}
+	b.WriteString(last + "]}\n")
+	return b.String()
+}
+
+// TestMinifiedDocumentReadOnce checks that locating the records of a
+// one-line document reads its text once, not once per record (which
+// made 20,000 records take minutes), and that the last one is still
+// reported at its line and column.
+func TestMinifiedDocumentReadOnce(t *testing.T) {
+	const n = 20000
+	text := oneLineDocument(n, "7")
+	var ds diag.List
+	r := &docReader{path: "events/2026-05-04/big.json", s: text, ds: &ds, keys: map[string]int{}, lines: diag.NewLines(text)}
+	var doc model.Document
+	if !r.envelope(&doc) {
+		t.Fatalf("the envelope did not load: %v", diagLines(ds.Sorted()))
+	}
+	if got := r.lines.Scanned(); got > len(text) {
+		t.Errorf("finding the records' positions read %d bytes of a %d-byte document", got, len(text))
+	}
+	if len(doc.Records) != n-1 {
+		t.Fatalf("%d records, want %d", len(doc.Records), n-1)
+	}
+	lastCol := strings.LastIndex(text, "7]") + 1
+	want := fmt.Sprintf("events/2026-05-04/big.json:1:%d: error: record %d is not a JSON object; each record is an object [json-type]", lastCol, n)
+	if got := diagLines(ds.Sorted()); len(got) != 1 || got[0] != want {
+		t.Errorf("diagnostics %q, want %q", got, want)
+	}
+	prev := doc.Records[len(doc.Records)-1]
+	if wantCol := strings.LastIndex(text, `{"id":"r-19998"`) + 1; prev.Line != 1 || prev.Col != wantCol {
+		t.Errorf("record %d at %d:%d, want 1:%d", n-1, prev.Line, prev.Col, wantCol)
+	}
+}
+
+// TestRecordPositions checks each record's line and column, and a
+// diagnostic's, in a minified and an indented document.
+func TestRecordPositions(t *testing.T) {
+	const indented = `{
+  "cairn": 1, "source": "pos", "date": "2026-05-04",
+  ` + eventFields + `,
+  "records": [
+    {"id": "a", "title": "A", "time": "2026-05-04T10:00:00Z"},
+      {"id": "b", "title": "B",
+       "time": "2026-05-04T10:00:00Z"}, {"id": "c", "title": "C", "time": "2026-05-04T10:00:00Z"},
+    "d"
+  ]
+}
+`
+	const minified = `{"cairn":1,"source":"pos","date":"2026-05-04",` + eventFields + `,"records":[{"id":"a","title":"A","time":"2026-05-04T10:00:00Z"},{"id":"b","title":"B","time":"2026-05-04T10:00:00Z"},"d"]}`
+	cases := []struct {
+		name, data string
+		at         [][2]int
+		diag       string
+	}{
+		{"indented", indented, [][2]int{{5, 5}, {6, 7}, {7, 41}}, "events/2026-05-04/pos.json:8:5: error: record 4 is not a JSON object; each record is an object [json-type]"},
+		{"minified", minified, [][2]int{{1, strings.Index(minified, `{"id":"a"`) + 1}, {1, strings.Index(minified, `{"id":"b"`) + 1}},
+			fmt.Sprintf("events/2026-05-04/pos.json:1:%d: error: record 3 is not a JSON object; each record is an object [json-type]", strings.Index(minified, `"d"`)+1)},
+	}
+	for _, c := range cases {
+		d, _, diags := loadOneDocument(t, "events/2026-05-04/pos.json", c.data)
+		if len(d.Records) != len(c.at) {
+			t.Fatalf("%s: %d records, want %d", c.name, len(d.Records), len(c.at))
+		}
+		for i, r := range d.Records {
+			if r.Line != c.at[i][0] || r.Col != c.at[i][1] {
+				t.Errorf("%s: record %d at %d:%d, want %d:%d", c.name, i+1, r.Line, r.Col, c.at[i][0], c.at[i][1])
+			}
+		}
+		if len(diags) != 1 || diags[0] != c.diag {
+			t.Errorf("%s: diagnostics %q, want %q", c.name, diags, c.diag)
 		}
 	}
 }

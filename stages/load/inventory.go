@@ -40,7 +40,8 @@ const (
 	kindTerms
 	kindLog
 	kindContent
-	kindRules // AGENTS.md, CLAUDE.md: read for the rules stage, never an input
+	kindRules     // AGENTS.md, CLAUDE.md: read for the rules stage, never an input
+	kindGitignore // a .gitignore: read to tell content, never an input
 )
 
 func (k fileKind) group() string {
@@ -98,16 +99,34 @@ func isAlnum(c byte) bool {
 
 // classifier decides what each path of the base is.
 type classifier struct {
-	layers  model.Layers
-	content []string
+	layers model.Layers
+	// A content file matches one of content and none of exclude.
+	content, exclude []string
 }
 
+// newClassifier reads the configuration's content globs: a glob that
+// starts with ! excludes, the others include, and order does not matter:
+// the content is what the includes match minus what the exclusions
+// match. Without an include, the include is **/*.md.
 func newClassifier(cfg model.Config) classifier {
-	globs := cfg.Content
-	if len(globs) == 0 {
-		globs = []string{"**/*.md"}
+	c := classifier{layers: cfg.Layers}
+	for _, g := range cfg.Content {
+		if ex, ok := strings.CutPrefix(g, "!"); ok {
+			c.exclude = append(c.exclude, ex)
+		} else {
+			c.content = append(c.content, g)
+		}
 	}
-	return classifier{layers: cfg.Layers, content: globs}
+	if len(c.content) == 0 {
+		c.content = []string{"**/*.md"}
+	}
+	return c
+}
+
+// isContent reports whether the content globs take p.
+func (c classifier) isContent(p string) bool {
+	match := func(g string) bool { ok, _ := doublestar.Match(g, p); return ok }
+	return slices.ContainsFunc(c.content, match) && !slices.ContainsFunc(c.exclude, match)
 }
 
 // under reports whether p is inside folder dir, and the rest of the path.
@@ -181,18 +200,26 @@ func (c classifier) classify(p string, ds *diag.List) fileKind {
 		ds.Warnf(p, 0, 0, "stray-file", "not a governance file, so cairn does not read it; governance holds voices/<name>.yaml, terms.yaml and log.jsonl")
 		return kindIgnored
 	}
-	for _, g := range c.content {
-		if ok, _ := doublestar.Match(g, p); ok {
-			return kindContent
-		}
+	if c.isContent(p) {
+		return kindContent
 	}
 	return kindIgnored
 }
 
 // walk lists every input file of the base with its stat, sorted by path.
 // Hidden files and folders (.git, .cairn, ...) are not part of a base.
+// A file that the base's .gitignore files ignore is not content; they
+// change nothing else: a layer's files, governance and the rules files
+// are what they are, ignored or not.
 func walk(fsys fs.FS, c classifier, ds *diag.List) []entry {
-	return walkOnly(fsys, c, ds, nil)
+	entries := walkOnly(fsys, c, ds, nil)
+	ignores := slices.DeleteFunc(slices.Clone(entries), func(e entry) bool { return e.kind != kindGitignore })
+	entries = slices.DeleteFunc(entries, func(e entry) bool { return e.kind == kindGitignore })
+	if len(ignores) == 0 {
+		return entries
+	}
+	g := loadGitignore(fsys, ignores, ds)
+	return slices.DeleteFunc(entries, func(e entry) bool { return e.kind == kindContent && g.ignores(e.path) })
 }
 
 // walkOnly is walk limited, when top is not nil, to the top-level folders
@@ -277,6 +304,9 @@ func visit(fsys fs.FS, c classifier, ds *diag.List, top map[string]bool, out *[]
 	if strings.HasPrefix(path.Base(p), ".") {
 		if d.IsDir() {
 			return fs.SkipDir
+		}
+		if path.Base(p) == GitignoreFile && d.Type().IsRegular() {
+			*out = append(*out, entry{path: p, kind: kindGitignore})
 		}
 		return nil
 	}

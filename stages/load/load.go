@@ -12,9 +12,9 @@ import (
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages/diag"
-	"github.com/cairn-kb/cairn/stages/memory"
 	"github.com/cairn-kb/cairn/stages/model"
 	"github.com/cespare/xxhash/v2"
+	"go.yaml.in/yaml/v3"
 )
 
 // Input is what the load stage reads.
@@ -25,8 +25,10 @@ type Input struct {
 	// Stat is this machine's stat cache from the previous build; nil is an
 	// empty cache (every input gets hashed).
 	Stat artifacts.StatCache
-	// Current reports whether a group's outputs are current for key, in
-	// which case the group is not parsed. Nil parses every group.
+	// Current, for Run, reports whether a group's outputs are current for
+	// key, in which case the group is not parsed. Nil parses every group.
+	// A caller that decides by more than the groups' keys (Build) calls
+	// Scan and Parse instead.
 	Current func(group, key string) bool
 	// Previous is the last build's manifest, nil when there is none. When
 	// the content group is parsed, the content files it records with the
@@ -38,11 +40,10 @@ type Input struct {
 	// Current is asked with an empty key. Every input is still opened, so
 	// one that cannot be read is the same diagnostic as when hashing.
 	Unhashed bool
-	// RulesCurrent reports whether the rules stage's outputs are current
-	// for the rules key (see RulesKey); when they are not, governance and
-	// content are parsed, which that stage reads. Nil leaves the decision
-	// to Current.
-	RulesCurrent func(key string) bool
+	// Progress, when set, is called as each record document, page and
+	// content file is parsed, with how many are parsed so far and how many
+	// are to be. It is never called from two goroutines at once.
+	Progress func(done, total int)
 }
 
 // Output is the loaded base with what the build needs to decide and record.
@@ -100,12 +101,12 @@ type Inventory struct {
 // query needs to know whether the index is current. Content and
 // governance folders are not walked.
 //
-// dir is the base's folder on disk, which fsys reads: the walk lists it
-// through directory descriptors where it can (fastWalk). cached is the
-// configuration the last good build decoded: when cairn.yaml's stat and
-// hash still match it, it stands in for decoding the YAML again, which
-// would cost a query more than the rest of this check.
-func Take(ctx context.Context, dir string, fsys fs.FS, stat artifacts.StatLookup, cached artifacts.ConfigCache) (Inventory, error) {
+// Everything is read through fsys; the folder argument is not used.
+// cached is the configuration the last good build decoded: when
+// cairn.yaml's stat and hash still match it, it stands in for decoding
+// the YAML again, which would cost a query more than the rest of this
+// check.
+func Take(ctx context.Context, _ string, fsys fs.FS, stat artifacts.StatLookup, cached artifacts.ConfigCache) (Inventory, error) {
 	var ds diag.List
 	inv := Inventory{}
 	cfg, cfgHash, ok := cachedConfig(fsys, stat, cached)
@@ -119,13 +120,7 @@ func Take(ctx context.Context, dir string, fsys fs.FS, stat artifacts.StatLookup
 		for _, layer := range []string{l.Events, l.Index, l.Wiki, l.Projects, l.Tasks, l.Bodies} {
 			top[strings.SplitN(layer, "/", 2)[0]] = true
 		}
-		c := newClassifier(cfg)
-		walked, fast, ok := fastWalk(dir, c, top)
-		if ok {
-			ds.Merge(fast.Sorted())
-		} else {
-			walked = walkOnly(fsys, c, &ds, top)
-		}
+		walked := walkOnly(fsys, newClassifier(cfg), &ds, top)
 		entries := make([]entry, 0, len(walked))
 		for _, e := range walked {
 			if e.kind == kindConfig || e.kind.group() == GroupCorpus {
@@ -149,73 +144,108 @@ func Take(ctx context.Context, dir string, fsys fs.FS, stat artifacts.StatLookup
 	return inv, ctx.Err()
 }
 
-// Run finds the base's files, hashes them stat-first, computes each group's
-// key, and parses the groups whose outputs are not current.
-func Run(ctx context.Context, in Input) (Output, error) {
-	var ds diag.List
-	var out Output
-	cfg, cfgRoot, cfgHash, cfgOK := loadConfig(in.FS, &ds)
+// Scanned is a base whose files are found and hashed, and whose
+// configuration and rules files are read, but whose groups are not yet
+// parsed: enough to decide which groups to parse.
+type Scanned struct {
+	// Keys maps each group to its input key.
+	Keys map[string]string
+	// RulesKey is the rules stage's key (see Output.RulesKey).
+	RulesKey string
+
+	in      Input
+	ok      bool // the configuration is valid, so the groups can be parsed
+	cfgRoot *yaml.Node
+	cfgHash string
+	entries []entry
+	out     Output
+	ds      diag.List
+}
+
+// Scan finds the base's files, hashes them stat-first, computes each
+// group's key, and reads the configuration and the rules files.
+func Scan(ctx context.Context, in Input) (*Scanned, error) {
+	s := &Scanned{in: in}
+	out := &s.out
+	cfg, cfgRoot, cfgHash, cfgOK := loadConfig(in.FS, &s.ds)
 	out.Base.Config = cfg
 	out.Base.ConfigPath = ConfigFile
 	if !cfgOK {
 		// Without a valid configuration the layer folders are unknown, so
 		// nothing else can be classified reliably.
-		out.Diagnostics = ds.Sorted()
-		return out, nil
+		return s, nil
 	}
-	entries := walk(in.FS, newClassifier(cfg), &ds)
+	s.ok, s.cfgRoot, s.cfgHash = true, cfgRoot, cfgHash
+	entries := walk(in.FS, newClassifier(cfg), &s.ds)
 	if err := ctx.Err(); err != nil {
-		return out, err
+		return s, err
 	}
 	rulesEntries := slices.DeleteFunc(slices.Clone(entries), func(e entry) bool { return e.kind != kindRules })
 	entries = slices.DeleteFunc(entries, func(e entry) bool { return e.kind == kindRules })
 	out.SemanticsDigest = SemanticsDigest(cfg)
 	if in.Unhashed {
-		openAll(in.FS, entries, &ds)
+		openAll(in.FS, entries, &s.ds)
 	} else {
-		hashAll(in.FS, entries, in.Stat, &ds)
+		hashAll(in.FS, entries, in.Stat, &s.ds)
 		out.Stat = statCacheOf(entries)
 		for _, e := range entries {
 			out.Inputs = append(out.Inputs, artifacts.FileStamp{Path: e.path, Bytes: e.size, XXHash: e.hash})
 		}
 		out.Keys = groupKeys(entries, cfgHash, out.SemanticsDigest)
 	}
+	s.entries = entries
 	// Rules files are read on every build, however current the rest is:
 	// their shape (which exist, which import AGENTS.md, which hold a
 	// section) is part of the rules key.
-	out.Base.RulesFiles = loadRulesFiles(in.FS, rulesEntries, &ds)
+	out.Base.RulesFiles = loadRulesFiles(in.FS, rulesEntries, &s.ds)
 	out.RulesKey = RulesKey(out.Keys[GroupGovernance], out.Keys[GroupContent], out.Base.RulesFiles)
+	s.Keys, s.RulesKey = out.Keys, out.RulesKey
+	return s, ctx.Err()
+}
 
+// Parse parses the groups named, and governance too when content is
+// named: counting needs the terms store, and content validation the
+// points, which governance checks. It is called once.
+func (s *Scanned) Parse(ctx context.Context, groups []string) (Output, error) {
+	out, ds, in := s.out, &s.ds, s.in
+	if !s.ok {
+		out.Diagnostics = ds.Sorted()
+		return out, nil
+	}
+	cfg := out.Base.Config
 	byGroup := map[string][]entry{}
-	for _, e := range entries {
+	for _, e := range s.entries {
 		if g := e.kind.group(); g != "" {
 			byGroup[g] = append(byGroup[g], e)
 		}
 	}
-	need := func(g string) bool { return in.Current == nil || !in.Current(g, out.Keys[g]) }
-	// The rules stage reads both governance and content.
-	rules := in.RulesCurrent != nil && !in.RulesCurrent(out.RulesKey)
-	if need(GroupCorpus) || need(GroupContent) {
-		memory.Reserve(heapFor(byGroup[GroupCorpus], byGroup[GroupContent]))
+	parse := func(g string) bool { return slices.Contains(groups, g) }
+	var prev *counted
+	if parse(GroupContent) {
+		prev = previousCounts(in.FS, in.Previous, s.cfgHash, s.entries, cfg)
 	}
-	if need(GroupGovernance) || need(GroupContent) || rules {
-		// Counting needs the terms store, and content validation the
-		// points, which governance checks.
+	p := &progress{report: in.Progress}
+	if parse(GroupCorpus) {
+		p.plan(byGroup[GroupCorpus], func(e entry) bool { return e.kind == kindDocument || e.kind == kindPage })
+	}
+	if parse(GroupContent) {
+		p.plan(byGroup[GroupContent], func(e entry) bool { return e.kind == kindContent && !prev.unchanged(e) })
+	}
+	if parse(GroupGovernance) || parse(GroupContent) {
 		walked := map[string]bool{}
 		for _, e := range byGroup[GroupGovernance] {
 			walked[e.path] = true
 		}
-		out.Base.Voices, out.Base.Terms, out.Base.Log = loadGovernance(in.FS, cfg, func(p string) bool { return walked[p] }, &ds)
-		validateGovernanceConfig(ConfigFile, cfgRoot, cfg, out.Base.Voices, &ds)
+		out.Base.Voices, out.Base.Terms, out.Base.Log = loadGovernance(in.FS, cfg, func(p string) bool { return walked[p] }, ds)
+		validateGovernanceConfig(ConfigFile, s.cfgRoot, cfg, out.Base.Voices, ds)
 		out.Parsed = append(out.Parsed, GroupGovernance)
 	}
-	if need(GroupCorpus) {
-		out.Base.Documents, out.Base.Pages, out.Base.Bodies = loadCorpus(ctx, in.FS, cfg, byGroup[GroupCorpus], &ds)
+	if parse(GroupCorpus) {
+		out.Base.Documents, out.Base.Pages, out.Base.Bodies = loadCorpus(ctx, in.FS, cfg, byGroup[GroupCorpus], p, ds)
 		out.Parsed = append(out.Parsed, GroupCorpus)
 	}
-	if need(GroupContent) || rules {
-		prev := previousCounts(in.FS, in.Previous, cfgHash, entries, cfg)
-		out.Base.Content, out.KeptContent = loadContent(in.FS, cfg, byGroup[GroupContent], prev, &ds)
+	if parse(GroupContent) {
+		out.Base.Content, out.KeptContent = loadContent(in.FS, cfg, byGroup[GroupContent], prev, p, ds)
 		out.KeptUsage = prev.usageOf(out.KeptContent)
 		out.Parsed = append(out.Parsed, GroupContent)
 	}
@@ -224,24 +254,47 @@ func Run(ctx context.Context, in Input) (Output, error) {
 	return out, ctx.Err()
 }
 
-// heapPerInputByte is about what a build holds on its heap for each byte
-// of the files it parses (580 MB for the 50 MB of records of the 100k
-// benchmark base); maxReserve bounds what is mapped ahead, well inside
-// what a kernel lets a process map on any machine that runs a build.
-const (
-	heapPerInputByte = 12
-	maxReserve       = 1 << 30
-)
-
-// heapFor is the heap worth mapping on huge pages before parsing groups.
-func heapFor(groups ...[]entry) int {
-	var n int64
-	for _, g := range groups {
-		for _, e := range g {
-			n += e.size
+// Run scans the base and parses the groups whose outputs are not
+// current, as in.Current says.
+func Run(ctx context.Context, in Input) (Output, error) {
+	s, err := Scan(ctx, in)
+	if err != nil {
+		return s.out, err
+	}
+	var groups []string
+	for _, g := range []string{GroupCorpus, GroupGovernance, GroupContent} {
+		if in.Current == nil || !in.Current(g, s.Keys[g]) {
+			groups = append(groups, g)
 		}
 	}
-	return int(min(n*heapPerInputByte, maxReserve))
+	return s.Parse(ctx, groups)
+}
+
+// progress counts the files parsed, for Input.Progress.
+type progress struct {
+	report      func(done, total int)
+	mu          sync.Mutex
+	done, total int
+}
+
+// plan adds the entries that will be parsed to the total.
+func (p *progress) plan(entries []entry, parsed func(entry) bool) {
+	for _, e := range entries {
+		if parsed(e) {
+			p.total++
+		}
+	}
+}
+
+// step counts one file parsed. It may be called from many goroutines.
+func (p *progress) step() {
+	if p.report == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done++
+	p.report(p.done, p.total)
 }
 
 // openAll opens and closes every input, reporting one that cannot be
@@ -293,7 +346,7 @@ func groupKeys(entries []entry, cfgHash, semantics string) map[string]string {
 // loadCorpus parses record documents, pages and cached bodies. Documents
 // and pages are parsed in parallel; each worker writes only its own slot,
 // so the result is in input order whatever the scheduling.
-func loadCorpus(ctx context.Context, fsys fs.FS, cfg model.Config, entries []entry, ds *diag.List) ([]model.Document, []model.Page, []model.Body) {
+func loadCorpus(ctx context.Context, fsys fs.FS, cfg model.Config, entries []entry, p *progress, ds *diag.List) ([]model.Document, []model.Page, []model.Body) {
 	type result struct {
 		doc   *model.Document
 		page  *model.Page
@@ -319,9 +372,10 @@ func loadCorpus(ctx context.Context, fsys fs.FS, cfg model.Config, entries []ent
 			if d, ok := loadDocument(fsys, cfg, e.path, &r.diags); ok {
 				r.doc = &d
 			}
-		} else if p, ok := loadPage(fsys, cfg, e.path, &r.diags); ok {
-			r.page = &p
+		} else if pg, ok := loadPage(fsys, cfg, e.path, &r.diags); ok {
+			r.page = &pg
 		}
+		p.step()
 	})
 	var docs []model.Document
 	var pages []model.Page

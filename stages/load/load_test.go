@@ -60,19 +60,23 @@ func TestUnhashedRunParsesTheSameBase(t *testing.T) {
 	}
 }
 
-// TestHeapFor checks what a build maps ahead for the files it parses: a
-// multiple of their bytes, bounded.
-func TestHeapFor(t *testing.T) {
-	records := []entry{{path: "events/a.json", size: 1000}, {path: "events/b.json", size: 500}}
-	pages := []entry{{path: "wiki/a.md", size: 250}}
-	if got, want := heapFor(records, pages), 1750*heapPerInputByte; got != want {
-		t.Errorf("heapFor = %d, want %d", got, want)
+// TestProgress checks that Progress counts every record document, page
+// and content file parsed, one call each, up to the total it announces.
+func TestProgress(t *testing.T) {
+	base := mapBase(map[string]string{
+		"cairn.yaml":                    runConfig,
+		"events/2026-11-02/github.json": goodDocument,
+		"wiki/index.md":                 "# Index\n",
+		"docs/guide.md":                 "# Guide\n",
+		"docs/other.md":                 "# Other\n",
+	})
+	var calls [][2]int
+	_, err := Run(context.Background(), Input{FS: base, Progress: func(done, total int) { calls = append(calls, [2]int{done, total}) }})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if got := heapFor(nil); got != 0 {
-		t.Errorf("heapFor of nothing = %d", got)
-	}
-	huge := []entry{{path: "events/big.json", size: maxReserve}}
-	if got := heapFor(huge); got != maxReserve {
-		t.Errorf("heapFor of %d bytes = %d, want the bound %d", int64(maxReserve), got, maxReserve)
+	want := [][2]int{{1, 4}, {2, 4}, {3, 4}, {4, 4}}
+	if diff := cmp.Diff(want, calls); diff != "" {
+		t.Errorf("progress calls (-want +got):\n%s", diff)
 	}
 }

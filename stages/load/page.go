@@ -54,9 +54,6 @@ func splitFrontmatter(p string, data []byte, ds *diag.List) (yml []byte, body []
 	return nil, nil, 0, true, false
 }
 
-// quickYAML turns quickFrontmatter on; tests turn it off to compare.
-var quickYAML = true
-
 // decodeFrontmatter decodes a page's or content file's frontmatter, leaving
 // unknown keys in Extras. Errors point at file lines.
 func decodeFrontmatter(p string, data []byte, ds *diag.List) (frontmatter, []byte, int, bool) {
@@ -68,27 +65,16 @@ func decodeFrontmatter(p string, data []byte, ds *diag.List) (frontmatter, []byt
 	if !found {
 		return fm, body, bodyLine, true
 	}
-	// Each value's mistake is reported at its key; the frontmatter's YAML
-	// starts on the file's second line.
-	var at func(keys ...string) (int, int)
-	decoded := true
-	if q, pos, ok := quickFrontmatter(yml); ok && quickYAML {
-		fm = q
-		at = func(keys ...string) (int, int) {
-			line, col := pos.at(keys...)
-			return line + 1, col
-		}
-	} else {
-		var root *yaml.Node
-		root, decoded = decodeYAML(p, yml, 2, &fm, ds)
-		if root != nil && root.Kind != yaml.MappingNode {
-			ds.Errorf(p, 2, 1, "frontmatter-not-mapping", "the frontmatter must be YAML keys and values (title: ..., tags: [...]); fix it or remove the --- block")
-			return fm, body, bodyLine, false
-		}
-		at = func(keys ...string) (int, int) {
-			line, col := keyLine(root, keys...)
-			return line + 1, col
-		}
+	// The frontmatter's YAML starts on the file's second line.
+	root, decoded := decodeYAML(p, yml, 2, &fm, ds)
+	if root != nil && root.Kind != yaml.MappingNode {
+		ds.Errorf(p, 2, 1, "frontmatter-not-mapping", "the frontmatter must be YAML keys and values (title: ..., tags: [...]); fix it or remove the --- block")
+		return fm, body, bodyLine, false
+	}
+	// Each value's mistake is reported at its key.
+	at := func(keys ...string) (int, int) {
+		line, col := keyLine(root, keys...)
+		return line + 1, col
 	}
 	for _, d := range []struct {
 		key string

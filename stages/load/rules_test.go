@@ -115,23 +115,25 @@ func TestRulesFileLinks(t *testing.T) {
 	}
 }
 
-// TestStaleRulesParseGovernanceAndContent: with every group current but the
-// rules stage not, governance and content are parsed for it, and the
-// corpus is not.
-func TestStaleRulesParseGovernanceAndContent(t *testing.T) {
+// TestScanThenParseContent: Scan gives the rules key before anything is
+// parsed, and parsing content alone (what a stale rules stage needs)
+// parses governance with it, and not the corpus.
+func TestScanThenParseContent(t *testing.T) {
 	fsys := mapBase(map[string]string{"cairn.yaml": runConfig, "docs/guide.md": "# Guide\n", "AGENTS.md": rulesSection})
-	var asked string
-	out, err := Run(t.Context(), Input{FS: fsys,
-		Current:      func(string, string) bool { return true },
-		RulesCurrent: func(key string) bool { asked = key; return false }})
+	s, err := Scan(t.Context(), Input{FS: fsys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := s.RulesKey
+	out, err := s.Parse(t.Context(), []string{GroupContent})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d := cmp.Diff([]string{"content", "governance"}, out.Parsed); d != "" {
 		t.Errorf("parsed (-want +got):\n%s", d)
 	}
-	if asked == "" || asked != out.RulesKey || asked != RulesKey(out.Keys[GroupGovernance], out.Keys[GroupContent], out.Base.RulesFiles) {
-		t.Errorf("RulesCurrent was asked about %q; the rules key is %q", asked, out.RulesKey)
+	if key == "" || key != out.RulesKey || key != RulesKey(out.Keys[GroupGovernance], out.Keys[GroupContent], out.Base.RulesFiles) {
+		t.Errorf("Scan gave the rules key %q; the rules key is %q", key, out.RulesKey)
 	}
 	if len(out.Base.Content) != 1 {
 		t.Errorf("content = %v", out.Base.Content)
