@@ -158,8 +158,7 @@ func (u *scanUnit) edges(i int) []artifacts.Link {
 func openScan(ctx context.Context, fsys fs.FS, terms []string) (*scanCorpus, error) {
 	// Governance and content files play no part in a context pack, and
 	// the inputs' hashes, which decide what a build redoes, none either.
-	skip := func(group, _ string) bool { return group != load.GroupCorpus }
-	loaded, err := load.Run(ctx, load.Input{FS: fsys, Current: skip, Unhashed: true})
+	loaded, err := load.Run(ctx, load.Input{FS: fsys, Unhashed: true}, load.GroupCorpus)
 	if err != nil {
 		return nil, err
 	}

@@ -62,7 +62,17 @@ const goodDocument = `{"cairn": 1, "source": "github", "fields": {"id": ".id", "
 
 func runBase(t *testing.T, fsys fs.FS, stat artifacts.StatCache, current func(group, key string) bool) Output {
 	t.Helper()
-	out, err := Run(context.Background(), Input{FS: fsys, Stat: stat, Current: current})
+	s, err := Scan(context.Background(), Input{FS: fsys, Stat: stat})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var groups []string
+	for _, g := range []string{GroupCorpus, GroupGovernance, GroupContent} {
+		if current == nil || !current(g, s.Keys[g]) {
+			groups = append(groups, g)
+		}
+	}
+	out, err := s.Parse(context.Background(), groups)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,19 +25,14 @@ type Input struct {
 	// Stat is this machine's stat cache from the previous build; nil is an
 	// empty cache (every input gets hashed).
 	Stat artifacts.StatCache
-	// Current, for Run, reports whether a group's outputs are current for
-	// key, in which case the group is not parsed. Nil parses every group.
-	// A caller that decides by more than the groups' keys (Build) calls
-	// Scan and Parse instead.
-	Current func(group, key string) bool
 	// Previous is the last build's manifest, nil when there is none. When
 	// the content group is parsed, the content files it records with the
 	// bytes they have now are not read again: their counts come from the
 	// usage.tsv it names, if that file and the terms store are as they were.
 	Previous *artifacts.Manifest
 	// Unhashed skips hashing the inputs, for a caller that reads only the
-	// parsed base (the query's scan): Inputs, Stat and Keys stay empty and
-	// Current is asked with an empty key. Every input is still opened, so
+	// parsed base (the query's scan): Inputs, Stat and Keys stay empty.
+	// Every input is still opened, so
 	// one that cannot be read is the same diagnostic as when hashing.
 	Unhashed bool
 	// Progress, when set, is called as each record document, page and
@@ -101,12 +96,12 @@ type Inventory struct {
 // query needs to know whether the index is current. Content and
 // governance folders are not walked.
 //
-// Everything is read through fsys; the folder argument is not used.
+// Everything is read through fsys.
 // cached is the configuration the last good build decoded: when
 // cairn.yaml's stat and hash still match it, it stands in for decoding
 // the YAML again, which would cost a query more than the rest of this
 // check.
-func Take(ctx context.Context, _ string, fsys fs.FS, stat artifacts.StatLookup, cached artifacts.ConfigCache) (Inventory, error) {
+func Take(ctx context.Context, fsys fs.FS, stat artifacts.StatLookup, cached artifacts.ConfigCache) (Inventory, error) {
 	var ds diag.List
 	inv := Inventory{}
 	cfg, cfgHash, ok := cachedConfig(fsys, stat, cached)
@@ -254,18 +249,16 @@ func (s *Scanned) Parse(ctx context.Context, groups []string) (Output, error) {
 	return out, ctx.Err()
 }
 
-// Run scans the base and parses the groups whose outputs are not
-// current, as in.Current says.
-func Run(ctx context.Context, in Input) (Output, error) {
+// Run scans the base and parses the groups named, every group when none
+// is. A caller that decides what to parse from the keys Scan computes
+// (Build) calls Scan and Parse instead.
+func Run(ctx context.Context, in Input, groups ...string) (Output, error) {
 	s, err := Scan(ctx, in)
 	if err != nil {
 		return s.out, err
 	}
-	var groups []string
-	for _, g := range []string{GroupCorpus, GroupGovernance, GroupContent} {
-		if in.Current == nil || !in.Current(g, s.Keys[g]) {
-			groups = append(groups, g)
-		}
+	if len(groups) == 0 {
+		groups = []string{GroupCorpus, GroupGovernance, GroupContent}
 	}
 	return s.Parse(ctx, groups)
 }

@@ -68,7 +68,7 @@ func TestTakeOnDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer root.Close()
-	inv, err := Take(t.Context(), dir, root.FS(), artifacts.StatCache(nil), artifacts.ConfigCache{})
+	inv, err := Take(t.Context(), root.FS(), artifacts.StatCache(nil), artifacts.ConfigCache{})
 	if err != nil {
 		t.Fatal(err)
 	}
