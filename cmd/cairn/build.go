@@ -19,10 +19,20 @@ import (
 
 // BuildCmd is `cairn build`.
 type BuildCmd struct {
-	Check   bool
-	Quiet   bool
-	Timings bool
-	AsOf    string
+	Check   bool   `help:"Build in memory and write nothing; list every file that would change and exit 1 if any would (for CI and pre-commit)."`
+	Quiet   bool   `help:"Print nothing but warnings and errors."`
+	Timings bool   `help:"Print how long each stage took, to stderr."`
+	AsOf    string `help:"The day governance windows are evaluated at for the rules files (default: $CAIRN_AS_OF, else today, UTC)." placeholder:"DAY"`
+}
+
+// Help is the detail under the summary of `cairn build --help`.
+func (BuildCmd) Help() string {
+	return `Stages whose inputs are unchanged are kept; a build that would change nothing writes nothing. A build that runs longer than a second shows its progress on stderr when that is a terminal (not with --quiet).
+
+Examples:
+
+    cairn build
+    cairn build --check --quiet    # in CI or a pre-commit hook: exit 1 if .cairn/ or a rules file is stale`
 }
 
 // Run builds the base, or checks it with --check.

@@ -27,7 +27,16 @@ const demoPlace = "docs/api/tokens.md"
 
 // DemoCmd is `cairn demo`.
 type DemoCmd struct {
-	Keep bool
+	Keep bool `help:"Keep the temporary base and print its path, to explore it with --base."`
+}
+
+// Help is the detail under the summary of `cairn demo --help`.
+func (DemoCmd) Help() string {
+	return `It writes nothing outside a temporary folder, and removes that unless --keep is given.
+
+Example:
+
+    cairn demo --keep    # then: cairn --base <the printed folder> build --check`
 }
 
 // Run copies the bundled demo base into a temporary folder, builds it and

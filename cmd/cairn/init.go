@@ -10,7 +10,16 @@ import (
 
 // InitCmd is `cairn init [DIR]`.
 type InitCmd struct {
-	Dir string
+	Dir string `arg:"" optional:"" name:"DIR" help:"Folder to scaffold (default: the working directory)."`
+}
+
+// Help is the detail under the summary of `cairn init --help`.
+func (InitCmd) Help() string {
+	return `It refuses a folder that holds a cairn.yaml already.
+
+Examples:
+
+    cairn init my-base`
 }
 
 // initConfig is the cairn.yaml a new base starts with: every section, with
