@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -211,6 +212,128 @@ func TestVersionFlag(t *testing.T) {
 		env, out, errb := quietEnv()
 		if code := runEnv(args, env); code != 0 || out.String() != want || errb.Len() > 0 {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 0 and %q", args, code, out.String(), errb.String(), want)
+		}
+	}
+}
+
+// TestInitFolder: with no DIR, init scaffolds --base, then $CAIRN_BASE,
+// then the working directory; both a DIR and another --base are refused.
+func TestInitFolder(t *testing.T) {
+	isolate(t)
+	root := t.TempDir()
+	wd := filepath.Join(root, "wd")
+	if err := os.Mkdir(wd, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run := func(vars map[string]string, args ...string) (int, string) {
+		env, _, errb := quietEnv()
+		env.Getenv = func(k string) string { return vars[k] }
+		env.Getwd = func() (string, error) { return wd, nil }
+		return runEnv(args, env), errb.String()
+	}
+	for _, c := range []struct {
+		name string
+		vars map[string]string
+		args []string
+		dir  string
+	}{
+		{"--base", map[string]string{"CAIRN_BASE": filepath.Join(root, "no")}, []string{"--base", filepath.Join(root, "flag"), "init"}, "flag"},
+		{"$CAIRN_BASE", map[string]string{"CAIRN_BASE": filepath.Join(root, "env")}, []string{"init"}, "env"},
+		{"DIR over $CAIRN_BASE", map[string]string{"CAIRN_BASE": filepath.Join(root, "no")}, []string{"init", filepath.Join(root, "arg")}, "arg"},
+		{"DIR and the same --base", nil, []string{"--base", filepath.Join(root, "same"), "init", filepath.Join(root, "same")}, "same"},
+		{"working directory", nil, []string{"init"}, "wd"},
+	} {
+		if code, stderr := run(c.vars, c.args...); code != 0 {
+			t.Errorf("%s: exit %d: %s", c.name, code, stderr)
+		}
+		if _, err := os.Stat(filepath.Join(root, c.dir, "cairn.yaml")); err != nil {
+			t.Errorf("%s: no cairn.yaml in %s: %v", c.name, c.dir, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "no")); !os.IsNotExist(err) {
+		t.Errorf("a folder that was not asked for was scaffolded: %v", err)
+	}
+	if code, stderr := run(nil, "--base", filepath.Join(root, "x"), "init", filepath.Join(root, "y")); code != 2 || !strings.Contains(stderr, "give one") {
+		t.Errorf("two folders: exit %d, %q; want 2", code, stderr)
+	}
+	// The base builds where it was scaffolded, found as every command
+	// finds it.
+	if code, stderr := run(map[string]string{"CAIRN_BASE": filepath.Join(root, "env")}, "build", "--quiet"); code != 0 {
+		t.Errorf("build of the $CAIRN_BASE base: exit %d: %s", code, stderr)
+	}
+}
+
+// TestInitHintsUncommented: every commented hint of the scaffolded
+// cairn.yaml, its # taken away, leaves a configuration that builds
+// without a diagnostic, alone and all together.
+func TestInitHintsUncommented(t *testing.T) {
+	isolate(t)
+	lines := strings.Split(initConfig, "\n")
+	var hints []int
+	for i, l := range lines {
+		// A hint is an indented comment: an entry of the section above it.
+		if strings.HasPrefix(l, "  # ") {
+			hints = append(hints, i)
+		}
+	}
+	if len(hints) < 5 {
+		t.Fatalf("found %d hints in the template, want at least 5", len(hints))
+	}
+	try := func(name string, uncomment []int) {
+		dir := filepath.Join(t.TempDir(), "kb")
+		if code, _, stderr := cairn(t, "init", dir); code != 0 {
+			t.Fatalf("init: exit %d: %s", code, stderr)
+		}
+		edited := slices.Clone(lines)
+		for _, i := range uncomment {
+			edited[i] = "  " + strings.TrimPrefix(edited[i], "  # ")
+		}
+		if err := os.WriteFile(filepath.Join(dir, "cairn.yaml"), []byte(strings.Join(edited, "\n")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// The default_voice hint names the profile its comment says to
+		// write.
+		voice := "name: docs\ndescription: The voice of the docs.\n"
+		if err := os.WriteFile(filepath.Join(dir, "governance", "voices", "docs.yaml"), []byte(voice), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if code, _, stderr := cairn(t, "--base", dir, "build", "--quiet"); code != 0 || stderr != "" {
+			t.Errorf("%s: build exit %d, stderr:\n%s\ncairn.yaml:\n%s", name, code, stderr, strings.Join(edited, "\n"))
+		}
+	}
+	for _, i := range hints {
+		try(strings.TrimSpace(lines[i]), []int{i})
+	}
+	try("every hint", hints)
+}
+
+// TestInitGitignore: a folder without .gitignore gets one; one that
+// ignores .cairn/ already is left quietly; one that does not is left as
+// it is, with a warning that says what to add.
+func TestInitGitignore(t *testing.T) {
+	isolate(t)
+	for _, c := range []struct {
+		name, before string // before "" is no .gitignore
+		after, warn  string
+	}{
+		{"none", "", ".cairn/\n", ""},
+		{"ignores it", "node_modules/\n/.cairn\n", "node_modules/\n/.cairn\n", ""},
+		{"lacks it", "node_modules/\n.cairn-old/\n", "node_modules/\n.cairn-old/\n", "add a line .cairn/ to it"},
+	} {
+		dir := t.TempDir()
+		gi := filepath.Join(dir, ".gitignore")
+		if c.before != "" {
+			if err := os.WriteFile(gi, []byte(c.before), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		code, stdout, stderr := cairn(t, "init", dir)
+		data, _ := os.ReadFile(gi)
+		if code != 0 || string(data) != c.after || !strings.Contains(stdout, "initialised") {
+			t.Errorf("%s: exit %d, .gitignore %q; want 0 and %q", c.name, code, data, c.after)
+		}
+		if c.warn == "" && stderr != "" || c.warn != "" && (!strings.Contains(stderr, c.warn) || !strings.HasPrefix(stderr, "cairn: warning: ")) {
+			t.Errorf("%s: stderr %q; want a warning %q", c.name, stderr, c.warn)
 		}
 	}
 }
