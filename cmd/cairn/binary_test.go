@@ -1,0 +1,51 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+// built is the cairn binary the tests that need a real process run,
+// built once per test run into a folder TestMain removes (a t.TempDir
+// would go with the first test that asked for it).
+var built struct {
+	once sync.Once
+	dir  string
+	path string
+	err  error
+	out  []byte
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
+}
+
+// builtCairn builds this package into a binary and returns its path. Its
+// progress display shows at once (progressShowAfter is lowered), so that
+// a build of a small base shows it on a terminal.
+func builtCairn(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	built.once.Do(func() {
+		built.dir, built.err = os.MkdirTemp("", "cairn-test-bin-")
+		if built.err != nil {
+			return
+		}
+		built.path = filepath.Join(built.dir, "cairn")
+		cmd := exec.Command("go", "build", "-ldflags=-X main.progressShowAfter=0s", "-o", built.path, ".")
+		built.out, built.err = cmd.CombinedOutput()
+	})
+	if built.err != nil {
+		t.Fatalf("go build: %v\n%s", built.err, built.out)
+	}
+	return built.path
+}
