@@ -41,11 +41,11 @@ func (c *BuildCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
-	var clock *stageClock
+	watch := buildWatch{progress: buildProgress(env.Stderr, c.Quiet)}
 	if c.Timings {
-		clock = newStageClock(env.Stderr)
+		watch.clock = newStageClock(env.Stderr)
 	}
-	res, err := buildBase(root, asOf, c.Check, env.Stderr, clock)
+	res, err := buildBase(root, asOf, c.Check, env.Stderr, watch)
 	if err != nil {
 		return err
 	}
@@ -103,7 +103,7 @@ func (r buildResult) summary() string {
 // windows at asOf. With check it only diffs; otherwise it takes the build
 // lock, syncs and saves the stat cache.
 // Diagnostics are printed to stderr; base mistakes exit 2.
-func buildBase(root string, asOf time.Time, check bool, stderr io.Writer, clock *stageClock) (buildResult, error) {
+func buildBase(root string, asOf time.Time, check bool, stderr io.Writer, watch buildWatch) (buildResult, error) {
 	if !check {
 		lock, err := artifacts.AcquireLock(root, "cairn build")
 		if err != nil {
@@ -111,13 +111,15 @@ func buildBase(root string, asOf time.Time, check bool, stderr io.Writer, clock 
 		}
 		defer lock.Release()
 	}
-	return buildLocked(root, asOf, check, stderr, clock)
+	return buildLocked(root, asOf, check, stderr, watch)
 }
 
 // buildLocked is buildBase for a caller that holds the base lock already
 // (or checks, which needs none).
-func buildLocked(root string, asOf time.Time, check bool, stderr io.Writer, clock *stageClock) (buildResult, error) {
+func buildLocked(root string, asOf time.Time, check bool, stderr io.Writer, watch buildWatch) (buildResult, error) {
 	var res buildResult
+	// The line goes before anything else is printed, on every return.
+	defer watch.progress.Done()
 	start := time.Now() // before any stat is taken; see StatCache.DropRacy
 	prev, err := artifacts.ReadPrevious(root)
 	if err != nil {
@@ -138,8 +140,10 @@ func buildLocked(root string, asOf time.Time, check bool, stderr io.Writer, cloc
 		Intact:      artifacts.Intact(root, prev, cache),
 		ToolVersion: Version,
 		AsOf:        asOf,
-		Mark:        clock.mark,
+		Mark:        watch.mark,
+		// TODO(progress): Progress: watch.progress.Advance,
 	})
+	watch.progress.Clear() // for the diagnostics below
 	var derr *diag.Errors
 	if errors.As(err, &derr) {
 		for _, d := range derr.Diagnostics {
@@ -163,7 +167,8 @@ func buildLocked(root string, asOf time.Time, check bool, stderr io.Writer, cloc
 	if err != nil {
 		return res, err
 	}
-	clock.mark("sync")
+	watch.mark("sync")
+	watch.progress.Done()
 	// Inputs written moments ago are hashed again next time; the outputs
 	// stamped below are cairn's own, just written and hashed.
 	out.Stat.DropRacy(start)
@@ -183,6 +188,19 @@ func buildLocked(root string, asOf time.Time, check bool, stderr io.Writer, cloc
 		}
 	}
 	return res, nil
+}
+
+// buildWatch is what follows a build as it runs, each part nil when not
+// asked for: the --timings clock and the progress display.
+type buildWatch struct {
+	clock    *stageClock
+	progress *progress
+}
+
+// mark is stages.Input.Mark: a stage has ended.
+func (w buildWatch) mark(stage string) {
+	w.clock.mark(stage)
+	w.progress.Ended(stage)
 }
 
 // stageClock prints the time each stage took; a nil clock does nothing.

@@ -54,7 +54,7 @@ func (c *DemoCmd) Run(env *Env) error {
 	}
 	w := env.Stdout
 	fmt.Fprintf(w, "cairn demo: the bundled demo base, copied to %s\n\n", dir)
-	res, err := buildBase(dir, demoAsOf, false, env.Stderr, nil)
+	res, err := buildBase(dir, demoAsOf, false, env.Stderr, buildWatch{})
 	if err != nil {
 		return err
 	}
@@ -101,7 +101,7 @@ func (c *DemoCmd) Run(env *Env) error {
 		fmt.Fprintf(w, "  %s\n", l)
 	}
 
-	again, err := buildBase(dir, demoAsOf, false, env.Stderr, nil)
+	again, err := buildBase(dir, demoAsOf, false, env.Stderr, buildWatch{})
 	if err != nil {
 		return err
 	}

@@ -153,7 +153,7 @@ func recordNote(env *Env, req notes.Request) error {
 	if err != nil {
 		return err
 	}
-	res, err := buildLocked(root, asOf, false, env.Stderr, nil)
+	res, err := buildLocked(root, asOf, false, env.Stderr, buildWatch{})
 	if err != nil {
 		return fmt.Errorf("recorded %s (do not record it again), but the refresh of the artifacts and rules files failed: %w; fix that and run cairn build", p.Op.Op, err)
 	}
