@@ -19,7 +19,16 @@ var built struct {
 	out  []byte
 }
 
+// goCache is the go build cache as the test run began: tests move
+// XDG_CACHE_HOME (isolate), which would send go build to an empty cache
+// and have it compile everything, the standard library included.
+var goCache string
+
 func TestMain(m *testing.M) {
+	goCache = os.Getenv("GOCACHE")
+	if dir, err := os.UserCacheDir(); goCache == "" && err == nil {
+		goCache = filepath.Join(dir, "go-build")
+	}
 	code := m.Run()
 	if built.dir != "" {
 		os.RemoveAll(built.dir)
@@ -42,6 +51,9 @@ func builtCairn(t *testing.T) string {
 		}
 		built.path = filepath.Join(built.dir, "cairn")
 		cmd := exec.Command("go", "build", "-ldflags=-X main.progressShowAfter=0s", "-o", built.path, ".")
+		if goCache != "" {
+			cmd.Env = append(os.Environ(), "GOCACHE="+goCache)
+		}
 		built.out, built.err = cmd.CombinedOutput()
 	})
 	if built.err != nil {
