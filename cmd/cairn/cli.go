@@ -94,13 +94,8 @@ func newParser(cli *CLI, env *Env) (*kong.Kong, error) {
 	)
 }
 
-// run parses args, runs the command and returns the exit status.
-func run(args []string, stdout, stderr io.Writer) int {
-	return runEnv(args, &Env{Stdout: stdout, Stderr: stderr, Getenv: os.Getenv, Getwd: os.Getwd})
-}
-
-// runEnv is run with the environment given: the real command tree, as
-// main runs it, for tests.
+// runEnv parses args, runs the command in env and returns the exit
+// status: main's whole work, and what tests drive the real tree with.
 func runEnv(args []string, env *Env) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -159,7 +154,7 @@ func parseFailed(env *Env, err error) int {
 	if node == nil {
 		node = kctx.Model.Node
 	}
-	if kctx.Error == nil && len(node.Children) > 0 && !hasLeaf(kctx) {
+	if kctx.Error == nil && len(node.Children) > 0 {
 		kctx.Kong.Stdout = env.Stderr
 		kctx.PrintUsage(false)
 		return 2
@@ -185,12 +180,6 @@ func withHelpHint(msg, help string) string {
 		return fmt.Sprintf("%s (see `%s`)", msg, help)
 	}
 	return fmt.Sprintf("%s; run `%s`", msg, help)
-}
-
-// hasLeaf reports whether the command line reached a command that runs.
-func hasLeaf(kctx *kong.Context) bool {
-	n := kctx.Selected()
-	return n != nil && len(n.Children) == 0
 }
 
 // refuseRepeats fails a flag given twice unless it is a list: kong would
