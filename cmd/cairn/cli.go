@@ -89,6 +89,8 @@ func newParser(cli *CLI, env *Env) (*kong.Kong, error) {
 		kong.Exit(func(code int) { panic(exited{code}) }),
 		kong.Vars{"budget": strconv.Itoa(query.DefaultBudget)},
 		kong.TypeMapper(reflect.TypeFor[int](), wholeNumber),
+		kong.KindMapper(reflect.String, text),
+		kong.TypeMapper(reflect.TypeFor[map[string]string](), keyValue),
 		kong.ValueFormatter(helpWithDefault),
 		kong.ConfigureHelp(kong.HelpOptions{WrapUpperBound: 100}),
 	)
@@ -199,10 +201,48 @@ func refuseRepeats(kctx *kong.Context) error {
 	return nil
 }
 
+// popValue takes a flag's or argument's value off the command line,
+// saying in plain words that one is missing (kong's own error names the
+// scanner's token types).
+func popValue(ctx *kong.DecodeContext) (string, error) {
+	t, err := ctx.Scan.PopValue("")
+	if err != nil {
+		if f := ctx.Value.Flag; f != nil && f.PlaceHolder != "" {
+			return "", fmt.Errorf("needs a value (%s)", f.PlaceHolder)
+		}
+		return "", errors.New("needs a value")
+	}
+	return fmt.Sprint(t.Value), nil
+}
+
+// text reads a string flag or argument.
+var text = kong.MapperFunc(func(ctx *kong.DecodeContext, target reflect.Value) error {
+	s, err := popValue(ctx)
+	target.SetString(s)
+	return err
+})
+
+// keyValue reads one KEY=VALUE of a repeatable map flag (--axis).
+var keyValue = kong.MapperFunc(func(ctx *kong.DecodeContext, target reflect.Value) error {
+	s, err := popValue(ctx)
+	if err != nil {
+		return err
+	}
+	k, v, ok := strings.Cut(s, "=")
+	if !ok || k == "" {
+		return fmt.Errorf("expected KEY=VALUE, got %q", s)
+	}
+	if target.IsNil() {
+		target.Set(reflect.MakeMap(target.Type()))
+	}
+	target.SetMapIndex(reflect.ValueOf(k), reflect.ValueOf(v))
+	return nil
+})
+
 // wholeNumber reads an int flag, saying in plain words what it wants.
 var wholeNumber = kong.MapperFunc(func(ctx *kong.DecodeContext, target reflect.Value) error {
-	var s string
-	if err := ctx.Scan.PopValueInto("value", &s); err != nil {
+	s, err := popValue(ctx)
+	if err != nil {
 		return err
 	}
 	n, err := strconv.Atoi(s)

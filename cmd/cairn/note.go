@@ -50,7 +50,7 @@ type NoteSuggestCmd struct {
 	Target     string            `arg:"" name:"TARGET" help:"What it is about: note:<slug> for a note in prose, term:<id> for a term of terms.yaml."`
 	Text       []string          `arg:"" name:"TEXT" help:"The observation, in a sentence or two." sep:"none"`
 	Path       []string          `help:"Where it holds: a glob of content paths (repeatable; default everywhere)." placeholder:"GLOB" sep:"none"`
-	Axis       map[string]string `help:"Where it holds on a typed axis, as axis=value (repeatable)." placeholder:"AXIS=VALUE" mapsep:"none"`
+	Axis       map[string]string `help:"Where it holds on a typed axis, as axis=value (repeatable)." placeholder:"AXIS=VALUE"`
 	Evidence   []string          `help:"A file or record URI that shows it (repeatable)." placeholder:"URI" sep:"none"`
 	ValidFrom  string            `help:"First day it holds (YYYY-MM-DD)." placeholder:"DAY"`
 	ValidUntil string            `help:"Last day it holds (YYYY-MM-DD)." placeholder:"DAY"`
