@@ -143,9 +143,9 @@ func buildLocked(root string, asOf time.Time, check bool, stderr io.Writer, watc
 		Mark:        watch.mark,
 		// TODO(progress): Progress: watch.progress.Advance,
 	})
-	watch.progress.Clear() // for the diagnostics below
 	var derr *diag.Errors
 	if errors.As(err, &derr) {
+		watch.progress.Done()
 		for _, d := range derr.Diagnostics {
 			fmt.Fprintln(stderr, d.String())
 		}
@@ -153,6 +153,9 @@ func buildLocked(root string, asOf time.Time, check bool, stderr io.Writer, watc
 	}
 	if err != nil {
 		return res, err
+	}
+	if len(out.Warnings) > 0 {
+		watch.progress.Clear() // drawn again as the sync ends
 	}
 	for _, d := range out.Warnings {
 		fmt.Fprintln(stderr, d.String())
@@ -199,7 +202,10 @@ type buildWatch struct {
 
 // mark is stages.Input.Mark: a stage has ended.
 func (w buildWatch) mark(stage string) {
-	w.clock.mark(stage)
+	if w.clock != nil {
+		w.progress.Clear() // the clock prints a line of its own
+		w.clock.mark(stage)
+	}
 	w.progress.Ended(stage)
 }
 
