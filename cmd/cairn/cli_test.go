@@ -168,6 +168,8 @@ func TestHelp(t *testing.T) {
 		{[]string{"help", "context"}, 0, []string{"Usage: cairn context [<QUERY> ...] [flags]", "Examples:"}},
 		{[]string{"note", "suggest", "--help"}, 0, []string{"Usage: cairn note suggest <TARGET> <TEXT> ... [flags]", "--axis=AXIS=VALUE", "--actor=WHO"}},
 		{[]string{"help", "note", "suggest"}, 0, []string{"Usage: cairn note suggest <TARGET> <TEXT> ... [flags]"}},
+		{[]string{"help", "note"}, 0, []string{"Usage: cairn note <command> [flags]", "note keep <REF> [<WHY> ...]"}},
+		{[]string{"build", "--help"}, 0, []string{"Usage: cairn build [flags]", "--check", "--as-of=DAY", "cairn build --check --quiet"}},
 		{[]string{"note", "list", "--help"}, 0, []string{"--format=FORMAT", "(default: text)"}},
 		{[]string{"help", "completion"}, 0, []string{"Usage: cairn completion <SHELL>", "source <(cairn completion bash)"}},
 		{nil, 2, []string{"Usage: cairn <command> [flags]", "Commands:\n  init"}},
