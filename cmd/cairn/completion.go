@@ -89,6 +89,12 @@ func completionNodes(root *kong.Node) []compNode {
 		}
 	}
 	walk(root, "")
+	// cairn help takes a command's words: its first is one of cairn's.
+	for i := range out {
+		if out[i].path == "help" && len(out[i].args) > 0 {
+			out[i].args[0] = out[0].subs
+		}
+	}
 	return out
 }
 
@@ -100,6 +106,10 @@ func enumValues(v *kong.Value) []string {
 	}
 	return v.EnumSlice()
 }
+
+// shPrint prints its argument in bash and zsh alike: echo would read a
+// leading -n or -e as its own option.
+const shPrint = `printf '%s\n'`
 
 // shQuote quotes s for bash and zsh.
 func shQuote(s string) string {
@@ -129,7 +139,7 @@ func writeShellTables(w io.Writer, nodes []compNode) {
 		fmt.Fprintf(w, "%s() {\n    case \"$1\" in\n", name)
 		for _, n := range nodes {
 			if r := rows(n); len(r) > 0 {
-				fmt.Fprintf(w, "    %s) echo %s ;;\n", shQuote(n.path), shQuote(strings.Join(r, " ")))
+				fmt.Fprintf(w, "    %s) %s %s ;;\n", shQuote(n.path), shPrint, shQuote(strings.Join(r, " ")))
 			}
 		}
 		fmt.Fprintf(w, "    esac\n}\n")
@@ -159,7 +169,7 @@ func writeShellTables(w io.Writer, nodes []compNode) {
 		}
 		return r
 	})
-	pairs("_cairn_values", "echo VALUE", func(n compNode) (r [][2]string) {
+	pairs("_cairn_values", shPrint+" VALUE", func(n compNode) (r [][2]string) {
 		for _, f := range n.flags {
 			if len(f.values) > 0 {
 				r = append(r, [2]string{"--" + f.name, strings.Join(f.values, " ")})
@@ -167,7 +177,7 @@ func writeShellTables(w io.Writer, nodes []compNode) {
 		}
 		return r
 	})
-	pairs("_cairn_args", "echo VALUE", func(n compNode) (r [][2]string) {
+	pairs("_cairn_args", shPrint+" VALUE", func(n compNode) (r [][2]string) {
 		for i, a := range n.args {
 			if len(a) > 0 {
 				r = append(r, [2]string{fmt.Sprint(i), strings.Join(a, " ")})

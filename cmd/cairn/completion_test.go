@@ -37,6 +37,7 @@ func TestCompletionBash(t *testing.T) {
 		{"cairn context --format = j", "json jsonl"}, // --format=j, split at = by bash
 		{"cairn note list --format ", "text json"},
 		{"cairn completion ", "bash zsh fish"},
+		{"cairn help co", "context completion"},
 		{"cairn build --q", "--quiet"},
 		{"cairn note suggest --actor x note:y --valid-", "--valid-from --valid-until"},
 		{"cairn context q -- --f", ""}, // after --, a word is a query word
@@ -85,13 +86,13 @@ func TestCompletionCoversTheTree(t *testing.T) {
 	}
 	for _, n := range nodes {
 		for _, sh := range []string{"bash", "zsh"} {
-			row := "    " + shQuote(n.path) + ") echo "
+			row := "    " + shQuote(n.path) + ") " + shPrint + " "
 			if !strings.Contains(scripts[sh], row) {
 				t.Errorf("%s: no row for %q", sh, n.path)
 			}
 		}
 		// The row of _cairn_flags for n, which lists --help first.
-		_, flagRow, _ := strings.Cut(scripts["bash"], "    "+shQuote(n.path)+") echo '--help")
+		_, flagRow, _ := strings.Cut(scripts["bash"], "    "+shQuote(n.path)+") "+shPrint+" '--help")
 		flagRow, _, _ = strings.Cut("--help"+flagRow, "\n")
 		for _, f := range n.flags {
 			if !strings.Contains(" "+flagRow+" ", " --"+f.name+" ") && !strings.Contains(flagRow, " --"+f.name+"'") ||
