@@ -51,8 +51,11 @@ func builtCairn(t *testing.T) string {
 		}
 		built.path = filepath.Join(built.dir, "cairn")
 		cmd := exec.Command("go", "build", "-ldflags=-X main.progressShowAfter=0s", "-o", built.path, ".")
+		// Built as it ships: static, with no cgo (kong imports os/user,
+		// which would link the C library).
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if goCache != "" {
-			cmd.Env = append(os.Environ(), "GOCACHE="+goCache)
+			cmd.Env = append(cmd.Env, "GOCACHE="+goCache)
 		}
 		built.out, built.err = cmd.CombinedOutput()
 	})

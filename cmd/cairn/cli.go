@@ -92,7 +92,7 @@ func newParser(cli *CLI, env *Env) (*kong.Kong, error) {
 		kong.KindMapper(reflect.String, text),
 		kong.TypeMapper(reflect.TypeFor[map[string]string](), keyValue),
 		kong.ValueFormatter(helpWithDefault),
-		kong.ConfigureHelp(kong.HelpOptions{WrapUpperBound: 100}),
+		kong.ConfigureHelp(kong.HelpOptions{WrapUpperBound: 100, Compact: true}),
 	)
 }
 

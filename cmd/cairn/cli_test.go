@@ -162,19 +162,19 @@ func TestHelp(t *testing.T) {
 		code int
 		want []string
 	}{
-		{[]string{"--help"}, 0, []string{"Usage: cairn <command> [flags]", description[:40], "context [<QUERY> ...] [flags]", "completion <SHELL>", "--version"}},
-		{[]string{"help"}, 0, []string{"Usage: cairn <command> [flags]", "note suggest <TARGET> <TEXT> ..."}},
+		{[]string{"--help"}, 0, []string{"Usage: cairn <command> [flags]", description[:40], "  context         The best few records", "  completion      Print a shell completion script", "--version"}},
+		{[]string{"help"}, 0, []string{"Usage: cairn <command> [flags]", "  note suggest    Record an observation"}},
 		{[]string{"context", "q", "-h"}, 0, []string{"Usage: cairn context [<QUERY> ...] [flags]", "Examples:", "--budget=TOKENS", "(default: 4096)", "--base=DIR"}},
 		{[]string{"help", "context"}, 0, []string{"Usage: cairn context [<QUERY> ...] [flags]", "Examples:"}},
 		{[]string{"note", "suggest", "--help"}, 0, []string{"Usage: cairn note suggest <TARGET> <TEXT> ... [flags]", "--axis=AXIS=VALUE", "--actor=WHO"}},
 		{[]string{"help", "note", "suggest"}, 0, []string{"Usage: cairn note suggest <TARGET> <TEXT> ... [flags]"}},
-		{[]string{"help", "note"}, 0, []string{"Usage: cairn note <command> [flags]", "note keep <REF> [<WHY> ...]"}},
+		{[]string{"help", "note"}, 0, []string{"Usage: cairn note <command> [flags]", "  note keep       Keep a suggestion"}},
 		{[]string{"build", "--help"}, 0, []string{"Usage: cairn build [flags]", "--check", "--as-of=DAY", "cairn build --check --quiet"}},
 		{[]string{"note", "list", "--help"}, 0, []string{"--format=FORMAT", "(default: text)"}},
 		{[]string{"help", "completion"}, 0, []string{"Usage: cairn completion <SHELL>", "source <(cairn completion bash)"}},
 		{nil, 2, []string{"Usage: cairn <command> [flags]", "Commands:\n  init"}},
 		{[]string{"--base", "x"}, 2, []string{"Commands:\n  init"}},
-		{[]string{"note"}, 2, []string{"Usage: cairn note <command> [flags]", "note suggest <TARGET>"}},
+		{[]string{"note"}, 2, []string{"Usage: cairn note <command> [flags]", "  note suggest    Record"}},
 	} {
 		env, out, errb := quietEnv()
 		code := runEnv(c.args, env)
