@@ -19,10 +19,20 @@ import (
 
 // BuildCmd is `cairn build`.
 type BuildCmd struct {
-	Check   bool
-	Quiet   bool
-	Timings bool
-	AsOf    string
+	Check   bool   `help:"Build in memory and write nothing; list every file that would change and exit 1 if any would (for CI and pre-commit)."`
+	Quiet   bool   `help:"Print nothing but warnings and errors."`
+	Timings bool   `help:"Print how long each stage took, to stderr."`
+	AsOf    string `help:"The day governance windows are evaluated at for the rules files (default: $CAIRN_AS_OF, else today, UTC)." placeholder:"DAY"`
+}
+
+// Help is the detail under the summary of `cairn build --help`.
+func (BuildCmd) Help() string {
+	return `Stages whose inputs are unchanged are kept; a build that would change nothing writes nothing. A build that runs longer than a second shows its progress on stderr when that is a terminal (not with --quiet).
+
+Examples:
+
+    cairn build
+    cairn build --check --quiet    # in CI or a pre-commit hook: exit 1 if .cairn/ or a rules file is stale`
 }
 
 // Run builds the base, or checks it with --check.
@@ -31,11 +41,11 @@ func (c *BuildCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
-	var clock *stageClock
+	watch := buildWatch{progress: buildProgress(env.Stderr, c.Quiet)}
 	if c.Timings {
-		clock = newStageClock(env.Stderr)
+		watch.clock = newStageClock(env.Stderr)
 	}
-	res, err := buildBase(root, asOf, c.Check, env.Stderr, clock)
+	res, err := buildBase(root, asOf, c.Check, env.Stderr, watch)
 	if err != nil {
 		return err
 	}
@@ -93,7 +103,7 @@ func (r buildResult) summary() string {
 // windows at asOf. With check it only diffs; otherwise it takes the build
 // lock, syncs and saves the stat cache.
 // Diagnostics are printed to stderr; base mistakes exit 2.
-func buildBase(root string, asOf time.Time, check bool, stderr io.Writer, clock *stageClock) (buildResult, error) {
+func buildBase(root string, asOf time.Time, check bool, stderr io.Writer, watch buildWatch) (buildResult, error) {
 	if !check {
 		lock, err := artifacts.AcquireLock(root, "cairn build")
 		if err != nil {
@@ -101,13 +111,15 @@ func buildBase(root string, asOf time.Time, check bool, stderr io.Writer, clock 
 		}
 		defer lock.Release()
 	}
-	return buildLocked(root, asOf, check, stderr, clock)
+	return buildLocked(root, asOf, check, stderr, watch)
 }
 
 // buildLocked is buildBase for a caller that holds the base lock already
 // (or checks, which needs none).
-func buildLocked(root string, asOf time.Time, check bool, stderr io.Writer, clock *stageClock) (buildResult, error) {
+func buildLocked(root string, asOf time.Time, check bool, stderr io.Writer, watch buildWatch) (buildResult, error) {
 	var res buildResult
+	// The line goes before anything else is printed, on every return.
+	defer watch.progress.Done()
 	start := time.Now() // before any stat is taken; see StatCache.DropRacy
 	prev, err := artifacts.ReadPrevious(root)
 	if err != nil {
@@ -128,10 +140,12 @@ func buildLocked(root string, asOf time.Time, check bool, stderr io.Writer, cloc
 		Intact:      artifacts.Intact(root, prev, cache),
 		ToolVersion: Version,
 		AsOf:        asOf,
-		Mark:        clock.mark,
+		Mark:        watch.mark,
+		// TODO(progress): Progress: watch.progress.Advance,
 	})
 	var derr *diag.Errors
 	if errors.As(err, &derr) {
+		watch.progress.Done()
 		for _, d := range derr.Diagnostics {
 			fmt.Fprintln(stderr, d.String())
 		}
@@ -139,6 +153,9 @@ func buildLocked(root string, asOf time.Time, check bool, stderr io.Writer, cloc
 	}
 	if err != nil {
 		return res, err
+	}
+	if len(out.Warnings) > 0 {
+		watch.progress.Clear() // drawn again as the sync ends
 	}
 	for _, d := range out.Warnings {
 		fmt.Fprintln(stderr, d.String())
@@ -153,7 +170,8 @@ func buildLocked(root string, asOf time.Time, check bool, stderr io.Writer, cloc
 	if err != nil {
 		return res, err
 	}
-	clock.mark("sync")
+	watch.mark("sync")
+	watch.progress.Done()
 	// Inputs written moments ago are hashed again next time; the outputs
 	// stamped below are cairn's own, just written and hashed.
 	out.Stat.DropRacy(start)
@@ -173,6 +191,22 @@ func buildLocked(root string, asOf time.Time, check bool, stderr io.Writer, cloc
 		}
 	}
 	return res, nil
+}
+
+// buildWatch is what follows a build as it runs, each part nil when not
+// asked for: the --timings clock and the progress display.
+type buildWatch struct {
+	clock    *stageClock
+	progress *progress
+}
+
+// mark is stages.Input.Mark: a stage has ended.
+func (w buildWatch) mark(stage string) {
+	if w.clock != nil {
+		w.progress.Clear() // the clock prints a line of its own
+		w.clock.mark(stage)
+	}
+	w.progress.Ended(stage)
 }
 
 // stageClock prints the time each stage took; a nil clock does nothing.

@@ -6,7 +6,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
 	"time"
+
+	"github.com/alecthomas/kong"
 
 	"github.com/cairn-kb/cairn/query"
 )
@@ -14,118 +19,24 @@ import (
 // Version is cairn's release version, recorded in every manifest.
 const Version = "0.1.0"
 
-// CLI holds what a command line sets: the global flags and each
-// command's arguments and flags. Each command is a struct with a Run
-// method in a file of its own; tree says which words reach it.
+// CLI is the command line: the global flags, then one field per command,
+// each a struct with a Run method in a file of its own.
 type CLI struct {
-	Base string
+	Base        string      `help:"Base folder (default: $CAIRN_BASE, else the nearest folder above holding cairn.yaml)." placeholder:"DIR"`
+	VersionFlag versionFlag `name:"version" help:"Print the version, commit, ranking and format versions."`
 
-	Init    InitCmd
-	Build   BuildCmd
-	Context ContextCmd
-	Note    NoteCmd
-	Demo    DemoCmd
-	Version VersionCmd
+	Init       InitCmd       `cmd:"" help:"Scaffold a new base: cairn.yaml, empty layer folders and a .gitignore for .cairn/."`
+	Build      BuildCmd      `cmd:"" help:"Compile the base into .cairn/ (make-style: only what changed is rebuilt)."`
+	Context    ContextCmd    `cmd:"" help:"The best few records and pages for a query, under a token budget, with a receipt."`
+	Note       NoteCmd       `cmd:"" help:"Record a suggestion, or keep or drop one, in the notes log; list the log."`
+	Demo       DemoCmd       `cmd:"" help:"Build the bundled demo base in a temporary folder and show what was built."`
+	Version    VersionCmd    `cmd:"" help:"Print the version, commit, ranking and format versions."`
+	Completion CompletionCmd `cmd:"" help:"Print a shell completion script for bash, zsh or fish."`
+	Help       HelpCmd       `cmd:"" help:"Show the help of cairn or of a command."`
 }
 
-// tree is the command tree over cli's fields, with every argument, flag
-// and help text.
-func (cli *CLI) tree() *command {
-	c, b, n := &cli.Context, &cli.Build, &cli.Note
-	c.Budget, n.List.Format = query.DefaultBudget, "text"
-	day := func(v *string, help string) flag { return stringFlag("as-of", "DAY", help, v) }
-	return &command{
-		name:    "cairn",
-		summary: "cairn compiles a local knowledge base into static, byte-reproducible artifacts and answers from them.",
-		flags: []flag{
-			stringFlag("base", "DIR", "Base folder (default: $CAIRN_BASE, else the nearest folder above holding cairn.yaml).", &cli.Base),
-		},
-		subs: []*command{{
-			name:    "init",
-			summary: "Scaffold a new base: cairn.yaml, empty layer folders and a .gitignore for .cairn/.",
-			args:    []arg{stringArg("DIR", "Folder to scaffold (default: the working directory).", true, &cli.Init.Dir)},
-			run:     cli.Init.Run,
-		}, {
-			name:    "build",
-			summary: "Compile the base into .cairn/ (make-style: only what changed is rebuilt).",
-			flags: []flag{
-				switchFlag("check", "Build in memory and write nothing; list every file that would change and exit 1 if any would (for CI and pre-commit).", &b.Check),
-				switchFlag("quiet", "Print nothing but warnings and errors.", &b.Quiet),
-				switchFlag("timings", "Print how long each stage took, to stderr.", &b.Timings),
-				day(&b.AsOf, "The day governance windows are evaluated at for the rules files (default: $CAIRN_AS_OF, else today, UTC)."),
-			},
-			run: b.Run,
-		}, {
-			name:    "context",
-			summary: "The best few records and pages for a query, under a token budget, with a receipt.",
-			args:    []arg{restArg("QUERY", "The question or identifiers to find context for.", true, &c.Query)},
-			flags: []flag{
-				intFlag("budget", "TOKENS", "Token budget of the whole delivered pack (⌈bytes/4⌉, receipt and notice included).", &c.Budget),
-				stringFlag("since", "DAY", "First day of dated evidence (YYYY-MM-DD).", &c.Since),
-				stringFlag("until", "DAY", "Last day of dated evidence (YYYY-MM-DD); alone it means the 30 days ending there.", &c.Until),
-				day(&c.AsOf, "The day every date rule is evaluated at (default: $CAIRN_AS_OF, else today, UTC)."),
-				listFlag("pin", "URI", "Include this wiki or project page first (repeatable; exact URI).", &c.Pin),
-				switchFlag("expand", "Join items that share an entity with the strongest candidates.", &c.Expand),
-				switchFlag("explain", "Show every item's reasons with their points.", &c.Explain),
-				stringFlag("format", "FORMAT", "Output format: text, json or jsonl for a pack; markdown or json with --at or --profile.", &c.Format),
-				stringFlag("at", "PATH", "Answer what applies at this path instead: its point, voice, terms, notes and suggestions.", &c.At),
-				stringFlag("profile", "NAME", "Answer what this voice profile holds, with no project point behind it.", &c.Profile),
-				switchFlag("comments", "With --at: answer for the code comments written at the path, the voice's limits for comments first.", &c.Comments),
-				switchFlag("save-receipt", "Not available yet.", &c.SaveReceipt),
-				stringFlag("since-receipt", "DIGEST", "Not available yet.", &c.SinceReceipt),
-			},
-			run: c.Run,
-		}, {
-			name:    "note",
-			summary: "Record a suggestion, or keep or drop one, in the notes log; list the log.",
-			subs: []*command{{
-				name:    "suggest",
-				summary: "Record an observation as a suggestion (anyone; it is not a rule until a person keeps it).",
-				args: []arg{
-					stringArg("TARGET", "What it is about: note:<slug> for a note in prose, term:<id> for a term of terms.yaml.", false, &n.Suggest.Target),
-					restArg("TEXT", "The observation, in a sentence or two.", false, &n.Suggest.Text),
-				},
-				flags: append([]flag{
-					listFlag("path", "GLOB", "Where it holds: a glob of content paths (repeatable; default everywhere).", &n.Suggest.Path),
-					mapFlag("axis", "AXIS=VALUE", "Where it holds on a typed axis, as axis=value (repeatable).", &n.Suggest.Axis),
-					listFlag("evidence", "URI", "A file or record URI that shows it (repeatable).", &n.Suggest.Evidence),
-					stringFlag("valid-from", "DAY", "First day it holds (YYYY-MM-DD).", &n.Suggest.ValidFrom),
-					stringFlag("valid-until", "DAY", "Last day it holds (YYYY-MM-DD).", &n.Suggest.ValidUntil),
-				}, n.Suggest.noteWho.flags()...),
-				run: n.Suggest.Run,
-			}, {
-				name:    "keep",
-				summary: "Keep a suggestion: a person's keep makes it a rule or an established note.",
-				args:    n.Keep.args(),
-				flags:   n.Keep.noteWho.flags(),
-				run:     n.Keep.Run,
-			}, {
-				name:    "drop",
-				summary: "Drop a suggestion or a kept note (a person's decision).",
-				args:    n.Drop.args(),
-				flags:   n.Drop.noteWho.flags(),
-				run:     n.Drop.Run,
-			}, {
-				name:    "list",
-				summary: "List the operations of the notes log, oldest first.",
-				flags: []flag{
-					stringFlag("target", "TARGET", "Only the operations on this target.", &n.List.Target),
-					enumFlag("format", "Output format: text or json.", &n.List.Format, "text", "json"),
-				},
-				run: n.List.Run,
-			}},
-		}, {
-			name:    "demo",
-			summary: "Build the bundled demo base in a temporary folder and show what was built.",
-			flags:   []flag{switchFlag("keep", "Keep the temporary base and print its path, to explore it with --base.", &cli.Demo.Keep)},
-			run:     cli.Demo.Run,
-		}, {
-			name:    "version",
-			summary: "Print the version, commit, ranking and format versions.",
-			run:     cli.Version.Run,
-		}},
-	}
-}
+// description heads `cairn --help`.
+const description = "cairn compiles a local knowledge base into static, byte-reproducible artifacts and answers from them."
 
 // Env is what every command gets: where to write, and the process's
 // environment, so that tests can drive the real command tree.
@@ -138,6 +49,11 @@ type Env struct {
 	Now func() time.Time
 	// Base is the --base flag as given.
 	Base string
+	// Policy, when set, is called with the selected command once the
+	// command line is parsed and before the command runs: main sets the
+	// process-wide memory policy there (see main.go). Tests leave it nil,
+	// since every command they run shares one process.
+	Policy func(cmd any)
 }
 
 // exitCoder is an error that carries its exit status.
@@ -158,30 +74,49 @@ func usageError(format string, args ...any) error {
 	return &exitError{code: 2, msg: fmt.Sprintf(format, args...)}
 }
 
-// run parses args, runs the command and returns the exit status.
-func run(args []string, stdout, stderr io.Writer) int {
-	env := &Env{Stdout: stdout, Stderr: stderr, Getenv: os.Getenv, Getwd: os.Getwd}
-	return runEnv(args, env)
+// exited is what kong's Exit panics with, so that --help, --version and
+// kong's own failures end runEnv with a status instead of ending the
+// process (a test's, or main's before it has flushed anything).
+type exited struct{ code int }
+
+// newParser builds kong's model of the command tree over cli, writing to
+// env's writers.
+func newParser(cli *CLI, env *Env) (*kong.Kong, error) {
+	return kong.New(cli,
+		kong.Name("cairn"),
+		kong.Description(description),
+		kong.Writers(env.Stdout, env.Stderr),
+		kong.Exit(func(code int) { panic(exited{code}) }),
+		kong.Vars{"budget": strconv.Itoa(query.DefaultBudget)},
+		kong.TypeMapper(reflect.TypeFor[int](), wholeNumber),
+		kong.KindMapper(reflect.String, text),
+		kong.TypeMapper(reflect.TypeFor[map[string]string](), keyValue),
+		kong.ValueFormatter(helpWithDefault),
+		kong.ConfigureHelp(kong.HelpOptions{WrapUpperBound: 100, Compact: true}),
+	)
 }
 
-func runEnv(args []string, env *Env) int {
-	var cli CLI
-	root := cli.tree()
-	cmd, path, help, err := parse(root, args)
-	switch {
-	case help:
-		usage(env.Stdout, root, cmd, path)
-		return 0
-	case len(args) == len(path)-1 && len(cmd.subs) > 0:
-		// `cairn` or `cairn note` alone: say what there is to run.
-		usage(env.Stderr, root, cmd, path)
-		return 2
-	}
-	if err == nil {
-		env.Base = cli.Base
-		err = cmd.run(env)
-	}
+// runEnv parses args, runs the command in env and returns the exit
+// status: main's whole work, and what tests drive the real tree with.
+func runEnv(args []string, env *Env) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			e, ok := r.(exited)
+			if !ok {
+				panic(r)
+			}
+			code = e.code
+		}
+	}()
+	cli, kctx, err := parse(args, env)
 	if err != nil {
+		return parseFailed(env, err)
+	}
+	env.Base = cli.Base
+	if env.Policy != nil {
+		env.Policy(kctx.Selected().Target.Addr().Interface())
+	}
+	if err := kctx.Run(env); err != nil {
 		fmt.Fprintf(env.Stderr, "cairn: %v\n", err)
 		var ec exitCoder
 		if errors.As(err, &ec) {
@@ -190,6 +125,153 @@ func runEnv(args []string, env *Env) int {
 		return 3
 	}
 	return 0
+}
+
+// parse reads args into a CLI. --help and --version print and end the
+// parse through kong's Exit (see exited).
+func parse(args []string, env *Env) (*CLI, *kong.Context, error) {
+	var cli CLI
+	parser, err := newParser(&cli, env)
+	if err != nil {
+		panic(err) // the command tree's tags are wrong: a bug, caught by every test
+	}
+	kctx, err := parser.Parse(args)
+	if err == nil {
+		err = refuseRepeats(kctx)
+	}
+	return &cli, kctx, err
+}
+
+// parseFailed reports a command line cairn cannot read, naming the help to
+// read, and returns 2. `cairn` or `cairn note` alone, with no command,
+// prints that command's help instead, to stderr.
+func parseFailed(env *Env, err error) int {
+	var perr *kong.ParseError
+	if !errors.As(err, &perr) || perr.Context == nil {
+		fmt.Fprintf(env.Stderr, "cairn: %v\n", err)
+		return 2
+	}
+	kctx := perr.Context
+	node := kctx.Selected()
+	if node == nil {
+		node = kctx.Model.Node
+	}
+	if kctx.Error == nil && len(node.Children) > 0 {
+		kctx.Kong.Stdout = env.Stderr
+		kctx.PrintUsage(false)
+		return 2
+	}
+	msg := err.Error()
+	// kong calls a word that names no command an unexpected argument;
+	// where a command is expected, say so.
+	if rest, ok := strings.CutPrefix(msg, "unexpected argument "); ok && len(node.Children) > 0 {
+		word, more, _ := strings.Cut(rest, ",")
+		if more != "" {
+			more = "," + more
+		}
+		msg = fmt.Sprintf("unknown command %q%s", word, more)
+	}
+	fmt.Fprintf(env.Stderr, "cairn: %s\n", withHelpHint(msg, node.FullPath()+" --help"))
+	return 2
+}
+
+// withHelpHint ends a message about the command line with the help to
+// read; after kong's "did you mean …?" in brackets.
+func withHelpHint(msg, help string) string {
+	if strings.HasSuffix(msg, "?") {
+		return fmt.Sprintf("%s (see `%s`)", msg, help)
+	}
+	return fmt.Sprintf("%s; run `%s`", msg, help)
+}
+
+// refuseRepeats fails a flag given twice unless it is a list: kong would
+// keep the last value, and `--as-of A --as-of B` is more likely a mistake
+// in a script than a correction.
+func refuseRepeats(kctx *kong.Context) error {
+	seen := map[*kong.Flag]bool{}
+	for _, p := range kctx.Path {
+		if p.Flag == nil {
+			continue
+		}
+		if seen[p.Flag] && !p.Flag.IsSlice() && !p.Flag.IsMap() {
+			return usageError("--%s is given twice; run `%s --help`", p.Flag.Name, kctx.Selected().FullPath())
+		}
+		seen[p.Flag] = true
+	}
+	return nil
+}
+
+// popValue takes a flag's or argument's value off the command line,
+// saying in plain words that one is missing (kong's own error names the
+// scanner's token types).
+func popValue(ctx *kong.DecodeContext) (string, error) {
+	t, err := ctx.Scan.PopValue("")
+	if err != nil {
+		if f := ctx.Value.Flag; f != nil && f.PlaceHolder != "" {
+			return "", fmt.Errorf("needs a value (%s)", f.PlaceHolder)
+		}
+		return "", errors.New("needs a value")
+	}
+	return fmt.Sprint(t.Value), nil
+}
+
+// text reads a string flag or argument.
+var text = kong.MapperFunc(func(ctx *kong.DecodeContext, target reflect.Value) error {
+	s, err := popValue(ctx)
+	target.SetString(s)
+	return err
+})
+
+// keyValue reads one KEY=VALUE of a repeatable map flag (--axis).
+var keyValue = kong.MapperFunc(func(ctx *kong.DecodeContext, target reflect.Value) error {
+	s, err := popValue(ctx)
+	if err != nil {
+		return err
+	}
+	k, v, ok := strings.Cut(s, "=")
+	if !ok || k == "" {
+		return fmt.Errorf("expected KEY=VALUE, got %q", s)
+	}
+	if target.IsNil() {
+		target.Set(reflect.MakeMap(target.Type()))
+	}
+	target.SetMapIndex(reflect.ValueOf(k), reflect.ValueOf(v))
+	return nil
+})
+
+// wholeNumber reads an int flag, saying in plain words what it wants.
+var wholeNumber = kong.MapperFunc(func(ctx *kong.DecodeContext, target reflect.Value) error {
+	s, err := popValue(ctx)
+	if err != nil {
+		return err
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return fmt.Errorf("expected a whole number, got %q", s)
+	}
+	target.SetInt(int64(n))
+	return nil
+})
+
+// helpWithDefault is a flag's help with its default, as `(default: N)`,
+// when it has one worth saying.
+func helpWithDefault(v *kong.Value) string {
+	help := kong.DefaultHelpValueFormatter(v)
+	if v.Default != "" && !v.IsBool() {
+		help += fmt.Sprintf(" (default: %s)", v.Default)
+	}
+	return help
+}
+
+// versionFlag is `cairn --version`: the same text as `cairn version`.
+type versionFlag bool
+
+// BeforeReset prints the versions and ends the command line there, as
+// --help does.
+func (versionFlag) BeforeReset(k *kong.Kong) error {
+	printVersion(k.Stdout)
+	k.Exit(0)
+	return nil
 }
 
 // now is the current time, from Env.Now when a test fixes it.

@@ -10,20 +10,29 @@ import (
 
 // ContextCmd is `cairn context QUERY…`.
 type ContextCmd struct {
-	Query        []string
-	Budget       int
-	Since        string
-	Until        string
-	AsOf         string
-	Pin          []string
-	Expand       bool
-	Explain      bool
-	Format       string
-	At           string
-	Profile      string
-	Comments     bool
-	SaveReceipt  bool
-	SinceReceipt string
+	Query        []string `arg:"" optional:"" name:"QUERY" help:"The question or identifiers to find context for." sep:"none"`
+	Budget       int      `help:"Token budget of the whole delivered pack (⌈bytes/4⌉, receipt and notice included)." default:"${budget}" placeholder:"TOKENS"`
+	Since        string   `help:"First day of dated evidence (YYYY-MM-DD)." placeholder:"DAY"`
+	Until        string   `help:"Last day of dated evidence (YYYY-MM-DD); alone it means the 30 days ending there." placeholder:"DAY"`
+	AsOf         string   `help:"The day every date rule is evaluated at (default: $CAIRN_AS_OF, else today, UTC)." placeholder:"DAY"`
+	Pin          []string `help:"Include this wiki or project page first (repeatable; exact URI)." placeholder:"URI" sep:"none"`
+	Expand       bool     `help:"Join items that share an entity with the strongest candidates."`
+	Explain      bool     `help:"Show every item's reasons with their points."`
+	Format       string   `help:"Output format: text, json or jsonl for a pack; markdown or json with --at or --profile." placeholder:"FORMAT" values:"text,json,jsonl,markdown"`
+	At           string   `help:"Answer what applies at this path instead: its point, voice, terms, notes and suggestions." placeholder:"PATH"`
+	Profile      string   `help:"Answer what this voice profile holds, with no project point behind it." placeholder:"NAME"`
+	Comments     bool     `help:"With --at: answer for the code comments written at the path, the voice's limits for comments first."`
+	SaveReceipt  bool     `help:"Not available yet."`
+	SinceReceipt string   `help:"Not available yet." placeholder:"DIGEST"`
+}
+
+// Help is the detail under the summary of `cairn context --help`.
+func (ContextCmd) Help() string {
+	return `Examples:
+
+    cairn context "why did the arm64 nightly time out"
+    cairn context --budget 1200 --since 2026-11-01 --explain HAR-151
+    cairn context --at docs/api/tokens.md    # the voice, terms and notes in force there`
 }
 
 // Run answers the query and prints the pack, or the by-location answer.

@@ -27,7 +27,16 @@ const demoPlace = "docs/api/tokens.md"
 
 // DemoCmd is `cairn demo`.
 type DemoCmd struct {
-	Keep bool
+	Keep bool `help:"Keep the temporary base and print its path, to explore it with --base."`
+}
+
+// Help is the detail under the summary of `cairn demo --help`.
+func (DemoCmd) Help() string {
+	return `It writes nothing outside a temporary folder, and removes that unless --keep is given.
+
+Example:
+
+    cairn demo --keep    # then: cairn --base <the printed folder> build --check`
 }
 
 // Run copies the bundled demo base into a temporary folder, builds it and
@@ -45,7 +54,7 @@ func (c *DemoCmd) Run(env *Env) error {
 	}
 	w := env.Stdout
 	fmt.Fprintf(w, "cairn demo: the bundled demo base, copied to %s\n\n", dir)
-	res, err := buildBase(dir, demoAsOf, false, env.Stderr, nil)
+	res, err := buildBase(dir, demoAsOf, false, env.Stderr, buildWatch{})
 	if err != nil {
 		return err
 	}
@@ -92,7 +101,7 @@ func (c *DemoCmd) Run(env *Env) error {
 		fmt.Fprintf(w, "  %s\n", l)
 	}
 
-	again, err := buildBase(dir, demoAsOf, false, env.Stderr, nil)
+	again, err := buildBase(dir, demoAsOf, false, env.Stderr, buildWatch{})
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,11 +12,24 @@ import (
 
 // InitCmd is `cairn init [DIR]`.
 type InitCmd struct {
-	Dir string
+	Dir string `arg:"" optional:"" name:"DIR" help:"Folder to scaffold (default: --base, else $CAIRN_BASE, else the working directory)."`
+}
+
+// Help is the detail under the summary of `cairn init --help`.
+func (InitCmd) Help() string {
+	return `It refuses a folder that holds a cairn.yaml already. A .gitignore is written when the folder has none; one that does not ignore .cairn/ is left as it is, with a warning.
+
+Examples:
+
+    cairn init my-base
+    CAIRN_BASE=~/kb cairn init`
 }
 
 // initConfig is the cairn.yaml a new base starts with: every section, with
-// comments saying what goes there.
+// commented hints of what goes there. Each hint is a whole entry under a
+// section that is a mapping already (or empty, which reads as nothing), so
+// that taking its # away leaves valid YAML and a valid configuration;
+// TestInitHintsUncommented takes each one away and builds.
 const initConfig = `# cairn.yaml: the configuration of this base. Unknown keys are errors.
 
 # Fields records and pages carry, with their ranking weight (1..100).
@@ -24,18 +39,20 @@ schema:
   # repository: {weight: 2, relation: true, cardinality: optional}
 
 # Collected sources: recency half-life and default policy roles.
-sources: {}
+sources:
   # git-commits: {recency: {half_life_days: 14}}
   # mail: {category: received}
 
 # People, repositories and other entities known by several names.
-identities: {}
+identities:
   # marc: {canonical: "person:email/marc@x.test", aliases: ["marc@x.test"]}
 
 # The project's own content files, where rules apply and term use is counted.
 content: ["**/*.md"]
 
-governance: {}
+# Governance: the voice profile in force where no point names one
+# (a file of governance/voices/, here governance/voices/docs.yaml).
+governance:
   # default_voice: docs
 `
 
@@ -44,13 +61,9 @@ var initLayers = []string{"events", "index", "wiki", "projects", "tasks", "bodie
 
 // Run scaffolds the base.
 func (c *InitCmd) Run(env *Env) error {
-	dir := c.Dir
-	if dir == "" {
-		wd, err := env.Getwd()
-		if err != nil {
-			return err
-		}
-		dir = wd
+	dir, err := c.folder(env)
+	if err != nil {
+		return err
 	}
 	cfg := filepath.Join(dir, "cairn.yaml")
 	if _, err := os.Stat(cfg); err == nil {
@@ -67,13 +80,47 @@ func (c *InitCmd) Run(env *Env) error {
 		return err
 	}
 	gi := filepath.Join(dir, ".gitignore")
-	if _, err := os.Stat(gi); errors.Is(err, fs.ErrNotExist) {
+	switch data, err := os.ReadFile(gi); {
+	case errors.Is(err, fs.ErrNotExist):
 		if err := os.WriteFile(gi, []byte(".cairn/\n"), 0o644); err != nil {
 			return err
 		}
-	} else {
-		fmt.Fprintf(env.Stderr, "cairn: %s exists; add .cairn/ to it if it is not there\n", gi)
+	case err != nil:
+		return err
+	case !ignoresCairn(data):
+		// The file is the user's: cairn says what to add rather than
+		// editing it behind their back.
+		fmt.Fprintf(env.Stderr, "cairn: warning: %s does not ignore .cairn/; add a line .cairn/ to it, or the build artifacts will be committed\n", gi)
 	}
 	fmt.Fprintf(env.Stdout, "initialised a cairn base in %s\nnext: add record documents under events/YYYY-MM-DD/<source>.json and pages under wiki/, then run `cairn build`\n", dir)
 	return nil
+}
+
+// folder is where init scaffolds: DIR, else --base, else $CAIRN_BASE,
+// else the working directory, the order every command finds its base in.
+func (c *InitCmd) folder(env *Env) (string, error) {
+	switch {
+	case c.Dir != "" && env.Base != "" && filepath.Clean(c.Dir) != filepath.Clean(env.Base):
+		return "", usageError("init was given two folders, --base %s and %s; give one", env.Base, c.Dir)
+	case c.Dir != "":
+		return c.Dir, nil
+	case env.Base != "":
+		return env.Base, nil
+	case env.Getenv("CAIRN_BASE") != "":
+		return env.Getenv("CAIRN_BASE"), nil
+	}
+	return env.Getwd()
+}
+
+// ignoresCairn reports whether a .gitignore has a line that ignores the
+// .cairn folder at the base's root, in any of the usual spellings.
+func ignoresCairn(gitignore []byte) bool {
+	sc := bufio.NewScanner(bytes.NewReader(gitignore))
+	for sc.Scan() {
+		switch string(bytes.TrimSpace(sc.Bytes())) {
+		case ".cairn", ".cairn/", "/.cairn", "/.cairn/", ".cairn/*", "/.cairn/*", ".cairn/**", "/.cairn/**":
+			return true
+		}
+	}
+	return false
 }

@@ -4,11 +4,9 @@ package main
 
 import (
 	"os"
-
-	"github.com/cairn-kb/cairn/stages/memory"
 )
 
 func main() {
-	memory.Enable() // every command is one short process: see stages/memory
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	env := &Env{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Getwd: os.Getwd, Policy: processPolicy}
+	os.Exit(runEnv(os.Args[1:], env))
 }

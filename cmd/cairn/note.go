@@ -17,24 +17,25 @@ import (
 
 // NoteCmd is `cairn note suggest|keep|drop|list`.
 type NoteCmd struct {
-	Suggest NoteSuggestCmd
-	Keep    NoteKeepCmd
-	Drop    NoteDropCmd
-	List    NoteListCmd
+	Suggest NoteSuggestCmd `cmd:"" help:"Record an observation as a suggestion (anyone; it is not a rule until a person keeps it)."`
+	Keep    NoteKeepCmd    `cmd:"" help:"Keep a suggestion: a person's keep makes it a rule or an established note."`
+	Drop    NoteDropCmd    `cmd:"" help:"Drop a suggestion or a kept note (a person's decision)."`
+	List    NoteListCmd    `cmd:"" help:"List the operations of the notes log, oldest first."`
+}
+
+// Help is the detail under the summary of `cairn note --help`.
+func (NoteCmd) Help() string {
+	return `Example:
+
+    cairn note suggest note:tokens-voice "API docs say token, never key" --path 'docs/api/**' --actor agent:claude
+    cairn note keep note:tokens-voice --actor person:marc
+    cairn note list --target note:tokens-voice`
 }
 
 // noteWho are the flags every recording subcommand shares.
 type noteWho struct {
-	Actor   string
-	Session string
-}
-
-// flags are the flags of noteWho.
-func (w *noteWho) flags() []flag {
-	return []flag{
-		stringFlag("actor", "WHO", "Who records it: person:<name> or agent:<client> (default: $CAIRN_ACTOR).", &w.Actor),
-		stringFlag("session", "ID", "The session it was recorded in, to tell observations apart.", &w.Session),
-	}
+	Actor   string `help:"Who records it: person:<name> or agent:<client> (default: $CAIRN_ACTOR)." placeholder:"WHO"`
+	Session string `help:"The session it was recorded in, to tell observations apart." placeholder:"ID"`
 }
 
 func (w noteWho) actor(env *Env) string {
@@ -46,14 +47,21 @@ func (w noteWho) actor(env *Env) string {
 
 // NoteSuggestCmd is `cairn note suggest TARGET TEXT…`.
 type NoteSuggestCmd struct {
-	Target     string
-	Text       []string
-	Path       []string
-	Axis       map[string]string
-	Evidence   []string
-	ValidFrom  string
-	ValidUntil string
-	noteWho
+	Target     string            `arg:"" name:"TARGET" help:"What it is about: note:<slug> for a note in prose, term:<id> for a term of terms.yaml."`
+	Text       []string          `arg:"" name:"TEXT" help:"The observation, in a sentence or two." sep:"none"`
+	Path       []string          `help:"Where it holds: a glob of content paths (repeatable; default everywhere)." placeholder:"GLOB" sep:"none"`
+	Axis       map[string]string `help:"Where it holds on a typed axis, as axis=value (repeatable)." placeholder:"AXIS=VALUE"`
+	Evidence   []string          `help:"A file or record URI that shows it (repeatable)." placeholder:"URI" sep:"none"`
+	ValidFrom  string            `help:"First day it holds (YYYY-MM-DD)." placeholder:"DAY"`
+	ValidUntil string            `help:"Last day it holds (YYYY-MM-DD)." placeholder:"DAY"`
+	noteWho    `embed:""`
+}
+
+// Help is the detail under the summary of `cairn note suggest --help`.
+func (NoteSuggestCmd) Help() string {
+	return `Example:
+
+    cairn note suggest term:api-key "say token in the API docs" --path 'docs/api/**' --axis market=emea --actor agent:claude`
 }
 
 // Run records the suggestion and refreshes the rules files.
@@ -67,17 +75,9 @@ func (c *NoteSuggestCmd) Run(env *Env) error {
 
 // noteDecision is what `cairn note keep|drop REF` takes.
 type noteDecision struct {
-	Ref string
-	Why []string
-	noteWho
-}
-
-// args are the arguments of noteDecision.
-func (d *noteDecision) args() []arg {
-	return []arg{
-		stringArg("REF", "The operation id to decide on, or a target (note:<slug>, term:<id>) for its newest suggestion.", false, &d.Ref),
-		restArg("WHY", "Why, in a sentence (optional).", true, &d.Why),
-	}
+	Ref     string   `arg:"" name:"REF" help:"The operation id to decide on, or a target (note:<slug>, term:<id>) for its newest suggestion."`
+	Why     []string `arg:"" optional:"" name:"WHY" help:"Why, in a sentence (optional)." sep:"none"`
+	noteWho `embed:""`
 }
 
 func (d noteDecision) record(env *Env, kind string) error {
@@ -87,13 +87,31 @@ func (d noteDecision) record(env *Env, kind string) error {
 }
 
 // NoteKeepCmd is `cairn note keep REF`.
-type NoteKeepCmd struct{ noteDecision }
+type NoteKeepCmd struct {
+	noteDecision `embed:""`
+}
+
+// Help is the detail under the summary of `cairn note keep --help`.
+func (NoteKeepCmd) Help() string {
+	return `Example:
+
+    cairn note keep note:tokens-voice "agreed in the docs review" --actor person:marc`
+}
 
 // Run records the keep.
 func (c *NoteKeepCmd) Run(env *Env) error { return c.record(env, model.OpKeep) }
 
 // NoteDropCmd is `cairn note drop REF`.
-type NoteDropCmd struct{ noteDecision }
+type NoteDropCmd struct {
+	noteDecision `embed:""`
+}
+
+// Help is the detail under the summary of `cairn note drop --help`.
+func (NoteDropCmd) Help() string {
+	return `Example:
+
+    cairn note drop 20261130T101010.000Z-abcdef "the API renamed it" --actor person:marc`
+}
 
 // Run records the drop.
 func (c *NoteDropCmd) Run(env *Env) error { return c.record(env, model.OpDrop) }
@@ -135,7 +153,7 @@ func recordNote(env *Env, req notes.Request) error {
 	if err != nil {
 		return err
 	}
-	res, err := buildLocked(root, asOf, false, env.Stderr, nil)
+	res, err := buildLocked(root, asOf, false, env.Stderr, buildWatch{})
 	if err != nil {
 		return fmt.Errorf("recorded %s (do not record it again), but the refresh of the artifacts and rules files failed: %w; fix that and run cairn build", p.Op.Op, err)
 	}
@@ -164,8 +182,15 @@ func waitForLock(root string) (*artifacts.Lock, error) {
 
 // NoteListCmd is `cairn note list`.
 type NoteListCmd struct {
-	Target string
-	Format string
+	Target string `help:"Only the operations on this target." placeholder:"TARGET"`
+	Format string `help:"Output format: text or json." enum:"text,json" default:"text" placeholder:"FORMAT"`
+}
+
+// Help is the detail under the summary of `cairn note list --help`.
+func (NoteListCmd) Help() string {
+	return `Example:
+
+    cairn note list --target note:tokens-voice --format json`
 }
 
 // Run prints the log's operations, oldest first.

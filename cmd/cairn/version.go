@@ -2,16 +2,32 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"runtime/debug"
 
 	"github.com/cairn-kb/cairn/artifacts"
 )
 
-// VersionCmd is `cairn version`.
+// VersionCmd is `cairn version`; `cairn --version` prints the same.
 type VersionCmd struct{}
+
+// Help is the detail under the summary of `cairn version --help`.
+func (VersionCmd) Help() string {
+	return `The commit is the git revision go build stamped into the binary, or unknown.
+
+Example:
+
+    cairn version`
+}
 
 // Run prints the versions.
 func (VersionCmd) Run(env *Env) error {
+	printVersion(env.Stdout)
+	return nil
+}
+
+// printVersion writes the version, commit, ranking and format versions.
+func printVersion(w io.Writer) {
 	commit := "unknown"
 	if info, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range info.Settings {
@@ -20,6 +36,5 @@ func (VersionCmd) Run(env *Env) error {
 			}
 		}
 	}
-	fmt.Fprintf(env.Stdout, "cairn %s\ncommit %s\nranking %d\nformat %d\n", Version, commit, artifacts.RankingVersion, artifacts.FormatVersion)
-	return nil
+	fmt.Fprintf(w, "cairn %s\ncommit %s\nranking %d\nformat %d\n", Version, commit, artifacts.RankingVersion, artifacts.FormatVersion)
 }
