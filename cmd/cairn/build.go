@@ -141,7 +141,7 @@ func buildLocked(root string, asOf time.Time, check bool, stderr io.Writer, watc
 		ToolVersion: Version,
 		AsOf:        asOf,
 		Mark:        watch.mark,
-		// TODO(progress): Progress: watch.progress.Advance,
+		Progress:    watch.progress.Advance,
 	})
 	var derr *diag.Errors
 	if errors.As(err, &derr) {
