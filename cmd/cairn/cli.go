@@ -29,6 +29,7 @@ type CLI struct {
 	Build      BuildCmd      `cmd:"" help:"Compile the base into .cairn/ (make-style: only what changed is rebuilt)."`
 	Context    ContextCmd    `cmd:"" help:"The best few records and pages for a query, under a token budget, with a receipt."`
 	Note       NoteCmd       `cmd:"" help:"Record a suggestion, or keep or drop one, in the notes log; list the log."`
+	Eval       EvalCmd       `cmd:"" help:"Answer an evaluation suite's questions and check each pack against what it expects."`
 	Demo       DemoCmd       `cmd:"" help:"Build the bundled demo base in a temporary folder and show what was built."`
 	Version    VersionCmd    `cmd:"" help:"Print the version, commit, ranking and format versions."`
 	Completion CompletionCmd `cmd:"" help:"Print a shell completion script for bash, zsh or fish."`
