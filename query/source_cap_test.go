@@ -369,3 +369,59 @@ func TestSourceCapFillsWhenUnmet(t *testing.T) {
 		t.Errorf("budget 16384: %d items, %d dropped; want all 25 in, the cap unmet with nothing else to take", len(p.items), p.droppedTotal)
 	}
 }
+
+// TestPagesKeepTheirShare checks the pages' reserve: five wiki pages that
+// match one term rank below sixty records of three sources that match
+// both, yet a pack large enough to diversify keeps one slot in five for
+// them, and the records it turns away for that are left out for
+// page_share.
+func TestPagesKeepTheirShare(t *testing.T) {
+	base := capBase()
+	delete(base, "events/2026-11-02/alerts.json")
+	doc := func(source string) string {
+		var recs []string
+		for i := range 20 {
+			recs = append(recs, fmt.Sprintf(`{"id": "%s-%02d", "t": "%s rollout canary %02d", "at": "2026-11-02T%02d:%02d:00Z"}`,
+				source, i, source, i, 10+i%10, i))
+		}
+		return `{"cairn": 1, "source": "` + source + `", "fields": {"id": ".id", "title": ".t", "time": ".at"}, "records": [` + strings.Join(recs, ",\n") + `]}`
+	}
+	for _, src := range []string{"alerts", "builds", "deploys"} {
+		base["events/2026-11-02/"+src+".json"] = &fstest.MapFile{Data: []byte(doc(src))}
+	}
+	for i := range 5 {
+		base[fmt.Sprintf("wiki/page-%d.md", i)] = &fstest.MapFile{Data: []byte(fmt.Sprintf("---\ntitle: Canary page %d\n---\n\nHow a canary is read.\n", i))}
+	}
+	words := []string{"rollout", "canary"}
+	asOf := time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)
+	sc, err := openScan(context.Background(), base, words)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared := 0
+	for b := 800; b <= 2400; b += 80 {
+		p := mustFitCapPack(t, sc, Request{Words: words, AsOf: asOf, Budget: b, ToolVersion: "test"})
+		name := fmt.Sprintf("budget %d", b)
+		checkSourceCap(t, name, p)
+		held, n := p.bySource()
+		if n < diversifyFrom {
+			continue
+		}
+		if want := min(5, (n+pageShareEvery-1)/pageShareEvery); held["wiki"] < want-1 {
+			// One less at most: the share is taken against the pack the
+			// budget holds by estimate, and shrinking may take a slot.
+			t.Errorf("%s: %d items by source %v; the pages keep one slot in five, %d", name, n, held, want)
+		}
+		for _, d := range p.dropped {
+			if d.reason == reasonPageShare {
+				if d.source == "wiki" {
+					t.Errorf("%s: page %s left out for page_share", name, d.uri)
+				}
+				shared++
+			}
+		}
+	}
+	if shared == 0 {
+		t.Error("no record was left out for page_share; the test checks too little")
+	}
+}
