@@ -404,7 +404,10 @@ const (
 // The pack's size is not known until it is filled, so the rules are
 // taken against the larger of size (how many candidates the budget holds
 // in rank order, by estimate) and the pack with the next item in it. Pins
-// are asked for by name and count in neither rule.
+// are asked for by name and count in neither rule. When the other sources
+// run out before the pack reaches size, the cap cannot be met: capWalk
+// then fills the pack from the held-back candidates in rank order rather
+// than leave it small, and what stays out is named source_cap.
 type sourceCap struct {
 	on        bool  // size is at least diversifyFrom
 	size      int   // candidates the budget holds in rank order
