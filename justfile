@@ -54,6 +54,14 @@ bench SIZES="10k,100k":
     go build -o bench-out/cairn ./cmd/cairn
     go run ./cmd/cairn-bench run --bin bench-out/cairn --sizes {{SIZES}}
 
+# Print the eval reports: the demo suite, then the PEPs suite of REALDATA on a built copy of its base, and the peers on the same candidates (a failing question does not stop it).
+eval REALDATA="../shared/realdata":
+    -go run ./cmd/cairn --base golden/demo/base eval golden/demo/eval.yaml
+    rm -rf bench-out/peps && mkdir -p bench-out && cp -r {{REALDATA}}/peps bench-out/peps
+    go run ./cmd/cairn --base bench-out/peps build --quiet
+    -go run ./cmd/cairn --base bench-out/peps eval {{REALDATA}}/peps-eval.yaml --candidates bench-out/peps-candidates.jsonl
+    python3 cmd/cairn-bench/peers.py bench-out/peps-candidates.jsonl
+
 # What CI runs.
 ci:
     bash .ci/run

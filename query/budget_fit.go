@@ -27,9 +27,10 @@ const maxDroppedDetail = 32
 // candidate that is not rendered to be measured.
 const roughItemBytes = 160
 
-// diversityMargin is how many candidates past the last that fits are
-// still rendered, for diversity to draw on.
-const diversityMargin = 8
+// fitMisses is how many candidates that turn out not to fit are rendered
+// before the rest are left out for the budget unrendered: the room left
+// is then too small to be worth reading the long tail for.
+const fitMisses = 8
 
 // deliver selects what fits the budget, in the requested format, exactly:
 // it reserves the overhead of the smallest honest pack, admits candidates
@@ -37,21 +38,31 @@ const diversityMargin = 8
 // then adds back dropped detail as fits. It may be called again on the
 // same engine with another budget: renderings are kept in e.built.
 func (e *engine) deliver(pins []*scored, ranked []*scored, rejected []RejectedPin) ([]byte, error) {
+	f, n, err := e.fit(pins, ranked, rejected)
+	if err != nil {
+		return nil, err
+	}
+	return f.addDetailBack(n), nil
+}
+
+// fit is delivery up to the pack's items: it returns the fitting, whose
+// first n admitted entries the real output holds.
+func (e *engine) fit(pins []*scored, ranked []*scored, rejected []RejectedPin) (*budgetFit, int, error) {
 	f := &budgetFit{e: e, pins: pins, ranked: ranked, rejected: rejected, base: e.receipt(rejected)}
 	f.emptyLen = len(render(nil, &Pack{Items: []PackItem{}}, e.req.Format, e.req.Explain))
 	e.excerptWeights()
 	pinEntries, itemBudget, err := f.reserveOverhead()
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if err := f.admit(pinEntries, itemBudget); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	n, err := f.shrink()
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return f.addDetailBack(n), nil
+	return f, n, nil
 }
 
 // budgetFit is one delivery in progress: the candidates, what is admitted
@@ -65,10 +76,12 @@ type budgetFit struct {
 	emptyLen int           // the bytes of the empty pack
 
 	admitted   []*entry
-	dropped    []*entry // the first maxDroppedDetail left out, the most a receipt names
-	droppedAll int      // every candidate left out
-	dropAll    int      // the smallest pack drops everything; only the count shows
-	scratch    []byte   // every measured rendering, one after another
+	sources    *sourceCap // the diversity rules, over the unpinned admitted
+	capped     []bool     // by source rank: a candidate of it is left out for source_cap
+	dropped    []*entry   // the first maxDroppedDetail left out, the most a receipt names
+	droppedAll int        // every candidate left out
+	dropAll    int        // the smallest pack drops everything; only the count shows
+	scratch    []byte     // every measured rendering, one after another
 }
 
 // entry is a candidate with its delivered form and estimated cost.
@@ -194,29 +207,31 @@ func (f *budgetFit) reserveOverhead() (pinEntries []*entry, itemBudget int, err 
 }
 
 // admit admits pins, up to their share of the item budget, then ranked
-// candidates by their estimated cost, as diversity allows, and puts what
-// it admitted in display order.
+// candidates by their estimated cost, as the source cap allows, and puts
+// what it admitted in display order.
 func (f *budgetFit) admit(pinEntries []*entry, itemBudget int) error {
 	used := f.admitPins(pinEntries, itemBudget)
 	for i, s := range f.ranked {
 		s.standing = i
 	}
-	k, err := f.estimateWhileFitting(itemBudget - used)
+	size, err := f.estimateWhileFitting(itemBudget - used)
 	if err != nil {
 		return err
 	}
-	if err := f.admitDiverse(k, used, itemBudget); err != nil {
+	f.sources = newSourceCap(f.ranked, size)
+	w := &capWalk{f: f, room: itemBudget - used, reason: make([]string, len(f.ranked))}
+	if err := w.run(size); err != nil {
 		return err
 	}
-	// Display order follows standing, whatever order diversity admitted in.
+	// Display order follows standing, whatever order the cap admitted in.
 	tail := f.admitted[len(f.admitted)-countUnpinned(f.admitted):]
 	slices.SortStableFunc(tail, func(a, b *entry) int { return a.s.standing - b.s.standing })
 	for i, en := range f.admitted {
 		c := *en
-		c.reason = "budget" // if the real output cannot hold it
+		c.reason = reasonBudget // if the real output cannot hold it
 		f.admitted[i] = &c
 	}
-	return nil
+	return w.dropRest()
 }
 
 // admitPins admits the pins that fit their share of the item budget and
@@ -235,60 +250,138 @@ func (f *budgetFit) admitPins(pinEntries []*entry, itemBudget int) (used int) {
 }
 
 // estimateWhileFitting renders ranked candidates in rank order while they
-// could still fit in room, and a margin beyond for diversity to draw on;
-// the rest cannot fit. It returns how many fit by estimate.
+// fit in room, and returns how many do: the size of the pack the budget
+// holds before diversity, which the source cap is taken against.
 func (f *budgetFit) estimateWhileFitting(room int) (k int, err error) {
-	for i, s := range f.ranked {
-		if room > 0 || i < k+diversityMargin {
-			en, err := f.estimate(s)
-			if err != nil {
-				return 0, err
-			}
-			if room >= en.cost {
-				room -= en.cost
-				k++
-			} else {
-				room = 0
-			}
+	for _, s := range f.ranked {
+		en, err := f.estimate(s)
+		if err != nil {
+			return 0, err
 		}
+		if en.cost > room {
+			break
+		}
+		room -= en.cost
+		k++
 	}
 	return k, nil
 }
 
-// admitDiverse admits, in diversity's order over the first k, the
-// rendered candidates that fit, and drops the rest with their reason. A
-// candidate never rendered cannot fit: it is estimated from its row only
-// if the receipt may name it.
-func (f *budgetFit) admitDiverse(k, used, itemBudget int) error {
-	for _, s := range diversify(f.ranked, k) {
-		built, ok := f.e.built[s]
-		if !ok {
-			if len(f.dropped) < maxDroppedDetail {
-				en, err := f.roughEstimate(s)
-				if err != nil {
-					return err
-				}
-				en.reason = "budget"
-				f.drop(en)
-			} else {
-				f.droppedAll++
+// capWalk fills a pack from the ranked candidates under the source cap.
+//
+// It goes down the whole ranking once: a candidate whose source is full
+// (or a record where the slots left are the pages') is held back by its
+// key alone, never rendered, however many there are, so that the fitting
+// reaches the next item of another source however far below it ranks.
+// The others are rendered and admitted while they fit. Then the held-back
+// candidates are offered again in rank order, as long as one joins: while
+// the pack is smaller than the budget holds in rank order, the other
+// sources have run out and the cap cannot be met, so they fill it; past
+// that, one joins only as the rules allow for the larger pack.
+type capWalk struct {
+	f      *budgetFit
+	room   int
+	misses int      // rendered candidates that did not fit
+	reason []string // by rank: why a candidate is out; "" for admitted
+	held   []int    // ranks held back by the rules, in rank order
+}
+
+func (w *capWalk) run(size int) error {
+	for i := range w.f.ranked {
+		if _, err := w.offer(i, false); err != nil {
+			return err
+		}
+	}
+	for joined := true; joined && len(w.held) > 0; {
+		joined = false
+		held := w.held
+		w.held = nil
+		for _, i := range held {
+			in, err := w.offer(i, w.f.sources.n < size)
+			if err != nil {
+				return err
 			}
+			joined = joined || in
+		}
+	}
+	return nil
+}
+
+// offer admits ranked[i] if the rules allow it (or fill says the cap
+// cannot be met) and it fits; otherwise it records why not. A candidate
+// the rules would hold keeps that reason, and its place among the held,
+// even when the fill tried it and it did not fit: its source is full.
+func (w *capWalk) offer(i int, fill bool) (bool, error) {
+	f := w.f
+	s := f.ranked[i]
+	why := f.sources.check(s)
+	out := func(reason string) (bool, error) {
+		if why != "" {
+			reason = why
+			w.held = append(w.held, i)
+		}
+		w.reason[i] = reason
+		return false, nil
+	}
+	if why != "" && !fill {
+		return out("")
+	}
+	en, rendered := f.e.built[s]
+	if !rendered && w.misses >= fitMisses {
+		return out(reasonBudget)
+	}
+	if !rendered {
+		var err error
+		if en, err = f.estimate(s); err != nil {
+			return false, err
+		}
+	}
+	if en.cost > w.room {
+		if !rendered {
+			w.misses++
+		}
+		return out(reasonBudget)
+	}
+	w.room -= en.cost
+	w.reason[i] = ""
+	f.sources.add(s)
+	c := *en // a copy: its reason is this delivery's
+	f.admitted = append(f.admitted, &c)
+	return true, nil
+}
+
+// dropRest drops, in rank order, every candidate left out, with its
+// reason. One never rendered is estimated from its row only if the
+// receipt may name it.
+func (w *capWalk) dropRest() error {
+	f := w.f
+	for i, why := range w.reason {
+		if why == "" {
 			continue
 		}
-		en := *built // a copy: its reason is this call's
-		fitsNow := en.built && used+en.cost <= itemBudget
-		underCap := k < diversifyFrom || len(f.admitted)-len(f.pins) < k
-		switch {
-		case fitsNow && underCap:
-			used += en.cost
-			f.admitted = append(f.admitted, &en)
-		case fitsNow:
-			en.reason = "diversity"
-			f.drop(&en)
-		default:
-			en.reason = "budget"
-			f.drop(&en)
+		s := f.ranked[i]
+		if why == reasonSourceCap {
+			for int(s.key.Source) >= len(f.capped) {
+				f.capped = append(f.capped, false)
+			}
+			f.capped[s.key.Source] = true
 		}
+		if len(f.dropped) >= maxDroppedDetail {
+			f.droppedAll++
+			continue
+		}
+		var en entry
+		if built, ok := f.e.built[s]; ok {
+			en = *built
+		} else {
+			rough, err := f.roughEstimate(s)
+			if err != nil {
+				return err
+			}
+			en = *rough
+		}
+		en.reason = why
+		f.drop(&en)
 	}
 	return nil
 }
@@ -298,6 +391,13 @@ func (f *budgetFit) admitDiverse(k, used, itemBudget int) error {
 func (f *budgetFit) shrink() (int, error) {
 	n := len(f.admitted)
 	for n > 0 && f.measure(f.assemble(n, 0)) > f.e.req.Budget {
+		v := f.victim(n)
+		en := f.admitted[v]
+		copy(f.admitted[v:n-1], f.admitted[v+1:n])
+		f.admitted[n-1] = en
+		if !en.s.pinned {
+			f.sources.remove(en.s)
+		}
 		n--
 	}
 	if n == 0 && f.measure(f.assemble(0, 0)) > f.e.req.Budget {
@@ -306,6 +406,40 @@ func (f *budgetFit) shrink() (int, error) {
 		return 0, &BudgetError{Budget: f.e.req.Budget, Minimum: f.e.minimumBudget(f.assemble(0, 0))}
 	}
 	return n, nil
+}
+
+// victim is which of the first n admitted entries shrinking drops: the
+// last in display order, the least useful, but with the source cap kept
+// for the smaller pack: the last entry of a source that would be over its
+// share if there is one, else the last whose loss leaves every source
+// that had candidates left out for the cap at its full share. Pins go
+// last.
+func (f *budgetFit) victim(n int) int {
+	unpinned := countUnpinned(f.admitted[:n])
+	if unpinned == 0 {
+		return n - 1
+	}
+	limit := capFor(unpinned - 1)
+	last := func(ok func(s *scored) bool) int {
+		for i := n - 1; i >= 0 && !f.admitted[i].s.pinned; i-- {
+			if ok(f.admitted[i].s) {
+				return i
+			}
+		}
+		return -1
+	}
+	if unpinned-1 >= diversifyFrom {
+		if i := last(func(s *scored) bool { return f.sources.held(s.key.Source) > limit }); i >= 0 {
+			return i
+		}
+		if i := last(func(s *scored) bool {
+			src := int(s.key.Source)
+			return src >= len(f.capped) || !f.capped[src] || f.sources.held(s.key.Source)-1 >= limit
+		}); i >= 0 {
+			return i
+		}
+	}
+	return n - 1
 }
 
 // addDetailBack renders the pack of the first n admitted entries with as

@@ -89,7 +89,10 @@ type Receipt struct {
 
 // Dropped is a candidate that did not make the pack.
 type Dropped struct {
-	URI    string `json:"uri"`
+	URI string `json:"uri"`
+	// Reason is budget (it does not fit what the budget leaves),
+	// source_cap (its source already holds 40% of the pack) or
+	// page_share (the slots left are kept for matching pages).
 	Reason string `json:"reason"`
 	Score  int    `json:"score"`
 	Tokens int    `json:"tokens"`

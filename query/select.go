@@ -379,41 +379,97 @@ func b2int(b bool) int {
 	return 0
 }
 
-// diversify picks, in order, the items a pack of about k items shows: one
-// source takes at most 40% of a pack of five or more, and matching pages
-// keep at least one slot in five.
-func diversify(ranked []*scored, k int) []*scored {
-	if k < diversifyFrom {
-		return ranked
-	}
-	limit := max(1, k*sourceCapPercent/100)
-	reserve := (k + pageShareEvery - 1) / pageShareEvery
-	pages := 0
+// Why a candidate above the floor is left out of a pack (receipt.dropped's
+// reason).
+const (
+	// reasonBudget: it does not fit what the budget leaves.
+	reasonBudget = "budget"
+	// reasonSourceCap: its source already holds its share of the pack.
+	reasonSourceCap = "source_cap"
+	// reasonPageShare: the slots left are kept for matching pages.
+	reasonPageShare = "page_share"
+)
+
+// sourceCap holds the diversity rules while a pack is filled: in a pack
+// large enough to diversify, one source takes at most sourceCapPercent of
+// the items, and matching pages keep one slot in pageShareEvery.
+//
+// A source is what an item's source= says: a record's source name
+// (git-commits, tickets), and for a page its layer, so that all wiki
+// pages are one source and project pages another. The seed's intent is
+// that curated pages stay visible beside noisy streams without crowding
+// them out; a layer is one curated stream, as a record source is one
+// collected stream.
+//
+// The pack's size is not known until it is filled, so the rules are
+// taken against the larger of size (how many candidates the budget holds
+// in rank order, by estimate) and the pack with the next item in it. Pins
+// are asked for by name and count in neither rule. When the other sources
+// run out before the pack reaches size, the cap cannot be met: capWalk
+// then fills the pack from the held-back candidates in rank order rather
+// than leave it small, and what stays out is named source_cap.
+type sourceCap struct {
+	on        bool  // size is at least diversifyFrom
+	size      int   // candidates the budget holds in rank order
+	pages     int   // matching pages among the candidates
+	perSource []int // admitted unpinned items, by source rank
+	n         int   // admitted unpinned items
+	pagesIn   int   // admitted unpinned pages
+}
+
+func newSourceCap(ranked []*scored, size int) *sourceCap {
+	c := &sourceCap{on: size >= diversifyFrom, size: size}
 	for _, s := range ranked {
 		if isPage(s.key) {
-			pages++
+			c.pages++
 		}
 	}
-	reserve = min(reserve, pages)
-	var out, rest []*scored
-	perSource := map[uint32]int{}
-	pagesIn := 0
-	for _, s := range ranked {
-		if isPage(s.key) {
-			if perSource[s.key.Source] < limit {
-				perSource[s.key.Source]++
-				pagesIn++
-				out = append(out, s)
-				continue
-			}
-		} else if perSource[s.key.Source] < limit && len(out)+(reserve-pagesIn) < k {
-			perSource[s.key.Source]++
-			out = append(out, s)
-			continue
-		}
-		rest = append(rest, s)
+	return c
+}
+
+// capFor is the most items one source may hold in a pack of m items.
+func capFor(m int) int { return max(1, m*sourceCapPercent/100) }
+
+// check says why s may not join the pack as it stands ("" when it may):
+// its source is full, or the slots left are the pages' share.
+func (c *sourceCap) check(s *scored) string {
+	if !c.on {
+		return ""
 	}
-	return append(out, rest...)
+	m := max(c.size, c.n+1)
+	if c.held(s.key.Source)+1 > capFor(m) {
+		return reasonSourceCap
+	}
+	reserve := min((m+pageShareEvery-1)/pageShareEvery, c.pages)
+	if !isPage(s.key) && c.n+1+max(0, reserve-c.pagesIn) > m {
+		return reasonPageShare
+	}
+	return ""
+}
+
+// held is how many admitted unpinned items come from the source of rank src.
+func (c *sourceCap) held(src uint32) int {
+	if int(src) < len(c.perSource) {
+		return c.perSource[src]
+	}
+	return 0
+}
+
+// add counts s in the pack.
+func (c *sourceCap) add(s *scored) { c.move(s, 1) }
+
+// remove takes s out of the count again (the real output did not fit it).
+func (c *sourceCap) remove(s *scored) { c.move(s, -1) }
+
+func (c *sourceCap) move(s *scored, d int) {
+	for int(s.key.Source) >= len(c.perSource) {
+		c.perSource = append(c.perSource, 0)
+	}
+	c.perSource[s.key.Source] += d
+	c.n += d
+	if isPage(s.key) {
+		c.pagesIn += d
+	}
 }
 
 func fmtReasons(rs []Reason) string {
