@@ -7,7 +7,7 @@ default:
 
 # Build the cairn binary into ./cairn.
 build:
-    go build -o cairn ./cmd/cairn
+    CGO_ENABLED=0 go build -o cairn ./cmd/cairn
 
 # Run the bundled demo.
 demo:
@@ -51,7 +51,7 @@ fuzz FUZZTIME="30s":
 
 # Benchmark builds on synthetic bases (SIZES=10k,100k by default; add 1m for the large one).
 bench SIZES="10k,100k":
-    go build -o bench-out/cairn ./cmd/cairn
+    CGO_ENABLED=0 go build -o bench-out/cairn ./cmd/cairn
     go run ./cmd/cairn-bench run --bin bench-out/cairn --sizes {{SIZES}}
 
 # Print the eval reports: the demo suite, then the PEPs suite of REALDATA on a built copy of its base, and the peers on the same candidates (a failing question does not stop it).
