@@ -157,22 +157,42 @@ type surveyed struct {
 }
 
 // survey validates p and compares it with the disk. It reads but never
-// writes, which is why Diff can share it with Sync.
+// writes, which is why Diff can share it with Sync. Every path is checked
+// below the artifacts folder before it is read; the steps only append, and
+// the result's lists are sorted once at the end.
 func survey(root *os.Root, p Plan) (surveyed, error) {
 	var s surveyed
 	if err := checkPlanPaths(p); err != nil {
 		return s, err
 	}
+	if err := s.compareFiles(root, slices.Concat(p.Files, p.Release)); err != nil {
+		return s, err
+	}
+	if err := s.checkKept(root, p.Keep); err != nil {
+		return s, err
+	}
+	if err := s.findDeletes(root, p.Delete, staleOutputs(p)); err != nil {
+		return s, err
+	}
+	if err := s.compareManifest(root, p.Manifest); err != nil {
+		return s, err
+	}
+	slices.SortFunc(s.result.Changes, func(a, b Change) int { return strings.Compare(a.Path, b.Path) })
+	slices.Sort(s.result.Unchanged)
+	return s, nil
+}
 
-	files := slices.Concat(p.Files, p.Release)
+// compareFiles sorts files by path and queues each one whose bytes differ
+// from the disk's, so writes go out in path order.
+func (s *surveyed) compareFiles(root *os.Root, files []File) error {
 	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 	for _, f := range files {
 		if err := checkBelowDir(root, f.Path); err != nil {
-			return s, err
+			return err
 		}
 		action, err := compare(root, f.Path, f.Data)
 		if err != nil {
-			return s, err
+			return err
 		}
 		if action == "" {
 			s.result.Unchanged = append(s.result.Unchanged, f.Path)
@@ -181,24 +201,33 @@ func survey(root *os.Root, p Plan) (surveyed, error) {
 		s.writes = append(s.writes, f)
 		s.result.Changes = append(s.result.Changes, Change{Path: f.Path, Action: action})
 	}
+	return nil
+}
 
-	for _, name := range p.Keep {
+// checkKept requires every kept output to be there as a regular file: the
+// manifest about to be written names it, and nothing in this build would
+// recreate it. A link is no output of cairn's, wherever it points.
+func (s *surveyed) checkKept(root *os.Root, keep []string) error {
+	for _, name := range keep {
 		if err := checkBelowDir(root, name); err != nil {
-			return s, err
+			return err
 		}
-		// A kept output must be there: the manifest about to be written
-		// names it, and nothing in this build would recreate it. A link
-		// is no output of cairn's, wherever it points.
 		info, err := root.Lstat(filepath.FromSlash(name))
 		if err != nil {
-			return s, fmt.Errorf("artifacts: kept output %s cannot be used: %w; its stage must run again (delete %s to force a full build)", name, err, ManifestPath)
+			return fmt.Errorf("artifacts: kept output %s cannot be used: %w; its stage must run again (delete %s to force a full build)", name, err, ManifestPath)
 		}
 		if !info.Mode().IsRegular() {
-			return s, fmt.Errorf("artifacts: kept output %s is not a regular file; remove it and build again", name)
+			return fmt.Errorf("artifacts: kept output %s is not a regular file; remove it and build again", name)
 		}
 		s.result.Unchanged = append(s.result.Unchanged, name)
 	}
+	return nil
+}
 
+// staleOutputs lists, sorted and without repeats, the paths p asks to
+// delete: its Delete list, and every output of the previous manifest under
+// the artifacts folder that this plan neither writes nor keeps.
+func staleOutputs(p Plan) []string {
 	wanted := make(map[string]bool, len(p.Files)+len(p.Keep)+1)
 	for _, f := range p.Files {
 		wanted[f.Path] = true
@@ -218,41 +247,50 @@ func survey(root *os.Root, p Plan) (surveyed, error) {
 		}
 	}
 	slices.Sort(gone)
-	for _, name := range slices.Compact(gone) {
+	return slices.Compact(gone)
+}
+
+// findDeletes queues each path of gone that is still on disk. A folder is
+// refused, never deleted; requested (the plan's Delete list, rules files)
+// decides which fix the error names.
+func (s *surveyed) findDeletes(root *os.Root, requested, gone []string) error {
+	for _, name := range gone {
 		if err := checkBelowDir(root, name); err != nil {
-			return s, err
+			return err
 		}
 		info, err := root.Lstat(filepath.FromSlash(name))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // already gone: nothing to do, and not a change
 		}
 		if err != nil {
-			return s, fmt.Errorf("artifacts: cannot check %s before deleting it: %w", name, err)
+			return fmt.Errorf("artifacts: cannot check %s before deleting it: %w", name, err)
 		}
-		if info.IsDir() && slices.Contains(p.Delete, name) {
-			return s, fmt.Errorf("artifacts: %s is a folder, not a rules file; move it away and build again", name)
+		if info.IsDir() && slices.Contains(requested, name) {
+			return fmt.Errorf("artifacts: %s is a folder, not a rules file; move it away and build again", name)
 		}
 		if info.IsDir() {
-			return s, fmt.Errorf("artifacts: the previous manifest names folder %s as an output, which cairn never writes; delete %s and build again", name, ManifestPath)
+			return fmt.Errorf("artifacts: the previous manifest names folder %s as an output, which cairn never writes; delete %s and build again", name, ManifestPath)
 		}
 		s.deletes = append(s.deletes, name)
 		s.result.Changes = append(s.result.Changes, Change{Path: name, Action: ActionDelete})
 	}
+	return nil
+}
 
-	action, err := compare(root, p.Manifest.Path, p.Manifest.Data)
+// compareManifest decides whether the manifest is written. Sync writes it
+// last, after every other change, so it is kept apart from writes.
+func (s *surveyed) compareManifest(root *os.Root, m File) error {
+	action, err := compare(root, m.Path, m.Data)
 	if err != nil {
-		return s, err
+		return err
 	}
 	if action == "" {
-		s.result.Unchanged = append(s.result.Unchanged, p.Manifest.Path)
+		s.result.Unchanged = append(s.result.Unchanged, m.Path)
 	} else {
 		s.writeManifest = true
-		s.result.Changes = append(s.result.Changes, Change{Path: p.Manifest.Path, Action: action})
+		s.result.Changes = append(s.result.Changes, Change{Path: m.Path, Action: action})
 	}
-
-	slices.SortFunc(s.result.Changes, func(a, b Change) int { return strings.Compare(a.Path, b.Path) })
-	slices.Sort(s.result.Unchanged)
-	return s, nil
+	return nil
 }
 
 // checkPlanPaths refuses unsafe and duplicate paths before anything is read.

@@ -398,100 +398,136 @@ func (o logOp) appendJSON(b []byte) []byte {
 // logJSONL renders the notes operation log: suggestions (mostly from
 // agents), and people's keeps, drops, widenings, corrections, merges and
 // resets, each referring to an earlier op. Some suggestions are both kept
-// and dropped, so they are contested.
+// and dropped, so they are contested. Ops are spread over the base's days
+// at random steps averaging span/logOpCount.
 func logJSONL(w *world) []byte {
-	r := newRNG(w.p.Seed, "log")
-	notes := makeSlugs(w, "note-slugs", noteSlugCount)
+	g := &logGen{w: w, r: newRNG(w.p.Seed, "log")}
+	g.notes = makeSlugs(w, "note-slugs", noteSlugCount)
 	span := int64(len(w.days)) * 86400 * 1000
 	step := max(span/logOpCount, 2)
 	t := firstDay.UnixMilli() + 7*3600*1000
-	var suggests, keeps []logOp
 	var b []byte
-	session := ""
-	var agent string
 	for range logOpCount {
-		t += 1 + r.int64n(2*step-1)
-		at := time.UnixMilli(t).UTC()
-		o := logOp{
-			op: at.Format("20060102T150405.000Z") + "-" + string(r.appendHex(nil, 6)),
-			at: at.Format("2006-01-02T15:04:05.000Z07:00"),
-		}
-		kind := "suggest"
-		if len(suggests) > 0 {
-			switch x := r.intn(100); {
-			case x < 22:
-				kind = "keep"
-			case x < 30:
-				kind = "drop"
-			case x < 35:
-				kind = "widen"
-			case x < 41:
-				kind = "correct"
-			case x < 45:
-				kind = "merge"
-			case x < 50 && len(keeps) > 0:
-				kind = "reset"
-			}
-		}
-		o.kind = kind
-		person := w.people[w.personZ.draw(r)%identityCount]
-		switch kind {
-		case "suggest":
-			if session == "" || r.chance(30) {
-				session = "ses-" + string(r.appendHex(nil, 6))
-				agent = pick(r, agentClients)
-			}
-			if r.chance(70) {
-				o.actor = "agent:" + agent
-				o.session = session
-			} else {
-				o.actor = "person:" + person.Slug
-			}
-			if r.chance(60) {
-				o.target = "note:" + pick(r, notes)
-				o.text = string(w.voc.appendSentence(nil, r, 6, 14))
-			} else {
-				tm := pick(r, w.terms)
-				o.target = "term:" + tm.id
-				if tm.replacement != "" {
-					o.text = "Write \"" + tm.replacement + "\" instead of \"" + tm.term + "\"."
-				} else {
-					o.text = "Keep the wording \"" + tm.term + "\"."
-				}
-			}
-			if r.chance(40) {
-				o.paths = []string{pick(r, []string{"docs/api/**", "docs/marketing/**", "docs/runbooks/**", "docs/guides/**"})}
-			}
-			if r.chance(60) {
-				o.evidence = w.evidence(r)
-			}
-			if r.chance(5) {
-				o.validFrom = w.days[0]
-				o.validUntil = firstDay.AddDate(0, 2, 0).Format("2006-01-02")
-			}
-			suggests = append(suggests, o)
-		case "reset":
-			ref := pick(r, keeps)
-			o.actor, o.target, o.ref = "person:"+person.Slug, ref.target, ref.op
-		default:
-			ref := pick(r, suggests)
-			o.actor, o.target, o.ref = "person:"+person.Slug, ref.target, ref.op
-			switch kind {
-			case "keep":
-				keeps = append(keeps, o)
-			case "widen":
-				o.paths = []string{"docs/**"}
-			case "correct":
-				o.text = string(w.voc.appendSentence(nil, r, 6, 14))
-			case "merge":
-				if strings.HasPrefix(ref.target, "term:") {
-					o.target = "term:" + pick(r, w.terms).id
-				}
-			}
-		}
-		b = o.appendJSON(b)
+		t += 1 + g.r.int64n(2*step-1)
+		b = g.op(t).appendJSON(b)
 	}
 	return b
+}
+
+// logGen draws the log's ops one after another from one random stream, so
+// its steps must draw in the same order for the same seed to give the same
+// bytes: an op's id, its kind, its person, then what its kind needs.
+type logGen struct {
+	w        *world
+	r        *rng
+	notes    []string // note slugs a suggestion may target
+	suggests []logOp  // every suggestion so far, for later ops to refer to
+	keeps    []logOp  // every keep so far, for resets to refer to
+	session  string   // the current agent session, "" before the first
+	agent    string   // the client of the current session
+}
+
+// op draws the op at t milliseconds.
+func (g *logGen) op(t int64) logOp {
+	at := time.UnixMilli(t).UTC()
+	o := logOp{
+		op: at.Format("20060102T150405.000Z") + "-" + string(g.r.appendHex(nil, 6)),
+		at: at.Format("2006-01-02T15:04:05.000Z07:00"),
+	}
+	o.kind = g.kind()
+	person := g.w.people[g.w.personZ.draw(g.r)%identityCount]
+	switch o.kind {
+	case "suggest":
+		g.suggest(&o, person)
+	case "reset":
+		ref := pick(g.r, g.keeps)
+		o.actor, o.target, o.ref = "person:"+person.Slug, ref.target, ref.op
+	default:
+		g.respond(&o, person)
+	}
+	return o
+}
+
+// kind draws an op's kind: the first op is a suggestion, since every other
+// kind refers to one, and a reset needs an earlier keep.
+func (g *logGen) kind() string {
+	if len(g.suggests) == 0 {
+		return "suggest"
+	}
+	switch x := g.r.intn(100); {
+	case x < 22:
+		return "keep"
+	case x < 30:
+		return "drop"
+	case x < 35:
+		return "widen"
+	case x < 41:
+		return "correct"
+	case x < 45:
+		return "merge"
+	case x < 50 && len(g.keeps) > 0:
+		return "reset"
+	}
+	return "suggest"
+}
+
+// suggest fills a suggestion, by an agent in a session (which sometimes
+// starts anew) or by person, about a note or a term, sometimes limited to
+// paths, backed by evidence or valid for a while.
+func (g *logGen) suggest(o *logOp, person person) {
+	r, w := g.r, g.w
+	if g.session == "" || r.chance(30) {
+		g.session = "ses-" + string(r.appendHex(nil, 6))
+		g.agent = pick(r, agentClients)
+	}
+	if r.chance(70) {
+		o.actor = "agent:" + g.agent
+		o.session = g.session
+	} else {
+		o.actor = "person:" + person.Slug
+	}
+	if r.chance(60) {
+		o.target = "note:" + pick(r, g.notes)
+		o.text = string(w.voc.appendSentence(nil, r, 6, 14))
+	} else {
+		tm := pick(r, w.terms)
+		o.target = "term:" + tm.id
+		if tm.replacement != "" {
+			o.text = "Write \"" + tm.replacement + "\" instead of \"" + tm.term + "\"."
+		} else {
+			o.text = "Keep the wording \"" + tm.term + "\"."
+		}
+	}
+	if r.chance(40) {
+		o.paths = []string{pick(r, []string{"docs/api/**", "docs/marketing/**", "docs/runbooks/**", "docs/guides/**"})}
+	}
+	if r.chance(60) {
+		o.evidence = w.evidence(r)
+	}
+	if r.chance(5) {
+		o.validFrom = w.days[0]
+		o.validUntil = firstDay.AddDate(0, 2, 0).Format("2006-01-02")
+	}
+	g.suggests = append(g.suggests, *o)
+}
+
+// respond fills person's keep, drop, widening, correction or merge of an
+// earlier suggestion. A merge of a term names another term to merge into.
+func (g *logGen) respond(o *logOp, person person) {
+	ref := pick(g.r, g.suggests)
+	o.actor, o.target, o.ref = "person:"+person.Slug, ref.target, ref.op
+	switch o.kind {
+	case "keep":
+		g.keeps = append(g.keeps, *o)
+	case "widen":
+		o.paths = []string{"docs/**"}
+	case "correct":
+		o.text = string(g.w.voc.appendSentence(nil, g.r, 6, 14))
+	case "merge":
+		if strings.HasPrefix(ref.target, "term:") {
+			o.target = "term:" + pick(g.r, g.w.terms).id
+		}
+	}
 }
 
 // evidence names one or two records or pages that exist in the base.

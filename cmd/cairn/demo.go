@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,17 +53,51 @@ func (c *DemoCmd) Run(env *Env) error {
 	if err := os.CopyFS(dir, golden.Demo()); err != nil {
 		return fmt.Errorf("cannot copy the demo base: %w", err)
 	}
-	w := env.Stdout
-	fmt.Fprintf(w, "cairn demo: the bundled demo base, copied to %s\n\n", dir)
-	res, err := buildBase(dir, demoAsOf, false, env.Stderr, buildWatch{})
+	d := demo{dir: dir, w: env.Stdout, log: env.Stderr}
+	fmt.Fprintf(d.w, "cairn demo: the bundled demo base, copied to %s\n\n", dir)
+	m, err := d.build()
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "$ cairn build\n%s\n\n", res.summary())
-	fmt.Fprintln(w, "outputs: the artifacts under .cairn/, then the rules files (stamped by their cairn section alone):")
-	m, err := artifacts.ReadPrevious(dir)
+	if err := d.showItems(); err != nil {
+		return err
+	}
+	if err := d.rebuild(); err != nil {
+		return err
+	}
+	if err := d.askQuestions(); err != nil {
+		return err
+	}
+	if err := d.showRules(m); err != nil {
+		return err
+	}
+	if c.Keep {
+		fmt.Fprintf(d.w, "\nthe demo base stays in %s; try: cairn --base %s build --check\n", dir, dir)
+	}
+	return nil
+}
+
+// demo is one run of `cairn demo` on its copy of the demo base. Its steps
+// print in the order Run calls them, each one a command a user could type
+// next and what it shows; the first build's manifest is what the rules step
+// lists.
+type demo struct {
+	dir    string    // the temporary copy of the demo base
+	w, log io.Writer // the command's stdout, and where builds report
+}
+
+// build runs the first build and lists its outputs, with the manifest's
+// byte counts and hashes, so the reader sees what a build leaves behind.
+func (d demo) build() (*artifacts.Manifest, error) {
+	res, err := buildBase(d.dir, demoAsOf, false, d.log, buildWatch{})
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(d.w, "$ cairn build\n%s\n\n", res.summary())
+	fmt.Fprintln(d.w, "outputs: the artifacts under .cairn/, then the rules files (stamped by their cairn section alone):")
+	m, err := artifacts.ReadPrevious(d.dir)
 	if err != nil || m == nil {
-		return fmt.Errorf("the demo build wrote no readable manifest: %v", err)
+		return nil, fmt.Errorf("the demo build wrote no readable manifest: %v", err)
 	}
 	var base int64
 	for _, in := range m.Inputs {
@@ -70,12 +105,17 @@ func (c *DemoCmd) Run(env *Env) error {
 	}
 	var total int64
 	for _, o := range m.Outputs {
-		fmt.Fprintf(w, "  %-26s %8d bytes  xxhash %s\n", o.Path, o.Bytes, o.XXHash)
+		fmt.Fprintf(d.w, "  %-26s %8d bytes  xxhash %s\n", o.Path, o.Bytes, o.XXHash)
 		total += o.Bytes
 	}
-	fmt.Fprintf(w, "  %-26s %8d bytes  (base: %d inputs, %d bytes)\n\n", "total", total, len(m.Inputs), base)
+	fmt.Fprintf(d.w, "  %-26s %8d bytes  (base: %d inputs, %d bytes)\n\n", "total", total, len(m.Inputs), base)
+	return m, nil
+}
 
-	docs, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(artifacts.DocsPath)))
+// showItems counts the built items by layer and prints the first rows of
+// docs.tsv, read back through artifacts as query reads it.
+func (d demo) showItems() error {
+	docs, err := os.ReadFile(filepath.Join(d.dir, filepath.FromSlash(artifacts.DocsPath)))
 	if err != nil {
 		return err
 	}
@@ -87,61 +127,70 @@ func (c *DemoCmd) Run(env *Env) error {
 	for _, r := range rows {
 		kinds[r.Kind]++
 	}
-	fmt.Fprintf(w, "items: %d (", len(rows))
+	fmt.Fprintf(d.w, "items: %d (", len(rows))
 	for i, k := range []string{"events", "index", "wiki", "projects", "tasks"} {
 		if i > 0 {
-			fmt.Fprint(w, ", ")
+			fmt.Fprint(d.w, ", ")
 		}
-		fmt.Fprintf(w, "%d %s", kinds[k], k)
+		fmt.Fprintf(d.w, "%d %s", kinds[k], k)
 	}
-	fmt.Fprintln(w, ")")
-	fmt.Fprintln(w, "first rows of .cairn/docs.tsv:")
+	fmt.Fprintln(d.w, ")")
+	fmt.Fprintln(d.w, "first rows of .cairn/docs.tsv:")
 	lines := strings.SplitN(string(docs), "\n", 5)
 	for _, l := range lines[:min(4, len(lines))] {
-		fmt.Fprintf(w, "  %s\n", l)
+		fmt.Fprintf(d.w, "  %s\n", l)
 	}
+	return nil
+}
 
-	again, err := buildBase(dir, demoAsOf, false, env.Stderr, buildWatch{})
+// rebuild builds again with nothing changed, to show that a build writes
+// only what differs.
+func (d demo) rebuild() error {
+	again, err := buildBase(d.dir, demoAsOf, false, d.log, buildWatch{})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\n$ cairn build   # again, nothing changed\n%s\n", again.summary())
+	fmt.Fprintf(d.w, "\n$ cairn build   # again, nothing changed\n%s\n", again.summary())
+	return nil
+}
 
-	// The demo base's records run to 2026-11-09, so its questions are
-	// asked as of the next day.
+// askQuestions answers the demo's questions. The demo base's records run
+// to 2026-11-09, so its questions are asked as of the next day.
+func (d demo) askQuestions() error {
 	for _, q := range demoQuestions {
-		fmt.Fprintf(w, "\n$ cairn context --as-of %s --budget %d %q\n", demoAsOf.Format(time.DateOnly), demoBudget, strings.Join(q, " "))
-		out, err := query.Context(context.Background(), dir, query.Request{
+		fmt.Fprintf(d.w, "\n$ cairn context --as-of %s --budget %d %q\n", demoAsOf.Format(time.DateOnly), demoBudget, strings.Join(q, " "))
+		out, err := query.Context(context.Background(), d.dir, query.Request{
 			Words: q, Budget: demoBudget, AsOf: demoAsOf, Format: query.FormatText, ToolVersion: Version,
 		})
 		if err != nil {
 			return err
 		}
-		w.Write(out)
+		d.w.Write(out)
 	}
+	return nil
+}
 
-	// The rules files the build wrote, one of them whole, and what applies
-	// at a file of that folder.
-	fmt.Fprintln(w, "\nrules files written (only the <!-- cairn:rules --> section is cairn's):")
+// showRules lists the rules files the build wrote (the outputs of m outside
+// .cairn/), prints the one of demoPlace's folder whole, and what applies
+// at demoPlace.
+func (d demo) showRules(m *artifacts.Manifest) error {
+	fmt.Fprintln(d.w, "\nrules files written (only the <!-- cairn:rules --> section is cairn's):")
 	for _, o := range m.Outputs {
 		if !strings.HasPrefix(o.Path, artifacts.Dir+"/") {
-			fmt.Fprintf(w, "  %s\n", o.Path)
+			fmt.Fprintf(d.w, "  %s\n", o.Path)
 		}
 	}
 	rulesFile := filepath.ToSlash(filepath.Join(filepath.Dir(demoPlace), artifacts.AgentsFile))
-	text, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rulesFile)))
+	text, err := os.ReadFile(filepath.Join(d.dir, filepath.FromSlash(rulesFile)))
 	if err != nil {
 		return fmt.Errorf("the demo build wrote no %s: %w", rulesFile, err)
 	}
-	fmt.Fprintf(w, "\n$ cat %s\n%s", rulesFile, text)
-	fmt.Fprintf(w, "\n$ cairn context --as-of %s --at %s\n", demoAsOf.Format(time.DateOnly), demoPlace)
-	out, err := query.At(context.Background(), dir, query.AtRequest{Path: filepath.Join(dir, filepath.FromSlash(demoPlace)), Format: query.FormatMarkdown, AsOf: demoAsOf})
+	fmt.Fprintf(d.w, "\n$ cat %s\n%s", rulesFile, text)
+	fmt.Fprintf(d.w, "\n$ cairn context --as-of %s --at %s\n", demoAsOf.Format(time.DateOnly), demoPlace)
+	out, err := query.At(context.Background(), d.dir, query.AtRequest{Path: filepath.Join(d.dir, filepath.FromSlash(demoPlace)), Format: query.FormatMarkdown, AsOf: demoAsOf})
 	if err != nil {
 		return err
 	}
-	w.Write(out)
-	if c.Keep {
-		fmt.Fprintf(w, "\nthe demo base stays in %s; try: cairn --base %s build --check\n", dir, dir)
-	}
+	d.w.Write(out)
 	return nil
 }

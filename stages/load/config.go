@@ -158,77 +158,118 @@ func keyLine(root *yaml.Node, keys ...string) (int, int) {
 	return line, col
 }
 
-// validateConfig checks the values strict decoding cannot: names, ranges,
-// enumerations, globs and identity aliases.
 // MaxHalfLifeDays bounds a source's recency half-life: a thousand years
 // and more, far past any base's age, and a number docs.key holds.
 const MaxHalfLifeDays = 1_000_000
 
+// validateConfig checks the values strict decoding cannot: names, ranges,
+// enumerations, globs and identity aliases. Each section is checked in
+// sorted key order and reports every mistake it finds, so one run lists
+// them all.
 func validateConfig(cfg model.Config, root *yaml.Node, ds *diag.List) {
-	errAt := func(keys []string, code, format string, args ...any) {
-		line, col := keyLine(root, keys...)
-		ds.Errorf(ConfigFile, line, col, code, format, args...)
-	}
-	for _, name := range slices.Sorted(maps.Keys(cfg.Schema)) {
-		f := cfg.Schema[name]
+	c := configCheck{root: root, ds: ds}
+	c.schema(cfg.Schema)
+	c.sources(cfg.Sources)
+	c.identities(cfg.Identities)
+	c.content(cfg.Content)
+	c.layers(cfg.Layers)
+}
+
+// configCheck reports mistakes in cairn.yaml at the line of the key they
+// are about.
+type configCheck struct {
+	root *yaml.Node
+	ds   *diag.List
+}
+
+// errAt reports a mistake at the key along keys, or the deepest of them
+// the document has.
+func (c configCheck) errAt(keys []string, code, format string, args ...any) {
+	line, col := keyLine(c.root, keys...)
+	c.ds.Errorf(ConfigFile, line, col, code, format, args...)
+}
+
+// schema checks each field's name, weight and cardinality.
+func (c configCheck) schema(fields map[string]model.FieldSpec) {
+	for _, name := range slices.Sorted(maps.Keys(fields)) {
+		f := fields[name]
 		at := []string{"schema", name}
 		if !IsFieldName(name) {
-			errAt(at, "bad-field-name", "field name %q must match ^[a-z][a-z0-9_-]*$; rename it", name)
+			c.errAt(at, "bad-field-name", "field name %q must match ^[a-z][a-z0-9_-]*$; rename it", name)
 		}
 		if f.Weight != 0 && (f.Weight < 1 || f.Weight > 100) {
-			errAt(append(at, "weight"), "bad-weight", "weight of %q is %d; use a whole number from 1 to 100", name, f.Weight)
+			c.errAt(append(at, "weight"), "bad-weight", "weight of %q is %d; use a whole number from 1 to 100", name, f.Weight)
 		}
 		if f.Cardinality != "" && !slices.Contains(Cardinalities, f.Cardinality) {
-			errAt(append(at, "cardinality"), "bad-cardinality", "cardinality of %q is %q; use one of: %s", name, f.Cardinality, strings.Join(Cardinalities, ", "))
+			c.errAt(append(at, "cardinality"), "bad-cardinality", "cardinality of %q is %q; use one of: %s", name, f.Cardinality, strings.Join(Cardinalities, ", "))
 		}
 	}
-	for _, name := range slices.Sorted(maps.Keys(cfg.Sources)) {
-		s := cfg.Sources[name]
+}
+
+// sources checks each source's name, recency half-life and policy roles.
+func (c configCheck) sources(sources map[string]model.SourcePolicy) {
+	for _, name := range slices.Sorted(maps.Keys(sources)) {
+		s := sources[name]
 		at := []string{"sources", name}
 		if !isSourceName(name) {
-			errAt(at, "bad-source-name", "source name %q must be letters, digits, dot, dash or underscore; rename it", name)
+			c.errAt(at, "bad-source-name", "source name %q must be letters, digits, dot, dash or underscore; rename it", name)
 		}
 		if s.Recency.HalfLifeDays < 0 {
-			errAt(append(at, "recency", "half_life_days"), "bad-half-life", "half_life_days of %q is negative; use a positive number of days, or omit it for no recency bonus", name)
+			c.errAt(append(at, "recency", "half_life_days"), "bad-half-life", "half_life_days of %q is negative; use a positive number of days, or omit it for no recency bonus", name)
 		}
 		if s.Recency.HalfLifeDays > MaxHalfLifeDays {
-			errAt(append(at, "recency", "half_life_days"), "bad-half-life", "half_life_days of %q is %d; use at most %d days, or omit it for no recency bonus", name, s.Recency.HalfLifeDays, MaxHalfLifeDays)
+			c.errAt(append(at, "recency", "half_life_days"), "bad-half-life", "half_life_days of %q is %d; use at most %d days, or omit it for no recency bonus", name, s.Recency.HalfLifeDays, MaxHalfLifeDays)
 		}
 		if s.Category != "" && !slices.Contains(Categories, s.Category) {
-			errAt(append(at, "category"), "bad-category", "category %q of source %q; use one of: %s", s.Category, name, strings.Join(Categories, ", "))
+			c.errAt(append(at, "category"), "bad-category", "category %q of source %q; use one of: %s", s.Category, name, strings.Join(Categories, ", "))
 		}
 		if s.Visibility != "" && !slices.Contains(Visibilities, s.Visibility) {
-			errAt(append(at, "visibility"), "bad-visibility", "visibility %q of source %q; use one of: %s", s.Visibility, name, strings.Join(Visibilities, ", "))
+			c.errAt(append(at, "visibility"), "bad-visibility", "visibility %q of source %q; use one of: %s", s.Visibility, name, strings.Join(Visibilities, ", "))
 		}
 	}
+}
+
+// identities checks each canonical URI, and that every alias (the
+// canonical URI among them) is non-empty and belongs to one identity.
+// Identities are walked in sorted order, so a repeated alias is reported at
+// the later identity, naming the one that claimed it before.
+func (c configCheck) identities(ids map[string]model.Identity) {
 	owner := map[string]string{}
-	for _, name := range slices.Sorted(maps.Keys(cfg.Identities)) {
-		id := cfg.Identities[name]
+	for _, name := range slices.Sorted(maps.Keys(ids)) {
+		id := ids[name]
 		at := []string{"identities", name}
 		if !IsEntityURI(id.Canonical) {
-			errAt(append(at, "canonical"), "bad-identity", "canonical URI of identity %q is %q; write scheme:identity, e.g. person:email/marc@x.test", name, id.Canonical)
+			c.errAt(append(at, "canonical"), "bad-identity", "canonical URI of identity %q is %q; write scheme:identity, e.g. person:email/marc@x.test", name, id.Canonical)
 		}
 		for _, a := range append([]string{id.Canonical}, id.Aliases...) {
 			if a == "" {
-				errAt(append(at, "aliases"), "bad-identity", "identity %q has an empty alias; remove it", name)
+				c.errAt(append(at, "aliases"), "bad-identity", "identity %q has an empty alias; remove it", name)
 				continue
 			}
 			if other, ok := owner[a]; ok && other != name {
-				errAt(append(at, "aliases"), "duplicate-alias", "%q names both identity %q and %q; an alias belongs to one identity", a, other, name)
+				c.errAt(append(at, "aliases"), "duplicate-alias", "%q names both identity %q and %q; an alias belongs to one identity", a, other, name)
 			} else if ok {
-				errAt(append(at, "aliases"), "duplicate-alias", "identity %q lists %q twice; keep one", name, a)
+				c.errAt(append(at, "aliases"), "duplicate-alias", "identity %q lists %q twice; keep one", name, a)
 			}
 			owner[a] = name
 		}
 	}
-	// A leading ! makes a content glob an exclusion (see newClassifier).
-	for i, g := range cfg.Content {
+}
+
+// content checks each content glob, reported at its own list item. A
+// leading ! makes a glob an exclusion (see newClassifier).
+func (c configCheck) content(globs []string) {
+	for i, g := range globs {
 		if !doublestar.ValidatePattern(strings.TrimPrefix(g, "!")) {
-			line, col := itemLine(root, i, "content")
-			ds.Errorf(ConfigFile, line, col, "bad-glob", "content glob %d %q is not a valid doublestar pattern; fix its brackets or braces", i+1, g)
+			line, col := itemLine(c.root, i, "content")
+			c.ds.Errorf(ConfigFile, line, col, "bad-glob", "content glob %d %q is not a valid doublestar pattern; fix its brackets or braces", i+1, g)
 		}
 	}
-	l := cfg.Layers
+}
+
+// layers checks that each layer folder is a plain folder inside the base,
+// and apart from every other layer's.
+func (c configCheck) layers(l model.Layers) {
 	type layer struct{ name, dir string }
 	var seen []layer
 	for _, la := range []layer{
@@ -236,16 +277,16 @@ func validateConfig(cfg model.Config, root *yaml.Node, ds *diag.List) {
 		{"tasks", l.Tasks}, {"bodies", l.Bodies}, {"governance", l.Governance},
 	} {
 		if !validFolder(la.dir) {
-			errAt([]string{"layers", la.name}, "bad-layer", "layer folder %q is not a plain relative folder inside the base; use a name like %q", la.dir, la.name)
+			c.errAt([]string{"layers", la.name}, "bad-layer", "layer folder %q is not a plain relative folder inside the base; use a name like %q", la.dir, la.name)
 		}
 		// A layer inside another would have its files read twice, or as
 		// the outer layer's: each needs a folder of its own.
 		for _, other := range seen {
 			switch {
 			case other.dir == la.dir:
-				errAt([]string{"layers", la.name}, "bad-layer", "layers %s and %s share the folder %q; give each its own", other.name, la.name, la.dir)
+				c.errAt([]string{"layers", la.name}, "bad-layer", "layers %s and %s share the folder %q; give each its own", other.name, la.name, la.dir)
 			case strings.HasPrefix(la.dir, other.dir+"/"), strings.HasPrefix(other.dir, la.dir+"/"):
-				errAt([]string{"layers", la.name}, "bad-layer", "layer %s (%q) and layer %s (%q) are nested; give each a folder outside the other", la.name, la.dir, other.name, other.dir)
+				c.errAt([]string{"layers", la.name}, "bad-layer", "layer %s (%q) and layer %s (%q) are nested; give each a folder outside the other", la.name, la.dir, other.name, other.dir)
 			}
 		}
 		seen = append(seen, la)

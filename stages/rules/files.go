@@ -15,90 +15,131 @@ import (
 // CLAUDE.md carry the section, and for every other rules file holding a
 // section, whether it is rewritten without it or deleted. It fills
 // out.Files, Release, Delete and After, and returns the files carrying
-// each folder's section.
+// each folder's section. The steps run in this order because each reads
+// what the one before decided: a file that carries a section is not
+// released, and After needs every write and delete.
 func planFiles(existing []model.RulesFile, twins map[string]string, sections map[string]string, out *Output, ds *diag.List) map[string][]string {
+	p := newFilePlan(existing, out, ds)
+	carriers := p.carrySections(sections, twins)
+	p.releaseOthers()
+	p.recordAfter()
+	return carriers
+}
+
+// filePlan is planFiles' working state: the rules files found, and what
+// Sync will leave in each file cairn writes or deletes.
+type filePlan struct {
+	existing []model.RulesFile
+	byPath   map[string]model.RulesFile
+	after    map[string]string // path → text after Sync, for every file cairn writes
+	deleted  map[string]bool   // files cairn deletes
+	out      *Output
+	ds       *diag.List
+}
+
+// newFilePlan indexes the rules files found by path.
+func newFilePlan(existing []model.RulesFile, out *Output, ds *diag.List) *filePlan {
 	byPath := map[string]model.RulesFile{}
 	for _, f := range existing {
 		byPath[f.Path] = f
 	}
-	after := map[string]string{} // path → text after Sync, for every file cairn writes
+	return &filePlan{existing: existing, byPath: byPath, after: map[string]string{}, deleted: map[string]bool{}, out: out, ds: ds}
+}
+
+// carrySections writes each folder's section, in folder order, into the
+// files that carry it, except where a content file differs from the rules
+// file's name only in case.
+func (p *filePlan) carrySections(sections, twins map[string]string) map[string][]string {
 	carriers := map[string][]string{}
 	for _, folder := range slices.Sorted(maps.Keys(sections)) {
-		for _, p := range carrying(folder, byPath, ds) {
-			if other, ok := twins[p]; ok {
-				ds.Warnf(other, 0, 0, "rules-name-case", "%s differs from %s only in case; cairn does not write %s here, since on a case-insensitive file system it would replace this file; rename this file to %s to have cairn keep your text around its section", path.Base(other), path.Base(p), path.Base(p), path.Base(p))
+		for _, f := range carrying(folder, p.byPath, p.ds) {
+			if other, ok := twins[f]; ok {
+				p.ds.Warnf(other, 0, 0, "rules-name-case", "%s differs from %s only in case; cairn does not write %s here, since on a case-insensitive file system it would replace this file; rename this file to %s to have cairn keep your text around its section", path.Base(other), path.Base(f), path.Base(f), path.Base(f))
 				continue
 			}
-			text := splice(byPath[p].Text, sections[folder])
-			out.Files = append(out.Files, artifacts.File{Path: p, Data: []byte(text)})
-			after[p] = text
-			carriers[folder] = append(carriers[folder], p)
+			text := splice(p.byPath[f].Text, sections[folder])
+			p.out.Files = append(p.out.Files, artifacts.File{Path: f, Data: []byte(text)})
+			p.after[f] = text
+			carriers[folder] = append(carriers[folder], f)
 		}
 	}
-	// A file a link beside it points to is never deleted, only emptied of
-	// the section: deleting it would leave the link dangling, and the next
-	// build would refuse it.
-	linkedTo := map[string]bool{}
-	for _, f := range existing {
-		if other := twin(f, byPath); f.Symlink && other != "" {
-			linkedTo[other] = true
-		}
-	}
-	deleted := map[string]bool{}
-	for _, f := range existing {
-		if _, carried := after[f.Path]; carried || artifacts.RulesSectionOf([]byte(f.Text)) == nil {
+	return carriers
+}
+
+// releaseOthers takes cairn's section out of every rules file that holds
+// one but carries none now: deleted when the section is all it holds,
+// otherwise rewritten without it. Links are left to the file they name.
+func (p *filePlan) releaseOthers() {
+	linkedTo := p.linkTargets()
+	for _, f := range p.existing {
+		if _, carried := p.after[f.Path]; carried || artifacts.RulesSectionOf([]byte(f.Text)) == nil {
 			continue
 		}
 		if f.Symlink {
-			if twin(f, byPath) == "" {
-				ds.Warnf(f.Path, 0, 0, "rules-link", "this link shows a cairn section that is not this folder's (it is the section of the file the link points to), and cairn does not write through links; replace the link with a file of its own, or remove it")
+			if twin(f, p.byPath) == "" {
+				p.ds.Warnf(f.Path, 0, 0, "rules-link", "this link shows a cairn section that is not this folder's (it is the section of the file the link points to), and cairn does not write through links; replace the link with a file of its own, or remove it")
 			}
 			continue // a link to the rules file beside it follows that file
 		}
 		if holdsOnlySection(f.Text) && !linkedTo[f.Path] {
-			out.Delete = append(out.Delete, f.Path)
-			deleted[f.Path] = true
+			p.out.Delete = append(p.out.Delete, f.Path)
+			p.deleted[f.Path] = true
 			continue
 		}
 		text := splice(f.Text, "")
-		out.Release = append(out.Release, artifacts.File{Path: f.Path, Data: []byte(text)})
-		after[f.Path] = text
+		p.out.Release = append(p.out.Release, artifacts.File{Path: f.Path, Data: []byte(text)})
+		p.after[f.Path] = text
 	}
+}
 
-	// The rules files as Sync leaves them. A link to the rules file beside
-	// it reads what that file will hold; a hard link does not survive an
-	// atomic write of either name.
-	for _, f := range existing {
-		if deleted[f.Path] {
+// linkTargets is the set of rules files a link beside them points to. Such
+// a file is never deleted, only emptied of the section: deleting it would
+// leave the link dangling, and the next build would refuse it.
+func (p *filePlan) linkTargets() map[string]bool {
+	linkedTo := map[string]bool{}
+	for _, f := range p.existing {
+		if other := twin(f, p.byPath); f.Symlink && other != "" {
+			linkedTo[other] = true
+		}
+	}
+	return linkedTo
+}
+
+// recordAfter fills out.After with the rules files as Sync leaves them (the
+// existing ones not deleted, and the new ones), sorted by path. A link
+// to the rules file beside it reads what that file will hold; a hard link
+// does not survive an atomic write of either name.
+func (p *filePlan) recordAfter() {
+	for _, f := range p.existing {
+		if p.deleted[f.Path] {
 			continue
 		}
-		text, wrote := after[f.Path]
+		text, wrote := p.after[f.Path]
 		if !wrote {
 			text = f.Text
 		}
-		if other := twin(f, byPath); f.Symlink && other != "" {
-			if deleted[other] {
+		if other := twin(f, p.byPath); f.Symlink && other != "" {
+			if p.deleted[other] {
 				continue // the link dangles; load will not see it as a file
 			}
-			if t, ok := after[other]; ok {
+			if t, ok := p.after[other]; ok {
 				text = t
 			}
 		}
 		// A link survives the write of the file it names; a hard link
 		// does not survive the write of either name.
 		agents := path.Join(path.Dir(f.Path), artifacts.AgentsFile)
-		_, agentsWritten := after[agents]
-		linked := f.Symlink || byPath[agents].Symlink
-		same := f.SameAsAgents && (linked || (!wrote && !agentsWritten && !deleted[agents]))
-		out.After = append(out.After, model.RulesFile{Path: f.Path, Text: text, Symlink: f.Symlink, SameAsAgents: same})
+		_, agentsWritten := p.after[agents]
+		linked := f.Symlink || p.byPath[agents].Symlink
+		same := f.SameAsAgents && (linked || (!wrote && !agentsWritten && !p.deleted[agents]))
+		p.out.After = append(p.out.After, model.RulesFile{Path: f.Path, Text: text, Symlink: f.Symlink, SameAsAgents: same})
 	}
-	for _, p := range slices.Sorted(maps.Keys(after)) {
-		if _, ok := byPath[p]; !ok {
-			out.After = append(out.After, model.RulesFile{Path: p, Text: after[p]})
+	for _, f := range slices.Sorted(maps.Keys(p.after)) {
+		if _, ok := p.byPath[f]; !ok {
+			p.out.After = append(p.out.After, model.RulesFile{Path: f, Text: p.after[f]})
 		}
 	}
-	slices.SortFunc(out.After, func(a, b model.RulesFile) int { return strings.Compare(a.Path, b.Path) })
-	return carriers
+	slices.SortFunc(p.out.After, func(a, b model.RulesFile) int { return strings.Compare(a.Path, b.Path) })
 }
 
 // twin returns the rules file beside f that is the same file as f (the
