@@ -27,7 +27,7 @@ const (
 
 // FormatVersion is the version of every artifact layout in this package.
 // Any change to a byte layout bumps it; readers reject other versions.
-const FormatVersion = 2
+const FormatVersion = 3
 
 // Header names of the TSV artifacts.
 const (
@@ -46,7 +46,7 @@ const (
 
 // RankingVersion is the version of the ranking arithmetic. It is part of
 // the semantics digest, so a change makes every index stale.
-const RankingVersion = 1
+const RankingVersion = 2
 
 // Fingerprint identifies every artifact layout at once: a hash of the
 // format version and each TSV's header, which names its columns. Build

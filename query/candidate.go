@@ -14,7 +14,8 @@ type scored struct {
 	row        *artifacts.Doc // read by rowOf when needed; not changed
 	item       *project.Item
 	score      int
-	matched    int         // query terms it matched
+	terms      int         // query terms it matched, any way
+	matched    int         // meaningful query terms it matched (see termStats.meaningful)
 	bestWeight int         // the weight of its strongest matching field
 	standing   int         // position in the ranked list a pack is selected from
 	count      int         // items it stands for after collapse (1 or more)

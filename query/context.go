@@ -151,6 +151,7 @@ type engine struct {
 	terms       []*termStats
 	roles       []string // role flags the query names (private, received)
 	pool        []*scored
+	avgLen      []int              // each field's average length over the hits (see averageLengths)
 	floorOut    int                // matched items left below the floor
 	policyOut   int                // received or private items kept out
 	truncated   []string           // hub entities whose inbound edges were cut at hubInbound
@@ -198,7 +199,7 @@ func (e *engine) prepare() (prepared, error) {
 		if err != nil {
 			return prepared{}, err
 		}
-		st.rarity = rarity(e.win.n, st.df)
+		st.idf, st.meaningful = idf(e.win.n, st.df), meaningful(e.win.n, st.df)
 		e.terms = append(e.terms, st)
 	}
 	if err := e.score(); err != nil {

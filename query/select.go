@@ -209,7 +209,7 @@ func (e *engine) order() {
 		if e.parsed.Last {
 			p = bit(commitment, 63) | bit(s.key.Flags&artifacts.KeyDated != 0, 62) | bit(s.direct, 61) | bit(s.related, 60) | signed(s.bestWeight)
 		} else {
-			p = bit(commitment, 63) | bit(s.direct, 62) | uint64(min(s.matched, 1<<24-1))<<36 | bit(s.related, 35) | bit(isPage(s.key), 34) | signed(s.score)
+			p = bit(commitment, 63) | bit(s.direct, 62) | uint64(min(s.matched, multiTerm))<<36 | bit(s.related, 35) | signed(s.score)<<1 | bit(isPage(s.key), 0)
 		}
 		list[i] = keyed{s, p, s.key.Chrono}
 	}

@@ -16,9 +16,14 @@ type termStats struct {
 	fold uint32 // lex.FoldKey(term), to find the items it may name exactly
 	// hits are the window's items the term matches, by ordinal, each
 	// with how: as an exact identifier, and/or its postings in fields.
-	hits   []termHit
-	df     int // len(hits): window items matching it either way
-	rarity int
+	hits []termHit
+	df   int // len(hits): window items matching it either way
+	// idf is the term's rarity in the window, in sixteenths (see idf).
+	idf int
+	// meaningful is false for a term in more than half of a multi-item
+	// window: it still scores, but does not count as a matched term for
+	// the order.
+	meaningful bool
 }
 
 // hit finds the term's hit on an item.
@@ -35,6 +40,9 @@ type termHit struct {
 	ord   int32
 	exact bool                // the item holds the term as an exact identifier
 	ps    []artifacts.Posting // the term's postings in the item's fields
+	// folded are the postings of the term's folded variants (see
+	// lex.Variants), which count for less than the term itself.
+	folded []artifacts.Posting
 }
 
 // lookupTerm gathers a query term's postings: exact identifier entries,
@@ -131,16 +139,43 @@ func mergeHits(exact []int32, found []artifacts.Posting) []termHit {
 	return hits
 }
 
-// rarity is a term's log-scaled rarity in the window: 0 for a stop term (in
-// more than half of a multi-item window), else min(16, ⌊log2(N/df)⌋+1).
-func rarity(n, df int) int {
+// idf is a term's rarity among the n items of the window, BM25's inverse
+// document frequency ln((n − df + 0.5)/(df + 0.5) + 1) = ln((n+1)/(df+0.5))
+// taken in base 2 and sixteenths: ⌊16·log2((2n+2)/(2df+1))⌋. It stays
+// positive for a term in every item but one of a small window, where a
+// stop-term rule would zero it; a term in every item scores least.
+func idf(n, df int) int {
 	if df == 0 {
 		return 0
 	}
-	if n > 1 && 2*df > n {
+	return log2x16(uint64(2*n+2), uint64(2*df+1))
+}
+
+// meaningful reports whether a term found in df of the window's n items
+// counts for the order: not when it is in more than half of a window of
+// more than one item.
+func meaningful(n, df int) bool { return df > 0 && (n <= 1 || 2*df <= n) }
+
+// log2x16 is ⌊16·log2(num/den)⌋ for num > den > 0, else 0, in integer
+// arithmetic (num below 2^33): the integer part from the top bit, then
+// four fraction bits by squaring the mantissa.
+func log2x16(num, den uint64) int {
+	if den == 0 || num <= den {
 		return 0
 	}
-	return min(maxRarity, bits.Len(uint(n/df)))
+	const frac = 30 // the mantissa is fixed-point with 30 fraction bits
+	x := num << frac / den
+	e := bits.Len64(x) - 1 - frac // x/2^frac is in [2^e, 2^(e+1))
+	m := x >> e                   // the mantissa, in [1, 2)
+	out := e * 16
+	for bit := 8; bit > 0; bit /= 2 {
+		m = m * m >> frac
+		if m >= 2<<frac {
+			m >>= 1
+			out += bit
+		}
+	}
+	return out
 }
 
 // exactLookups are the dictionary terms that make an item an exact match
