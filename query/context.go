@@ -60,7 +60,7 @@ func Context(ctx context.Context, root string, req Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, state, closeFn, err := openCorpus(ctx, root, parsed.Terms)
+	c, state, closeFn, err := openCorpus(ctx, root, lookupWords(parsed.Terms))
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +76,7 @@ func Context(ctx context.Context, root string, req Request) ([]byte, error) {
 			return nil, rerr
 		}
 		defer osRoot.Close()
-		sc, serr := openScan(ctx, osRoot.FS(), parsed.Terms)
+		sc, serr := openScan(ctx, osRoot.FS(), lookupWords(parsed.Terms))
 		if serr != nil {
 			return nil, serr
 		}
@@ -195,11 +195,11 @@ func (e *engine) prepare() (prepared, error) {
 		if role, ok := roleTerms[t]; ok {
 			e.roles = append(e.roles, role)
 		}
-		st, err := lookupTerm(e.c, ids, t, e.win)
+		st, err := lookupTerm(e.c, ids, t, e.parsed.Terms, e.win)
 		if err != nil {
 			return prepared{}, err
 		}
-		st.idf, st.meaningful = idf(e.win.n, st.df), meaningful(e.win.n, st.df)
+		st.idf, st.meaningful = idf(e.win.n, max(1, st.own)), meaningful(e.win.n, st.own)
 		e.terms = append(e.terms, st)
 	}
 	if err := e.score(); err != nil {

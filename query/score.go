@@ -36,7 +36,7 @@ const (
 	bm25B = 750
 	// foldedPercent is what an occurrence of a folded variant of a term
 	// ("renamed" for "rename") counts, in hundredths of the term itself.
-	foldedPercent = 50
+	foldedPercent = 20
 	// pointsCreated prefers category: created, once an item matched.
 	pointsCreated = 10
 	// pointsRecency is the recency bonus of an item dated today.
@@ -231,8 +231,8 @@ func (e *engine) scoreWholeQuery() error {
 func (e *engine) scoreTerm(s *scored, ti int, h *termHit, fields []artifacts.Field, rec *[]Reason) error {
 	st := e.terms[ti]
 	s.terms++
-	if st.meaningful {
-		s.matched++
+	if st.meaningful && (h.exact || len(h.ps) > 0) {
+		s.matched++ // a folded variant alone does not count
 	}
 	own, err := e.termNamesItself(s, st)
 	if err != nil {
@@ -302,13 +302,27 @@ func (e *engine) lengthNorm(key *artifacts.Key, f int) int {
 	return 1000 - bm25B + bm25B*artifacts.NormLength(key.Norms[f])/e.avgLen[f]
 }
 
-// averageLengths sets each field's average length over the items the
-// query's terms hit that have words in it (0 when none has): the index
-// and the scan both know the lengths of every item a term hits.
+// averageLengths sets each field's average length over the items that
+// hold a query term itself (not only a folded variant) and have words in
+// the field, 0 when none has: the index and the scan both know the
+// lengths of every item a term hits.
 func (e *engine) averageLengths(p *hitPool) {
 	n := len(e.c.Fields())
+	own := make([]bool, len(p.items))
+	for _, st := range e.terms {
+		k := 0
+		for _, h := range st.hits {
+			for p.ords[k] != int(h.ord) {
+				k++
+			}
+			own[k] = own[k] || h.exact || len(h.ps) > 0
+		}
+	}
 	sums, counts := make([]int, n), make([]int, n)
 	for i := range p.items {
+		if !own[i] {
+			continue
+		}
 		for f, c := range p.items[i].key.Norms {
 			if c != 0 && f < n {
 				sums[f] += artifacts.NormLength(c)

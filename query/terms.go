@@ -2,6 +2,7 @@ package query
 
 import (
 	"cmp"
+	"math"
 	"math/bits"
 	"slices"
 	"strings"
@@ -18,6 +19,7 @@ type termStats struct {
 	// with how: as an exact identifier, and/or its postings in fields.
 	hits []termHit
 	df   int // len(hits): window items matching it either way
+	own  int // the items of hits that hold the term itself, not only a variant
 	// idf is the term's rarity in the window, in sixteenths (see idf).
 	idf int
 	// meaningful is false for a term in more than half of a multi-item
@@ -47,17 +49,59 @@ type termHit struct {
 
 // lookupTerm gathers a query term's postings: exact identifier entries,
 // and word or identifier tokens (identifier-shaped terms match every
-// dictionary term containing them). Only the window's items count. Hits
-// come sorted by ordinal, one per item: a query can have tens of
-// thousands, and a sorted slice costs far less than maps to build and walk.
-func lookupTerm(c corpus, ids lex.Identities, term string, win *candidates) (*termStats, error) {
+// dictionary term containing them), then the postings of the term's
+// folded variants that are not query terms themselves (all are the
+// query's terms). Only the window's items count. Hits come sorted by
+// ordinal, one per item: a query can have tens of thousands, and a sorted
+// slice costs far less than maps to build and walk.
+func lookupTerm(c corpus, ids lex.Identities, term string, all []string, win *candidates) (*termStats, error) {
 	exact, found, err := gatherPostings(c, ids, term, win)
 	if err != nil {
 		return nil, err
 	}
-	st := &termStats{term: term, fold: lex.FoldKey(term), hits: mergeHits(exact, found)}
+	var folded []artifacts.Posting
+	variants := foldedVariants(term, all)
+	for _, v := range variants {
+		ps, _, err := c.Postings(v)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range ps {
+			if win.has(int(p.Doc)) {
+				folded = append(folded, p)
+			}
+		}
+	}
+	if len(variants) > 1 {
+		slices.SortStableFunc(folded, func(a, b artifacts.Posting) int { return cmp.Compare(a.Doc, b.Doc) })
+	}
+	st := &termStats{term: term, fold: lex.FoldKey(term), hits: mergeHits(exact, found, folded)}
 	st.df = len(st.hits)
+	for _, h := range st.hits {
+		if h.exact || len(h.ps) > 0 {
+			st.own++
+		}
+	}
 	return st, nil
+}
+
+// foldedVariants are the dictionary words a plain query term also finds
+// (lex.Variants), but none that is a query term of its own.
+func foldedVariants(term string, terms []string) []string {
+	if lex.IsIdentifierShaped(term) || strings.HasPrefix(term, lex.ExactPrefix) {
+		return nil
+	}
+	return slices.DeleteFunc(lex.Variants(term), func(v string) bool { return slices.Contains(terms, v) })
+}
+
+// lookupWords are the dictionary words a query's terms look up: the terms
+// and their folded variants. A scan keeps the postings of these.
+func lookupWords(terms []string) []string {
+	out := slices.Clone(terms)
+	for _, t := range terms {
+		out = append(out, foldedVariants(t, terms)...)
+	}
+	return out
 }
 
 // gatherPostings reads a term's postings within the window: the items
@@ -111,29 +155,41 @@ func gatherPostings(c corpus, ids lex.Identities, term string, win *candidates) 
 	return exact, found, nil
 }
 
-// mergeHits joins the exact items and the postings of a term, both sorted
-// by item, into one hit per item.
-func mergeHits(exact []int32, found []artifacts.Posting) []termHit {
+// mergeHits joins the exact items, the postings and the folded variants'
+// postings of a term, each sorted by item, into one hit per item.
+func mergeHits(exact []int32, found, folded []artifacts.Posting) []termHit {
 	hits := make([]termHit, 0, len(exact)+len(found))
-	for i, j := 0, 0; i < len(exact) || j < len(found); {
-		var h termHit
-		switch {
-		case j == len(found) || i < len(exact) && exact[i] < found[j].Doc:
-			h = termHit{ord: exact[i], exact: true}
-			i++
-		default:
-			h.ord = found[j].Doc
-			if i < len(exact) && exact[i] == h.ord {
-				h.exact = true
-				i++
-			}
-			k := j
-			for k < len(found) && found[k].Doc == h.ord {
-				k++
-			}
-			h.ps = found[j:k:k]
-			j = k
+	// run takes ps's postings of item ord, from *j on.
+	run := func(ps []artifacts.Posting, j *int, ord int32) []artifacts.Posting {
+		k := *j
+		for k < len(ps) && ps[k].Doc == ord {
+			k++
 		}
+		if k == *j {
+			return nil
+		}
+		out := ps[*j:k:k]
+		*j = k
+		return out
+	}
+	for i, j, f := 0, 0, 0; i < len(exact) || j < len(found) || f < len(folded); {
+		ord := int32(math.MaxInt32)
+		if i < len(exact) {
+			ord = exact[i]
+		}
+		if j < len(found) {
+			ord = min(ord, found[j].Doc)
+		}
+		if f < len(folded) {
+			ord = min(ord, folded[f].Doc)
+		}
+		h := termHit{ord: ord}
+		if i < len(exact) && exact[i] == ord {
+			h.exact = true
+			i++
+		}
+		h.ps = run(found, &j, ord)
+		h.folded = run(folded, &f, ord)
 		hits = append(hits, h)
 	}
 	return hits
