@@ -17,6 +17,7 @@ type scored struct {
 	terms      int         // query terms it matched, any way
 	matched    int         // meaningful query terms it matched (see termStats.meaningful)
 	bestWeight int         // the weight of its strongest matching field
+	near       int         // its proximity bonus (see scoreProximity)
 	standing   int         // position in the ranked list a pack is selected from
 	count      int         // items it stands for after collapse (1 or more)
 	more       *scoredMore // what few items have; nil for the rest

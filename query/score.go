@@ -74,6 +74,9 @@ func (e *engine) score() error {
 		return err
 	}
 	e.pool = p.byOrdinal()
+	if err := e.scoreProximity(); err != nil {
+		return err
+	}
 	return e.scoreWholeQuery()
 }
 
@@ -569,6 +572,10 @@ func (e *engine) reasons(s *scored) ([]Reason, error) {
 	for _, t := range more.uriTerms {
 		acc.score += pointsIdentifier
 		rs = append(rs, Reason{Code: "identifier", Points: pointsIdentifier, Detail: "uri " + t})
+	}
+	if s.near != 0 {
+		acc.score += s.near
+		rs = append(rs, proximityReason(s))
 	}
 	if s.titled {
 		acc.score += pointsTitle
