@@ -44,7 +44,9 @@ type Key struct {
 	Digest uint64
 	// Norms holds a length class per field of fields.tsv, by ordinal: 0
 	// when the item has no words in the field, else NormOf(n) for its n
-	// words (NormLength reads it back).
+	// words (NormLength reads it back). The classes' meaning is part of
+	// the ranking: a change to NormOf bumps RankingVersion, which every
+	// build key holds, so that docs.key is written again.
 	Norms []byte
 }
 
