@@ -51,3 +51,41 @@ func TestSmallWindowKeepsCommonTerm(t *testing.T) {
 		t.Errorf("pack %v, want the ticket first", uris)
 	}
 }
+
+// TestBelowFloorSaysSo: a term that only a navigation page mentions, in
+// passing, leaves that page below the floor, and the empty pack says so.
+func TestBelowFloorSaysSo(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{
+		"cairn.yaml":       "schema: {}\n",
+		"wiki/index.md":    "---\ntitle: Wiki\n---\n" + strings.Repeat("Pages about storage, retention and regions. ", 40) + "An old zebra note.\n",
+		"wiki/storage.md":  "---\ntitle: Storage\n---\nThe storage layer keeps artifacts.\n",
+		"wiki/rotation.md": "---\ntitle: Rotation\n---\nKeys rotate monthly.\n",
+	}
+	for name, data := range files {
+		path := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := Context(context.Background(), root, Request{Words: []string{"zebra"}, Budget: DefaultBudget, Format: FormatJSON,
+		AsOf: time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pack struct {
+		Items   []PackItem `json:"items"`
+		Receipt struct {
+			Warning string `json:"warning"`
+		} `json:"receipt"`
+	}
+	if err := json.Unmarshal(out, &pack); err != nil {
+		t.Fatal(err)
+	}
+	if len(pack.Items) != 0 || !strings.Contains(pack.Receipt.Warning, "none scored above the relevance floor") {
+		t.Errorf("items %v, warning %q; want an empty pack below the floor", pack.Items, pack.Receipt.Warning)
+	}
+}
