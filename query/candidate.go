@@ -15,6 +15,7 @@ type scored struct {
 	item       *project.Item
 	score      int
 	terms      int         // query terms it matched, any way
+	own        int         // query terms it matched in their own form, not only a folded variant
 	matched    int         // meaningful query terms it matched (see termStats.meaningful)
 	bestWeight int         // the weight of its strongest matching field
 	near       int         // its proximity bonus (see scoreProximity)

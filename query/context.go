@@ -152,6 +152,8 @@ type engine struct {
 	roles       []string // role flags the query names (private, received)
 	pool        []*scored
 	avgLen      []int              // each field's average length over the hits (see averageLengths)
+	facts       map[int]textFacts  // what items' text says of the query, by ordinal (see textFactsOf)
+	folds       []string           // the terms' stems, by term (see textFactsOf)
 	floorOut    int                // matched items left below the floor
 	policyOut   int                // received or private items kept out
 	truncated   []string           // hub entities whose inbound edges were cut at hubInbound

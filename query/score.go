@@ -187,6 +187,7 @@ func (e *engine) scoreURITerms(p *hitPool) error {
 			s.direct, s.identity = true, true
 			s.matched++
 			s.terms++
+			s.own++
 			s.moreOf().uriTerms = append(s.moreOf().uriTerms, t)
 			s.score += pointsIdentifier
 		}
@@ -212,12 +213,12 @@ func (e *engine) scoreWholeQuery() error {
 				s.score += pointsTitle
 			}
 		}
-		if len(e.terms) > 1 && s.terms == len(e.terms) {
-			ok, err := e.phrase(s)
+		if len(e.terms) > 1 && s.own == len(e.terms) { // a phrase is of the terms themselves
+			facts, err := e.textFactsOf(s)
 			if err != nil {
 				return err
 			}
-			if ok {
+			if facts.phrase {
 				s.phrased = true
 				s.score += pointsPhrase
 			}
@@ -234,8 +235,11 @@ func (e *engine) scoreWholeQuery() error {
 func (e *engine) scoreTerm(s *scored, ti int, h *termHit, fields []artifacts.Field, rec *[]Reason) error {
 	st := e.terms[ti]
 	s.terms++
-	if st.meaningful && (h.exact || len(h.ps) > 0) {
-		s.matched++ // a folded variant alone does not count
+	if h.exact || len(h.ps) > 0 {
+		s.own++
+		if st.meaningful {
+			s.matched++ // a folded variant alone does not count
+		}
 	}
 	own, err := e.termNamesItself(s, st)
 	if err != nil {
@@ -433,43 +437,9 @@ func titleIs(title string, terms []string) bool {
 	return n == len(terms)
 }
 
-// phrase reports whether the query's terms appear in a row, in order, in
-// one of the item's fields.
-func (e *engine) phrase(s *scored) (bool, error) {
-	it, err := e.itemOf(s)
-	if err != nil {
-		return false, err
-	}
-	for _, f := range it.Fields {
-		for _, v := range f.Values {
-			if containsRun(queryWords(v), e.parsed.Terms) {
-				return true, nil
-			}
-		}
-	}
-	return false, nil
-}
-
 // queryWords splits text the way a query is split into terms, keeping
 // every word, so a phrase can be matched against it.
 func queryWords(text string) []string { return slices.Collect(lex.QueryWords(text)) }
-
-// containsRun reports whether run appears consecutively in words, ignoring
-// words the query would have dropped (short and scaffolding words).
-func containsRun(words, run []string) bool {
-	var kept []string
-	for _, w := range words {
-		if lex.KeepAsTerm(w) {
-			kept = append(kept, w)
-		}
-	}
-	for i := 0; i+len(run) <= len(kept); i++ {
-		if slices.Equal(kept[i:i+len(run)], run) {
-			return true
-		}
-	}
-	return false
-}
 
 // bonuses are the points of an item that matched: created evidence,
 // recency, and the closed and navigation penalties. recent caches recency
