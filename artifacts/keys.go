@@ -79,7 +79,7 @@ const MaxNorm = 31
 // NormOf is the length class of a field of n words: 0 for none, else
 // 2·e + h + 1, where 2^e ≤ n < 2^(e+1) and h is n's bit below its top
 // one (0 for n = 1), capped at MaxNorm. Each class spans at most half
-// an octave, so BM25's length normalisation reads lengths within ±17%.
+// an octave, so BM25's length normalisation reads a length within 25%.
 func NormOf(n int) byte {
 	if n <= 0 {
 		return 0

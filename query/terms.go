@@ -198,8 +198,9 @@ func mergeHits(exact []int32, found, folded []artifacts.Posting) []termHit {
 // idf is a term's rarity among the n items of the window, BM25's inverse
 // document frequency ln((n − df + 0.5)/(df + 0.5) + 1) = ln((n+1)/(df+0.5))
 // taken in base 2 and sixteenths: ⌊16·log2((2n+2)/(2df+1))⌋. It stays
-// positive for a term in every item but one of a small window, where a
-// stop-term rule would zero it; a term in every item scores least.
+// positive for a term in two of three items, where a stop-term rule
+// would zero it; only a term in nearly every item of a large window
+// (df = n, n ≥ 16) gets 0.
 func idf(n, df int) int {
 	if df == 0 {
 		return 0
