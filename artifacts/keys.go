@@ -3,6 +3,7 @@ package artifacts
 import (
 	"fmt"
 	"math"
+	"math/bits"
 )
 
 // Key is one line of docs.key: what a query needs of an item to score,
@@ -42,8 +43,10 @@ type Key struct {
 	// Digest is the item's semantic digest (docs.tsv's digest column).
 	Digest uint64
 	// Norms holds a length class per field of fields.tsv, by ordinal: 0
-	// when the item has no words in the field, else ⌊log2 n⌋+1 for its n
-	// words.
+	// when the item has no words in the field, else NormOf(n) for its n
+	// words (NormLength reads it back). The classes' meaning is part of
+	// the ranking: a change to NormOf bumps RankingVersion, which every
+	// build key holds, so that docs.key is written again.
 	Norms []byte
 }
 
@@ -70,8 +73,38 @@ const (
 	keyFlagsAll = KeyBounded<<1 - 1
 )
 
-// MaxNorm is the largest length class: a field of 2^31-1 words.
+// MaxNorm is the largest length class: a field of 49,152 words or more.
 const MaxNorm = 31
+
+// NormOf is the length class of a field of n words: 0 for none, else
+// 2·e + h + 1, where 2^e ≤ n < 2^(e+1) and h is n's bit below its top
+// one (0 for n = 1), capped at MaxNorm. Each class spans at most half
+// an octave, so BM25's length normalisation reads a length within 25%.
+func NormOf(n int) byte {
+	if n <= 0 {
+		return 0
+	}
+	e := bits.Len(uint(n)) - 1
+	h := 0
+	if e > 0 {
+		h = n >> (e - 1) & 1
+	}
+	return byte(min(MaxNorm, 2*e+h+1))
+}
+
+// NormLength is the length a class stands for: the middle of its words
+// (exact for one to three), 0 for class 0.
+func NormLength(c byte) int {
+	if c == 0 {
+		return 0
+	}
+	e, h := int(c-1)/2, int(c-1)%2
+	if e < 2 {
+		return 1<<e + h
+	}
+	// [2^e, 1.5·2^e) or [1.5·2^e, 2^(e+1)): their middles, 1.25·2^e and 1.75·2^e.
+	return (5 + 2*h) << (e - 2)
+}
 
 // Widths of docs.key's fixed columns, in order, without their TAB.
 var keyColumns = [...]int{12, 8, 10, 8, 8, 4, 8, 16, 8, 8, 8, 16}

@@ -14,8 +14,11 @@ type scored struct {
 	row        *artifacts.Doc // read by rowOf when needed; not changed
 	item       *project.Item
 	score      int
-	matched    int         // query terms it matched
+	terms      int         // query terms it matched, any way
+	own        int         // query terms it matched in their own form, not only a folded variant
+	matched    int         // meaningful query terms it matched (see termStats.meaningful)
 	bestWeight int         // the weight of its strongest matching field
+	near       int         // its proximity bonus (see scoreProximity)
 	standing   int         // position in the ranked list a pack is selected from
 	count      int         // items it stands for after collapse (1 or more)
 	more       *scoredMore // what few items have; nil for the rest

@@ -60,7 +60,7 @@ func Context(ctx context.Context, root string, req Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, state, closeFn, err := openCorpus(ctx, root, parsed.Terms)
+	c, state, closeFn, err := openCorpus(ctx, root, lookupWords(parsed.Terms))
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +76,7 @@ func Context(ctx context.Context, root string, req Request) ([]byte, error) {
 			return nil, rerr
 		}
 		defer osRoot.Close()
-		sc, serr := openScan(ctx, osRoot.FS(), parsed.Terms)
+		sc, serr := openScan(ctx, osRoot.FS(), lookupWords(parsed.Terms))
 		if serr != nil {
 			return nil, serr
 		}
@@ -151,6 +151,9 @@ type engine struct {
 	terms       []*termStats
 	roles       []string // role flags the query names (private, received)
 	pool        []*scored
+	avgLen      []int              // each field's average length over the hits (see averageLengths)
+	facts       map[int]textFacts  // what items' text says of the query, by ordinal (see textFactsOf)
+	folds       []string           // the terms' stems, by term (see textFactsOf)
 	floorOut    int                // matched items left below the floor
 	policyOut   int                // received or private items kept out
 	truncated   []string           // hub entities whose inbound edges were cut at hubInbound
@@ -194,11 +197,11 @@ func (e *engine) prepare() (prepared, error) {
 		if role, ok := roleTerms[t]; ok {
 			e.roles = append(e.roles, role)
 		}
-		st, err := lookupTerm(e.c, ids, t, e.win)
+		st, err := lookupTerm(e.c, ids, t, e.parsed.Terms, e.win)
 		if err != nil {
 			return prepared{}, err
 		}
-		st.rarity = rarity(e.win.n, st.df)
+		st.idf, st.meaningful = idf(e.win.n, max(1, st.own)), meaningful(e.win.n, st.own)
 		e.terms = append(e.terms, st)
 	}
 	if err := e.score(); err != nil {

@@ -98,7 +98,7 @@ func TestOrderAgreesWithItsKeys(t *testing.T) {
 		var pool []*scored
 		for i := range 3000 {
 			k := &artifacts.Key{Chrono: uint32(r.IntN(3000)), Flags: artifacts.KeyFlags(r.IntN(1 << 14))}
-			pool = append(pool, &scored{ord: i, key: k, score: r.IntN(400) - 200, matched: r.IntN(3), bestWeight: r.IntN(101),
+			pool = append(pool, &scored{ord: i, key: k, score: r.IntN(400) - 200, matched: r.IntN(4), bestWeight: r.IntN(101),
 				direct: r.IntN(2) == 0, related: r.IntN(2) == 0})
 		}
 		want := slices.Clone(pool)
@@ -114,8 +114,10 @@ func TestOrderAgreesWithItsKeys(t *testing.T) {
 				kx = []int{b(x.key.Flags&artifacts.KeyDated != 0), b(x.direct), b(x.related), x.bestWeight}
 				ky = []int{b(y.key.Flags&artifacts.KeyDated != 0), b(y.direct), b(y.related), y.bestWeight}
 			} else {
-				kx = []int{b(x.direct), x.matched, b(x.related), b(isPage(x.key)), x.score}
-				ky = []int{b(y.direct), y.matched, b(y.related), b(isPage(y.key)), y.score}
+				// Two meaningful terms or more are one tier; pages
+				// come first only at equal score.
+				kx = []int{b(x.direct), min(x.matched, multiTerm), b(x.related), x.score, b(isPage(x.key))}
+				ky = []int{b(y.direct), min(y.matched, multiTerm), b(y.related), y.score, b(isPage(y.key))}
 			}
 			for i := range kx {
 				if c := cmp.Compare(ky[i], kx[i]); c != 0 {
@@ -141,5 +143,5 @@ func sameKeys(x, y *scored, last bool) bool {
 	if last {
 		return same && x.key.Flags&artifacts.KeyDated == y.key.Flags&artifacts.KeyDated && x.bestWeight == y.bestWeight
 	}
-	return same && x.matched == y.matched && isPage(x.key) == isPage(y.key) && x.score == y.score
+	return same && min(x.matched, multiTerm) == min(y.matched, multiTerm) && isPage(x.key) == isPage(y.key) && x.score == y.score
 }

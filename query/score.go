@@ -24,10 +24,19 @@ const (
 	pointsPhrase = 50
 	// pointsTitle rewards a title equal to the whole query.
 	pointsTitle = 100
-	// pointsPerRarity scales a term's rarity into points.
-	pointsPerRarity = 10
-	// maxRarity caps a term's rarity.
-	maxRarity = 16
+	// pointsPerIDF scales a term's rarity (its idf, one unit per halving
+	// of the items that hold it) times its saturated frequency into points.
+	pointsPerIDF = 10
+	// bm25K1 is BM25's k1 in hundredths: how soon a term's weighted
+	// frequency saturates; a term's frequency part never reaches
+	// (k1+1) = 2.2.
+	bm25K1 = 120
+	// bm25B is BM25's b in thousandths: how much a field's length, against
+	// the average length of that field, discounts a term in it.
+	bm25B = 750
+	// foldedPercent is what an occurrence of a folded variant of a term
+	// ("renamed" for "rename") counts, in hundredths of the term itself.
+	foldedPercent = 20
 	// pointsCreated prefers category: created, once an item matched.
 	pointsCreated = 10
 	// pointsRecency is the recency bonus of an item dated today.
@@ -57,6 +66,7 @@ func (e *engine) score() error {
 	if err != nil {
 		return err
 	}
+	e.averageLengths(p)
 	if err := e.scoreHits(p); err != nil {
 		return err
 	}
@@ -64,6 +74,9 @@ func (e *engine) score() error {
 		return err
 	}
 	e.pool = p.byOrdinal()
+	if err := e.scoreProximity(); err != nil {
+		return err
+	}
 	return e.scoreWholeQuery()
 }
 
@@ -173,6 +186,8 @@ func (e *engine) scoreURITerms(p *hitPool) error {
 		if !s.direct || !identified {
 			s.direct, s.identity = true, true
 			s.matched++
+			s.terms++
+			s.own++
 			s.moreOf().uriTerms = append(s.moreOf().uriTerms, t)
 			s.score += pointsIdentifier
 		}
@@ -198,12 +213,12 @@ func (e *engine) scoreWholeQuery() error {
 				s.score += pointsTitle
 			}
 		}
-		if len(e.terms) > 1 && s.matched == len(e.terms) {
-			ok, err := e.phrase(s)
+		if len(e.terms) > 1 && s.own == len(e.terms) { // a phrase is of the terms themselves
+			facts, err := e.textFactsOf(s)
 			if err != nil {
 				return err
 			}
-			if ok {
+			if facts.phrase {
 				s.phrased = true
 				s.score += pointsPhrase
 			}
@@ -219,7 +234,13 @@ func (e *engine) scoreWholeQuery() error {
 // it only lists the reasons (s is then a scratch copy).
 func (e *engine) scoreTerm(s *scored, ti int, h *termHit, fields []artifacts.Field, rec *[]Reason) error {
 	st := e.terms[ti]
-	s.matched++
+	s.terms++
+	if h.exact || len(h.ps) > 0 {
+		s.own++
+		if st.meaningful {
+			s.matched++ // a folded variant alone does not count
+		}
+	}
 	own, err := e.termNamesItself(s, st)
 	if err != nil {
 		return err
@@ -234,34 +255,94 @@ func (e *engine) scoreTerm(s *scored, ti int, h *termHit, fields []artifacts.Fie
 			*rec = append(*rec, Reason{Code: "identifier", Points: pointsIdentifier, Detail: st.term})
 		}
 	default:
-		pts, w := termPoints(h.ps, s.key, fields, st.rarity)
+		tf, w := e.weightedTF(h, s.key, fields)
+		pts := termPoints(st.idf, tf)
 		s.bestWeight = max(s.bestWeight, w)
 		s.score += pts
 		if rec != nil {
-			*rec = append(*rec, Reason{Code: "term", Points: pts, Detail: fmt.Sprintf("%s r=%d", st.term, st.rarity)})
+			*rec = append(*rec, Reason{Code: "term", Points: pts, Detail: fmt.Sprintf("%s idf=%d/16 tf=%d/100", st.term, st.idf, tf)})
 		}
 	}
 	return nil
 }
 
-// termPoints is a term's points in its best matching field of an item:
-// max(10·r, ⌊10·weight·r / L⌋), and that field's weight. The key's norm
-// of a field is L for a field with words, 0 (read as L = 1) for one without.
-func termPoints(ps []artifacts.Posting, key *artifacts.Key, fields []artifacts.Field, r int) (points, weight int) {
-	for _, p := range ps {
-		w, norm := 1, 1
-		if int(p.Field) < len(fields) {
-			w = fields[p.Field].Weight
-		}
-		if int(p.Field) < len(key.Norms) {
-			norm = max(1, int(key.Norms[p.Field]))
-		}
-		pts := max(pointsPerRarity*r, pointsPerRarity*w*r/norm)
-		if pts > points || pts == points && w > weight {
-			points, weight = pts, w
+// termPoints is what a term gives: ⌊10 · idf · sat⌋, where idf is in
+// sixteenths and sat = tf·(k1+1)/(tf+k1) is BM25's saturation of the
+// weighted frequency tf (in hundredths), computed in thousandths.
+func termPoints(idf, tf int) int {
+	if tf <= 0 {
+		return 0
+	}
+	sat := tf * (bm25K1 + 100) * 10 / (tf + bm25K1) // thousandths
+	return pointsPerIDF * idf * sat / (16 * 1000)
+}
+
+// weightedTF is BM25F's weighted frequency of a term in an item, in
+// hundredths: over the fields the term is in, weight · occurrences ·
+// 1000 / (1000 − b + b·len/avg), len being the field's length in the item
+// and avg its average over the items the query hit. An occurrence counts
+// 100, a folded variant's foldedPercent. weight is the strongest matching
+// field's.
+func (e *engine) weightedTF(h *termHit, key *artifacts.Key, fields []artifacts.Field) (tf, weight int) {
+	add := func(ps []artifacts.Posting, per int) {
+		for _, p := range ps {
+			w := 1
+			if int(p.Field) < len(fields) {
+				w = fields[p.Field].Weight
+			}
+			tf += w * int(p.TF) * per * 1000 / e.lengthNorm(key, int(p.Field))
+			weight = max(weight, w)
 		}
 	}
-	return points, weight
+	add(h.ps, 100)
+	add(h.folded, foldedPercent)
+	return tf, weight
+}
+
+// lengthNorm is BM25's length discount of field f of an item, in
+// thousandths: 1000 − b + b·len/avg, or 1000 when the item or the hits
+// have no length for the field.
+func (e *engine) lengthNorm(key *artifacts.Key, f int) int {
+	if f >= len(key.Norms) || f >= len(e.avgLen) || key.Norms[f] == 0 || e.avgLen[f] == 0 {
+		return 1000
+	}
+	return 1000 - bm25B + bm25B*artifacts.NormLength(key.Norms[f])/e.avgLen[f]
+}
+
+// averageLengths sets each field's average length over the items that
+// hold a query term itself (not only a folded variant) and have words in
+// the field, 0 when none has: the index and the scan both know the
+// lengths of every item a term hits.
+func (e *engine) averageLengths(p *hitPool) {
+	n := len(e.c.Fields())
+	own := make([]bool, len(p.items))
+	for _, st := range e.terms {
+		k := 0
+		for _, h := range st.hits {
+			for p.ords[k] != int(h.ord) {
+				k++
+			}
+			own[k] = own[k] || h.exact || len(h.ps) > 0
+		}
+	}
+	sums, counts := make([]int, n), make([]int, n)
+	for i := range p.items {
+		if !own[i] {
+			continue
+		}
+		for f, c := range p.items[i].key.Norms {
+			if c != 0 && f < n {
+				sums[f] += artifacts.NormLength(c)
+				counts[f]++
+			}
+		}
+	}
+	e.avgLen = make([]int, n)
+	for f := range n {
+		if counts[f] > 0 {
+			e.avgLen[f] = max(1, sums[f]/counts[f])
+		}
+	}
 }
 
 // identifiedBy reports whether a query term equal to t already made s an
@@ -356,43 +437,9 @@ func titleIs(title string, terms []string) bool {
 	return n == len(terms)
 }
 
-// phrase reports whether the query's terms appear in a row, in order, in
-// one of the item's fields.
-func (e *engine) phrase(s *scored) (bool, error) {
-	it, err := e.itemOf(s)
-	if err != nil {
-		return false, err
-	}
-	for _, f := range it.Fields {
-		for _, v := range f.Values {
-			if containsRun(queryWords(v), e.parsed.Terms) {
-				return true, nil
-			}
-		}
-	}
-	return false, nil
-}
-
 // queryWords splits text the way a query is split into terms, keeping
 // every word, so a phrase can be matched against it.
 func queryWords(text string) []string { return slices.Collect(lex.QueryWords(text)) }
-
-// containsRun reports whether run appears consecutively in words, ignoring
-// words the query would have dropped (short and scaffolding words).
-func containsRun(words, run []string) bool {
-	var kept []string
-	for _, w := range words {
-		if lex.KeepAsTerm(w) {
-			kept = append(kept, w)
-		}
-	}
-	for i := 0; i+len(run) <= len(kept); i++ {
-		if slices.Equal(kept[i:i+len(run)], run) {
-			return true
-		}
-	}
-	return false
-}
 
 // bonuses are the points of an item that matched: created evidence,
 // recency, and the closed and navigation penalties. recent caches recency
@@ -496,6 +543,10 @@ func (e *engine) reasons(s *scored) ([]Reason, error) {
 		acc.score += pointsIdentifier
 		rs = append(rs, Reason{Code: "identifier", Points: pointsIdentifier, Detail: "uri " + t})
 	}
+	if s.near != 0 {
+		acc.score += s.near
+		rs = append(rs, proximityReason(s))
+	}
 	if s.titled {
 		acc.score += pointsTitle
 		rs = append(rs, Reason{Code: "title", Points: pointsTitle, Detail: "the title is the whole query"})
@@ -509,3 +560,9 @@ func (e *engine) reasons(s *scored) ([]Reason, error) {
 	}
 	return append(rs, more.later...), nil
 }
+
+// multiTerm is the count of meaningful matched terms at which the order
+// stops counting: an item matching two or more meaningful terms precedes
+// one matching a single term, whatever their scores, and among those
+// the score decides.
+const multiTerm = 2

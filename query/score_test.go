@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages/lex"
 )
 
@@ -38,6 +39,30 @@ func TestTitleIs(t *testing.T) {
 		}
 		if got, want := strings.Join(lex.TitleTerms(title), " "), joined(title); got != want {
 			t.Errorf("TitleTerms(%q) = %q, want %q", title, got, want)
+		}
+	}
+}
+
+// TestIDFAndTermPoints pins the integer arithmetic the README adds up by
+// hand: idf in sixteenths, and a term's points from idf and tf.
+func TestIDFAndTermPoints(t *testing.T) {
+	for _, c := range []struct{ n, df, want int }{
+		{3, 1, 22}, {3, 2, 10}, {3, 3, 3}, {16, 16, 0}, {1000, 1, 150}, {0, 0, 0},
+	} {
+		if got := idf(c.n, c.df); got != c.want {
+			t.Errorf("idf(%d, %d) = %d, want %d", c.n, c.df, got, c.want)
+		}
+	}
+	if got := termPoints(29, 1064); got != 35 { // the README's example
+		t.Errorf("termPoints(29, 1064) = %d, want 35", got)
+	}
+	if got := termPoints(29, 0); got != 0 {
+		t.Errorf("termPoints(29, 0) = %d, want 0", got)
+	}
+	for n := 1; n < 49152; n = n*3/2 + 1 {
+		c := artifacts.NormOf(n)
+		if l := artifacts.NormLength(c); l*100 < n*75 || l*100 > n*125 {
+			t.Errorf("NormOf(%d) = %d stands for %d words, more than 25%% off", n, c, l)
 		}
 	}
 }

@@ -173,9 +173,9 @@ func itemRef(node string) (int, bool) {
 	return v, err == nil
 }
 
-// order sorts the pool by standing. Normally: direct identity, more
-// matched terms, related identity, authored pages before collected
-// records, score, newest, URI. With "last": dated evidence first, then
+// order sorts the pool by standing. Normally: direct identity, two or
+// more meaningful matched terms before one (multiTerm), related identity,
+// score, authored pages before collected records, newest, URI. With "last": dated evidence first, then
 // direct and related identity, the strongest matching field, newest, URI.
 // A single-term exact identity query puts an active project with a
 // next_action first. The keys are computed once per item, not on each of
@@ -190,11 +190,11 @@ func (e *engine) order() {
 	}
 	// The keys before the last are packed into one word, larger first, so
 	// that a comparison is one or two integer compares: a common-word
-	// query orders tens of thousands of items. A score takes the low 32
-	// bits, offset to compare unsigned (a term gives at most 16,000
-	// points, weights being at most 100 and rarity 16, so a score needs
-	// more than 130,000 terms to leave the range); the count of matched
-	// terms takes 24 bits, more than a query can hold.
+	// query orders tens of thousands of items. A score takes 32 bits
+	// above the page bit, offset to compare unsigned (a term gives less
+	// than 400 points, so a score needs millions of terms to leave the
+	// range); the count of matched terms takes 24 bits, more than a query
+	// can hold.
 	type keyed struct {
 		s      *scored
 		packed uint64 // larger first
@@ -209,7 +209,7 @@ func (e *engine) order() {
 		if e.parsed.Last {
 			p = bit(commitment, 63) | bit(s.key.Flags&artifacts.KeyDated != 0, 62) | bit(s.direct, 61) | bit(s.related, 60) | signed(s.bestWeight)
 		} else {
-			p = bit(commitment, 63) | bit(s.direct, 62) | uint64(min(s.matched, 1<<24-1))<<36 | bit(s.related, 35) | bit(isPage(s.key), 34) | signed(s.score)
+			p = bit(commitment, 63) | bit(s.direct, 62) | uint64(min(s.matched, multiTerm))<<36 | bit(s.related, 35) | signed(s.score)<<1 | bit(isPage(s.key), 0)
 		}
 		list[i] = keyed{s, p, s.key.Chrono}
 	}

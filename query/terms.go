@@ -2,6 +2,7 @@ package query
 
 import (
 	"cmp"
+	"math"
 	"math/bits"
 	"slices"
 	"strings"
@@ -16,9 +17,15 @@ type termStats struct {
 	fold uint32 // lex.FoldKey(term), to find the items it may name exactly
 	// hits are the window's items the term matches, by ordinal, each
 	// with how: as an exact identifier, and/or its postings in fields.
-	hits   []termHit
-	df     int // len(hits): window items matching it either way
-	rarity int
+	hits []termHit
+	df   int // len(hits): window items matching it either way
+	own  int // the items of hits that hold the term itself, not only a variant
+	// idf is the term's rarity in the window, in sixteenths (see idf).
+	idf int
+	// meaningful is false for a term in more than half of a multi-item
+	// window: it still scores, but does not count as a matched term for
+	// the order.
+	meaningful bool
 }
 
 // hit finds the term's hit on an item.
@@ -35,21 +42,66 @@ type termHit struct {
 	ord   int32
 	exact bool                // the item holds the term as an exact identifier
 	ps    []artifacts.Posting // the term's postings in the item's fields
+	// folded are the postings of the term's folded variants (see
+	// lex.Variants), which count for less than the term itself.
+	folded []artifacts.Posting
 }
 
 // lookupTerm gathers a query term's postings: exact identifier entries,
 // and word or identifier tokens (identifier-shaped terms match every
-// dictionary term containing them). Only the window's items count. Hits
-// come sorted by ordinal, one per item: a query can have tens of
-// thousands, and a sorted slice costs far less than maps to build and walk.
-func lookupTerm(c corpus, ids lex.Identities, term string, win *candidates) (*termStats, error) {
+// dictionary term containing them), then the postings of the term's
+// folded variants that are not query terms themselves (all are the
+// query's terms). Only the window's items count. Hits come sorted by
+// ordinal, one per item: a query can have tens of thousands, and a sorted
+// slice costs far less than maps to build and walk.
+func lookupTerm(c corpus, ids lex.Identities, term string, all []string, win *candidates) (*termStats, error) {
 	exact, found, err := gatherPostings(c, ids, term, win)
 	if err != nil {
 		return nil, err
 	}
-	st := &termStats{term: term, fold: lex.FoldKey(term), hits: mergeHits(exact, found)}
+	var folded []artifacts.Posting
+	variants := foldedVariants(term, all)
+	for _, v := range variants {
+		ps, _, err := c.Postings(v)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range ps {
+			if win.has(int(p.Doc)) {
+				folded = append(folded, p)
+			}
+		}
+	}
+	if len(variants) > 1 {
+		slices.SortStableFunc(folded, func(a, b artifacts.Posting) int { return cmp.Compare(a.Doc, b.Doc) })
+	}
+	st := &termStats{term: term, fold: lex.FoldKey(term), hits: mergeHits(exact, found, folded)}
 	st.df = len(st.hits)
+	for _, h := range st.hits {
+		if h.exact || len(h.ps) > 0 {
+			st.own++
+		}
+	}
 	return st, nil
+}
+
+// foldedVariants are the dictionary words a plain query term also finds
+// (lex.Variants), but none that is a query term of its own.
+func foldedVariants(term string, terms []string) []string {
+	if lex.IsIdentifierShaped(term) || strings.HasPrefix(term, lex.ExactPrefix) {
+		return nil
+	}
+	return slices.DeleteFunc(lex.Variants(term), func(v string) bool { return slices.Contains(terms, v) })
+}
+
+// lookupWords are the dictionary words a query's terms look up: the terms
+// and their folded variants. A scan keeps the postings of these.
+func lookupWords(terms []string) []string {
+	out := slices.Clone(terms)
+	for _, t := range terms {
+		out = append(out, foldedVariants(t, terms)...)
+	}
+	return out
 }
 
 // gatherPostings reads a term's postings within the window: the items
@@ -103,44 +155,84 @@ func gatherPostings(c corpus, ids lex.Identities, term string, win *candidates) 
 	return exact, found, nil
 }
 
-// mergeHits joins the exact items and the postings of a term, both sorted
-// by item, into one hit per item.
-func mergeHits(exact []int32, found []artifacts.Posting) []termHit {
+// mergeHits joins the exact items, the postings and the folded variants'
+// postings of a term, each sorted by item, into one hit per item.
+func mergeHits(exact []int32, found, folded []artifacts.Posting) []termHit {
 	hits := make([]termHit, 0, len(exact)+len(found))
-	for i, j := 0, 0; i < len(exact) || j < len(found); {
-		var h termHit
-		switch {
-		case j == len(found) || i < len(exact) && exact[i] < found[j].Doc:
-			h = termHit{ord: exact[i], exact: true}
-			i++
-		default:
-			h.ord = found[j].Doc
-			if i < len(exact) && exact[i] == h.ord {
-				h.exact = true
-				i++
-			}
-			k := j
-			for k < len(found) && found[k].Doc == h.ord {
-				k++
-			}
-			h.ps = found[j:k:k]
-			j = k
+	// run takes ps's postings of item ord, from *j on.
+	run := func(ps []artifacts.Posting, j *int, ord int32) []artifacts.Posting {
+		k := *j
+		for k < len(ps) && ps[k].Doc == ord {
+			k++
 		}
+		if k == *j {
+			return nil
+		}
+		out := ps[*j:k:k]
+		*j = k
+		return out
+	}
+	for i, j, f := 0, 0, 0; i < len(exact) || j < len(found) || f < len(folded); {
+		ord := int32(math.MaxInt32)
+		if i < len(exact) {
+			ord = exact[i]
+		}
+		if j < len(found) {
+			ord = min(ord, found[j].Doc)
+		}
+		if f < len(folded) {
+			ord = min(ord, folded[f].Doc)
+		}
+		h := termHit{ord: ord}
+		if i < len(exact) && exact[i] == ord {
+			h.exact = true
+			i++
+		}
+		h.ps = run(found, &j, ord)
+		h.folded = run(folded, &f, ord)
 		hits = append(hits, h)
 	}
 	return hits
 }
 
-// rarity is a term's log-scaled rarity in the window: 0 for a stop term (in
-// more than half of a multi-item window), else min(16, ⌊log2(N/df)⌋+1).
-func rarity(n, df int) int {
+// idf is a term's rarity among the n items of the window, BM25's inverse
+// document frequency ln((n − df + 0.5)/(df + 0.5) + 1) = ln((n+1)/(df+0.5))
+// taken in base 2 and sixteenths: ⌊16·log2((2n+2)/(2df+1))⌋. It stays
+// positive for a term in two of three items, where a stop-term rule
+// would zero it; only a term in nearly every item of a large window
+// (df = n, n ≥ 16) gets 0.
+func idf(n, df int) int {
 	if df == 0 {
 		return 0
 	}
-	if n > 1 && 2*df > n {
+	return log2x16(uint64(2*n+2), uint64(2*df+1))
+}
+
+// meaningful reports whether a term found in df of the window's n items
+// counts for the order: not when it is in more than half of a window of
+// more than one item.
+func meaningful(n, df int) bool { return df > 0 && (n <= 1 || 2*df <= n) }
+
+// log2x16 is ⌊16·log2(num/den)⌋ for num > den > 0, else 0, in integer
+// arithmetic (num below 2^33): the integer part from the top bit, then
+// four fraction bits by squaring the mantissa.
+func log2x16(num, den uint64) int {
+	if den == 0 || num <= den {
 		return 0
 	}
-	return min(maxRarity, bits.Len(uint(n/df)))
+	const frac = 30 // the mantissa is fixed-point with 30 fraction bits
+	x := num << frac / den
+	e := bits.Len64(x) - 1 - frac // x/2^frac is in [2^e, 2^(e+1))
+	m := x >> e                   // the mantissa, in [1, 2)
+	out := e * 16
+	for bit := 8; bit > 0; bit /= 2 {
+		m = m * m >> frac
+		if m >= 2<<frac {
+			m >>= 1
+			out += bit
+		}
+	}
+	return out
 }
 
 // exactLookups are the dictionary terms that make an item an exact match

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"math"
-	"math/bits"
 	"runtime"
 	"slices"
 	"strings"
@@ -208,7 +207,7 @@ func rowKey(k *artifacts.Key, d *artifacts.Doc, fields int, cfg model.Config) er
 			return fmt.Errorf("%s: field ordinal %d of %d fields", d.URI, l.Field, fields)
 		}
 		if l.N > 0 {
-			k.Norms[l.Field] = byte(bits.Len32(uint32(l.N)))
+			k.Norms[l.Field] = artifacts.NormOf(int(l.N))
 		}
 	}
 	return nil

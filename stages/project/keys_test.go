@@ -69,8 +69,8 @@ func TestKeys(t *testing.T) {
 	if keys[0].HalfLife != 14 || keys[2].HalfLife != 3 || keys[3].HalfLife != 0 {
 		t.Errorf("half-lives %d, %d, %d; want 14, 3, 0", keys[0].HalfLife, keys[2].HalfLife, keys[3].HalfLife)
 	}
-	if !slices.Equal(keys[0].Norms, []byte{1, 0, 10}) || !slices.Equal(keys[1].Norms, []byte{0, 0, 0}) {
-		t.Errorf("norms %v, %v; want [1 0 10] (1 word, none, 1000 words) and none", keys[0].Norms, keys[1].Norms)
+	if !slices.Equal(keys[0].Norms, []byte{1, 0, 20}) || !slices.Equal(keys[1].Norms, []byte{0, 0, 0}) {
+		t.Errorf("norms %v, %v; want [1 0 20] (1 word, none, 1000 words) and none", keys[0].Norms, keys[1].Norms)
 	}
 	if keys[0].Digest != 1 || keys[4].Digest != ^uint64(0) {
 		t.Errorf("digests %x, %x", keys[0].Digest, keys[4].Digest)

@@ -1,0 +1,185 @@
+package query
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/lex"
+)
+
+// Proximity: query terms close together in one field of an item say more
+// than the same terms scattered through it. It is read from the item's
+// own text, so only the best-scored items are read.
+const (
+	// pointsProximity is what each query term beyond the first gives when
+	// it falls in the same window of proximityWords words of one field.
+	pointsProximity = 20
+	// proximityWords is the window's width, in words.
+	proximityWords = 12
+	// proximityTop is how many items, best score first, are read for it.
+	proximityTop = 10
+)
+
+// scoreProximity adds the proximity bonus to the proximityTop items of
+// the pool with the best scores so far that hold two query terms or more
+// in one field: pointsProximity for each distinct query term beyond the
+// first inside the densest window of proximityWords words of one value
+// of such a field. Only those items are read, and only those fields
+// scanned.
+func (e *engine) scoreProximity() error {
+	if len(e.terms) < 2 {
+		return nil
+	}
+	var top []*scored
+	for _, s := range e.pool {
+		if s.terms >= 2 && s.score > 0 {
+			top = append(top, s)
+		}
+	}
+	slices.SortFunc(top, func(a, b *scored) int { return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.ord, b.ord)) })
+	fields := len(e.c.Fields())
+	for _, s := range top[:min(len(top), proximityTop)] {
+		if !e.sharesField(s, fields) {
+			continue // no field holds two terms: nothing to read
+		}
+		facts, err := e.textFactsOf(s)
+		if err != nil {
+			return err
+		}
+		if best := facts.densest; best >= 2 {
+			s.near = pointsProximity * (best - 1)
+			s.score += s.near
+		}
+	}
+	return nil
+}
+
+// sharesField reports whether an item holds two or more of the query's
+// terms (or their variants) in one field, by its postings.
+func (e *engine) sharesField(s *scored, fields int) bool {
+	count := make([]int, fields)
+	for _, st := range e.terms {
+		h, ok := st.hit(s.ord)
+		if !ok {
+			continue
+		}
+		var in uint64 // the fields this term is in, for the first 64
+		for _, ps := range [][]artifacts.Posting{h.ps, h.folded} {
+			for _, p := range ps {
+				if f := int(p.Field); f < fields && f < 64 && in&(1<<f) == 0 {
+					in |= 1 << f
+					count[f]++
+				}
+			}
+		}
+	}
+	return slices.ContainsFunc(count, func(n int) bool { return n >= 2 })
+}
+
+// textFacts are what an item's text says of the query, read in one pass
+// over its words: whether the terms appear as a phrase in a field value,
+// and the most distinct terms inside proximityWords words of one.
+type textFacts struct {
+	phrase  bool
+	densest int
+}
+
+// textFactsOf reads an item's text once for both the phrase and the
+// proximity bonus.
+func (e *engine) textFactsOf(s *scored) (textFacts, error) {
+	if f, ok := e.facts[s.ord]; ok {
+		return f, nil
+	}
+	it, err := e.itemOf(s)
+	if err != nil {
+		return textFacts{}, err
+	}
+	if e.folds == nil {
+		e.folds = make([]string, len(e.terms))
+		for i, st := range e.terms {
+			e.folds[i] = lex.Fold(st.term)
+		}
+	}
+	var f textFacts
+	for _, fl := range it.Fields {
+		for _, v := range fl.Values {
+			phrase, densest := scanText(v, e.terms, e.folds)
+			f.phrase = f.phrase || phrase
+			f.densest = max(f.densest, densest)
+		}
+	}
+	if e.facts == nil {
+		e.facts = map[int]textFacts{}
+	}
+	e.facts[s.ord] = f
+	return f, nil
+}
+
+// scanText reads text split as a query is. phrase: the terms appear in
+// order, consecutively among the words a query would keep (the terms are
+// distinct, so a mismatch can only restart the run at its first term).
+// densest: the most distinct query terms inside any run of
+// proximityWords consecutive words, a word being a term when it is the
+// term or folds as it does.
+func scanText(text string, terms []*termStats, folds []string) (phrase bool, densest int) {
+	var ring [proximityWords]int8 // the term index of the last words, -1 for none
+	for i := range ring {
+		ring[i] = -1
+	}
+	seen := make([]int, len(terms))
+	best, distinct, i, run := 0, 0, 0, 0
+	for w := range lex.QueryWords(text) {
+		if len(terms) > 1 && !phrase && lex.KeepAsTerm(w) {
+			switch {
+			case w == terms[run].term:
+				run++
+			case w == terms[0].term:
+				run = 1
+			default:
+				run = 0
+			}
+			phrase = run == len(terms)
+		}
+		if old := ring[i%proximityWords]; old >= 0 {
+			seen[old]--
+			if seen[old] == 0 {
+				distinct--
+			}
+		}
+		at := int8(-1)
+		fw := ""
+		for ti, st := range terms {
+			if w == st.term {
+				at = int8(ti)
+				break
+			}
+			if lex.IsIdentifierShaped(st.term) {
+				continue
+			}
+			if fw == "" {
+				fw = lex.Fold(w)
+			}
+			if fw == folds[ti] {
+				at = int8(ti)
+				break
+			}
+		}
+		ring[i%proximityWords] = at
+		if at >= 0 {
+			if seen[at] == 0 {
+				distinct++
+			}
+			seen[at]++
+		}
+		best = max(best, distinct)
+		i++
+	}
+	return phrase, best
+}
+
+// proximityReason is the reason of an item's proximity bonus.
+func proximityReason(s *scored) Reason {
+	return Reason{Code: "proximity", Points: s.near, Detail: fmt.Sprintf("%d terms within %d words", s.near/pointsProximity+1, proximityWords)}
+}
