@@ -73,7 +73,7 @@ func Open(ctx context.Context, root string) (*Index, error) {
 	}
 	defer osRoot.Close()
 	cache := artifacts.ReadStatFile(root)
-	inv, err := load.Take(ctx, osRoot.FS(), cache, artifacts.ReadConfigCache(root))
+	inv, err := load.Take(ctx, root, osRoot.FS(), cache, artifacts.ReadConfigCache(root))
 	h := <-manifest
 	if err != nil {
 		return nil, err

@@ -96,12 +96,12 @@ type Inventory struct {
 // query needs to know whether the index is current. Content and
 // governance folders are not walked.
 //
-// Everything is read through fsys.
-// cached is the configuration the last good build decoded: when
-// cairn.yaml's stat and hash still match it, it stands in for decoding
-// the YAML again, which would cost a query more than the rest of this
-// check.
-func Take(ctx context.Context, fsys fs.FS, stat artifacts.StatLookup, cached artifacts.ConfigCache) (Inventory, error) {
+// dir is the base's folder on disk, which fsys reads: the walk lists it
+// through directory descriptors where it can (fastWalk). cached is the
+// configuration the last good build decoded: when cairn.yaml's stat and
+// hash still match it, it stands in for decoding the YAML again, which
+// would cost a query more than the rest of this check.
+func Take(ctx context.Context, dir string, fsys fs.FS, stat artifacts.StatLookup, cached artifacts.ConfigCache) (Inventory, error) {
 	var ds diag.List
 	inv := Inventory{}
 	cfg, cfgHash, ok := cachedConfig(fsys, stat, cached)
@@ -115,7 +115,13 @@ func Take(ctx context.Context, fsys fs.FS, stat artifacts.StatLookup, cached art
 		for _, layer := range []string{l.Events, l.Index, l.Wiki, l.Projects, l.Tasks, l.Bodies} {
 			top[strings.SplitN(layer, "/", 2)[0]] = true
 		}
-		walked := walkOnly(fsys, newClassifier(cfg), &ds, top)
+		c := newClassifier(cfg)
+		walked, fast, ok := fastWalk(dir, c, top)
+		if ok {
+			ds.Merge(fast.Sorted())
+		} else {
+			walked = walkOnly(fsys, c, &ds, top)
+		}
 		entries := make([]entry, 0, len(walked))
 		for _, e := range walked {
 			if e.kind == kindConfig || e.kind.group() == GroupCorpus {

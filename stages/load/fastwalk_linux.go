@@ -1,0 +1,157 @@
+package load
+
+import (
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"unsafe"
+
+	"github.com/cairn-kb/cairn/stages/diag"
+)
+
+// fastWalk is walkOnly over the top-level folders top of the base in the
+// folder dir, through directory descriptors: each folder is opened once,
+// relative to its parent and without following links, listed with
+// getdents64, and its files statted relative to it. The os package's walk
+// opens every folder again from the base root, one openat per path
+// element, and prepares each descriptor for its poller; a query checking
+// that the artifacts are current pays for that on every run.
+//
+// It takes only what needs no judgement: plain folders and files. On a
+// symlink, a path cairn refuses, or any error, ok is false and nothing is
+// reported: walkOnly then walks the base and says what it finds.
+func fastWalk(dir string, c classifier, top map[string]bool) (out []entry, ds diag.List, ok bool) {
+	root, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, ds, false
+	}
+	defer syscall.Close(root)
+	buf := make([]byte, direntBuf)
+	names, types, ok := readDirents(root, buf)
+	if !ok {
+		return nil, ds, false
+	}
+	var folders []string
+	for i, name := range names {
+		switch {
+		case name == ConfigFile:
+			st, ok := statAt(root, dir, name, name)
+			if !ok || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+				return nil, ds, false
+			}
+			c.add(&ds, &out, name, st.Size, mtimeNS(st), false)
+		case !top[name] || strings.HasPrefix(name, "."):
+			// walkOnly skips these too
+		case types[i] == syscall.DT_DIR && !strings.ContainsAny(name, "\t\n\r\\"):
+			folders = append(folders, name)
+		default:
+			return nil, ds, false
+		}
+	}
+	type walked struct {
+		out []entry
+		ds  diag.List
+		ok  bool
+	}
+	results := make([]walked, len(folders))
+	var wg sync.WaitGroup
+	for i, name := range folders {
+		wg.Go(func() {
+			r := &results[i]
+			r.ok = walkFolder(dir, root, name, name, c, &r.ds, &r.out, make([]byte, direntBuf))
+		})
+	}
+	wg.Wait()
+	for _, r := range results {
+		if !r.ok {
+			return nil, diag.List{}, false
+		}
+		out = append(out, r.out...)
+		ds.Merge(r.ds.Sorted())
+	}
+	slices.SortFunc(out, func(a, b entry) int { return strings.Compare(a.path, b.path) })
+	return out, ds, true
+}
+
+// direntBuf is the getdents64 buffer of one walking goroutine.
+const direntBuf = 16 << 10
+
+// walkFolder walks the folder name inside the folder parent; p is its
+// path in the base, which is in the folder dir.
+func walkFolder(dir string, parent int, name, p string, c classifier, ds *diag.List, out *[]entry, buf []byte) bool {
+	fd, err := syscall.Openat(parent, name, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	defer syscall.Close(fd)
+	names, types, ok := readDirents(fd, buf)
+	if !ok {
+		return false
+	}
+	for i, n := range names {
+		if strings.HasPrefix(n, ".") {
+			continue // hidden, as in walkOnly
+		}
+		child := p + "/" + n
+		if strings.ContainsAny(n, "\t\n\r\\") {
+			return false
+		}
+		switch types[i] {
+		case syscall.DT_DIR:
+			if !walkFolder(dir, fd, n, child, c, ds, out, buf) {
+				return false
+			}
+		case syscall.DT_REG:
+			st, ok := statAt(fd, dir, n, child)
+			if !ok || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+				return false
+			}
+			c.add(ds, out, child, st.Size, mtimeNS(st), false)
+		case syscall.DT_FIFO, syscall.DT_SOCK, syscall.DT_CHR, syscall.DT_BLK:
+			// not regular files: walkOnly skips them too
+		default: // a symlink, or a file system that does not say
+			return false
+		}
+	}
+	return true
+}
+
+// readDirents lists a folder: every name but . and .., with its d_type.
+// buf is reused; the names are copied out of it.
+func readDirents(fd int, buf []byte) (names []string, types []uint8, ok bool) {
+	for {
+		n, err := syscall.ReadDirent(fd, buf)
+		if err != nil {
+			return nil, nil, false
+		}
+		if n <= 0 {
+			return names, types, true
+		}
+		// struct linux_dirent64: ino u64, off s64, reclen u16, type u8,
+		// then the name, NUL-terminated, padded to reclen.
+		for off := 0; off < n; {
+			if off+19 > n {
+				return nil, nil, false
+			}
+			reclen := int(*(*uint16)(unsafe.Pointer(&buf[off+16])))
+			if reclen < 20 || off+reclen > n {
+				return nil, nil, false
+			}
+			typ := buf[off+18]
+			name := buf[off+19 : off+reclen]
+			if i := strings.IndexByte(unsafe.String(&name[0], len(name)), 0); i >= 0 {
+				name = name[:i]
+			}
+			if s := string(name); s != "." && s != ".." {
+				names = append(names, s)
+				types = append(types, typ)
+			}
+			off += reclen
+		}
+	}
+}
+
+func mtimeNS(st syscall.Stat_t) int64 {
+	return int64(st.Mtim.Sec)*1e9 + int64(st.Mtim.Nsec)
+}

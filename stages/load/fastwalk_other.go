@@ -1,0 +1,10 @@
+//go:build !linux
+
+package load
+
+import "github.com/cairn-kb/cairn/stages/diag"
+
+// fastWalk has no fast path here: walkOnly walks the base.
+func fastWalk(dir string, c classifier, top map[string]bool) ([]entry, diag.List, bool) {
+	return nil, diag.List{}, false
+}
