@@ -153,7 +153,10 @@ type engine struct {
 	pool        []*scored
 	avgLen      []int              // each field's average length over the hits (see averageLengths)
 	facts       map[int]textFacts  // what items' text says of the query, by ordinal (see textFactsOf)
-	folds       []string           // the terms' stems, by term (see textFactsOf)
+	folds       []string           // the terms' stems, by term, "" for an identifier (see textFactsOf)
+	idents      []bool             // by parsed term: identifier-shaped (see coverage)
+	lowerBuf    []byte             // a passage lower-cased (see lowered)
+	fieldIndex  map[string]int     // field names to their index (see fieldAt)
 	floorOut    int                // matched items left below the floor
 	policyOut   int                // received or private items kept out
 	truncated   []string           // hub entities whose inbound edges were cut at hubInbound

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 	"unicode"
@@ -108,11 +109,18 @@ func fieldsUpTo(s string, limit int) int {
 func (e *engine) coverage(passage string) int {
 	n := 0
 	var words []string
-	for _, t := range e.parsed.Terms {
-		if !containsLower(passage, t) {
+	if e.idents == nil {
+		e.idents = make([]bool, len(e.parsed.Terms))
+		for i, t := range e.parsed.Terms {
+			e.idents[i] = lex.IsIdentifierShaped(t)
+		}
+	}
+	lower := e.lowered(passage)
+	for i, t := range e.parsed.Terms {
+		if !bytes.Contains(lower, []byte(t)) {
 			continue
 		}
-		if lex.IsIdentifierShaped(t) {
+		if e.idents[i] {
 			n++
 			continue
 		}
@@ -124,6 +132,23 @@ func (e *engine) coverage(passage string) int {
 		}
 	}
 	return n
+}
+
+// lowered is s lower-cased as containsLower folds it, into a buffer the
+// engine reuses: a passage is folded once, then searched for every term
+// with the standard library's substring search. It is valid until the
+// next call.
+func (e *engine) lowered(s string) []byte {
+	b := e.lowerBuf[:0]
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			e.lowerBuf = append(b[:0], strings.ToLower(s)...)
+			return e.lowerBuf
+		}
+		b = append(b, asciiLower(s[i]))
+	}
+	e.lowerBuf = b
+	return b
 }
 
 // passages splits text into sentences, appended to out. Wrapped Markdown

@@ -39,11 +39,7 @@ func (e *engine) scoreProximity() error {
 		}
 	}
 	slices.SortFunc(top, func(a, b *scored) int { return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.ord, b.ord)) })
-	fields := len(e.c.Fields())
 	for _, s := range top[:min(len(top), proximityTop)] {
-		if !e.sharesField(s, fields) {
-			continue // no field holds two terms: nothing to read
-		}
 		facts, err := e.textFactsOf(s)
 		if err != nil {
 			return err
@@ -56,10 +52,12 @@ func (e *engine) scoreProximity() error {
 	return nil
 }
 
-// sharesField reports whether an item holds two or more of the query's
-// terms (or their variants) in one field, by its postings.
-func (e *engine) sharesField(s *scored, fields int) bool {
-	count := make([]int, fields)
+// sharedFields reports, by field index, which fields of an item hold two
+// or more of the query's terms (or their variants), by its postings: only
+// those can hold a phrase or a window of two terms. A field past the 64th
+// is reported as shared, to be read.
+func (e *engine) sharedFields(s *scored) (shared []bool, any bool) {
+	count := make([]int, len(e.c.Fields()))
 	for _, st := range e.terms {
 		h, ok := st.hit(s.ord)
 		if !ok {
@@ -68,14 +66,21 @@ func (e *engine) sharesField(s *scored, fields int) bool {
 		var in uint64 // the fields this term is in, for the first 64
 		for _, ps := range [][]artifacts.Posting{h.ps, h.folded} {
 			for _, p := range ps {
-				if f := int(p.Field); f < fields && f < 64 && in&(1<<f) == 0 {
+				switch f := int(p.Field); {
+				case f >= len(count) || f >= 64:
+				case in&(1<<f) == 0:
 					in |= 1 << f
 					count[f]++
 				}
 			}
 		}
 	}
-	return slices.ContainsFunc(count, func(n int) bool { return n >= 2 })
+	shared = make([]bool, len(count))
+	for f, n := range count {
+		shared[f] = n >= 2 || f >= 64
+		any = any || shared[f]
+	}
+	return shared, any
 }
 
 // textFacts are what an item's text says of the query, read in one pass
@@ -87,27 +92,37 @@ type textFacts struct {
 }
 
 // textFactsOf reads an item's text once for both the phrase and the
-// proximity bonus.
+// proximity bonus: only the fields whose postings hold two terms or more
+// (a field the index does not know is read too), and nothing of an item
+// with no such field.
 func (e *engine) textFactsOf(s *scored) (textFacts, error) {
 	if f, ok := e.facts[s.ord]; ok {
 		return f, nil
 	}
-	it, err := e.itemOf(s)
-	if err != nil {
-		return textFacts{}, err
-	}
-	if e.folds == nil {
-		e.folds = make([]string, len(e.terms))
-		for i, st := range e.terms {
-			e.folds[i] = lex.Fold(st.term)
-		}
-	}
 	var f textFacts
-	for _, fl := range it.Fields {
-		for _, v := range fl.Values {
-			phrase, densest := scanText(v, e.terms, e.folds)
-			f.phrase = f.phrase || phrase
-			f.densest = max(f.densest, densest)
+	shared, any := e.sharedFields(s)
+	if any {
+		it, err := e.itemOf(s)
+		if err != nil {
+			return textFacts{}, err
+		}
+		if e.folds == nil {
+			e.folds = make([]string, len(e.terms))
+			for i, st := range e.terms {
+				if !lex.IsIdentifierShaped(st.term) {
+					e.folds[i] = lex.Fold(st.term)
+				}
+			}
+		}
+		for _, fl := range it.Fields {
+			if at, ok := e.fieldAt(fl.Name); ok && !shared[at] {
+				continue // its postings hold fewer than two terms
+			}
+			for _, v := range fl.Values {
+				phrase, densest := scanText(v, e.terms, e.folds)
+				f.phrase = f.phrase || phrase
+				f.densest = max(f.densest, densest)
+			}
 		}
 	}
 	if e.facts == nil {
@@ -122,7 +137,8 @@ func (e *engine) textFactsOf(s *scored) (textFacts, error) {
 // distinct, so a mismatch can only restart the run at its first term).
 // densest: the most distinct query terms inside any run of
 // proximityWords consecutive words, a word being a term when it is the
-// term or folds as it does.
+// term or folds as it does. folds holds each term's folded form, or ""
+// for an identifier-shaped term, which matches only as it is.
 func scanText(text string, terms []*termStats, folds []string) (phrase bool, densest int) {
 	var ring [proximityWords]int8 // the term index of the last words, -1 for none
 	for i := range ring {
@@ -155,7 +171,7 @@ func scanText(text string, terms []*termStats, folds []string) (phrase bool, den
 				at = int8(ti)
 				break
 			}
-			if lex.IsIdentifierShaped(st.term) {
+			if folds[ti] == "" {
 				continue
 			}
 			if fw == "" {
@@ -182,4 +198,16 @@ func scanText(text string, terms []*termStats, folds []string) (phrase bool, den
 // proximityReason is the reason of an item's proximity bonus.
 func proximityReason(s *scored) Reason {
 	return Reason{Code: "proximity", Points: s.near, Detail: fmt.Sprintf("%d terms within %d words", s.near/pointsProximity+1, proximityWords)}
+}
+
+// fieldAt is the index of the field named name among the corpus's fields.
+func (e *engine) fieldAt(name string) (int, bool) {
+	if e.fieldIndex == nil {
+		e.fieldIndex = map[string]int{}
+		for i, f := range e.c.Fields() {
+			e.fieldIndex[f.Name] = i
+		}
+	}
+	i, ok := e.fieldIndex[name]
+	return i, ok
 }
