@@ -36,14 +36,7 @@ func flatten(s string) string {
 		}
 		return r
 	}, s)
-	for changed := true; changed; {
-		changed = false
-		for _, seq := range inert {
-			if strings.Contains(s, seq) {
-				s, changed = strings.ReplaceAll(s, seq, ""), true
-			}
-		}
-	}
+	s = Defuse(s)
 	if strings.Contains(s, "—") {
 		// An em dash and the space around it become a comma.
 		parts := strings.Split(s, "—")
@@ -53,6 +46,22 @@ func flatten(s string) string {
 		s = strings.Join(parts, ", ")
 	}
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// Defuse removes from s the sequences that could close a section, open a
+// comment or a code block, repeatedly, since removing one can join the
+// halves of another; it leaves line breaks and spacing as they are, for
+// text shown line by line.
+func Defuse(s string) string {
+	for changed := true; changed; {
+		changed = false
+		for _, seq := range inert {
+			if strings.Contains(s, seq) {
+				s, changed = strings.ReplaceAll(s, seq, ""), true
+			}
+		}
+	}
+	return s
 }
 
 // PlainVoice returns v with every stored text made plain, so that its

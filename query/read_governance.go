@@ -1,0 +1,199 @@
+package query
+
+import (
+	"io"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/govern"
+	"github.com/cairn-kb/cairn/stages/load"
+	"github.com/cairn-kb/cairn/stages/model"
+)
+
+// topUses is how many content files a term read lists under its usage,
+// most uses first.
+const topUses = 5
+
+// Statuses of a log operation read by its id, beside govern's suggested
+// and contested.
+const (
+	opKept     = "kept"     // a person's keep decided it
+	opDropped  = "dropped"  // a person's drop decided it
+	opRecorded = "recorded" // nothing open or decided stands on it
+)
+
+// resolver folds the governance's log, as the by-location answer does.
+func resolver(g *load.Governance) *govern.Resolver {
+	return govern.New(govern.Governance{
+		DefaultVoice: g.Config.Governance.DefaultVoice, Points: g.Config.Governance.Points,
+		Axes: g.Config.Governance.Axes, Voices: g.Voices, Terms: g.Terms, Log: g.Log,
+	})
+}
+
+// term reads term:<id> from the terms store, with the log's history of
+// it and its usage in content as of the last build.
+func (r *reader) term(id string) (*ReadAnswer, bool, error) {
+	g, err := r.governance()
+	if err != nil {
+		return nil, false, err
+	}
+	i := slices.IndexFunc(g.Terms, func(t model.Term) bool { return t.ID == id })
+	if i < 0 {
+		return nil, false, nil
+	}
+	t := g.Terms[i]
+	a := &ReadAnswer{URI: termScheme + id, Kind: kindTerm, Title: t.Term, Source: g.Config.Layers.Governance + "/terms.yaml"}
+	add := func(field, value string) {
+		if value != "" {
+			a.Fields = append(a.Fields, KV{Field: field, Value: value})
+		}
+	}
+	add("term", t.Term)
+	add("status", t.Status)
+	add("kind", t.Kind)
+	add("replacement", t.Replacement)
+	add("pattern", t.Pattern)
+	add("definition", t.Definition)
+	add("language", t.Language)
+	add("paths", strings.Join(t.Paths, ", "))
+	add("axes", axesText(t.Axes))
+	add("valid_from", t.ValidFrom)
+	add("valid_until", t.ValidUntil)
+	add("note", t.Note)
+	if inForce, ok := resolver(g).TermOf(id); ok {
+		add("established_by", inForce.EstablishedBy)
+	} else {
+		add("in_force", "no: proposed and not kept by a person, or dropped")
+	}
+	a.History = history(g.Log, termScheme+id)
+	fresh := usageFreshness(r.ctx, r.root, g.Config)
+	a.Index = &IndexState{Path: artifacts.ManifestPath, State: string(fresh.State), Reason: fresh.Reason}
+	a.Usage = &ReadUsage{AsOf: "the last build"}
+	if fresh.State == StateUsed {
+		sum, found, err := lookupUsage(r.root, id)
+		if err != nil {
+			return nil, false, err
+		}
+		a.Usage.Counted = found
+		a.Usage.Total, a.Usage.Files, a.Usage.Top = sum.Total, sum.Files, sum.Top
+	}
+	return a, true, nil
+}
+
+// lookupUsage finds one term's section of usage.tsv by binary search.
+func lookupUsage(root, id string) (artifacts.UsageSummary, bool, error) {
+	base, err := os.OpenRoot(root)
+	if err != nil {
+		return artifacts.UsageSummary{}, false, err
+	}
+	defer base.Close()
+	f, _, err := artifacts.OpenArtifact(base, artifacts.UsagePath)
+	if err != nil {
+		return artifacts.UsageSummary{}, false, &artifacts.CorruptError{Path: artifacts.UsagePath, Msg: err.Error()}
+	}
+	defer f.Close()
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return artifacts.UsageSummary{}, false, err
+	}
+	return artifacts.LookupUsage(data, id, topUses)
+}
+
+func axesText(axes map[string]string) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(axes)) {
+		parts = append(parts, k+"="+axes[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// history is every operation of the log on target, in log order.
+func history(log []model.LogOp, target string) []ReadOp {
+	var out []ReadOp
+	for _, op := range log {
+		if op.Target == target {
+			out = append(out, ReadOp{Op: op.Op, At: op.At, Actor: op.Actor, Kind: op.Kind, Text: op.Text, Ref: op.Ref})
+		}
+	}
+	return out
+}
+
+// voice reads voice:<name>: the profile's fields and its writing brief.
+func (r *reader) voice(name string) (*ReadAnswer, bool, error) {
+	g, err := r.governance()
+	if err != nil {
+		return nil, false, err
+	}
+	i := slices.IndexFunc(g.Voices, func(v model.Voice) bool { return v.Name == name })
+	if i < 0 {
+		return nil, false, nil
+	}
+	v := g.Voices[i]
+	a := &ReadAnswer{URI: voiceScheme + name, Kind: kindVoice, Title: v.Name, Source: v.Path,
+		ValidFrom: v.ValidFrom, ValidUntil: v.ValidUntil}
+	if d := strings.TrimSpace(v.Description); d != "" {
+		a.Fields = append(a.Fields, KV{Field: "description", Value: d})
+	}
+	a.Brief = govern.VoiceBrief(v).Lines
+	return a, true, nil
+}
+
+// operation reads one operation of the notes log by its op id: what it
+// recorded, where it stands now, and the history of its target.
+func (r *reader) operation(id string) (*ReadAnswer, bool, error) {
+	g, err := r.governance()
+	if err != nil {
+		return nil, false, err
+	}
+	i := slices.IndexFunc(g.Log, func(op model.LogOp) bool { return op.Op == id })
+	if i < 0 {
+		return nil, false, nil
+	}
+	op := g.Log[i]
+	res := resolver(g)
+	a := &ReadAnswer{URI: id, Kind: kindOperation, Title: op.Target, Source: g.Config.Layers.Governance + "/log.jsonl"}
+	note := &ReadNote{Op: op.Op, At: op.At, Actor: op.Actor, Session: op.Session, Kind: op.Kind, Target: op.Target,
+		Text: op.Text, Paths: op.Paths, Axes: axesText(op.Axes), Evidence: op.Evidence,
+		ValidFrom: op.ValidFrom, ValidUntil: op.ValidUntil, Ref: op.Ref, Status: opRecorded}
+	if op.Kind == model.OpSuggest {
+		a.Kind = kindSuggestion
+	}
+	if s, ok := res.SuggestionOf(op.Op); ok {
+		note.Status, note.ContestedBy = s.Status, s.ContestedBy
+	} else if d, ok := decision(g.Log[i+1:], op); ok {
+		note.Status, note.DecidedBy = opKept, d.Op
+		if d.Kind == model.OpDrop {
+			note.Status = opDropped
+		}
+	} else if op.Kind == model.OpKeep && isPersonActor(op.Actor) {
+		note.Status, note.DecidedBy = opKept, op.Op
+	}
+	if n, ok := res.NoteOf(op.Target); ok && note.Status == opKept {
+		a.Kind = kindNote
+		note.NoteText = n.Text
+	}
+	a.Note = note
+	a.History = history(g.Log, op.Target)
+	return a, true, nil
+}
+
+// decision is the last keep or drop a person recorded on op's target
+// after op (for a suggestion) or that refers to op.
+func decision(later []model.LogOp, op model.LogOp) (model.LogOp, bool) {
+	var d model.LogOp
+	found := false
+	for _, l := range later {
+		if l.Target != op.Target || !isPersonActor(l.Actor) || (l.Kind != model.OpKeep && l.Kind != model.OpDrop) {
+			continue
+		}
+		if l.Ref == "" || l.Ref == op.Op || op.Kind != model.OpSuggest {
+			d, found = l, true
+		}
+	}
+	return d, found
+}
+
+func isPersonActor(actor string) bool { return strings.HasPrefix(actor, "person:") }

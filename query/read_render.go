@@ -1,0 +1,375 @@
+package query
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/govern"
+)
+
+// Caps of a read. Stored text is untrusted and may be huge: a value (and
+// in text, each line of a stored text) is shown whole up to
+// readValueRunes, a stored text (a raw record, a page, a body) up to
+// readTextRunes, in JSON and text alike; what is cut is said, with how
+// much.
+const (
+	readValueRunes = 4000
+	readTextRunes  = 32000
+)
+
+// ReadAnswer is one read: what --format json prints, and what the text
+// is rendered from. Which parts are set depends on Kind.
+type ReadAnswer struct {
+	URI        string   `json:"uri"`
+	Kind       string   `json:"kind"`
+	Title      string   `json:"title,omitempty"`
+	Source     string   `json:"source,omitempty"`
+	Date       string   `json:"date,omitempty"`
+	Time       string   `json:"time,omitempty"`
+	ValidFrom  string   `json:"valid_from,omitempty"`
+	ValidUntil string   `json:"valid_until,omitempty"`
+	Flags      []string `json:"flags,omitempty"`
+	// Fields are a record's or page's projected values, a term's entry,
+	// a voice's description.
+	Fields []KV `json:"fields,omitempty"`
+	// Document and Raw are a record's document and its JSON object as
+	// stored there, unmapped fields included.
+	Document string    `json:"document,omitempty"`
+	Raw      string    `json:"raw,omitempty"`
+	Body     *ReadBody `json:"body,omitempty"`
+	// Text is a page's or a section's Markdown as stored.
+	Text     string          `json:"text,omitempty"`
+	Sections []ReadSection   `json:"sections,omitempty"`
+	Section  *ReadSectionRef `json:"section,omitempty"`
+	Brief    []string        `json:"brief,omitempty"`
+	Note     *ReadNote       `json:"note,omitempty"`
+	History  []ReadOp        `json:"history,omitempty"`
+	Usage    *ReadUsage      `json:"usage,omitempty"`
+	Entity   *ReadEntity     `json:"entity,omitempty"`
+	// Index is how the artifacts stood: for records, pages and entities
+	// whether they were read from them; for a term, whether its usage is.
+	Index  *IndexState `json:"index,omitempty"`
+	Notice string      `json:"notice"`
+}
+
+// ReadBody is a record's cached body, verified by the build.
+type ReadBody struct {
+	Path   string `json:"path"`
+	Bytes  int64  `json:"bytes"`
+	SHA256 string `json:"sha256"`
+	Text   string `json:"text"`
+}
+
+// ReadNote is one operation of the notes log and where it stands.
+type ReadNote struct {
+	Op          string   `json:"op"`
+	At          string   `json:"at"`
+	Actor       string   `json:"actor"`
+	Session     string   `json:"session,omitempty"`
+	Kind        string   `json:"kind"`
+	Target      string   `json:"target"`
+	Text        string   `json:"text,omitempty"`
+	Paths       []string `json:"paths,omitempty"`
+	Axes        string   `json:"axes,omitempty"`
+	Evidence    []string `json:"evidence,omitempty"`
+	ValidFrom   string   `json:"valid_from,omitempty"`
+	ValidUntil  string   `json:"valid_until,omitempty"`
+	Ref         string   `json:"ref,omitempty"`
+	Status      string   `json:"status"`
+	DecidedBy   string   `json:"decided_by,omitempty"`
+	ContestedBy []string `json:"contested_by,omitempty"`
+	// NoteText is the note that stands on the target, when a person kept
+	// one.
+	NoteText string `json:"note_text,omitempty"`
+}
+
+// ReadOp is one line of a target's history in the log.
+type ReadOp struct {
+	Op    string `json:"op"`
+	At    string `json:"at"`
+	Actor string `json:"actor"`
+	Kind  string `json:"kind"`
+	Text  string `json:"text,omitempty"`
+	Ref   string `json:"ref,omitempty"`
+}
+
+// ReadUsage is a term's use in content as the last build counted it.
+type ReadUsage struct {
+	AsOf string `json:"as_of"`
+	// Counted is false when the artifacts are not current (see the
+	// answer's index) or the build did not count the term.
+	Counted bool            `json:"counted"`
+	Total   int             `json:"total"`
+	Files   int             `json:"files"`
+	Top     []artifacts.Use `json:"top,omitempty"`
+}
+
+// ReadEntity is a graph node's identity and one page of its neighbours.
+type ReadEntity struct {
+	Identity  string          `json:"identity,omitempty"`
+	Canonical string          `json:"canonical,omitempty"`
+	Aliases   []string        `json:"aliases,omitempty"`
+	Groups    []ReadEdgeGroup `json:"groups"`
+	Offset    int             `json:"offset"`
+	Limit     int             `json:"limit"`
+	Shown     int             `json:"shown"`
+	// Next is the cursor of the next page, empty on the last.
+	Next string `json:"next_cursor,omitempty"`
+}
+
+// ReadEdgeGroup is the neighbours of one direction and edge kind.
+type ReadEdgeGroup struct {
+	Direction string          `json:"direction"`
+	Kind      string          `json:"kind"`
+	Edges     []ReadNeighbour `json:"edges"`
+}
+
+// ReadNeighbour is the other end of an edge.
+type ReadNeighbour struct {
+	URI   string `json:"uri"`
+	Kind  string `json:"kind,omitempty"`
+	Date  string `json:"date,omitempty"`
+	Title string `json:"title,omitempty"`
+}
+
+// capped cuts s to limit runes, saying how much was cut.
+func capped(s string, limit int) string {
+	n := utf8.RuneCountInString(s)
+	if n <= limit {
+		return s
+	}
+	i, k := 0, 0
+	for i = range s {
+		if k == limit {
+			break
+		}
+		k++
+	}
+	return s[:i] + fmt.Sprintf("…[cut %d of %d characters]", n-limit, n)
+}
+
+// inline makes one stored line inert for text: control characters become
+// spaces (render.go's clean), comment delimiters and code fences go
+// (govern.Defuse), and the line is capped.
+func inline(s string) string {
+	return capped(govern.Defuse(clean(s)), readValueRunes)
+}
+
+// block writes stored multi-line text, each line behind "  | " so that
+// none can start a heading, a list or a fence, capped as a whole and by
+// line.
+func block(b *strings.Builder, s string) {
+	s = strings.TrimRight(capped(s, readTextRunes), "\n")
+	for _, line := range strings.Split(s, "\n") {
+		fmt.Fprintf(b, "  | %s\n", inline(strings.TrimRight(line, "\r")))
+	}
+}
+
+// dedent removes from the lines after the first the indentation of the
+// last: a record's span starts at its opening brace, mid-line, and its
+// other lines carry the document's indentation.
+func dedent(s string) string {
+	lines := strings.Split(s, "\n")
+	last := lines[len(lines)-1]
+	indent := last[:len(last)-len(strings.TrimLeft(last, " \t"))]
+	if indent == "" {
+		return s
+	}
+	for _, l := range lines[1:] {
+		if !strings.HasPrefix(l, indent) && strings.TrimSpace(l) != "" {
+			return s
+		}
+	}
+	for i := 1; i < len(lines); i++ {
+		lines[i] = strings.TrimPrefix(lines[i], indent)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// capAnswer caps every stored string of a JSON answer; the values stay
+// as stored otherwise.
+func capAnswer(a *ReadAnswer) {
+	c := func(s *string) { *s = capped(*s, readValueRunes) }
+	c(&a.Title)
+	t := func(s *string) { *s = capped(*s, readTextRunes) }
+	t(&a.Raw)
+	t(&a.Text)
+	for i := range a.Fields {
+		c(&a.Fields[i].Value)
+	}
+	if a.Body != nil {
+		t(&a.Body.Text)
+	}
+	for i := range a.Brief {
+		c(&a.Brief[i])
+	}
+	for i := range a.Sections {
+		c(&a.Sections[i].Heading)
+	}
+	if a.Note != nil {
+		c(&a.Note.Text)
+		c(&a.Note.NoteText)
+	}
+	for i := range a.History {
+		c(&a.History[i].Text)
+	}
+	if a.Entity != nil {
+		for i := range a.Entity.Groups {
+			for j := range a.Entity.Groups[i].Edges {
+				c(&a.Entity.Groups[i].Edges[j].Title)
+			}
+		}
+	}
+}
+
+func renderReadJSON(a *ReadAnswer) []byte {
+	capAnswer(a)
+	return append(marshal(a, "", "  "), '\n')
+}
+
+func renderReadText(a *ReadAnswer) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s", a.Kind, inline(a.URI))
+	if a.Title != "" && a.Title != a.URI {
+		fmt.Fprintf(&b, " · %s", inline(a.Title))
+	}
+	b.WriteByte('\n')
+	var meta []string
+	for _, kv := range []KV{{"source", a.Source}, {"date", a.Date}, {"time", a.Time}, {"valid_from", a.ValidFrom}, {"valid_until", a.ValidUntil}, {"flags", strings.Join(a.Flags, ",")}} {
+		if kv.Value != "" {
+			meta = append(meta, kv.Field+"="+inline(kv.Value))
+		}
+	}
+	if len(meta) > 0 {
+		fmt.Fprintf(&b, "%s\n", strings.Join(meta, " · "))
+	}
+	if len(a.Fields) > 0 {
+		b.WriteString("fields:\n")
+		for _, kv := range a.Fields {
+			fmt.Fprintf(&b, "  %s: %s\n", kv.Field, inline(kv.Value))
+		}
+	}
+	if a.Raw != "" {
+		fmt.Fprintf(&b, "raw record, as stored in %s:\n", a.Document)
+		block(&b, dedent(a.Raw))
+	}
+	if a.Body != nil {
+		fmt.Fprintf(&b, "cached body %s (%d bytes, sha256 %s, verified):\n", a.Body.Path, a.Body.Bytes, a.Body.SHA256)
+		block(&b, a.Body.Text)
+	}
+	if a.Section != nil {
+		fmt.Fprintf(&b, "section #%s of %s (level %d):\n", a.Section.Anchor, a.Section.Page, a.Section.Level)
+	}
+	if a.Text != "" {
+		if a.Section == nil {
+			b.WriteString("text:\n")
+		}
+		block(&b, a.Text)
+	}
+	if len(a.Sections) > 0 {
+		b.WriteString("sections:\n")
+		for _, s := range a.Sections {
+			fmt.Fprintf(&b, "  %s#%s%s%s\n", a.URI, s.Anchor, strings.Repeat("  ", s.Level), inline(s.Heading))
+		}
+	}
+	if len(a.Brief) > 0 {
+		b.WriteString("writing brief:\n")
+		for _, l := range a.Brief {
+			fmt.Fprintf(&b, "  - %s\n", inline(l))
+		}
+	}
+	if n := a.Note; n != nil {
+		renderNoteText(&b, n)
+	}
+	if u := a.Usage; u != nil {
+		renderUsageText(&b, u, a.Index)
+	}
+	if len(a.History) > 0 {
+		b.WriteString("history:\n")
+		for _, h := range a.History {
+			line := fmt.Sprintf("%s %s %s", h.Op, h.Kind, h.Actor)
+			if h.Ref != "" {
+				line += " ref=" + h.Ref
+			}
+			if h.Text != "" {
+				line += ": " + h.Text
+			}
+			fmt.Fprintf(&b, "  %s\n", inline(line))
+		}
+	}
+	if e := a.Entity; e != nil {
+		renderEntityText(&b, a.URI, e)
+	}
+	if ix := a.Index; ix != nil {
+		fmt.Fprintf(&b, "read: index=%s %s", ix.Path, ix.State)
+		if ix.Reason != "" {
+			fmt.Fprintf(&b, " · index_reason=%s", inline(ix.Reason))
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString(a.Notice)
+	b.WriteByte('\n')
+	return []byte(b.String())
+}
+
+func renderNoteText(b *strings.Builder, n *ReadNote) {
+	b.WriteString("operation:\n")
+	for _, kv := range []KV{
+		{"op", n.Op}, {"at", n.At}, {"actor", n.Actor}, {"session", n.Session}, {"kind", n.Kind},
+		{"target", n.Target}, {"text", n.Text}, {"paths", strings.Join(n.Paths, ", ")}, {"axes", n.Axes},
+		{"evidence", strings.Join(n.Evidence, ", ")}, {"valid_from", n.ValidFrom}, {"valid_until", n.ValidUntil},
+		{"ref", n.Ref}, {"status", n.Status}, {"decided_by", n.DecidedBy},
+		{"contested_by", strings.Join(n.ContestedBy, ", ")}, {"note in force", n.NoteText},
+	} {
+		if kv.Value != "" {
+			fmt.Fprintf(b, "  %s: %s\n", kv.Field, inline(kv.Value))
+		}
+	}
+}
+
+func renderUsageText(b *strings.Builder, u *ReadUsage, ix *IndexState) {
+	if !u.Counted {
+		state := "not counted by the last build"
+		if ix != nil && ix.State != string(StateUsed) {
+			state = "not shown: the artifacts are " + ix.State + "; run cairn build"
+		}
+		fmt.Fprintf(b, "usage in content: %s\n", state)
+		return
+	}
+	fmt.Fprintf(b, "usage in content, as of %s: %d use(s) in %d file(s)\n", u.AsOf, u.Total, u.Files)
+	for _, t := range u.Top {
+		fmt.Fprintf(b, "  %s %d\n", inline(t.Path), t.Count)
+	}
+}
+
+func renderEntityText(b *strings.Builder, uri string, e *ReadEntity) {
+	if e.Identity != "" {
+		fmt.Fprintf(b, "identity %s · canonical %s\n", inline(e.Identity), inline(e.Canonical))
+	}
+	if len(e.Aliases) > 0 {
+		fmt.Fprintf(b, "aliases: %s\n", inline(strings.Join(e.Aliases, ", ")))
+	}
+	if e.Shown == 0 {
+		fmt.Fprintf(b, "neighbours: none from %d on\n", e.Offset)
+	} else {
+		fmt.Fprintf(b, "neighbours %d to %d, newest first:\n", e.Offset+1, e.Offset+e.Shown)
+	}
+	for _, g := range e.Groups {
+		fmt.Fprintf(b, "  %s %s:\n", g.Direction, g.Kind)
+		for _, n := range g.Edges {
+			line := n.URI
+			if n.Kind != "" {
+				line = fmt.Sprintf("%s %s %s", n.Kind, orDash(n.Date), n.URI)
+			}
+			if n.Title != "" {
+				line += " · " + n.Title
+			}
+			fmt.Fprintf(b, "    %s\n", inline(line))
+		}
+	}
+	if e.Next != "" {
+		fmt.Fprintf(b, "more: cairn read %s --limit %d --cursor %s\n", uri, e.Limit, e.Next)
+	}
+}
