@@ -68,8 +68,17 @@ func sections(text string) []ReadSection {
 			continue
 		}
 		level, heading, ok := atxHeading(line)
+		at := i
 		if !ok {
-			continue
+			// A setext heading: a line of text underlined by = or -.
+			if level = setextLevel(line); level == 0 || i == start || prose(lines[i-1]) == "" ||
+				(len(out) > 0 && out[len(out)-1].line == i-1) {
+				continue
+			}
+			if _, _, atx := atxHeading(lines[i-1]); atx || fenceOf(strings.TrimLeft(lines[i-1], " ")) != "" {
+				continue
+			}
+			heading, at = prose(lines[i-1]), i-1
 		}
 		anchor := githubAnchor(heading)
 		if n, dup := used[anchor]; dup {
@@ -77,7 +86,7 @@ func sections(text string) []ReadSection {
 			anchor = fmt.Sprintf("%s-%d", anchor, n+1)
 		}
 		used[anchor] = max(used[anchor], 0)
-		out = append(out, ReadSection{Anchor: anchor, Level: level, Heading: heading, line: i})
+		out = append(out, ReadSection{Anchor: anchor, Level: level, Heading: heading, line: at})
 	}
 	for k := range out {
 		out[k].end = len(lines)
@@ -102,6 +111,25 @@ func fenceOf(s string) string {
 	}
 	return ""
 }
+
+// setextLevel is 1 for a line of =, 2 for a line of -, at most three
+// spaces in, else 0.
+func setextLevel(line string) int {
+	t := strings.TrimSpace(line)
+	if len(line)-len(strings.TrimLeft(line, " ")) > 3 || t == "" {
+		return 0
+	}
+	switch {
+	case strings.Trim(t, "=") == "":
+		return 1
+	case strings.Trim(t, "-") == "":
+		return 2
+	}
+	return 0
+}
+
+// prose is a line's text without its indentation and line ending.
+func prose(line string) string { return strings.TrimSpace(line) }
 
 // atxHeading reads "## Heading ##" at most three spaces in.
 func atxHeading(line string) (int, string, bool) {
