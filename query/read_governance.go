@@ -78,7 +78,10 @@ func (r *reader) term(id string) (*ReadAnswer, bool, error) {
 			return nil, false, err
 		}
 		a.Usage.Counted = found
-		a.Usage.Total, a.Usage.Files, a.Usage.Top = sum.Total, sum.Files, sum.Top
+		a.Usage.Total, a.Usage.Files = sum.Total, sum.Files
+		for _, u := range sum.Top {
+			a.Usage.Top = append(a.Usage.Top, ReadUse{Path: u.Path, Count: u.Count})
+		}
 	}
 	return a, true, nil
 }

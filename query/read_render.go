@@ -5,7 +5,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages/govern"
 )
 
@@ -100,10 +99,16 @@ type ReadUsage struct {
 	AsOf string `json:"as_of"`
 	// Counted is false when the artifacts are not current (see the
 	// answer's index) or the build did not count the term.
-	Counted bool            `json:"counted"`
-	Total   int             `json:"total"`
-	Files   int             `json:"files"`
-	Top     []artifacts.Use `json:"top,omitempty"`
+	Counted bool      `json:"counted"`
+	Total   int       `json:"total"`
+	Files   int       `json:"files"`
+	Top     []ReadUse `json:"top,omitempty"`
+}
+
+// ReadUse is one content file's uses of a term.
+type ReadUse struct {
+	Path  string `json:"path"`
+	Count int    `json:"count"`
 }
 
 // ReadEntity is a graph node's identity and one page of its neighbours.
@@ -271,7 +276,7 @@ func renderReadText(a *ReadAnswer) []byte {
 	if len(a.Sections) > 0 {
 		b.WriteString("sections:\n")
 		for _, s := range a.Sections {
-			fmt.Fprintf(&b, "  %s#%s%s%s\n", a.URI, s.Anchor, strings.Repeat("  ", s.Level), inline(s.Heading))
+			fmt.Fprintf(&b, "  %s%s#%s · %s\n", strings.Repeat("  ", s.Level-1), inline(a.URI), s.Anchor, inline(s.Heading))
 		}
 	}
 	if len(a.Brief) > 0 {

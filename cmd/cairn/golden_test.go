@@ -148,6 +148,7 @@ func TestGolden(t *testing.T) {
 				for p, data := range contextOutputs(t, name, dir) {
 					got[p] = data
 				}
+				maps.Copy(got, readOutputs(t, name, dir))
 			}
 			compareTree(t, filepath.Join(goldenRoot, name, "want"), got)
 		})

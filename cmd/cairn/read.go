@@ -26,6 +26,9 @@ func (ReadCmd) Help() string {
 
 // Run reads the URI and prints it.
 func (c *ReadCmd) Run(env *Env) error {
+	if c.Limit < 1 {
+		return usageError("--limit %d: give a number of neighbours from 1 up", c.Limit)
+	}
 	root, err := env.findBase()
 	if err != nil {
 		return err

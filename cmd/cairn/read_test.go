@@ -1,0 +1,145 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// readReads parses a case's reads.txt (name: arguments of cairn read), as
+// readQueries parses queries.txt; a case without one has none.
+func readReads(t *testing.T, name string) []goldenQuery {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(goldenRoot, name, "reads.txt")); os.IsNotExist(err) {
+		return nil
+	}
+	data, err := os.ReadFile(filepath.Join(goldenRoot, name, "reads.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []goldenQuery
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		n, rest, ok := strings.Cut(line, ":")
+		if !ok {
+			t.Fatalf("reads.txt line %q has no name", line)
+		}
+		out = append(out, goldenQuery{name: n, args: strings.Fields(rest)})
+	}
+	return out
+}
+
+// runRead runs cairn read on a base and returns what a user sees: stdout,
+// then, when it failed, the exit status and stderr.
+func runRead(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	code, stdout, stderr := cairn(t, append([]string{"--base", dir, "read"}, args...)...)
+	if code == 0 {
+		return stdout
+	}
+	return fmt.Sprintf("%sexit %d\n%s", stdout, code, strings.ReplaceAll(stderr, dir, "$BASE"))
+}
+
+// readOutputs answers every golden read of a built base in text and JSON,
+// keyed by their file in want/.
+func readOutputs(t *testing.T, name, dir string) map[string][]byte {
+	out := map[string][]byte{}
+	for _, q := range readReads(t, name) {
+		for _, f := range []string{"text", "json"} {
+			ext := map[string]string{"text": ".txt", "json": ".json"}[f]
+			out["read/"+q.name+ext] = []byte(runRead(t, dir, withFormat(q.args, f)...))
+		}
+	}
+	return out
+}
+
+// Of a read, what may differ between the index and the scan: the index
+// state, and a term's usage, which only current artifacts hold.
+var (
+	readIndexLine = regexp.MustCompile(`(?m)^read: index=.*\n`)
+	readUsage     = regexp.MustCompile(`(?m)^usage in content[^\n]*\n(  [^\n]*\n)*`)
+)
+
+func normaliseRead(t *testing.T, format, out string) string {
+	t.Helper()
+	if format == "text" || strings.Contains(out, "\nexit ") || strings.HasPrefix(out, "exit ") {
+		return readUsage.ReplaceAllString(readIndexLine.ReplaceAllString(out, ""), "")
+	}
+	var v map[string]any
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	delete(v, "index")
+	delete(v, "usage")
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// TestReadIndexScanParity reads every golden URI from the artifacts and
+// from a scan of the base, in text and JSON, and requires the same bytes
+// apart from the index state (and a term's usage, which only the
+// artifacts count).
+func TestReadIndexScanParity(t *testing.T) {
+	for _, name := range goldenCases(t) {
+		reads := readReads(t, name)
+		if len(reads) == 0 {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			isolate(t)
+			dir := copyBase(t, name)
+			mustBuild(t, dir)
+			for _, q := range reads {
+				for _, format := range []string{"text", "json"} {
+					args := withFormat(q.args, format)
+					indexed := runRead(t, dir, args...)
+					if !strings.Contains(indexed, "exit ") && strings.Contains(indexed, "index=") && !strings.Contains(indexed, "index=.cairn/manifest.json used") {
+						t.Fatalf("%s: the indexed read did not use the index:\n%s", q.name, indexed)
+					}
+					if err := os.Rename(filepath.Join(dir, ".cairn"), filepath.Join(dir, ".cairn.off")); err != nil {
+						t.Fatal(err)
+					}
+					scanned := runRead(t, dir, args...)
+					if err := os.Rename(filepath.Join(dir, ".cairn.off"), filepath.Join(dir, ".cairn")); err != nil {
+						t.Fatal(err)
+					}
+					if format == "text" && strings.Contains(scanned, "index=") && !strings.Contains(scanned, "index=.cairn/manifest.json missing") {
+						t.Fatalf("%s: the scanned read did not scan:\n%s", q.name, scanned)
+					}
+					if a, b := normaliseRead(t, format, indexed), normaliseRead(t, format, scanned); a != b {
+						t.Errorf("%s %s: indexed and scanned reads differ\n--- indexed\n%s\n--- scanned\n%s", q.name, format, a, b)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestReadCommandErrors(t *testing.T) {
+	isolate(t)
+	dir := copyBase(t, "demo")
+	mustBuild(t, dir)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--format", "yaml", "wiki/index.md"}, "--format"},
+		{[]string{"--limit", "0", "tag:retention"}, "--limit"},
+		{[]string{"--cursor", "nonsense", "tag:retention"}, "is not a cursor of tag:retention"},
+		{[]string{"--cursor", "3.00000000", "wiki/index.md"}, "leave the cursor out"},
+		{[]string{"no-such-thing"}, "the nearest that exist"},
+	}
+	for _, c := range cases {
+		code, stdout, stderr := cairn(t, append([]string{"--base", dir, "read"}, c.args...)...)
+		if code != 2 || stdout != "" || !strings.Contains(stderr, c.want) {
+			t.Errorf("read %v: exit %d, stdout %q, stderr %q; want 2 mentioning %q", c.args, code, stdout, stderr, c.want)
+		}
+	}
+}
