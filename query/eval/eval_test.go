@@ -140,7 +140,7 @@ func TestFailingSuite(t *testing.T) {
 	text := RenderText(r)
 	golden(t, "fail.txt", text)
 	golden(t, "fail.json", RenderJSON(r))
-	for _, want := range []string{": not delivered", "beyond k=3", `lacks "no such words here"`, "forbidden wiki/index.md: delivered at rank", "read not built", "cairn refused the question"} {
+	for _, want := range []string{": not delivered", "beyond k=3", `lacks "no such words here"`, "forbidden wiki/index.md: delivered at rank", `read of wiki/pull-through-cache.md lacks "no such read words"`, "cairn refused the question"} {
 		if !bytes.Contains(text, []byte(want)) {
 			t.Errorf("the report lacks %q", want)
 		}

@@ -44,6 +44,9 @@ type QueryResult struct {
 	Expected          []Ranked        `json:"expected"`
 	Forbidden         []Ranked        `json:"forbidden"`
 	Excerpts          []ExcerptResult `json:"excerpts"`
+	// Reads are the expected_reads checks, against what cairn read
+	// prints for each URI.
+	Reads []ExcerptResult `json:"reads"`
 	// Delivered is how many items the pack holds; Top are the URIs of the
 	// first k of them, to review a change by.
 	Delivered int      `json:"delivered"`
@@ -58,8 +61,9 @@ type Ranked struct {
 	Rank int    `json:"rank"`
 }
 
-// ExcerptResult is one expected_excerpts check: the fragments the
-// delivered excerpt of URI must hold, and those it lacks.
+// ExcerptResult is one expected_excerpts check (the fragments the
+// delivered excerpt of URI must hold, and those it lacks) or one
+// expected_reads check (the same of what cairn read prints for URI).
 type ExcerptResult struct {
 	URI       string   `json:"uri"`
 	Fragments []string `json:"fragments"`

@@ -51,16 +51,16 @@ func TestCheck(t *testing.T) {
 	q := Query{
 		ExpectedURIs: []string{"a", "b", "c"}, ForbiddenURIs: []string{"f", "g"},
 		ExpectedExcerpts: []Fragments{{"a", []string{"native RUNNERS", "emulation"}}, {"c", []string{"z"}}},
-		ExpectedReads:    []Fragments{{"a", []string{"more"}}},
+		ExpectedReads:    []Fragments{{"a", []string{"MORE", "absent"}}, {"c", []string{"read"}}},
 	}
 	var res QueryResult
-	check(&res, q, items, 4)
+	check(&res, q, items, 4, map[string]string{"a": "There is more.", "c": "Read whatever the pack delivered."})
 	want := []string{
 		"expected b: rank 5, beyond k=4",
 		"expected c: not delivered",
 		`excerpt of a lacks "emulation"`,
 		"excerpt of c: not delivered, so none of its 1 fragment(s) can be checked",
-		`expected_reads of a: read not built, so "more" cannot be checked`,
+		`read of a lacks "absent"`,
 		"forbidden f: delivered at rank 3",
 	}
 	if !slices.Equal(res.Reasons, want) {
@@ -76,7 +76,7 @@ func TestCheck(t *testing.T) {
 		t.Errorf("excerpt = %+v", e)
 	}
 	res = QueryResult{}
-	check(&res, Query{ExpectedURIs: []string{"a"}, ExpectedExcerpts: []Fragments{{"a", []string{"native"}}}}, items, 4)
+	check(&res, Query{ExpectedURIs: []string{"a"}, ExpectedExcerpts: []Fragments{{"a", []string{"native"}}}}, items, 4, nil)
 	if !res.Pass || len(res.Reasons) != 0 {
 		t.Errorf("a question that holds: %+v", res)
 	}

@@ -59,7 +59,11 @@ func Run(ctx context.Context, root string, s Suite, opts Options) (Report, error
 		default:
 			return r, fmt.Errorf("question %d (%s:%d): %w", q.N, s.Name, q.Line, err)
 		}
-		check(&res, q, pack.Items, s.K)
+		reads, err := readAll(ctx, root, q.ExpectedReads)
+		if err != nil {
+			return r, fmt.Errorf("question %d (%s:%d): %w", q.N, s.Name, q.Line, err)
+		}
+		check(&res, q, pack.Items, s.K, reads)
 		if dump != nil {
 			if err := dump.query(ctx, root, req, res); err != nil {
 				return r, fmt.Errorf("question %d: dumping its candidates: %w", q.N, err)
@@ -106,10 +110,28 @@ func checkURIs(ctx context.Context, root string, s Suite) error {
 	return nil
 }
 
-// check fills a result from the pack's items and decides whether the
-// question passed. The reasons come in the suite's order: expected URIs,
-// excerpts, reads, forbidden URIs.
-func check(res *QueryResult, q Query, items []query.PackItem, k int) {
+// readAll reads each URI of a question's expected_reads as `cairn read
+// URI` prints it, in text: what a reader of the answer sees.
+func readAll(ctx context.Context, root string, reads []Fragments) (map[string]string, error) {
+	out := map[string]string{}
+	for _, f := range reads {
+		if _, done := out[f.URI]; done {
+			continue
+		}
+		text, err := query.Read(ctx, root, query.ReadRequest{URI: f.URI, Format: query.FormatText})
+		if err != nil {
+			return nil, fmt.Errorf("reading %s for expected_reads: %w", f.URI, err)
+		}
+		out[f.URI] = string(text)
+	}
+	return out, nil
+}
+
+// check fills a result from the pack's items and the reads of its
+// expected_reads, and decides whether the question passed. The reasons
+// come in the suite's order: expected URIs, excerpts, reads, forbidden
+// URIs.
+func check(res *QueryResult, q Query, items []query.PackItem, k int, reads map[string]string) {
 	rank := map[string]int{}
 	excerpt := map[string]string{}
 	for i, it := range items {
@@ -157,10 +179,21 @@ func check(res *QueryResult, q Query, items []query.PackItem, k int) {
 		}
 		res.Excerpts = append(res.Excerpts, e)
 	}
+	res.Reads = []ExcerptResult{}
 	for _, f := range q.ExpectedReads {
-		// cairn read is not built: a read check cannot pass, and must not
-		// pass silently.
-		res.Reasons = append(res.Reasons, fmt.Sprintf("expected_reads of %s: read not built, so %s cannot be checked", f.URI, quoteAll(f.Fragments)))
+		// Case does not count, as in excerpts; the read is always there,
+		// whatever the pack delivered.
+		e := ExcerptResult{URI: f.URI, Fragments: f.Fragments, Missing: []string{}}
+		low := strings.ToLower(reads[f.URI])
+		for _, frag := range f.Fragments {
+			if !strings.Contains(low, strings.ToLower(frag)) {
+				e.Missing = append(e.Missing, frag)
+			}
+		}
+		if e.Pass = len(e.Missing) == 0; !e.Pass {
+			res.Reasons = append(res.Reasons, fmt.Sprintf("read of %s lacks %s", f.URI, quoteAll(e.Missing)))
+		}
+		res.Reads = append(res.Reads, e)
 	}
 	for _, u := range q.ForbiddenURIs {
 		r := rank[u]
