@@ -18,7 +18,7 @@ const fakeContext = `if [ "$3" = context ]; then
   state=missing; [ -d "$2/.cairn" ] && state=used
   mkdir -p "$XDG_CACHE_HOME" && echo "$state" >> "$XDG_CACHE_HOME/context.log"
   case " $* " in
-  *" --format json "*) printf '{"items":[{}],"receipt":{"candidates":1,"index":{"state":"%s"}}}\n' "$state" ;;
+  *" --format json "*) printf '{"items":[{"uri":"events/2026-11-02/tickets.json#ABC-100"}],"receipt":{"candidates":1,"index":{"state":"%s"}}}\n' "$state" ;;
   *) echo "pack; receipt: index=$state" ;;
   esac
   exit 0

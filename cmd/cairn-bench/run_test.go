@@ -69,7 +69,7 @@ func TestRunWithFakeBinary(t *testing.T) {
 	}
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "cairn")
-	script := "#!/bin/sh\n" + fakeContext + "mkdir -p \"$2/.cairn\" && cat \"$2/cairn.yaml\" > \"$2/.cairn/manifest.json\" && echo rules > \"$2/AGENTS.md\"\n"
+	script := "#!/bin/sh\n" + fakeContext + fakeRead + "mkdir -p \"$2/.cairn\" && cat \"$2/cairn.yaml\" > \"$2/.cairn/manifest.json\" && echo rules > \"$2/AGENTS.md\"\n"
 	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestRunWithFakeBinary(t *testing.T) {
 	if err := run(args, &stdout, &stderr); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
-	for _, want := range []string{"cold build", "no-op rebuild", "artifacts / base", "one-record edit rebuild", "context indexed (median)", "context scan (median)"} {
+	for _, want := range []string{"cold build", "no-op rebuild", "artifacts / base", "one-record edit rebuild", "context indexed (median)", "context scan (median)", "read record (median)", "read hub (median)", "read peak RSS"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("the table has no %q row:\n%s", want, stdout.String())
 		}
