@@ -180,8 +180,12 @@ func (r *reader) answer() (*ReadAnswer, error) {
 			return a, err
 		}
 	default:
-		if a, ok, err := r.operation(r.uri); ok || err != nil {
-			return a, err
+		// An op id holds no / or : (every item URI holds a /, every
+		// entity but a bare alias a :): only such a URI reads the log.
+		if !strings.ContainsAny(r.uri, "/:") {
+			if a, ok, err := r.operation(r.uri); ok || err != nil {
+				return a, err
+			}
 		}
 		if a, ok, err := r.item(r.uri); ok || err != nil {
 			return a, err
