@@ -32,7 +32,6 @@ type ReadRequest struct {
 
 // Read kinds, as an answer names what it read.
 const (
-	kindRecord     = "record"
 	kindSection    = "section"
 	kindTerm       = "term"
 	kindNote       = "note"

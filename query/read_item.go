@@ -70,7 +70,7 @@ func (r *reader) itemAnswer(c readCorpus, ord int, row artifacts.Doc) (*ReadAnsw
 		return nil, err
 	}
 	a := &ReadAnswer{
-		URI: row.URI, Kind: displayKind(row.Kind), Title: row.Title, Source: row.Source,
+		URI: row.URI, Kind: displayKind(row.Kind), Title: cmp.Or(it.Title, row.Title), Source: row.Source,
 		Date: row.Date, Time: row.Time, ValidFrom: row.ValidFrom, ValidUntil: row.ValidUntil,
 		Flags: row.Flags, Fields: itemFields(&it, row.SpanOff < 0 || c.HasBody(row.URI)), Index: r.indexState(),
 	}
