@@ -229,3 +229,25 @@ func TestReadUnknown(t *testing.T) {
 		}
 	}
 }
+
+// TestReadRecordForms: an id pasted as the source wrote it reads the
+// record; its cached body is shown only while the manifest verifies it.
+func TestReadRecordForms(t *testing.T) {
+	dir := builtDemo(t)
+	text := string(read(t, dir, ReadRequest{URI: "events/2026-11-06/meetings.json#rétro sprint 22", Format: FormatText}))
+	if !strings.HasPrefix(text, "record events/2026-11-06/meetings.json#r%C3%A9tro%20sprint%2022 · ") || !strings.Contains(text, "cached body bodies/meetings/2026-11-06-retro-sprint-22.md (3735 bytes, sha256 ") {
+		t.Fatalf("the record read by its raw id:\n%s", text)
+	}
+	body := filepath.Join(dir, "bodies", "meetings", "2026-11-06-retro-sprint-22.md")
+	data, err := os.ReadFile(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(body, append(data, "Injected after the build.\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text = string(read(t, dir, ReadRequest{URI: "events/2026-11-06/meetings.json#r%C3%A9tro%20sprint%2022", Format: FormatText}))
+	if strings.Contains(text, "cached body") || strings.Contains(text, "Injected") || !strings.Contains(text, "raw record") {
+		t.Errorf("a body that no longer matches the manifest was shown:\n%s", text)
+	}
+}

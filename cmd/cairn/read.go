@@ -19,7 +19,7 @@ func (ReadCmd) Help() string {
 	return `Examples:
 
     cairn read events/2026-11-02/tickets.json#HAR-142    # fields and the raw record
-    cairn read wiki/retention-policy.md#grace-window     # one section of a page
+    cairn read wiki/retention-policy.md#deletion         # one section of a page
     cairn read term:push-token
     cairn read repo:github.com/acme/harbor --limit 5     # an entity's neighbours, paged`
 }
