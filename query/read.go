@@ -87,8 +87,8 @@ func Read(ctx context.Context, root string, req ReadRequest) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if req.Cursor != "" && a.Kind != kindEntity {
-		return nil, &UsageError{Msg: fmt.Sprintf("--cursor pages the neighbours of an entity, and %s is a %s; leave the cursor out", a.URI, a.Kind)}
+	if req.Cursor != "" && a.Graph == nil {
+		return nil, &UsageError{Msg: fmt.Sprintf("--cursor pages the neighbours of an entity or a page, and %s is a %s; leave the cursor out", a.URI, a.Kind)}
 	}
 	a.Notice = Notice
 	if req.Format == FormatJSON {

@@ -22,44 +22,57 @@ const (
 
 // entity reads a graph node (repo:…, person:…, tag:…, ticket:…, a URL or
 // a linked path): the identity it belongs to, with its aliases, and one
-// page of its neighbours. The page is the node's line of edges.tsv, then
-// its line of edges.dst.tsv, which the build sorts newest source first:
-// a page reads the two lines only as far as it shows, so a hub with
-// thousands of inbound edges costs what its first page holds.
+// page of its neighbours.
 func (r *reader) entity(uri string) (*ReadAnswer, bool, error) {
 	c, err := r.corpus()
 	if err != nil {
 		return nil, false, err
 	}
-	offset, err := parseCursor(r.req.Cursor, uri)
+	g, edges, err := r.neighbours(c, uri, true)
 	if err != nil {
 		return nil, false, err
-	}
-	out, err := c.Outgoing(uri)
-	if err != nil {
-		return nil, false, err
-	}
-	want := offset + r.req.Limit + 1 // one more than the page says whether another follows
-	var in []artifacts.Link
-	if want > len(out) {
-		if in, err = c.Incoming(uri, want-len(out)); err != nil {
-			return nil, false, err
-		}
 	}
 	name, id, isIdentity := identityOf(c.Config(), uri)
-	if len(out) == 0 && len(in) == 0 && !isIdentity {
+	if edges == 0 && !isIdentity {
 		if r.req.Cursor != "" {
 			return nil, false, &UsageError{Msg: fmt.Sprintf("--cursor pages the neighbours of an entity, and %s is not one", uri)}
 		}
 		return nil, false, nil
 	}
-	e := &ReadEntity{Identity: name, Limit: r.req.Limit, Offset: offset}
+	g.Identity = name
 	if isIdentity {
-		e.Canonical = id.Canonical
+		g.Canonical = id.Canonical
 		for _, al := range append([]string{id.Canonical}, id.Aliases...) {
 			if al != uri {
-				e.Aliases = append(e.Aliases, al)
+				g.Aliases = append(g.Aliases, al)
 			}
+		}
+	}
+	return &ReadAnswer{URI: uri, Kind: kindEntity, Title: uri, Graph: g, Index: r.indexState()}, true, nil
+}
+
+// neighbours reads one page of a node's edges, from the cursor on: its
+// line of edges.tsv (when outbound is set), then its line of
+// edges.dst.tsv, which the build sorts newest source first. A page reads
+// the two lines only as far as it shows, so a hub with thousands of
+// inbound edges costs what its first page holds. edges is how many edges
+// were read (0: the node has none).
+func (r *reader) neighbours(c readCorpus, uri string, outbound bool) (*ReadGraph, int, error) {
+	offset, err := parseCursor(r.req.Cursor, uri)
+	if err != nil {
+		return nil, 0, err
+	}
+	var out []artifacts.Link
+	if outbound {
+		if out, err = c.Outgoing(uri); err != nil {
+			return nil, 0, err
+		}
+	}
+	want := offset + r.req.Limit + 1 // one more than the page says whether another follows
+	var in []artifacts.Link
+	if want > len(out) {
+		if in, err = c.Incoming(uri, want-len(out)); err != nil {
+			return nil, 0, err
 		}
 	}
 	type edge struct {
@@ -73,37 +86,34 @@ func (r *reader) entity(uri string) (*ReadAnswer, bool, error) {
 	for _, l := range in {
 		all = append(all, edge{dirInbound, l})
 	}
-	if offset > len(all) {
-		offset = len(all)
-	}
-	page := all[offset:min(len(all), offset+r.req.Limit)]
+	g := &ReadGraph{Limit: r.req.Limit, Offset: offset, Groups: []ReadEdgeGroup{}}
+	page := all[min(offset, len(all)):min(len(all), offset+r.req.Limit)]
 	if len(all) > offset+r.req.Limit {
-		e.Next = makeCursor(offset+r.req.Limit, uri)
+		g.Next = makeCursor(offset+r.req.Limit, uri)
 	}
 	groups := map[[2]string]*ReadEdgeGroup{}
 	for _, ed := range page {
 		n, err := r.neighbour(c, ed.link.Node)
 		if err != nil {
-			return nil, false, err
+			return nil, 0, err
 		}
 		key := [2]string{ed.dir, ed.link.Kind}
-		g := groups[key]
-		if g == nil {
-			g = &ReadEdgeGroup{Direction: ed.dir, Kind: ed.link.Kind}
-			groups[key] = g
+		grp := groups[key]
+		if grp == nil {
+			grp = &ReadEdgeGroup{Direction: ed.dir, Kind: ed.link.Kind}
+			groups[key] = grp
 		}
-		g.Edges = append(g.Edges, n)
+		grp.Edges = append(grp.Edges, n)
 	}
 	for _, k := range slices.SortedFunc(maps.Keys(groups), func(a, b [2]string) int {
 		// Outbound before inbound, then by kind; each group keeps its
 		// edges in table order, newest source first for inbound.
 		return cmp.Or(cmp.Compare(dirRank(a[0]), dirRank(b[0])), strings.Compare(a[1], b[1]))
 	}) {
-		e.Groups = append(e.Groups, *groups[k])
+		g.Groups = append(g.Groups, *groups[k])
 	}
-	e.Shown = len(page)
-	a := &ReadAnswer{URI: uri, Kind: kindEntity, Title: uri, Entity: e, Index: r.indexState()}
-	return a, true, nil
+	g.Shown = len(page)
+	return g, len(all), nil
 }
 
 func dirRank(d string) int {

@@ -58,7 +58,7 @@ func (r *reader) item(uri string) (*ReadAnswer, bool, error) {
 	if !ok {
 		return nil, false, &UsageError{Msg: fmt.Sprintf("%s has no section #%s; %s", path, anchor, nearestAnchors(a.Sections, anchor))}
 	}
-	a.URI, a.Kind, a.Text, a.Sections = path+"#"+sec.Anchor, kindSection, sec.text, nil
+	a.URI, a.Kind, a.Text, a.Sections, a.Graph = path+"#"+sec.Anchor, kindSection, sec.text, nil, nil
 	a.Section = &ReadSectionRef{Page: path, Anchor: sec.Anchor, Heading: sec.Heading, Level: sec.Level}
 	return a, true, nil
 }
@@ -95,6 +95,15 @@ func (r *reader) itemAnswer(c readCorpus, ord int, row artifacts.Doc) (*ReadAnsw
 		return nil, err
 	}
 	a.Text, a.Sections = text, sections(text)
+	// What links to the page, supersedes it or names it: its inbound
+	// edges (its outbound ones are its fields).
+	g, edges, err := r.neighbours(c, row.URI, false)
+	if err != nil {
+		return nil, err
+	}
+	if edges > 0 || r.req.Cursor != "" {
+		a.Graph = g
+	}
 	return a, nil
 }
 

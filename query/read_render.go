@@ -46,7 +46,9 @@ type ReadAnswer struct {
 	Note     *ReadNote       `json:"note,omitempty"`
 	History  []ReadOp        `json:"history,omitempty"`
 	Usage    *ReadUsage      `json:"usage,omitempty"`
-	Entity   *ReadEntity     `json:"entity,omitempty"`
+	// Graph is an entity's identity and neighbours, or the items that
+	// link to a page.
+	Graph *ReadGraph `json:"graph,omitempty"`
 	// Index is how the artifacts stood: for records, pages and entities
 	// whether they were read from them; for a term, whether its usage is.
 	Index  *IndexState `json:"index,omitempty"`
@@ -111,8 +113,8 @@ type ReadUse struct {
 	Count int    `json:"count"`
 }
 
-// ReadEntity is a graph node's identity and one page of its neighbours.
-type ReadEntity struct {
+// ReadGraph is a graph node's identity and one page of its neighbours.
+type ReadGraph struct {
 	Identity  string          `json:"identity,omitempty"`
 	Canonical string          `json:"canonical,omitempty"`
 	Aliases   []string        `json:"aliases,omitempty"`
@@ -220,10 +222,10 @@ func capAnswer(a *ReadAnswer) {
 	for i := range a.History {
 		c(&a.History[i].Text)
 	}
-	if a.Entity != nil {
-		for i := range a.Entity.Groups {
-			for j := range a.Entity.Groups[i].Edges {
-				c(&a.Entity.Groups[i].Edges[j].Title)
+	if a.Graph != nil {
+		for i := range a.Graph.Groups {
+			for j := range a.Graph.Groups[i].Edges {
+				c(&a.Graph.Groups[i].Edges[j].Title)
 			}
 		}
 	}
@@ -304,8 +306,8 @@ func renderReadText(a *ReadAnswer) []byte {
 			fmt.Fprintf(&b, "  %s\n", inline(line))
 		}
 	}
-	if e := a.Entity; e != nil {
-		renderEntityText(&b, a.URI, e)
+	if g := a.Graph; g != nil {
+		renderGraphText(&b, a.URI, g)
 	}
 	if ix := a.Index; ix != nil {
 		fmt.Fprintf(&b, "read: index=%s %s", ix.Path, ix.State)
@@ -349,7 +351,7 @@ func renderUsageText(b *strings.Builder, u *ReadUsage, ix *IndexState) {
 	}
 }
 
-func renderEntityText(b *strings.Builder, uri string, e *ReadEntity) {
+func renderGraphText(b *strings.Builder, uri string, e *ReadGraph) {
 	if e.Identity != "" {
 		fmt.Fprintf(b, "identity %s · canonical %s\n", inline(e.Identity), inline(e.Canonical))
 	}

@@ -135,12 +135,12 @@ func TestReadEntityPages(t *testing.T) {
 			if err := json.Unmarshal(read(t, dir, ReadRequest{URI: "repo:x/hub", Format: FormatJSON, Limit: 100, Cursor: cursor}), &a); err != nil {
 				t.Fatal(err)
 			}
-			for _, g := range a.Entity.Groups {
+			for _, g := range a.Graph.Groups {
 				for _, e := range g.Edges {
 					seen = append(seen, e.URI)
 				}
 			}
-			if cursor = a.Entity.Next; cursor == "" {
+			if cursor = a.Graph.Next; cursor == "" {
 				return seen
 			}
 		}

@@ -10,8 +10,8 @@ import (
 type ReadCmd struct {
 	URI    string `arg:"" name:"URI" help:"What to read: a record or page URI (path#anchor for a section), term:<id>, voice:<name>, an op id of the notes log, or an entity such as repo:…, person:email/…, tag:…."`
 	Format string `help:"Output format: text or json." default:"text" placeholder:"FORMAT" values:"text,json" enum:"text,json"`
-	Limit  int    `help:"Neighbours of an entity shown per page." default:"20" placeholder:"N"`
-	Cursor string `help:"Continue an entity's neighbours from the cursor its previous page printed." placeholder:"CURSOR"`
+	Limit  int    `help:"Neighbours of an entity or a page shown per page." default:"20" placeholder:"N"`
+	Cursor string `help:"Continue the neighbours from the cursor the previous page printed." placeholder:"CURSOR"`
 }
 
 // Help is the detail under the summary of `cairn read --help`.

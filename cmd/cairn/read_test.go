@@ -133,7 +133,8 @@ func TestReadCommandErrors(t *testing.T) {
 		{[]string{"--format", "yaml", "wiki/index.md"}, "--format"},
 		{[]string{"--limit", "0", "tag:retention"}, "--limit"},
 		{[]string{"--cursor", "nonsense", "tag:retention"}, "is not a cursor of tag:retention"},
-		{[]string{"--cursor", "3.00000000", "wiki/index.md"}, "leave the cursor out"},
+		{[]string{"--cursor", "3.00000000", "events/2026-11-02/tickets.json#HAR-142"}, "leave the cursor out"},
+		{[]string{"--cursor", "3.00000000", "wiki/index.md"}, "is not a cursor of wiki/index.md"},
 		{[]string{"no-such-thing"}, "the nearest that exist"},
 	}
 	for _, c := range cases {
