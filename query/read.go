@@ -174,6 +174,10 @@ func (r *reader) answer() (*ReadAnswer, error) {
 		if a, ok, err := r.term(strings.TrimPrefix(r.uri, termScheme)); ok || err != nil {
 			return a, err
 		}
+	case strings.HasPrefix(r.uri, noteScheme):
+		if a, ok, err := r.target(r.uri); ok || err != nil {
+			return a, err
+		}
 	case strings.HasPrefix(r.uri, voiceScheme):
 		if a, ok, err := r.voice(strings.TrimPrefix(r.uri, voiceScheme)); ok || err != nil {
 			return a, err

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"fmt"
 	"io"
 	"maps"
 	"os"
@@ -42,7 +43,7 @@ func (r *reader) term(id string) (*ReadAnswer, bool, error) {
 	}
 	i := slices.IndexFunc(g.Terms, func(t model.Term) bool { return t.ID == id })
 	if i < 0 {
-		return nil, false, nil
+		return r.target(termScheme + id)
 	}
 	t := g.Terms[i]
 	a := &ReadAnswer{URI: termScheme + id, Kind: kindTerm, Title: t.Term, Source: g.Config.Layers.Governance + "/terms.yaml"}
@@ -200,3 +201,50 @@ func decision(later []model.LogOp, op model.LogOp) (model.LogOp, bool) {
 }
 
 func isPersonActor(actor string) bool { return strings.HasPrefix(actor, "person:") }
+
+// noteScheme is the scheme of a note's target in the log.
+const noteScheme = govern.TargetNote + ":"
+
+// target reads note:<slug>, or a term:<id> the terms store does not hold,
+// by the log alone: the note a person kept, if one stands, the open
+// suggestions, and every operation on it. ok is false when the log never
+// named it.
+func (r *reader) target(uri string) (*ReadAnswer, bool, error) {
+	g, err := r.governance()
+	if err != nil {
+		return nil, false, err
+	}
+	hist := history(g.Log, uri)
+	if len(hist) == 0 {
+		return nil, false, nil
+	}
+	kind := kindNote
+	if strings.HasPrefix(uri, termScheme) {
+		kind = kindTerm
+	}
+	a := &ReadAnswer{URI: uri, Kind: kind, Title: uri, Source: g.Config.Layers.Governance + "/log.jsonl", History: hist}
+	add := func(field, value string) {
+		if value != "" {
+			a.Fields = append(a.Fields, KV{Field: field, Value: value})
+		}
+	}
+	res := resolver(g)
+	if n, ok := res.NoteOf(uri); ok {
+		add("text", n.Text)
+		add("kept_by", n.Op+" ("+n.Actor+")")
+		add("evidence", strings.Join(n.Evidence, ", "))
+		add("scope", n.Scope.Text())
+		add("valid_from", n.ValidFrom)
+		add("valid_until", n.ValidUntil)
+	} else if kind == kindTerm {
+		add("in_force", "no: the terms store does not hold it")
+	} else {
+		add("in_force", "no: no person kept a note here")
+	}
+	for _, h := range hist {
+		if s, ok := res.SuggestionOf(h.Op); ok {
+			add("open", fmt.Sprintf("%s %s by %s: %s", s.Op, s.Status, s.Actor, s.Text))
+		}
+	}
+	return a, true, nil
+}

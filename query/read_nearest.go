@@ -22,8 +22,8 @@ const (
 
 // unknown is the error of a URI that names nothing: it names the nearest
 // URIs that exist. Candidates are the items sorting next to the URI (and
-// to its document, for a record URI), every term, voice profile and
-// operation of the log, and the configured identities; the nearest by
+// to its document, for a record URI), every term, voice profile,
+// operation and target of the log, and the configured identities; the nearest by
 // edit distance win, ties by URI, so the answer is the same every time
 // and on either corpus.
 func (r *reader) unknown() error {
@@ -53,7 +53,7 @@ func (r *reader) unknown() error {
 			cands = append(cands, voiceScheme+v.Name)
 		}
 		for _, op := range g.Log {
-			cands = append(cands, op.Op)
+			cands = append(cands, op.Op, op.Target)
 		}
 	}
 	cfg := c.Config()

@@ -8,7 +8,7 @@ import (
 
 // ReadCmd is `cairn read URI`.
 type ReadCmd struct {
-	URI    string `arg:"" name:"URI" help:"What to read: a record or page URI (path#anchor for a section), term:<id>, voice:<name>, an op id of the notes log, or an entity such as repo:…, person:email/…, tag:…."`
+	URI    string `arg:"" name:"URI" help:"What to read: a record or page URI (path#anchor for a section), term:<id>, note:<slug>, voice:<name>, an op id of the notes log, or an entity such as repo:…, person:email/…, tag:…."`
 	Format string `help:"Output format: text or json." default:"text" placeholder:"FORMAT" values:"text,json" enum:"text,json"`
 	Limit  int    `help:"Neighbours of an entity or a page shown per page." default:"20" placeholder:"N"`
 	Cursor string `help:"Continue the neighbours from the cursor the previous page printed." placeholder:"CURSOR"`
