@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/cespare/xxhash/v2"
-
 )
 
 // searchCorpus finds every record and page that holds a query term, by
