@@ -63,7 +63,11 @@ func searchText(doc *SearchAnswer, countOnly bool) []byte {
 	cov := doc.Coverage
 	fmt.Fprintf(&b, "coverage: %s · has=%s · missing=%s · pending suggestions=%d\n", cov.Grade, listOrDash(cov.Kinds), listOrDash(cov.Missing), cov.Pending)
 	for _, g := range doc.Groups {
-		fmt.Fprintf(&b, "## %s: %d\n", g.Name, g.Count)
+		fmt.Fprintf(&b, "## %s: %d", g.Name, g.Count)
+		if g.Offset > 0 {
+			fmt.Fprintf(&b, " (from %d)", g.Offset+1)
+		}
+		b.WriteByte('\n')
 		if countOnly {
 			continue
 		}

@@ -148,6 +148,9 @@ func TestGolden(t *testing.T) {
 				for p, data := range contextOutputs(t, name, dir) {
 					got[p] = data
 				}
+				for p, data := range searchOutputs(t, name, dir) {
+					got[p] = data
+				}
 			}
 			compareTree(t, filepath.Join(goldenRoot, name, "want"), got)
 		})
