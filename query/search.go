@@ -149,24 +149,47 @@ func Search(ctx context.Context, root string, req SearchRequest) ([]byte, error)
 		return nil, err
 	}
 	defer osRoot.Close()
-	g := load.ReadGovernance(osRoot.FS())
-	if !g.ConfigOK {
-		return nil, &UsageError{Msg: "cairn.yaml cannot be read: " + diagText(g.Diagnostics)}
+	// The governance is read from the base on the second core while the
+	// corpus is opened and searched: parsing the notes log and the terms
+	// store costs about what an indexed lookup does.
+	type governance struct {
+		g     load.Governance
+		fresh freshness
 	}
-	layer, err := searchLayer(req.Layer, g.Config.Layers)
-	if err != nil {
-		return nil, err
+	govc := make(chan governance, 1)
+	go func() {
+		g := load.ReadGovernance(osRoot.FS())
+		var fresh freshness
+		if g.ConfigOK {
+			fresh = usageFreshness(ctx, root, g.Config)
+		}
+		govc <- governance{g, fresh}
+	}()
+	var gov *governance
+	loaded := func() governance {
+		if gov == nil {
+			v := <-govc
+			gov = &v
+		}
+		return *gov
 	}
-	s := &searcher{req: req, parsed: parsed, wheres: wheres, layer: layer}
-	fresh := usageFreshness(ctx, root, g.Config)
+	defer loaded() // never leave the reader behind
+	s := &searcher{req: req, parsed: parsed, wheres: wheres}
 	// The shown items are read from the corpus as the answer is made, so
 	// it stays open until then.
 	answer := func(c corpus, state Index) (*SearchAnswer, error) {
+		if s.layer, err = searchLayer(req.Layer, c.Config().Layers); err != nil {
+			return nil, err
+		}
 		if err := s.searchCorpus(c, state); err != nil {
 			return nil, err
 		}
-		s.searchGovernance(g, fresh)
-		doc := s.answer(root, g, fresh)
+		gv := loaded()
+		if !gv.g.ConfigOK {
+			return nil, &UsageError{Msg: "cairn.yaml cannot be read: " + diagText(gv.g.Diagnostics)}
+		}
+		s.searchGovernance(gv.g, gv.fresh)
+		doc := s.answer(root, gv.g, gv.fresh)
 		if cur != nil {
 			if err := s.page(doc, *cur); err != nil {
 				return nil, err
