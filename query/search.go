@@ -142,7 +142,7 @@ func Search(ctx context.Context, root string, req SearchRequest) ([]byte, error)
 		return nil, err
 	}
 	if len(parsed.Terms) == 0 {
-		return nil, &UsageError{Msg: fmt.Sprintf("the query %q holds no word to search for (words of 3 letters or more, or identifiers); to see a layer's items, run cairn list LAYER", parsed.Text)}
+		return nil, &UsageError{Msg: fmt.Sprintf("the query %q holds no word to search for: %s set aside as scaffolding, short words or a date; search for a word of 3 letters or more or an identifier, or run cairn list LAYER to see a layer's items", parsed.Text, listOrDash(parsed.Filtered))}
 	}
 	osRoot, err := os.OpenRoot(root)
 	if err != nil {

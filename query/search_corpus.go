@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/cespare/xxhash/v2"
+
+	"github.com/cairn-kb/cairn/artifacts"
 )
 
 // searchCorpus finds every record and page that holds a query term, by
@@ -43,6 +45,9 @@ func (s *searcher) searchCorpus(c corpus, state Index) error {
 		}
 		st.idf, st.meaningful = idf(e.win.n, max(1, st.own)), meaningful(e.win.n, st.own)
 		e.terms = append(e.terms, st)
+	}
+	if s.req.Count {
+		return s.countCorpus(e)
 	}
 	if err := e.score(); err != nil {
 		return err
@@ -94,6 +99,78 @@ func (s *searcher) searchCorpus(c corpus, state Index) error {
 			rg.top = append(rg.top, func() (searchItem, error) { return s.corpusItem(e, sc) })
 		}
 		s.groups[g] = rg
+	}
+	return nil
+}
+
+// countChunk is how many keys a count reads at a time.
+const countChunk = 1024
+
+// countCorpus counts the records and pages the query's terms match, as
+// searchCorpus lists them, without scoring them: it reads their keys a
+// chunk at a time, so that counting a common word holds its postings and
+// one chunk of keys, never a scored item per match.
+func (s *searcher) countCorpus(e *engine) error {
+	var ords []int
+	for _, st := range e.terms {
+		for _, h := range st.hits {
+			ords = append(ords, int(h.ord))
+		}
+	}
+	uriOrds := map[int]bool{} // items a term names by their complete URI
+	for _, t := range s.parsed.Terms {
+		ord, ok, err := e.uriTerm(t)
+		if err != nil {
+			return err
+		}
+		if ok && e.win.has(ord) {
+			ords = append(ords, ord)
+			uriOrds[ord] = true
+		}
+	}
+	slices.Sort(ords)
+	ords = slices.Compact(ords)
+	counts := map[string]int{}
+	for start := 0; start < len(ords); start += countChunk {
+		chunk := ords[start:min(start+countChunk, len(ords))]
+		keys, err := e.c.Keys(chunk)
+		if err != nil {
+			return err
+		}
+		for i, ord := range chunk {
+			sc := &scored{ord: ord, key: &keys[i], count: 1}
+			ok, err := s.passes(e, sc)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+			if sc.key.Flags&(artifacts.KeyReceived|artifacts.KeyPrivate) != 0 {
+				// Only a record held back by policy needs to know whether a
+				// term names it itself, which recovers it as a pack does.
+				sc.identity = uriOrds[ord]
+				for _, st := range e.terms {
+					if _, hit := st.hit(ord); hit && !sc.identity {
+						if sc.identity, err = e.termNamesItself(sc, st); err != nil {
+							return err
+						}
+					}
+				}
+				if e.excluded(sc) {
+					s.held++
+					continue
+				}
+			}
+			g := GroupRecords
+			if isPage(sc.key) {
+				g = GroupPages
+			}
+			counts[g]++
+		}
+	}
+	for _, g := range []string{GroupRecords, GroupPages} {
+		s.groups[g] = &rankedGroup{count: counts[g]}
 	}
 	return nil
 }

@@ -133,6 +133,9 @@ func TestSearchIsExhaustive(t *testing.T) {
 					t.Errorf("%s: %d received or private holders, %d held back", term, held, doc.HeldBack)
 				}
 				counted := searchJSON(t, dir, SearchRequest{Words: []string{term}, AsOf: asOf, Count: true})
+				if counted.HeldBack != doc.HeldBack {
+					t.Errorf("%s: --count holds back %d, the listing %d", term, counted.HeldBack, doc.HeldBack)
+				}
 				for _, g := range counted.Groups {
 					if g.Count != counts[g.Name] || len(g.Items) != 0 {
 						t.Errorf("%s: --count says %s %d with %d items, the listing %d", term, g.Name, g.Count, len(g.Items), counts[g.Name])
