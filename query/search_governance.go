@@ -135,8 +135,12 @@ func (s *searcher) rankEntries(entries []govEntry) *rankedGroup {
 	// identifier match, 0 for none.
 	tf := make([][]int, len(entries))
 	df := make([]int, len(terms))
+	needles := lookupWords(terms) // the terms and their folded variants
 	for i := range entries {
 		tf[i] = make([]int, len(terms))
+		if !mayHold(&entries[i], needles) {
+			continue
+		}
 		toks := make([]map[string]int, len(entries[i].fields))
 		for f, fl := range entries[i].fields {
 			toks[f] = tokenCounts(fl.text)
@@ -195,6 +199,24 @@ func (s *searcher) rankEntries(entries []govEntry) *rankedGroup {
 		rg.top = append(rg.top, func() (searchItem, error) { return se.e.item(se.score), nil })
 	}
 	return rg
+}
+
+// mayHold reports whether an entry can match a needle at all: one of its
+// names is a needle, or its text holds one, ignoring case. Every token the
+// tokeniser finds is lowercased text of the entry, so an entry that fails
+// this has no token to count, and is not tokenised.
+func mayHold(e *govEntry, needles []string) bool {
+	for _, n := range needles {
+		if exactlyNames(e.ids, n) {
+			return true
+		}
+		for _, f := range e.fields {
+			if containsLower(f.text, n) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // exactlyNames reports whether a query term is one of an entry's exact
