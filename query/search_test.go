@@ -148,3 +148,46 @@ func TestSearchIsExhaustive(t *testing.T) {
 		})
 	}
 }
+
+// TestSearchGroupsRankWithinThemselves: a term naming an entry exactly
+// gives it pointsIdentifier, as an identifier gives a record; each group
+// is in score order; --layer governance leaves records and pages out, and
+// --source leaves the governance groups out.
+func TestSearchGroupsRankWithinThemselves(t *testing.T) {
+	dir := builtDemo(t)
+	asOf := time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC)
+	out, err := Search(context.Background(), dir, SearchRequest{Words: []string{"push-token", "token"}, AsOf: asOf, Format: FormatJSON})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Groups []struct {
+			Name  string `json:"name"`
+			Items []struct {
+				Score int    `json:"score"`
+				URI   string `json:"uri"`
+			} `json:"items"`
+		} `json:"groups"`
+	}
+	if err := json.Unmarshal(out, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range doc.Groups {
+		for i := 1; i < len(g.Items); i++ {
+			if g.Name != GroupRecords && g.Name != GroupPages && g.Items[i].Score > g.Items[i-1].Score {
+				t.Errorf("%s: %s (%d) after %s (%d)", g.Name, g.Items[i].URI, g.Items[i].Score, g.Items[i-1].URI, g.Items[i-1].Score)
+			}
+		}
+		if g.Name == GroupTerms && (len(g.Items) == 0 || g.Items[0].URI != "term:push-token" || g.Items[0].Score < pointsIdentifier) {
+			t.Errorf("terms: want term:push-token first with at least %d points, got %+v", pointsIdentifier, g.Items)
+		}
+	}
+	gov := searchJSON(t, dir, SearchRequest{Words: []string{"token"}, AsOf: asOf, Layer: "governance"})
+	src := searchJSON(t, dir, SearchRequest{Words: []string{"token"}, AsOf: asOf, Sources: []string{"tickets"}})
+	for i, g := range gov.Groups {
+		corpus := g.Name == GroupRecords || g.Name == GroupPages
+		if corpus && g.Count != 0 || !corpus && src.Groups[i].Count != 0 {
+			t.Errorf("%s: --layer governance counts %d, --source tickets %d", g.Name, g.Count, src.Groups[i].Count)
+		}
+	}
+}
