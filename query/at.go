@@ -206,6 +206,9 @@ type freshness struct {
 	State  State
 	Reason string
 	counts map[string]int // term id → uses in content, when current
+	// top holds each term's most frequent uses, most first, when current
+	// (search shows them beside the count).
+	top map[string][]artifacts.Use
 }
 
 // uses is the govern.Governance.Usage hook: nil counts leave the
@@ -226,6 +229,10 @@ func provenance(root string, g load.Governance, f freshness) Provenance {
 	p.Artifacts = IndexState{Path: artifacts.ManifestPath, State: string(f.State), Reason: f.Reason}
 	return p
 }
+
+// searchTopUses is how many of a term's most frequent uses a search hit
+// shows beside its count (a term read shows readTopUses).
+const searchTopUses = 3
 
 // usageStage is the build stage whose output holds the usage counts.
 const usageStage = "usage"
@@ -265,9 +272,10 @@ func usageFreshness(ctx context.Context, root string, cfg model.Config) freshnes
 	if err != nil {
 		return freshness{State: StateCorrupt, Reason: err.Error()}
 	}
-	f := freshness{State: StateUsed, counts: map[string]int{}}
+	f := freshness{State: StateUsed, counts: map[string]int{}, top: map[string][]artifacts.Use{}}
 	for _, t := range terms {
 		f.counts[t.Term] = t.Total
+		f.top[t.Term] = t.Uses[:min(len(t.Uses), searchTopUses)]
 	}
 	return f
 }

@@ -58,7 +58,7 @@ func (r *reader) entity(uri string) (*ReadAnswer, bool, error) {
 // inbound edges costs what its first page holds. edges is how many edges
 // were read (0: the node has none).
 func (r *reader) neighbours(c readCorpus, uri string, outbound bool) (*ReadGraph, int, error) {
-	offset, err := parseCursor(r.req.Cursor, uri)
+	offset, err := parseNeighbourCursor(r.req.Cursor, uri)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -89,7 +89,7 @@ func (r *reader) neighbours(c readCorpus, uri string, outbound bool) (*ReadGraph
 	g := &ReadGraph{Limit: r.req.Limit, Offset: offset, Groups: []ReadEdgeGroup{}}
 	page := all[min(offset, len(all)):min(len(all), offset+r.req.Limit)]
 	if len(all) > offset+r.req.Limit {
-		g.Next = makeCursor(offset+r.req.Limit, uri)
+		g.Next = makeNeighbourCursor(offset+r.req.Limit, uri)
 	}
 	groups := map[[2]string]*ReadEdgeGroup{}
 	for _, ed := range page {
@@ -153,19 +153,19 @@ func identityOf(cfg model.Config, uri string) (string, model.Identity, bool) {
 	return "", model.Identity{}, false
 }
 
-// makeCursor continues a page of uri's neighbours at offset. It carries
+// makeNeighbourCursor continues a page of uri's neighbours at offset. It carries
 // a check of the URI, so that a cursor is refused on another URI.
-func makeCursor(offset int, uri string) string {
+func makeNeighbourCursor(offset int, uri string) string {
 	return fmt.Sprintf("%d.%08x", offset, uint32(xxhash.Sum64String(uri)))
 }
 
-func parseCursor(cursor, uri string) (int, error) {
+func parseNeighbourCursor(cursor, uri string) (int, error) {
 	if cursor == "" {
 		return 0, nil
 	}
 	n, _, _ := strings.Cut(cursor, ".")
 	offset, err := strconv.Atoi(n)
-	if err != nil || offset < 0 || makeCursor(offset, uri) != cursor {
+	if err != nil || offset < 0 || makeNeighbourCursor(offset, uri) != cursor {
 		return 0, &UsageError{Msg: fmt.Sprintf("--cursor %q is not a cursor of %s; use the one its previous page printed, or leave it out to start again", cursor, uri)}
 	}
 	return offset, nil

@@ -14,9 +14,9 @@ import (
 	"github.com/cairn-kb/cairn/stages/model"
 )
 
-// topUses is how many content files a term read lists under its usage,
-// most uses first.
-const topUses = 5
+// readTopUses is how many content files a term read lists under its
+// usage, most uses first.
+const readTopUses = 5
 
 // Statuses of a log operation read by its id, beside govern's suggested
 // and contested.
@@ -103,7 +103,7 @@ func lookupUsage(root, id string) (artifacts.UsageSummary, bool, error) {
 	if err != nil {
 		return artifacts.UsageSummary{}, false, err
 	}
-	return artifacts.LookupUsage(data, id, topUses)
+	return artifacts.LookupUsage(data, id, readTopUses)
 }
 
 func axesText(axes map[string]string) string {

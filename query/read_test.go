@@ -156,7 +156,7 @@ func TestReadEntityPages(t *testing.T) {
 	if !slices.Equal(indexed, scanned) {
 		t.Errorf("the scan pages differently")
 	}
-	_, err := Read(context.Background(), dir, ReadRequest{URI: "ticket:T-5", Format: FormatText, Cursor: makeCursor(100, "repo:x/hub")})
+	_, err := Read(context.Background(), dir, ReadRequest{URI: "ticket:T-5", Format: FormatText, Cursor: makeNeighbourCursor(100, "repo:x/hub")})
 	var ue *UsageError
 	if !errors.As(err, &ue) || !strings.Contains(ue.Msg, "is not a cursor of ticket:T-5") {
 		t.Errorf("a cursor of another URI: %v", err)

@@ -182,36 +182,14 @@ func itemRef(node string) (int, bool) {
 // the sort's n·log n comparisons.
 func (e *engine) order() {
 	nextAction := fieldOrdinal(e.c.Fields(), "next_action")
-	bit := func(b bool, at uint) uint64 {
-		if b {
-			return 1 << at
-		}
-		return 0
-	}
-	// The keys before the last are packed into one word, larger first, so
-	// that a comparison is one or two integer compares: a common-word
-	// query orders tens of thousands of items. A score takes 32 bits
-	// above the page bit, offset to compare unsigned (a term gives less
-	// than 400 points, so a score needs millions of terms to leave the
-	// range); the count of matched terms takes 24 bits, more than a query
-	// can hold.
 	type keyed struct {
 		s      *scored
 		packed uint64 // larger first
 		chrono uint32 // then newest first, URI breaking ties
 	}
-	signed := func(v int) uint64 { return uint64(uint32(int32(v)) ^ 1<<31) }
 	list := make([]keyed, len(e.pool))
 	for i, s := range e.pool {
-		const activeProject = artifacts.KeyActive | artifacts.KeyProject
-		commitment := len(e.terms) == 1 && s.direct && s.key.Flags&activeProject == activeProject && hasWords(s.key, nextAction)
-		var p uint64
-		if e.parsed.Last {
-			p = bit(commitment, 63) | bit(s.key.Flags&artifacts.KeyDated != 0, 62) | bit(s.direct, 61) | bit(s.related, 60) | signed(s.bestWeight)
-		} else {
-			p = bit(commitment, 63) | bit(s.direct, 62) | uint64(min(s.matched, multiTerm))<<36 | bit(s.related, 35) | signed(s.score)<<1 | bit(isPage(s.key), 0)
-		}
-		list[i] = keyed{s, p, s.key.Chrono}
+		list[i] = keyed{s, e.standing(s, nextAction), s.key.Chrono}
 	}
 	// The last key, URI order, is unique: no stable sort is needed.
 	slices.SortFunc(list, func(a, b keyed) int {
@@ -223,6 +201,29 @@ func (e *engine) order() {
 	for i := range list {
 		e.pool[i] = list[i].s
 	}
+}
+
+// standing packs the keys of order before the last into one word, larger
+// first, so that a comparison is one or two integer compares: a
+// common-word query orders tens of thousands of items. A score takes 32
+// bits above the page bit, offset to compare unsigned (a term gives less
+// than 400 points, so a score needs millions of terms to leave the
+// range); the count of matched terms takes 24 bits, more than a query can
+// hold. nextAction is the ordinal of the next_action field (fieldOrdinal).
+func (e *engine) standing(s *scored, nextAction int) uint64 {
+	bit := func(b bool, at uint) uint64 {
+		if b {
+			return 1 << at
+		}
+		return 0
+	}
+	signed := func(v int) uint64 { return uint64(uint32(int32(v)) ^ 1<<31) }
+	const activeProject = artifacts.KeyActive | artifacts.KeyProject
+	commitment := len(e.terms) == 1 && s.direct && s.key.Flags&activeProject == activeProject && hasWords(s.key, nextAction)
+	if e.parsed.Last {
+		return bit(commitment, 63) | bit(s.key.Flags&artifacts.KeyDated != 0, 62) | bit(s.direct, 61) | bit(s.related, 60) | signed(s.bestWeight)
+	}
+	return bit(commitment, 63) | bit(s.direct, 62) | uint64(min(s.matched, multiTerm))<<36 | bit(s.related, 35) | signed(s.score)<<1 | bit(isPage(s.key), 0)
 }
 
 // admissible keeps the pool's unpinned items above the floor whose policy

@@ -26,6 +26,7 @@ var measurements = []measurement{
 	{"one-record edit", measureOneEdit},
 	{"context indexed", measureContextIndexed},
 	{"context scan", measureContextScan},
+	{"search", measureSearch},
 	{"read", measureRead},
 }
 

@@ -69,7 +69,7 @@ func TestRunWithFakeBinary(t *testing.T) {
 	}
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "cairn")
-	script := "#!/bin/sh\n" + fakeContext + fakeRead + "mkdir -p \"$2/.cairn\" && cat \"$2/cairn.yaml\" > \"$2/.cairn/manifest.json\" && echo rules > \"$2/AGENTS.md\"\n"
+	script := "#!/bin/sh\n" + fakeContext + fakeSearch + fakeRead + "mkdir -p \"$2/.cairn\" && cat \"$2/cairn.yaml\" > \"$2/.cairn/manifest.json\" && echo rules > \"$2/AGENTS.md\"\n"
 	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}

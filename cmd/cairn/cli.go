@@ -28,6 +28,8 @@ type CLI struct {
 	Init       InitCmd       `cmd:"" help:"Scaffold a new base: cairn.yaml, empty layer folders and a .gitignore for .cairn/."`
 	Build      BuildCmd      `cmd:"" help:"Compile the base into .cairn/ (make-style: only what changed is rebuilt)."`
 	Context    ContextCmd    `cmd:"" help:"The best few records and pages for a query, under a token budget, with a receipt."`
+	Search     SearchCmd     `cmd:"" help:"Every match of a query, grouped by kind and ranked within each group."`
+	List       ListCmd       `cmd:"" help:"The items of one layer, newest first, filtered and paged."`
 	Read       ReadCmd       `cmd:"" help:"One record (with its raw fields), page, section, term, note, entity or voice profile, in full."`
 	Note       NoteCmd       `cmd:"" help:"Record a suggestion, or keep or drop one, in the notes log; list the log."`
 	Eval       EvalCmd       `cmd:"" help:"Answer an evaluation suite's questions and check each pack against what it expects."`

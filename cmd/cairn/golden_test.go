@@ -149,6 +149,9 @@ func TestGolden(t *testing.T) {
 					got[p] = data
 				}
 				maps.Copy(got, readOutputs(t, name, dir))
+				for p, data := range searchOutputs(t, name, dir) {
+					got[p] = data
+				}
 			}
 			compareTree(t, filepath.Join(goldenRoot, name, "want"), got)
 		})

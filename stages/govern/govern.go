@@ -263,16 +263,36 @@ func (r *Resolver) At(p Place, at time.Time) Answer {
 	}
 	for _, s := range r.suggestions {
 		if inWindow(s.ValidFrom, s.ValidUntil, day) && r.axes.holds(s.Scope, p.Path, pointAxes) {
-			if s.Standing != nil && r.usage != nil {
-				st := *s.Standing
-				if n, ok := r.usage(strings.TrimPrefix(s.Target, TargetTerm+":")); ok {
-					st.Uses = &n
-				}
-				s.Standing = &st
-			}
-			a.Suggestions = append(a.Suggestions, s)
+			a.Suggestions = append(a.Suggestions, r.withUses(s))
 		}
 	}
 	a.Coverage = grade(a)
 	return a
+}
+
+// withUses is s with its standing's uses filled from the usage hook, when
+// it is a term suggestion and the hook is set.
+func (r *Resolver) withUses(s Suggestion) Suggestion {
+	if s.Standing != nil && r.usage != nil {
+		st := *s.Standing
+		if n, ok := r.usage(strings.TrimPrefix(s.Target, TargetTerm+":")); ok {
+			st.Uses = &n
+		}
+		s.Standing = &st
+	}
+	return s
+}
+
+// Notes are every note a person kept, whatever its scope and window,
+// newest first: what a by-content question searches.
+func (r *Resolver) Notes() []Note { return slices.Clone(r.notes) }
+
+// Suggestions are every position nobody has decided on, whatever its
+// scope and window, newest first, with their uses filled as At fills them.
+func (r *Resolver) Suggestions() []Suggestion {
+	out := make([]Suggestion, len(r.suggestions))
+	for i, s := range r.suggestions {
+		out[i] = r.withUses(s)
+	}
+	return out
 }

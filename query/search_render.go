@@ -1,0 +1,95 @@
+package query
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+)
+
+// renderSearch renders an answer in its format. With counts only, the
+// groups carry no items.
+func renderSearch(doc *SearchAnswer, format string, countOnly bool) []byte {
+	switch format {
+	case FormatJSON:
+		return append(marshal(doc, "", "  "), '\n')
+	case FormatJSONL:
+		return searchJSONL(doc)
+	}
+	return searchText(doc, countOnly)
+}
+
+// searchJSONL is the answer without its items on the first line, then one
+// line per shown item with its group and rank.
+func searchJSONL(doc *SearchAnswer) []byte {
+	var b bytes.Buffer
+	head := *doc
+	head.Groups = nil
+	for _, g := range doc.Groups {
+		c := *g
+		c.Items = []searchItem{}
+		head.Groups = append(head.Groups, &c)
+	}
+	b.Write(marshal(&head, "", ""))
+	b.WriteByte('\n')
+	for _, g := range doc.Groups {
+		for i, it := range g.Items {
+			b.Write(marshal(struct {
+				Group string     `json:"group"`
+				Rank  int        `json:"rank"`
+				Item  searchItem `json:"item"`
+			}{g.Name, g.Offset + i + 1, it}, "", ""))
+			b.WriteByte('\n')
+		}
+	}
+	return b.Bytes()
+}
+
+// searchText is the answer for a reader: a head line, each group with its
+// count, its items and how to page on, then provenance and the notice.
+func searchText(doc *SearchAnswer, countOnly bool) []byte {
+	var b strings.Builder
+	window := "every day"
+	if doc.Window.Since != "" || doc.Window.Until != "" {
+		window = orDash(doc.Window.Since) + ".." + orDash(doc.Window.Until)
+	}
+	if doc.Window.DerivedFrom != "" {
+		window += " (" + doc.Window.DerivedFrom + ")"
+	}
+	fmt.Fprintf(&b, "search: %s · terms=%s · filtered=%s · window=%s · as_of=%s · scope=%s\n",
+		clean(doc.Query), listOrDash(doc.Terms), listOrDash(doc.FilteredTerms), window, doc.AsOf, doc.Scope)
+	if f := doc.Filters; len(f.Sources) > 0 || f.Layer != "" || len(f.Where) > 0 {
+		fmt.Fprintf(&b, "filters: source=%s · layer=%s · where=%s\n", listOrDash(f.Sources), orDash(f.Layer), clean(listOrDash(f.Where)))
+	}
+	cov := doc.Coverage
+	fmt.Fprintf(&b, "coverage: %s · has=%s · missing=%s · pending suggestions=%d\n", cov.Grade, listOrDash(cov.Kinds), listOrDash(cov.Missing), cov.Pending)
+	for _, g := range doc.Groups {
+		fmt.Fprintf(&b, "## %s: %d", g.Name, g.Count)
+		if g.Offset > 0 {
+			fmt.Fprintf(&b, " (from %d)", g.Offset+1)
+		}
+		b.WriteByte('\n')
+		if countOnly {
+			continue
+		}
+		for _, it := range g.Items {
+			b.WriteString(it.text())
+		}
+		if g.More > 0 {
+			fmt.Fprintf(&b, "and %d more: --cursor %s\n", g.More, g.Next)
+		}
+	}
+	if doc.HeldBack > 0 {
+		fmt.Fprintf(&b, "held back: %d received or private record(s) match; name their role in the query (category:received, visibility:private) to see them\n", doc.HeldBack)
+	}
+	if doc.Empty != "" {
+		fmt.Fprintf(&b, "%s\n%s\n", doc.Empty, doc.Record)
+	}
+	p := doc.Provenance
+	fmt.Fprintf(&b, "provenance: project=%s · log=%s (%d operation(s)) · usage=%s %s · index=%s %s",
+		p.Project, orDash(p.LogRevision), p.LogOperations, p.Artifacts.Path, p.Artifacts.State, doc.Index.Path, doc.Index.State)
+	if doc.Index.Reason != "" {
+		fmt.Fprintf(&b, " · index_reason=%s", doc.Index.Reason)
+	}
+	fmt.Fprintf(&b, " · ranking=%d\n%s\n", doc.RankingVersion, Notice)
+	return []byte(b.String())
+}
