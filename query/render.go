@@ -79,12 +79,29 @@ type Receipt struct {
 	UnexpandedSeeds []string   `json:"unexpanded_seeds,omitempty"`
 	Index           IndexState `json:"index"`
 	InputDigest     string     `json:"input_digest"`
-	SinceReceipt    string     `json:"since_receipt"`
-	Changed         []string   `json:"changed"`
-	RankingVersion  int        `json:"ranking_version"`
-	ToolVersion     string     `json:"tool_version"`
-	Notice          string     `json:"notice"`
-	Warning         string     `json:"warning"`
+	// SinceReceipt is the snapshot a delta pack was made against ("" for
+	// a whole pack); Changed counts the candidates new or changed since
+	// it, which are all a delta pack chooses from.
+	SinceReceipt string `json:"since_receipt"`
+	Changed      int    `json:"changed"`
+	// Deleted names the first maxDeletedDetail of the snapshot's URIs that
+	// the base no longer holds, in URI order; DeletedTotal counts them all.
+	Deleted      []string `json:"deleted"`
+	DeletedTotal int      `json:"deleted_total"`
+	// SavedReceipt describes the snapshot --save-receipt saved under
+	// input_digest; absent when none was saved.
+	SavedReceipt   *SavedReceipt `json:"saved_receipt,omitempty"`
+	RankingVersion int           `json:"ranking_version"`
+	ToolVersion    string        `json:"tool_version"`
+	Notice         string        `json:"notice"`
+	Warning        string        `json:"warning"`
+}
+
+// SavedReceipt is the snapshot a pack saved: how many candidate URIs it
+// holds, and how many candidates it left out for its cap (ranked last).
+type SavedReceipt struct {
+	URIs   int `json:"uris"`
+	Capped int `json:"capped"`
 }
 
 // Dropped is a candidate that did not make the pack.
@@ -165,6 +182,7 @@ func render(dst []byte, p *Pack, format string, explain bool) []byte {
 	if len(notes) == 0 {
 		notes = append(notes, "complete: nothing was dropped or rejected")
 	}
+	notes = append(deltaNotes(r), notes...)
 	b = fmt.Appendf(b, "receipt: %s\n", clean(strings.Join(notes, " · ")))
 	b = append(b, Notice...)
 	return append(b, '\n')
