@@ -62,7 +62,9 @@ func (l *FileLock) Release() error {
 	}
 	f := l.f
 	l.f = nil
-	return errors.Join(unlock(f), f.Close())
+	// The line goes while the lock is still held, so nobody reads a
+	// holder that has finished.
+	return errors.Join(f.Truncate(0), unlock(f), f.Close())
 }
 
 // FileBusyError says a lock file is held by another process; it names the

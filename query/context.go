@@ -74,6 +74,9 @@ func Context(ctx context.Context, root string, req Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if req.SinceReceipt != "" && !receipts.ValidDigest(req.SinceReceipt) {
+		return nil, &UsageError{Msg: fmt.Sprintf("--since-receipt %q: give the 16 hex digits of a receipt's input_digest", req.SinceReceipt)}
+	}
 	var store receipts.Store
 	var since *receipts.Snapshot
 	if req.SaveReceipt || req.SinceReceipt != "" {

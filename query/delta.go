@@ -86,7 +86,7 @@ func (e *SnapshotError) ExitCode() int { return 2 }
 // receiptStore is the snapshot folder of the base at root.
 func receiptStore(req Request, root string) (receipts.Store, error) {
 	if req.StateDir == "" {
-		return receipts.Store{}, &UsageError{Msg: "--save-receipt and --since-receipt keep snapshots in cairn's state folder, and none was given; set XDG_STATE_HOME or HOME"}
+		return receipts.Store{}, &UsageError{Msg: "--save-receipt and --since-receipt keep snapshots in $XDG_STATE_HOME/cairn or ~/.local/state/cairn; set XDG_STATE_HOME or HOME to an absolute path"}
 	}
 	dir, err := receipts.Dir(req.StateDir, root)
 	if err != nil {
@@ -100,9 +100,6 @@ func receiptStore(req Request, root string) (receipts.Store, error) {
 func loadSince(store receipts.Store, req Request, parsed Parsed) (*receipts.Snapshot, error) {
 	fail := func(problem string) error {
 		return &SnapshotError{Digest: req.SinceReceipt, Problem: problem, Seed: SeedCommand(req, parsed)}
-	}
-	if !receipts.ValidDigest(req.SinceReceipt) {
-		return nil, &UsageError{Msg: fmt.Sprintf("--since-receipt %q: give the 16 hex digits of a receipt's input_digest", req.SinceReceipt)}
 	}
 	snap, err := store.Load(req.SinceReceipt)
 	var ce *receipts.CorruptError

@@ -158,9 +158,6 @@ func render(dst []byte, p *Pack, format string, explain bool) []byte {
 	b = fmt.Appendf(b, "receipt: terms=%s · filtered=%s · floor=%d · tokens used=%d encoded=%d budget=%d · digest=%s · ranking=%d\n",
 		listOrDash(r.Terms), listOrDash(r.FilteredTerms), r.RelevanceFloor, r.UsedTokens, r.EncodedTokens, r.Budget, r.InputDigest, r.RankingVersion)
 	var notes []string
-	if r.Index.Reason != "" {
-		notes = append(notes, "index_reason="+r.Index.Reason)
-	}
 	if r.Warning != "" {
 		notes = append(notes, "warning="+r.Warning)
 	}
@@ -182,7 +179,12 @@ func render(dst []byte, p *Pack, format string, explain bool) []byte {
 	if len(notes) == 0 {
 		notes = append(notes, "complete: nothing was dropped or rejected")
 	}
+	// Whether the index answered changes no other note: the indexed and
+	// the scanned pack differ only in receipt.index.
 	notes = append(deltaNotes(r), notes...)
+	if r.Index.Reason != "" {
+		notes = append([]string{"index_reason=" + r.Index.Reason}, notes...)
+	}
 	b = fmt.Appendf(b, "receipt: %s\n", clean(strings.Join(notes, " · ")))
 	b = append(b, Notice...)
 	return append(b, '\n')
