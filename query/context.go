@@ -118,7 +118,6 @@ func Context(ctx context.Context, root string, req Request) ([]byte, error) {
 	// The pack is delivered only once its snapshot is saved: its receipt
 	// says it was.
 	if e.snapshot != nil {
-		e.snapshot.Digest = e.digest
 		if err := store.Save(*e.snapshot, "cairn context --save-receipt"); err != nil {
 			return nil, err
 		}

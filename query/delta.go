@@ -214,7 +214,7 @@ func (e *engine) makeSnapshot() error {
 	if err != nil {
 		return err
 	}
-	snap := &receipts.Snapshot{QueryKey: queryKey(e.req, e.parsed), Query: e.parsed.Text, Candidates: len(e.pool),
+	snap := &receipts.Snapshot{Digest: e.digest, QueryKey: queryKey(e.req, e.parsed), Query: e.parsed.Text, Candidates: len(e.pool),
 		Entries: make([]receipts.Entry, len(rows))}
 	for i, row := range rows {
 		snap.Entries[i] = receipts.Entry{URI: row.URI, Digest: digest[ords[i]]}
