@@ -121,13 +121,13 @@ func loadSince(store receipts.Store, req Request, parsed Parsed) (*receipts.Snap
 func SeedCommand(req Request, parsed Parsed) string {
 	b := []string{"cairn", "context", "--save-receipt"}
 	if req.Since != "" {
-		b = append(b, "--since", shellQuote(req.Since))
+		b = append(b, "--since", ShellWord(req.Since))
 	}
 	if req.Until != "" {
-		b = append(b, "--until", shellQuote(req.Until))
+		b = append(b, "--until", ShellWord(req.Until))
 	}
 	for _, p := range req.Pins {
-		b = append(b, "--pin", shellQuote(p))
+		b = append(b, "--pin", ShellWord(p))
 	}
 	if req.Expand {
 		b = append(b, "--expand")
@@ -135,13 +135,14 @@ func SeedCommand(req Request, parsed Parsed) string {
 	if strings.HasPrefix(parsed.Text, "-") {
 		b = append(b, "--")
 	}
-	return strings.Join(append(b, shellQuote(parsed.Text)), " ")
+	return strings.Join(append(b, ShellWord(parsed.Text)), " ")
 }
 
 var shellSafe = regexp.MustCompile(`^[A-Za-z0-9@%+=:,./_-]+$`)
 
-// shellQuote writes s as one word of a POSIX shell.
-func shellQuote(s string) string {
+// ShellWord writes s as one word of a POSIX shell, quoted only when it
+// needs to be.
+func ShellWord(s string) string {
 	if shellSafe.MatchString(s) {
 		return s
 	}

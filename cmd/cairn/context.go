@@ -71,10 +71,10 @@ func (c *ContextCmd) Run(env *Env) error {
 		// The command that seeds a snapshot names the base and the day as
 		// this one did.
 		if c.AsOf != "" {
-			se.Seed = strings.Replace(se.Seed, "--save-receipt", "--save-receipt --as-of "+shellWord(c.AsOf), 1)
+			se.Seed = strings.Replace(se.Seed, "--save-receipt", "--save-receipt --as-of "+query.ShellWord(c.AsOf), 1)
 		}
 		if env.Base != "" {
-			se.Seed = strings.Replace(se.Seed, "cairn context", "cairn --base "+shellWord(env.Base)+" context", 1)
+			se.Seed = strings.Replace(se.Seed, "cairn context", "cairn --base "+query.ShellWord(env.Base)+" context", 1)
 		}
 	}
 	if err != nil {
@@ -96,14 +96,6 @@ func stateDir(env *Env) string {
 		return filepath.Join(h, ".local", "state", "cairn")
 	}
 	return ""
-}
-
-// shellWord writes s as one word of a POSIX shell.
-func shellWord(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./_-") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // baseAndDay finds the base and the day a command evaluates dates at.
