@@ -8,6 +8,9 @@ import (
 	"runtime"
 )
 
+// oNoFollow is 0 where open has no such flag; tryLock fails there anyway.
+const oNoFollow = 0
+
 // tryLock fails on systems without flock: building without the lock could
 // let two builds interleave their writes, so cairn refuses to build there
 // rather than build unsafely. Queries take no lock and still work.

@@ -8,6 +8,9 @@ import (
 	"syscall"
 )
 
+// oNoFollow makes an open refuse a link at the name.
+const oNoFollow = syscall.O_NOFOLLOW
+
 // tryLock takes an exclusive flock on f without waiting. flock belongs to
 // the open file description, so a second open of the same file, even in
 // this process, is refused too; and the kernel drops it when the process

@@ -4,18 +4,25 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cairn-kb/cairn/query/receipts"
 )
 
 // TestBudgetIsExact checks the delivery contract for every budget from the
 // reported minimum up to 16384, in all three formats, with and without
-// --explain: the output's receipt states encoded_tokens = ⌈bytes/4⌉ of the
-// output itself, and that never exceeds the budget.
+// --explain, for a whole pack and (without --explain) a delta pack (--since-receipt, against
+// a snapshot that holds half the candidates unchanged, changed the rest,
+// and names more deleted URIs than a receipt lists): the output's receipt
+// states encoded_tokens = ⌈bytes/4⌉ of the output itself, and that never
+// exceeds the budget.
 func TestBudgetIsExact(t *testing.T) {
 	dir := builtDemo(t)
 	root, err := os.OpenRoot(dir)
@@ -28,51 +35,102 @@ func TestBudgetIsExact(t *testing.T) {
 		t.Fatal(err)
 	}
 	asOf := time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC)
+	words := []string{"why", "did", "the", "arm64", "nightly", "time", "out"}
+	since := halfChangedSnapshot(t, sc, Request{Words: words, AsOf: asOf, Pins: []string{"wiki/release-process.md"}})
 	for _, format := range []string{FormatText, FormatJSON, FormatJSONL} {
 		for _, explain := range []bool{false, true} {
-			t.Run(format+map[bool]string{true: "-explain", false: ""}[explain], func(t *testing.T) {
-				t.Parallel()
-				req := Request{Words: []string{"why", "did", "the", "arm64", "nightly", "time", "out"}, AsOf: asOf,
-					Pins: []string{"wiki/release-process.md"}, Format: format, Explain: explain, Budget: 1, ToolVersion: "test"}
-				parsed, err := Parse(req.Words, asOf, "", "")
-				if err != nil {
-					t.Fatal(err)
+			for _, delta := range []bool{false, true} {
+				if delta && explain {
+					continue // what --explain adds is the items', and a delta changes which items, not how they render
 				}
-				// A reason longer than a receipt carries, with characters JSON
-				// escapes: what a stale or corrupt state can report.
-				reason := strings.Repeat("wiki/\"quoted\"\tname\n", 40)
-				e := &engine{c: sc, req: req, parsed: parsed, state: Index{Path: ".cairn/manifest.json", State: StateStale, Reason: reason}}
-				prep, err := e.prepare()
-				if err != nil {
-					t.Fatal(err)
-				}
-				_, err = e.deliver(prep.pins, prep.ranked, prep.rejected)
-				var be *BudgetError
-				if !errors.As(err, &be) {
-					t.Fatalf("budget 1: err = %v, want a *BudgetError naming the minimum", err)
-				}
-				items := 0
-				for b := be.Minimum; b <= 16384; b++ {
-					e.req.Budget = b
-					out, err := e.deliver(prep.pins, prep.ranked, prep.rejected)
-					if err != nil {
-						t.Fatalf("budget %d (minimum %d): %v", b, be.Minimum, err)
-					}
-					got, n := readPack(t, format, out)
-					if want := tokens(len(out)); got != want || got > b {
-						t.Fatalf("budget %d: receipt states %d tokens, output is %d bytes (%d tokens)", b, got, len(out), want)
-					}
-					items = max(items, n)
-				}
-				if items < 5 {
-					t.Errorf("even 16384 tokens delivered at most %d items; the test does not exercise selection", items)
-				}
-				e.req.Budget = be.Minimum - 1
-				if _, err := e.deliver(prep.pins, prep.ranked, prep.rejected); !errors.As(err, &be) {
-					t.Errorf("one under the minimum: err = %v, want a *BudgetError", err)
-				}
-			})
+				name := format + map[bool]string{true: "-explain", false: ""}[explain] + map[bool]string{true: "-delta", false: ""}[delta]
+				t.Run(name, func(t *testing.T) {
+					t.Parallel()
+					budgetIsExact(t, sc, Request{Words: words, AsOf: asOf, Pins: []string{"wiki/release-process.md"},
+						Format: format, Explain: explain, Budget: 1, ToolVersion: "test"}, map[bool]*receipts.Snapshot{true: since}[delta])
+				})
+			}
 		}
+	}
+}
+
+// halfChangedSnapshot is a snapshot of a request's candidates in which
+// every other one, in rank order, is as it is now and the rest changed,
+// with more URIs the base does not hold than a receipt names.
+func halfChangedSnapshot(t *testing.T, c corpus, req Request) *receipts.Snapshot {
+	t.Helper()
+	parsed, err := Parse(req.Words, req.AsOf, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Format, req.Budget, req.SaveReceipt = FormatJSON, DefaultBudget, true
+	e := &engine{c: c, req: req, parsed: parsed, state: Index{State: StateMissing}}
+	if _, err := e.prepare(); err != nil {
+		t.Fatal(err)
+	}
+	unchanged := map[uint64]bool{}
+	for i, s := range e.pool {
+		if i%2 == 0 {
+			unchanged[s.key.Digest] = true
+		}
+	}
+	snap := e.snapshot
+	for i := range snap.Entries {
+		if !unchanged[snap.Entries[i].Digest] {
+			snap.Entries[i].Digest ^= 1
+		}
+	}
+	for i := range maxDeletedDetail + 8 {
+		snap.Entries = append(snap.Entries, receipts.Entry{URI: fmt.Sprintf("events/2026-11-09/gone.json#record-%02d", i), Digest: uint64(i)})
+	}
+	slices.SortFunc(snap.Entries, func(a, b receipts.Entry) int { return strings.Compare(a.URI, b.URI) })
+	snap.Digest = "0123456789abcdef"
+	return snap
+}
+
+// budgetIsExact checks the delivery contract of one request, made a
+// delta pack against since when it is not nil.
+func budgetIsExact(t *testing.T, sc corpus, req Request, since *receipts.Snapshot) {
+	parsed, err := Parse(req.Words, req.AsOf, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	format := req.Format
+	// A reason longer than a receipt carries, with characters JSON
+	// escapes: what a stale or corrupt state can report.
+	reason := strings.Repeat("wiki/\"quoted\"\tname\n", 40)
+	e := &engine{c: sc, req: req, parsed: parsed, state: Index{Path: ".cairn/manifest.json", State: StateStale, Reason: reason}, since: since}
+	prep, err := e.prepare()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.deliver(prep.pins, prep.ranked, prep.rejected)
+	var be *BudgetError
+	if !errors.As(err, &be) {
+		t.Fatalf("budget 1: err = %v, want a *BudgetError naming the minimum", err)
+	}
+	items := 0
+	for b := be.Minimum; b <= 16384; b++ {
+		e.req.Budget = b
+		out, err := e.deliver(prep.pins, prep.ranked, prep.rejected)
+		if err != nil {
+			t.Fatalf("budget %d (minimum %d): %v", b, be.Minimum, err)
+		}
+		got, n := readPack(t, format, out)
+		if want := tokens(len(out)); got != want || got > b {
+			t.Fatalf("budget %d: receipt states %d tokens, output is %d bytes (%d tokens)", b, got, len(out), want)
+		}
+		items = max(items, n)
+	}
+	if want := map[bool]int{false: 5, true: 3}[since != nil]; items < want {
+		t.Errorf("even 16384 tokens delivered at most %d items; the test does not exercise selection", items)
+	}
+	if since != nil && (e.delta.changed == 0 || e.delta.sameOut == 0 || len(e.delta.deleted) <= maxDeletedDetail) {
+		t.Errorf("the delta has %d changed, %d unchanged above the floor, %d deleted: it does not exercise a delta", e.delta.changed, e.delta.sameOut, len(e.delta.deleted))
+	}
+	e.req.Budget = be.Minimum - 1
+	if _, err := e.deliver(prep.pins, prep.ranked, prep.rejected); !errors.As(err, &be) {
+		t.Errorf("one under the minimum: err = %v, want a *BudgetError", err)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/query/receipts"
 	"github.com/cairn-kb/cairn/stages/project"
 )
 
@@ -34,6 +35,17 @@ type Request struct {
 	Format  string
 	// ToolVersion goes into the receipt.
 	ToolVersion string
+	// StateDir is cairn's machine-local state folder
+	// ($XDG_STATE_HOME/cairn): receipt snapshots live in it, under
+	// receipts/. Only SaveReceipt and SinceReceipt need it; the caller
+	// resolves it, so that nothing here reads the environment.
+	StateDir string
+	// SaveReceipt saves the pack's snapshot, keyed by its input_digest,
+	// for a later delta pack.
+	SaveReceipt bool
+	// SinceReceipt, an input_digest saved before, makes a delta pack: only
+	// the items new or changed since that snapshot.
+	SinceReceipt string
 }
 
 // UsageError is a request that cannot be answered as asked; exit 2.
@@ -46,7 +58,9 @@ func (e *UsageError) ExitCode() int { return 2 }
 
 // Context answers a request against the base at root: from its artifacts
 // when they are current, else from a scan of the base. It returns the
-// delivered bytes.
+// delivered bytes. Only a request that saves a receipt (SaveReceipt), or
+// makes a delta pack (SinceReceipt), touches cairn's state folder; a
+// plain request writes nothing anywhere.
 func Context(ctx context.Context, root string, req Request) ([]byte, error) {
 	if req.Budget <= 0 {
 		return nil, &UsageError{Msg: fmt.Sprintf("--budget %d: give a positive number of tokens", req.Budget)}
@@ -60,11 +74,26 @@ func Context(ctx context.Context, root string, req Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if req.SinceReceipt != "" && !receipts.ValidDigest(req.SinceReceipt) {
+		return nil, &UsageError{Msg: fmt.Sprintf("--since-receipt %q: give the 16 hex digits of a receipt's input_digest", req.SinceReceipt)}
+	}
+	var store receipts.Store
+	var since *receipts.Snapshot
+	if req.SaveReceipt || req.SinceReceipt != "" {
+		if store, err = receiptStore(req, root); err != nil {
+			return nil, err
+		}
+	}
+	if req.SinceReceipt != "" {
+		if since, err = loadSince(store, req, parsed); err != nil {
+			return nil, err
+		}
+	}
 	c, state, closeFn, err := openCorpus(ctx, root, lookupWords(parsed.Terms))
 	if err != nil {
 		return nil, err
 	}
-	e := &engine{c: c, req: req, parsed: parsed, state: state}
+	e := &engine{c: c, req: req, parsed: parsed, state: state, since: since}
 	out, err := e.run()
 	closeFn()
 	var ce *artifacts.CorruptError
@@ -80,10 +109,24 @@ func Context(ctx context.Context, root string, req Request) ([]byte, error) {
 		if serr != nil {
 			return nil, serr
 		}
-		e = &engine{c: sc, req: req, parsed: parsed, state: Index{Path: state.Path, State: StateCorrupt, Reason: ce.Error()}}
-		return e.run()
+		e = &engine{c: sc, req: req, parsed: parsed, state: Index{Path: state.Path, State: StateCorrupt, Reason: ce.Error()}, since: since}
+		out, err = e.run()
 	}
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	// The pack is delivered only once its snapshot is saved: its receipt
+	// says it was.
+	if e.snapshot != nil {
+		if err := store.Save(*e.snapshot, "cairn context --save-receipt"); err != nil {
+			return nil, err
+		}
+	}
+	if since != nil {
+		// A snapshot used is kept longer; failing to say so loses nothing.
+		_ = store.Use(since.Digest)
+	}
+	return out, nil
 }
 
 // openCorpus picks the index or the scan, as Open decides. The artifacts
@@ -163,6 +206,11 @@ type engine struct {
 	closedSeeds []string           // seeds whose neighbourhood was too large to expand
 	built       map[*scored]*entry // rendered candidates, whatever the budget
 	weight      map[string]int     // field weights by name, for excerpts
+	digest      string             // the input digest, once the pool is ranked
+
+	since    *receipts.Snapshot // the snapshot of --since-receipt; nil for a whole pack
+	delta    *delta             // the pool against since (see prepareDelta)
+	snapshot *receipts.Snapshot // what --save-receipt saves (see makeSnapshot)
 }
 
 // roleTerms are query terms that name a policy role: they identify the
@@ -220,5 +268,9 @@ func (e *engine) prepare() (prepared, error) {
 		return prepared{}, err
 	}
 	e.order()
+	e.digest = e.inputDigest()
+	if pins, err = e.prepareDelta(pins); err != nil {
+		return prepared{}, err
+	}
 	return prepared{pins: pins, ranked: e.collapse(e.admissible()), rejected: rejected}, nil
 }

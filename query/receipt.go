@@ -31,8 +31,7 @@ func (e *engine) receipt(rejected []RejectedPin) Receipt {
 		RelevanceFloor:    relevanceFloor,
 		RecencyModel:      []HalfLife{},
 		Index:             IndexState{Path: e.state.Path, State: string(e.state.State), Reason: indexReason(e.state.Reason)},
-		InputDigest:       e.inputDigest(),
-		Changed:           []string{},
+		InputDigest:       e.digest,
 		RankingVersion:    artifacts.RankingVersion,
 		ToolVersion:       e.req.ToolVersion,
 		Notice:            Notice,
@@ -40,6 +39,7 @@ func (e *engine) receipt(rejected []RejectedPin) Receipt {
 		TruncatedEntities: nonNil(e.truncated),
 		UnexpandedSeeds:   e.closedSeeds,
 	}
+	e.deltaReceipt(&r)
 	if len(e.parsed.Terms) == 0 {
 		r.Index.State = "query-too-short"
 		r.Index.Reason = "the query has no terms left after normalisation"
@@ -68,6 +68,8 @@ func (e *engine) warning(fitLost bool) string {
 		return "empty pack: no candidates, the query has no terms left after normalisation (scaffolding words and words under three letters are dropped); ask with the words that matter"
 	case len(e.pool) == 0:
 		return fmt.Sprintf("empty pack: no candidates in the window %s..%s match the query (%d items searched); widen it with --since/--until, check --as-of, or use other words", e.window.Since, e.window.Until, e.win.n)
+	case !fitLost && e.delta != nil && e.delta.sameOut > 0:
+		return fmt.Sprintf("empty pack: nothing is new or changed since receipt %s; the %d candidates above the relevance floor (%d) are as the snapshot holds them, and %d of its URIs were deleted", e.delta.snap.Digest, e.delta.sameOut, relevanceFloor, len(e.delta.deleted))
 	case !fitLost && e.policyOut > 0:
 		return fmt.Sprintf("empty pack: %d items matched; those above the relevance floor (%d) are private or received records, which stay out unless the query names visibility:private, category:received or the record itself", len(e.pool), relevanceFloor)
 	case !fitLost:

@@ -79,12 +79,29 @@ type Receipt struct {
 	UnexpandedSeeds []string   `json:"unexpanded_seeds,omitempty"`
 	Index           IndexState `json:"index"`
 	InputDigest     string     `json:"input_digest"`
-	SinceReceipt    string     `json:"since_receipt"`
-	Changed         []string   `json:"changed"`
-	RankingVersion  int        `json:"ranking_version"`
-	ToolVersion     string     `json:"tool_version"`
-	Notice          string     `json:"notice"`
-	Warning         string     `json:"warning"`
+	// SinceReceipt is the snapshot a delta pack was made against ("" for
+	// a whole pack); Changed counts the candidates new or changed since
+	// it, which are all a delta pack chooses from.
+	SinceReceipt string `json:"since_receipt"`
+	Changed      int    `json:"changed"`
+	// Deleted names the first maxDeletedDetail of the snapshot's URIs that
+	// the base no longer holds, in URI order; DeletedTotal counts them all.
+	Deleted      []string `json:"deleted"`
+	DeletedTotal int      `json:"deleted_total"`
+	// SavedReceipt describes the snapshot --save-receipt saved under
+	// input_digest; absent when none was saved.
+	SavedReceipt   *SavedReceipt `json:"saved_receipt,omitempty"`
+	RankingVersion int           `json:"ranking_version"`
+	ToolVersion    string        `json:"tool_version"`
+	Notice         string        `json:"notice"`
+	Warning        string        `json:"warning"`
+}
+
+// SavedReceipt is the snapshot a pack saved: how many candidate URIs it
+// holds, and how many candidates it left out for its cap (ranked last).
+type SavedReceipt struct {
+	URIs   int `json:"uris"`
+	Capped int `json:"capped"`
 }
 
 // Dropped is a candidate that did not make the pack.
@@ -141,9 +158,6 @@ func render(dst []byte, p *Pack, format string, explain bool) []byte {
 	b = fmt.Appendf(b, "receipt: terms=%s · filtered=%s · floor=%d · tokens used=%d encoded=%d budget=%d · digest=%s · ranking=%d\n",
 		listOrDash(r.Terms), listOrDash(r.FilteredTerms), r.RelevanceFloor, r.UsedTokens, r.EncodedTokens, r.Budget, r.InputDigest, r.RankingVersion)
 	var notes []string
-	if r.Index.Reason != "" {
-		notes = append(notes, "index_reason="+r.Index.Reason)
-	}
 	if r.Warning != "" {
 		notes = append(notes, "warning="+r.Warning)
 	}
@@ -164,6 +178,12 @@ func render(dst []byte, p *Pack, format string, explain bool) []byte {
 	}
 	if len(notes) == 0 {
 		notes = append(notes, "complete: nothing was dropped or rejected")
+	}
+	// Whether the index answered changes no other note: the indexed and
+	// the scanned pack differ only in receipt.index.
+	notes = append(deltaNotes(r), notes...)
+	if r.Index.Reason != "" {
+		notes = append([]string{"index_reason=" + r.Index.Reason}, notes...)
 	}
 	b = fmt.Appendf(b, "receipt: %s\n", clean(strings.Join(notes, " · ")))
 	b = append(b, Notice...)

@@ -227,7 +227,8 @@ func (e *engine) standing(s *scored, nextAction int) uint64 {
 }
 
 // admissible keeps the pool's unpinned items above the floor whose policy
-// role is not excluded, in order, and counts those below the floor.
+// role is not excluded and, in a delta pack, that are new or changed, in
+// order, and counts those below the floor.
 func (e *engine) admissible() []*scored {
 	var out []*scored
 	for _, s := range e.pool {
@@ -240,6 +241,10 @@ func (e *engine) admissible() []*scored {
 		}
 		if e.excluded(s) {
 			e.policyOut++
+			continue
+		}
+		if e.delta.unchanged(s) {
+			e.delta.sameOut++
 			continue
 		}
 		out = append(out, s)

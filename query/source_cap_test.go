@@ -263,6 +263,17 @@ func capBase() fstest.MapFS {
 	}
 }
 
+// bestLeftOut is the best-ranked candidate of a source left out of a pack.
+func bestLeftOut(p *capPack, source string) capItem {
+	var best capItem
+	for _, d := range p.dropped {
+		if d.source == source && (best.uri == "" || d.standing < best.standing) {
+			best = d
+		}
+	}
+	return best
+}
+
 // TestSourceCapReachesLowRankedSources checks that when the first-ranked
 // source reaches its share, the fitting goes on down the ranking to the
 // items of other sources, ranked below every alert, and admits them
@@ -285,7 +296,12 @@ func TestSourceCapReachesLowRankedSources(t *testing.T) {
 			continue
 		}
 		limit := capFor(n)
-		if held["alerts"] < min(limit, 20) {
+		// The share is taken against the pack the budget holds in rank
+		// order; cheaper notes and tickets can make the pack one larger,
+		// its share one more, which the next alert then lacks the room
+		// for: it is left out for the budget.
+		short := held["alerts"] == limit-1 && bestLeftOut(p, "alerts").reason == reasonBudget
+		if held["alerts"] < min(limit, 20) && !short {
 			t.Errorf("%s: %d items by source %v; the alerts rank first and take their full share, %d", name, n, held, limit)
 		}
 		for _, src := range []string{"notes", "tickets"} {

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/cairn-kb/cairn/query"
@@ -22,8 +24,8 @@ type ContextCmd struct {
 	At           string   `help:"Answer what applies at this path instead: its point, voice, terms, notes and suggestions." placeholder:"PATH"`
 	Profile      string   `help:"Answer what this voice profile holds, with no project point behind it." placeholder:"NAME"`
 	Comments     bool     `help:"With --at: answer for the code comments written at the path, the voice's limits for comments first."`
-	SaveReceipt  bool     `help:"Not available yet."`
-	SinceReceipt string   `help:"Not available yet." placeholder:"DIGEST"`
+	SaveReceipt  bool     `help:"Save this pack's snapshot (candidate URIs and digests) under its input_digest, for --since-receipt."`
+	SinceReceipt string   `help:"Deliver only what is new or changed since the snapshot of this input_digest, and what was deleted." placeholder:"DIGEST"`
 }
 
 // Help is the detail under the summary of `cairn context --help`.
@@ -32,7 +34,9 @@ func (ContextCmd) Help() string {
 
     cairn context "why did the arm64 nightly time out"
     cairn context --budget 1200 --since 2026-11-01 --explain HAR-151
-    cairn context --at docs/api/tokens.md    # the voice, terms and notes in force there`
+    cairn context --at docs/api/tokens.md    # the voice, terms and notes in force there
+    cairn context --save-receipt "arm64 nightly"    # then, later:
+    cairn context --since-receipt DIGEST "arm64 nightly"`
 }
 
 // Run answers the query and prints the pack, or the by-location answer.
@@ -46,9 +50,6 @@ func (c *ContextCmd) Run(env *Env) error {
 	if c.Format == "" {
 		c.Format = query.FormatText
 	}
-	if c.SaveReceipt || c.SinceReceipt != "" {
-		return usageError("--save-receipt and --since-receipt (delta packs) are not built yet; run the query without them")
-	}
 	if len(c.Query) == 0 {
 		return usageError("give a query: cairn context \"what changed in retention\"")
 	}
@@ -56,15 +57,45 @@ func (c *ContextCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
-	out, err := query.Context(context.Background(), root, query.Request{
+	req := query.Request{
 		Words: c.Query, Budget: c.Budget, Since: c.Since, Until: c.Until, AsOf: asOf,
 		Pins: c.Pin, Expand: c.Expand, Explain: c.Explain, Format: c.Format, ToolVersion: Version,
-	})
+		SaveReceipt: c.SaveReceipt, SinceReceipt: c.SinceReceipt,
+	}
+	if c.SaveReceipt || c.SinceReceipt != "" {
+		req.StateDir = stateDir(env)
+	}
+	out, err := query.Context(context.Background(), root, req)
+	var se *query.SnapshotError
+	if errors.As(err, &se) {
+		// The command that seeds a snapshot names the base and the day as
+		// this one did.
+		if c.AsOf != "" {
+			se.Seed = strings.Replace(se.Seed, "--save-receipt", "--save-receipt --as-of "+query.ShellWord(c.AsOf), 1)
+		}
+		if env.Base != "" {
+			se.Seed = strings.Replace(se.Seed, "cairn context", "cairn --base "+query.ShellWord(env.Base)+" context", 1)
+		}
+	}
 	if err != nil {
 		return err
 	}
 	_, err = env.Stdout.Write(out)
 	return err
+}
+
+// stateDir is cairn's machine-local state folder, where receipt
+// snapshots live: $XDG_STATE_HOME/cairn, else ~/.local/state/cairn; ""
+// when neither is set, which the query refuses. A relative
+// XDG_STATE_HOME is ignored, as the XDG rules say.
+func stateDir(env *Env) string {
+	if d := env.Getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
+		return filepath.Join(d, "cairn")
+	}
+	if h := env.Getenv("HOME"); filepath.IsAbs(h) {
+		return filepath.Join(h, ".local", "state", "cairn")
+	}
+	return ""
 }
 
 // baseAndDay finds the base and the day a command evaluates dates at.

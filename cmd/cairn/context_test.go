@@ -206,8 +206,8 @@ func TestContextCommandErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--save-receipt", "retention"}, "not built yet"},
-		{[]string{"--since-receipt", "0123456789abcdef", "retention"}, "not built yet"},
+		{[]string{"--since-receipt", "not-a-digest", "retention"}, "16 hex digits"},
+		{[]string{"--save-receipt", "retention"}, "set XDG_STATE_HOME or HOME"},
 		{[]string{"--as-of", "tomorrow", "retention"}, `--as-of "tomorrow" is not a day`},
 		{[]string{"--format", "yaml", "retention"}, "--format"},
 		{[]string{"--budget", "0", "retention"}, "positive number of tokens"},
