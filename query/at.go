@@ -80,6 +80,7 @@ func At(ctx context.Context, root string, req AtRequest) ([]byte, error) {
 		}
 	}
 	fresh := usageFreshness(ctx, root, g.Config)
+	fresh.countAll()
 	doc.Provenance = provenance(root, g, fresh)
 	resolver := govern.New(govern.Governance{
 		DefaultVoice: g.Config.Governance.DefaultVoice, Points: g.Config.Governance.Points,
@@ -205,10 +206,8 @@ func voiceNames(vs []model.Voice) string {
 type freshness struct {
 	State  State
 	Reason string
-	counts map[string]int // term id → uses in content, when current
-	// top holds each term's most frequent uses, most first, when current
-	// (search shows them beside the count).
-	top map[string][]artifacts.Use
+	usage  []byte         // usage.tsv, when current
+	counts map[string]int // term id → uses in content, once countAll ran
 }
 
 // uses is the govern.Governance.Usage hook: nil counts leave the
@@ -218,6 +217,33 @@ func (f freshness) uses(termID string) (int, bool) {
 		return 0, false
 	}
 	return f.counts[termID], true // every term of the store has its total
+}
+
+// countAll decodes every term's total uses, for an answer that weighs
+// them all (the by-location standing).
+func (f *freshness) countAll() {
+	if f.usage == nil {
+		return
+	}
+	terms, err := artifacts.DecodeUsage(f.usage)
+	if err != nil {
+		*f = freshness{State: StateCorrupt, Reason: err.Error()}
+		return
+	}
+	f.counts = make(map[string]int, len(terms))
+	for _, t := range terms {
+		f.counts[t.Term] = t.Total
+	}
+}
+
+// lookup finds one term's uses, its first limit files among them, by a
+// binary search of usage.tsv; ok is false when the counts are not current.
+func (f freshness) lookup(termID string, limit int) (sum artifacts.UsageSummary, counted, ok bool, err error) {
+	if f.usage == nil {
+		return sum, false, false, nil
+	}
+	sum, counted, err = artifacts.LookupUsage(f.usage, termID, limit)
+	return sum, counted, err == nil, err
 }
 
 // provenance says what stands behind an answer.
@@ -239,7 +265,8 @@ const usageStage = "usage"
 
 // usageFreshness checks the build behind usage.tsv without walking the
 // base (SPEC §6.6: artifact freshness, stat-first, hashing only what
-// changed) and, when it is current, reads each term's total uses.
+// changed) and, when it is current, reads the file, whose terms are
+// looked up as an answer needs them.
 func usageFreshness(ctx context.Context, root string, cfg model.Config) freshness {
 	m, err := artifacts.ReadPrevious(root)
 	var linked *artifacts.LinkError
@@ -268,16 +295,11 @@ func usageFreshness(ctx context.Context, root string, cfg model.Config) freshnes
 	if reason := brokenOutput(root, m, st, cache); reason != "" {
 		return freshness{State: StateCorrupt, Reason: reason}
 	}
-	terms, err := loadArtifact(root, artifacts.UsagePath, artifacts.DecodeUsage, nil)
+	data, err := loadArtifact(root, artifacts.UsagePath, func(b []byte) ([]byte, error) { return b, nil }, nil)
 	if err != nil {
 		return freshness{State: StateCorrupt, Reason: err.Error()}
 	}
-	f := freshness{State: StateUsed, counts: map[string]int{}, top: map[string][]artifacts.Use{}}
-	for _, t := range terms {
-		f.counts[t.Term] = t.Total
-		f.top[t.Term] = t.Uses[:min(len(t.Uses), searchTopUses)]
-	}
-	return f
+	return freshness{State: StateUsed, usage: data}
 }
 
 // diagText joins diagnostics into one message.

@@ -2,9 +2,7 @@ package query
 
 import (
 	"fmt"
-	"io"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 
@@ -74,7 +72,7 @@ func (r *reader) term(id string) (*ReadAnswer, bool, error) {
 	a.Index = &IndexState{Path: artifacts.ManifestPath, State: string(fresh.State), Reason: fresh.Reason}
 	a.Usage = &ReadUsage{AsOf: "the last build"}
 	if fresh.State == StateUsed {
-		sum, found, err := lookupUsage(r.root, id)
+		sum, found, _, err := fresh.lookup(id, readTopUses)
 		if err != nil {
 			return nil, false, err
 		}
@@ -85,25 +83,6 @@ func (r *reader) term(id string) (*ReadAnswer, bool, error) {
 		}
 	}
 	return a, true, nil
-}
-
-// lookupUsage finds one term's section of usage.tsv by binary search.
-func lookupUsage(root, id string) (artifacts.UsageSummary, bool, error) {
-	base, err := os.OpenRoot(root)
-	if err != nil {
-		return artifacts.UsageSummary{}, false, err
-	}
-	defer base.Close()
-	f, _, err := artifacts.OpenArtifact(base, artifacts.UsagePath)
-	if err != nil {
-		return artifacts.UsageSummary{}, false, &artifacts.CorruptError{Path: artifacts.UsagePath, Msg: err.Error()}
-	}
-	defer f.Close()
-	data, err := io.ReadAll(f)
-	if err != nil {
-		return artifacts.UsageSummary{}, false, err
-	}
-	return artifacts.LookupUsage(data, id, readTopUses)
 }
 
 func axesText(axes map[string]string) string {

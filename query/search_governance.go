@@ -54,19 +54,15 @@ func (s *searcher) searchGovernance(g load.Governance, fresh freshness) {
 			URI: "term:" + t.ID, Term: inert(t.Term), Status: t.Status, Kind: t.Kind,
 			Replacement: inert(t.Replacement), Definition: inert(t.Definition), Note: inert(t.Note),
 		}
-		if fresh.counts != nil {
-			n := fresh.counts[t.ID]
-			item.Uses, item.UsesAsOf, item.TopUses = &n, usesAsOf, []SearchUse{}
-			for _, u := range fresh.top[t.ID] {
-				item.TopUses = append(item.TopUses, SearchUse{Path: u.Path, Count: u.Count})
-			}
-		} else {
-			item.UsesAsOf = "not counted: the artifacts are " + string(fresh.State) + "; run cairn build"
-		}
 		terms = append(terms, govEntry{
 			key: t.ID, ids: []string{t.ID, "term:" + t.ID},
 			fields: []govField{{weightWording, t.Term}, {weightReplacement, t.Replacement}, {weightExplanation, t.Definition}, {weightAside, t.Note}},
-			item:   func(score int) searchItem { it := *item; it.Score = score; return &it },
+			item: func(score int) searchItem {
+				it := *item
+				it.Score = score
+				withUsage(&it, fresh)
+				return &it
+			},
 		})
 	}
 	for _, n := range r.Notes() {
@@ -104,6 +100,24 @@ func (s *searcher) searchGovernance(g load.Governance, fresh freshness) {
 	s.groups[GroupNotes] = s.rankEntries(notes)
 	s.groups[GroupSuggestions] = s.rankEntries(suggestions)
 	s.groups[GroupVoice] = s.rankEntries(voices)
+}
+
+// withUsage adds a term's uses as of the last build, looked up in
+// usage.tsv only for a term an answer shows.
+func withUsage(it *SearchTerm, fresh freshness) {
+	sum, _, ok, err := fresh.lookup(strings.TrimPrefix(it.URI, "term:"), searchTopUses)
+	switch {
+	case err != nil:
+		it.UsesAsOf = "not counted: " + err.Error() + "; run cairn build"
+	case !ok:
+		it.UsesAsOf = "not counted: the artifacts are " + string(fresh.State) + "; run cairn build"
+	default:
+		n := sum.Total
+		it.Uses, it.UsesAsOf, it.TopUses = &n, usesAsOf, make([]SearchUse, 0, len(sum.Top))
+		for _, u := range sum.Top {
+			it.TopUses = append(it.TopUses, SearchUse{Path: u.Path, Count: u.Count})
+		}
+	}
 }
 
 // usesAsOf labels usage counts: they describe the content files as the

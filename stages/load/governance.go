@@ -356,14 +356,18 @@ func checkValidWindow(file string, at spotter, from, until string, ds *diag.List
 // relative to the base root: one that could ever match a base path.
 func checkPathGlobs(file string, at spotter, globs []string, ds *diag.List) {
 	for i, g := range globs {
-		line, col := at.pos("paths", strconv.Itoa(i))
+		var why string
 		switch {
 		case g == "":
-			ds.Errorf(file, line, col, "bad-glob", "paths[%d] is empty; write a glob such as docs/** or remove the entry", i)
+			why = fmt.Sprintf("paths[%d] is empty; write a glob such as docs/** or remove the entry", i)
 		case !doublestar.ValidatePattern(g):
-			ds.Errorf(file, line, col, "bad-glob", "paths[%d] %q is not a valid glob; close every [ and {, and escape a literal one with \\", i, g)
+			why = fmt.Sprintf("paths[%d] %q is not a valid glob; close every [ and {, and escape a literal one with \\", i, g)
 		case strings.HasPrefix(g, "/") || strings.HasPrefix(g, "./") || slices.Contains(strings.Split(g, "/"), ".."):
-			ds.Errorf(file, line, col, "bad-glob", "paths[%d] %q is not relative to the base root; write it without a leading / or ./ and without ..", i, g)
+			why = fmt.Sprintf("paths[%d] %q is not relative to the base root; write it without a leading / or ./ and without ..", i, g)
+		}
+		if why != "" { // a glob's place is looked up only to report it
+			line, col := at.pos("paths", strconv.Itoa(i))
+			ds.Errorf(file, line, col, "bad-glob", "%s", why)
 		}
 	}
 }

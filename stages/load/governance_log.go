@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
 	"maps"
 	"reflect"
@@ -90,7 +91,12 @@ type opLog struct {
 
 // decode parses one line into an operation, reporting a line that is not a
 // JSON object, unknown and repeated keys, and each value of the wrong type.
+// A line that decodes in one typed pass is taken as it is; only the others
+// are taken apart key by key, to say exactly what is wrong where.
 func (lg *opLog) decode(line int, raw []byte) (model.LogOp, logSpot, bool) {
+	if op, ok := decodeWhole(raw); ok {
+		return op, logSpot{line: line, raw: raw}, true
+	}
 	var op model.LogOp
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
@@ -106,26 +112,13 @@ func (lg *opLog) decode(line int, raw []byte) (model.LogOp, logSpot, bool) {
 		return op, logSpot{}, false
 	}
 	at := logSpot{line: line, cols: map[string]int{}}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.Token() // the opening brace; the line is known to be an object
-	for dec.More() {
-		start := int(dec.InputOffset())
-		tok, err := dec.Token()
-		if err != nil {
-			break
-		}
-		key, _ := tok.(string)
-		col := start + bytes.IndexByte(raw[start:], '"') + 1
+	keyColumns(raw, func(key string, col int) {
 		if _, dup := at.cols[key]; dup {
 			lg.ds.Errorf(lg.file, line, col, "duplicate-key", "key %q appears twice in this operation; keep one", key)
 		} else {
 			at.cols[key] = col
 		}
-		var skip json.RawMessage
-		if dec.Decode(&skip) != nil {
-			break
-		}
-	}
+	})
 	fields := reflect.ValueOf(&op).Elem()
 	for _, key := range slices.Sorted(maps.Keys(obj)) {
 		idx, ok := logFields[key]
@@ -249,18 +242,95 @@ func zoneless(s string) bool {
 	return false
 }
 
+// decodeWhole decodes a line in one typed pass when it is an object of
+// known keys, each once, with values of their types, and nothing after it:
+// what decode would make of it, without the diagnostics it does not need.
+// A line holding a \u escape is left to decode, since a key spelled with
+// one could repeat another.
+func decodeWhole(raw []byte) (model.LogOp, bool) {
+	var op model.LogOp
+	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' || bytes.Contains(raw, []byte(`\u`)) || keyTwice(raw) {
+		return op, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if dec.Decode(&op) != nil {
+		return op, false
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return op, false
+	}
+	return op, true
+}
+
+// keyTwice reports whether a key of an operation may appear twice in raw:
+// a quoted key name followed by a colon can only be a key (a string value
+// is followed by a comma or a bracket), though it may be a key of a nested
+// object; decode then tells which.
+func keyTwice(raw []byte) bool {
+	for key := range logFields {
+		quoted := `"` + key + `"`
+		n := 0
+		for rest := raw; ; {
+			i := bytes.Index(rest, []byte(quoted))
+			if i < 0 {
+				break
+			}
+			rest = rest[i+len(quoted):]
+			if t := bytes.TrimLeft(rest, " \t\r"); len(t) > 0 && t[0] == ':' {
+				n++
+			}
+		}
+		if n > 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// keyColumns calls fn with each top-level key of a JSON object line and
+// the column of its opening quote, in order, repeats included.
+func keyColumns(raw []byte, fn func(key string, col int)) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.Token() // the opening brace; the line is known to be an object
+	for dec.More() {
+		start := int(dec.InputOffset())
+		tok, err := dec.Token()
+		if err != nil {
+			return
+		}
+		key, _ := tok.(string)
+		fn(key, start+bytes.IndexByte(raw[start:], '"')+1)
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return
+		}
+	}
+}
+
 // logSpot locates a key of one log line: the line, and the column where the
-// key starts (1 when the key is absent).
+// key starts (1 when the key is absent). The columns are read from raw the
+// first time one is asked for, when cols is not given.
 type logSpot struct {
 	line int
 	cols map[string]int
+	raw  []byte
 }
 
 func (s logSpot) pos(path ...string) (int, int) {
-	if len(path) > 0 {
-		if c, ok := s.cols[path[0]]; ok {
-			return s.line, c
-		}
+	if len(path) == 0 {
+		return s.line, 1
+	}
+	if s.cols == nil && s.raw != nil {
+		s.cols = map[string]int{}
+		keyColumns(s.raw, func(key string, col int) {
+			if _, seen := s.cols[key]; !seen {
+				s.cols[key] = col
+			}
+		})
+	}
+	if c, ok := s.cols[path[0]]; ok {
+		return s.line, c
 	}
 	return s.line, 1
 }

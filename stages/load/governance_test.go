@@ -1,7 +1,9 @@
 package load
 
 import (
+	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -272,6 +274,10 @@ func TestGovernanceLogErrors(t *testing.T) {
 			[]string{lf + ":5:156 unknown-key"}, `unknown key "note" in this operation; known keys: actor, at, axes, evidence, kind, op, paths, ref, session, target, text, valid_from, valid_until`},
 		{"duplicate key", op(good(z) + `,"kind":"drop"`),
 			[]string{lf + ":5:156 duplicate-key"}, ""},
+		{"duplicate key spelled with an escape", op(good(z) + `,"kin\u0064":"drop"`),
+			[]string{lf + ":5:156 duplicate-key"}, ""},
+		{"trailing text after the object", map[string]string{lf: cleanLog + "{" + good(z) + "} x\n"},
+			[]string{lf + ":5:157 log-json"}, "invalid character 'x' after top-level value"},
 		{"wrong type", op(good(z) + `,"paths":"docs/**"`),
 			[]string{lf + ":5:156 json-type"}, "wrong type for paths: expected a list of strings"},
 		{"bad op id", op(good("20261104T000000Z-000001")),
@@ -355,4 +361,57 @@ func FuzzGovernanceLog(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestLogLineDecodedWhole checks that a line taken in one typed pass
+// decodes as the key-by-key reading does, and that every line the typed
+// pass must not take (a repeat, an escape, an unknown key, a wrong type,
+// trailing text, null) is left to it.
+func TestLogLineDecodedWhole(t *testing.T) {
+	good := `{"op":"20261104T000000.000Z-000001","at":"2026-11-04T00:00:00Z","actor":"person:marc","kind":"suggest","target":"term:kb","text":"say \"base\"","paths":["docs/**"],"axes":{"region":"x"},"evidence":["wiki/a.md"]}`
+	op, ok := decodeWhole([]byte(good))
+	if !ok {
+		t.Fatal("a clean line was not decoded whole")
+	}
+	var ds diag.List
+	lg := opLog{file: "log.jsonl", terms: map[string]bool{}, seen: map[string]int{}, ds: &ds}
+	obj := map[string]json.RawMessage{}
+	if err := json.Unmarshal([]byte(good), &obj); err != nil {
+		t.Fatal(err)
+	}
+	var slow model.LogOp
+	fields := reflect.ValueOf(&slow).Elem()
+	for key, v := range obj {
+		if err := json.Unmarshal(v, fields.Field(logFields[key]).Addr().Interface()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !reflect.DeepEqual(op, slow) {
+		t.Errorf("decoded whole:\n%+v\nkey by key:\n%+v", op, slow)
+	}
+	if _, at, ok := lg.decode(1, []byte(good)); !ok || len(ds.Sorted()) != 0 {
+		t.Errorf("decode: ok %v, diagnostics %v", ok, ds.Sorted())
+	} else if _, col := at.pos("kind"); col != strings.Index(good, `"kind"`)+1 {
+		t.Errorf("kind at column %d, want %d", col, strings.Index(good, `"kind"`)+1)
+	}
+	nested := strings.Replace(good, `"region"`, `"kind"`, 1)
+	if _, ok := decodeWhole([]byte(nested)); ok {
+		t.Error("a nested key named like an operation's key was taken as no repeat")
+	}
+	if _, _, ok := lg.decode(1, []byte(nested)); !ok || len(ds.Sorted()) != 0 {
+		t.Errorf("a nested key named like an operation's key: ok %v, diagnostics %v", ok, ds.Sorted())
+	}
+	for _, bad := range []string{
+		`{"op":"a","op":"b"}`,
+		`{"op":"a","o\u0070":"b"}`,
+		`{"op":"a","colour":1}`,
+		`{"op":"a","paths":"docs/**"}`,
+		`{"op":"a"} {}`,
+		`null`,
+		`[1]`,
+	} {
+		if _, ok := decodeWhole([]byte(bad)); ok {
+			t.Errorf("%s was decoded whole", bad)
+		}
+	}
 }
