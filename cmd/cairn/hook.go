@@ -147,9 +147,9 @@ func repositoryOf(ctx context.Context, dir string) gitRepo {
 			r.name = name
 		}
 	}
-	if b := git(ctx, dir, "rev-parse", "--abbrev-ref", "HEAD"); b != "HEAD" {
-		r.branch = b
-	}
+	// symbolic-ref names the branch of a repository with no commit yet
+	// too, and nothing on a detached HEAD.
+	r.branch = git(ctx, dir, "symbolic-ref", "--short", "-q", "HEAD")
 	return r
 }
 
