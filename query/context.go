@@ -48,15 +48,7 @@ func (e *UsageError) ExitCode() int { return 2 }
 // when they are current, else from a scan of the base. It returns the
 // delivered bytes.
 func Context(ctx context.Context, root string, req Request) ([]byte, error) {
-	if req.Budget <= 0 {
-		return nil, &UsageError{Msg: fmt.Sprintf("--budget %d: give a positive number of tokens", req.Budget)}
-	}
-	switch req.Format {
-	case FormatText, FormatJSON, FormatJSONL:
-	default:
-		return nil, &UsageError{Msg: fmt.Sprintf("--format %q: use text, json or jsonl", req.Format)}
-	}
-	parsed, err := Parse(req.Words, req.AsOf, req.Since, req.Until)
+	parsed, err := parseRequest(req)
 	if err != nil {
 		return nil, err
 	}
@@ -64,13 +56,31 @@ func Context(ctx context.Context, root string, req Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return answerOn(ctx, root, req, parsed, c, state, closeFn)
+}
+
+// parseRequest checks a request's budget and format and parses its query.
+func parseRequest(req Request) (Parsed, error) {
+	if req.Budget <= 0 {
+		return Parsed{}, &UsageError{Msg: fmt.Sprintf("--budget %d: give a positive number of tokens", req.Budget)}
+	}
+	switch req.Format {
+	case FormatText, FormatJSON, FormatJSONL:
+	default:
+		return Parsed{}, &UsageError{Msg: fmt.Sprintf("--format %q: use text, json or jsonl", req.Format)}
+	}
+	return Parse(req.Words, req.AsOf, req.Since, req.Until)
+}
+
+// answerOn runs a parsed request on corpus c, then lets it go with closeFn.
+// When the artifacts looked current but a read of them fails, it answers
+// from the scan instead and says why.
+func answerOn(ctx context.Context, root string, req Request, parsed Parsed, c corpus, state Index, closeFn func()) ([]byte, error) {
 	e := &engine{c: c, req: req, parsed: parsed, state: state}
 	out, err := e.run()
 	closeFn()
 	var ce *artifacts.CorruptError
 	if errors.As(err, &ce) && state.State == StateUsed {
-		// The artifacts looked current but a read failed: answer from the
-		// scan, and say why.
 		osRoot, rerr := os.OpenRoot(root)
 		if rerr != nil {
 			return nil, rerr

@@ -26,6 +26,7 @@ var measurements = []measurement{
 	{"one-record edit", measureOneEdit},
 	{"context indexed", measureContextIndexed},
 	{"context scan", measureContextScan},
+	{"context in a running server", measureContextServer},
 }
 
 // measureColdBuild builds from nothing: the artifacts, any rules files a

@@ -60,6 +60,7 @@ func (c *McpCmd) Run(env *Env) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	s := newMCPServer(root, env, c.AsOf)
+	defer s.session.Close()
 	if c.HTTP == "" {
 		// The SDK's stdio transport is the process's own stdin and stdout:
 		// nothing else may write to stdout while it serves.
@@ -117,6 +118,9 @@ type mcpServer struct {
 	root   string
 	env    *Env
 	asOf   string // --as-of as given
+	// session keeps the artifacts open between context requests, and
+	// checks per request that they are still the current build's.
+	session *query.Session
 	// seen is this process's baseline of the governance, for the freshness
 	// note of by-location answers (query.Seen).
 	seen *query.Seen
@@ -132,7 +136,7 @@ const mcpReplyCap = 64 << 10
 
 // newMCPServer builds the server with every tool and resource template.
 func newMCPServer(root string, env *Env, asOf string) *mcpServer {
-	s := &mcpServer{root: root, env: env, asOf: asOf, seen: &query.Seen{}, replyCap: mcpReplyCap}
+	s := &mcpServer{root: root, env: env, asOf: asOf, session: query.NewSession(root), seen: &query.Seen{}, replyCap: mcpReplyCap}
 	s.server = mcp.NewServer(&mcp.Implementation{Name: mcpName, Title: "cairn", Version: Version}, &mcp.ServerOptions{
 		Instructions: mcpInstructions,
 		Capabilities: &mcp.ServerCapabilities{},

@@ -295,7 +295,9 @@ func answerContext(ctx context.Context, s *mcpServer, _ *mcp.CallToolRequest, ar
 	if err != nil {
 		return toolReply{}, err
 	}
-	out, err := query.Context(ctx, s.root, req)
+	// The session is query.Context with the artifacts kept open: the same
+	// choice of index or scan, the same bytes.
+	out, err := s.session.Context(ctx, req)
 	return toolReply{body: out, items: packItems(out)}, err
 }
 
