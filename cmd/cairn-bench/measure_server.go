@@ -25,6 +25,12 @@ func measureContextServer(b *bench) error {
 	if _, err := b.cairn("build", "--quiet"); err != nil {
 		return err
 	}
+	// A binary from before cairn mcp (or a test's stand-in) has no server
+	// to measure.
+	if help, err := b.cairn("help", "mcp"); err != nil || !strings.Contains(string(help.stdout), "cairn mcp") {
+		fmt.Fprintf(b.log, "%s:   skipped: %s has no cairn mcp\n", b.label, b.bin)
+		return nil
+	}
 	cmd := exec.Command(b.bin, "--base", b.base.dir, "mcp")
 	cmd.Env = os.Environ()
 	if b.cache != "" {

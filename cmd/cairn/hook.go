@@ -32,7 +32,12 @@ origin) and its branch; the rules are those of the working folder, or of
 the base's root when the working folder is outside the base. It always
 exits 0: a missing or busy base gives a one-line note instead.
 
-Example (Claude Code, .claude/settings.json):
+Examples:
+
+    cairn hook claude                  # Claude Code's SessionStart JSON
+    cairn --base ~/notes hook codex    # the base from elsewhere
+
+In Claude Code's .claude/settings.json:
 
     {"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "cairn hook claude"}]}]}}`
 }
