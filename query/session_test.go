@@ -52,7 +52,11 @@ func TestSessionAnswersAsContext(t *testing.T) {
 		}
 	}
 	check("current")
+	held := s.held
 	check("warm")
+	if held == nil || s.held != held {
+		t.Error("the session read the artifacts again with nothing changed")
+	}
 	p := filepath.Join(dir, "wiki", "arm64-builds.md")
 	data, err := os.ReadFile(p)
 	if err != nil {
