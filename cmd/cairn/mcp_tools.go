@@ -45,7 +45,11 @@ type toolReply struct {
 
 // mcpTools are the tools, in the order tools/list shows them. Names may be
 // added, never renamed or dropped: agents and their configurations name
-// them (see the snapshot test).
+// them (see the snapshot test). A tool over another query function is one
+// more value here and an answer function of a few lines, as answerContext
+// is: decode the arguments with decodeArgs, check their bounds, call the
+// query function the CLI verb calls, and return its bytes. The handler
+// around it pages, logs and turns errors into tool errors.
 var mcpTools = []mcpTool{contextTool, contextReadTool, contextNoteTool}
 
 // Input bounds: what one request may ask, so that a runaway client
