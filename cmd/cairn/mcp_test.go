@@ -66,7 +66,7 @@ func serve(t *testing.T, dir string) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cs.Close(); ss.Wait() })
+	t.Cleanup(func() { cs.Close(); ss.Wait(); s.session.Close() })
 	return &testServer{s: s, cs: cs, log: log}
 }
 
