@@ -44,6 +44,10 @@ type AtRequest struct {
 	// than its content: the voice's limits for comments lead the brief.
 	Comments bool
 	AsOf     time.Time
+	// Seen, in a long-lived process, is what it read before: the answer's
+	// first note then says whether the governance, the terms or the notes
+	// log moved since, and Seen advances to this read. Nil adds no note.
+	Seen *Seen
 }
 
 // At answers a by-location question about the base at root.
@@ -103,6 +107,11 @@ func At(ctx context.Context, root string, req AtRequest) ([]byte, error) {
 		doc.forComments()
 	}
 	doc.finish(fresh)
+	if req.Seen != nil {
+		if note := req.Seen.advance(g); note != "" {
+			doc.Attention = append([]string{note}, doc.Attention...)
+		}
+	}
 	if req.Format == FormatJSON {
 		return append(marshal(doc, "", "  "), '\n'), nil
 	}

@@ -62,15 +62,7 @@ func (e *UsageError) ExitCode() int { return 2 }
 // makes a delta pack (SinceReceipt), touches cairn's state folder; a
 // plain request writes nothing anywhere.
 func Context(ctx context.Context, root string, req Request) ([]byte, error) {
-	if req.Budget <= 0 {
-		return nil, &UsageError{Msg: fmt.Sprintf("--budget %d: give a positive number of tokens", req.Budget)}
-	}
-	switch req.Format {
-	case FormatText, FormatJSON, FormatJSONL:
-	default:
-		return nil, &UsageError{Msg: fmt.Sprintf("--format %q: use text, json or jsonl", req.Format)}
-	}
-	parsed, err := Parse(req.Words, req.AsOf, req.Since, req.Until)
+	parsed, err := parseRequest(req)
 	if err != nil {
 		return nil, err
 	}
@@ -93,32 +85,14 @@ func Context(ctx context.Context, root string, req Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &engine{c: c, req: req, parsed: parsed, state: state, since: since}
-	out, err := e.run()
-	closeFn()
-	var ce *artifacts.CorruptError
-	if errors.As(err, &ce) && state.State == StateUsed {
-		// The artifacts looked current but a read failed: answer from the
-		// scan, and say why.
-		osRoot, rerr := os.OpenRoot(root)
-		if rerr != nil {
-			return nil, rerr
-		}
-		defer osRoot.Close()
-		sc, serr := openScan(ctx, osRoot.FS(), lookupWords(parsed.Terms))
-		if serr != nil {
-			return nil, serr
-		}
-		e = &engine{c: sc, req: req, parsed: parsed, state: Index{Path: state.Path, State: StateCorrupt, Reason: ce.Error()}, since: since}
-		out, err = e.run()
-	}
+	out, snapshot, err := answerOn(ctx, root, req, parsed, since, c, state, closeFn)
 	if err != nil {
 		return nil, err
 	}
 	// The pack is delivered only once its snapshot is saved: its receipt
 	// says it was.
-	if e.snapshot != nil {
-		if err := store.Save(*e.snapshot, "cairn context --save-receipt"); err != nil {
+	if snapshot != nil {
+		if err := store.Save(*snapshot, "cairn context --save-receipt"); err != nil {
 			return nil, err
 		}
 	}
@@ -127,6 +101,47 @@ func Context(ctx context.Context, root string, req Request) ([]byte, error) {
 		_ = store.Use(since.Digest)
 	}
 	return out, nil
+}
+
+// parseRequest checks a request's budget and format and parses its query.
+func parseRequest(req Request) (Parsed, error) {
+	if req.Budget <= 0 {
+		return Parsed{}, &UsageError{Msg: fmt.Sprintf("--budget %d: give a positive number of tokens", req.Budget)}
+	}
+	switch req.Format {
+	case FormatText, FormatJSON, FormatJSONL:
+	default:
+		return Parsed{}, &UsageError{Msg: fmt.Sprintf("--format %q: use text, json or jsonl", req.Format)}
+	}
+	return Parse(req.Words, req.AsOf, req.Since, req.Until)
+}
+
+// answerOn runs a parsed request on corpus c, then lets it go with closeFn;
+// since, when given, makes it a delta pack. When the artifacts looked
+// current but a read of them fails, it answers from the scan instead and
+// says why. It returns the snapshot to save when the request saves one.
+func answerOn(ctx context.Context, root string, req Request, parsed Parsed, since *receipts.Snapshot, c corpus, state Index, closeFn func()) ([]byte, *receipts.Snapshot, error) {
+	e := &engine{c: c, req: req, parsed: parsed, state: state, since: since}
+	out, err := e.run()
+	closeFn()
+	var ce *artifacts.CorruptError
+	if errors.As(err, &ce) && state.State == StateUsed {
+		osRoot, rerr := os.OpenRoot(root)
+		if rerr != nil {
+			return nil, nil, rerr
+		}
+		defer osRoot.Close()
+		sc, serr := openScan(ctx, osRoot.FS(), lookupWords(parsed.Terms))
+		if serr != nil {
+			return nil, nil, serr
+		}
+		e = &engine{c: sc, req: req, parsed: parsed, state: Index{Path: state.Path, State: StateCorrupt, Reason: ce.Error()}, since: since}
+		out, err = e.run()
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, e.snapshot, nil
 }
 
 // openCorpus picks the index or the scan, as Open decides. The artifacts

@@ -28,6 +28,7 @@ var measurements = []measurement{
 	{"context scan", measureContextScan},
 	{"search", measureSearch},
 	{"read", measureRead},
+	{"context in a running server", measureContextServer},
 }
 
 // measureColdBuild builds from nothing: the artifacts, any rules files a

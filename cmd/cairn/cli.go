@@ -33,6 +33,8 @@ type CLI struct {
 	Read       ReadCmd       `cmd:"" help:"One record (with its raw fields), page, section, term, note, entity or voice profile, in full."`
 	Note       NoteCmd       `cmd:"" help:"Record a suggestion, or keep or drop one, in the notes log; list the log."`
 	Eval       EvalCmd       `cmd:"" help:"Answer an evaluation suite's questions and check each pack against what it expects."`
+	Mcp        McpCmd        `cmd:"" name:"mcp" help:"Serve the base to an agent over MCP: stdio, or streamable HTTP on loopback."`
+	Hook       HookCmd       `cmd:"" help:"Print a compact pack and the rules for the working folder, for an agent's session-start hook."`
 	Demo       DemoCmd       `cmd:"" help:"Build the bundled demo base in a temporary folder and show what was built."`
 	Version    VersionCmd    `cmd:"" help:"Print the version, commit, ranking and format versions."`
 	Completion CompletionCmd `cmd:"" help:"Print a shell completion script for bash, zsh or fish."`

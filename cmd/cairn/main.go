@@ -12,8 +12,8 @@ func main() {
 	os.Exit(runEnv(os.Args[1:], env))
 }
 
-// longLived marks a command whose process serves for a long time (a
-// future `cairn mcp`): it keeps the Go runtime's default collector.
+// longLived marks a command whose process serves for a long time
+// (`cairn mcp`, see McpCmd.longLived): it keeps the Go runtime's default collector.
 type longLived interface{ longLived() }
 
 // processPolicy sets the process-wide memory policy, once, before the

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -123,18 +124,12 @@ func recordNote(env *Env, req notes.Request) error {
 	if err != nil {
 		return err
 	}
-	lock, err := waitForLock(root)
-	if err != nil {
-		return err
-	}
-	defer lock.Release()
-	osRoot, err := os.OpenRoot(root)
-	if err != nil {
-		return err
-	}
-	defer osRoot.Close()
 	req.Now = env.now()
-	p, err := notes.Prepare(osRoot.FS(), req)
+	asOf, err := asOfDay("", env)
+	if err != nil {
+		return err
+	}
+	op, res, err := recordOp(root, req, asOf, env.Stderr)
 	var derr *diag.Errors
 	if errors.As(err, &derr) {
 		for _, d := range derr.Diagnostics {
@@ -142,23 +137,51 @@ func recordNote(env *Env, req notes.Request) error {
 		}
 		return &exitError{code: 2, msg: "the operation was not recorded; fix what is listed above"}
 	}
+	if op.Op != "" {
+		fmt.Fprint(env.Stdout, noteLine(op))
+	}
 	if err != nil {
 		return err
-	}
-	if err := artifacts.WriteBaseFile(root, p.Path, p.Data); err != nil {
-		return err
-	}
-	fmt.Fprintf(env.Stdout, "%s\t%s\t%s\n", p.Op.Op, p.Op.Kind, p.Op.Target)
-	asOf, err := asOfDay("", env)
-	if err != nil {
-		return err
-	}
-	res, err := buildLocked(root, asOf, false, env.Stderr, buildWatch{})
-	if err != nil {
-		return fmt.Errorf("recorded %s (do not record it again), but the refresh of the artifacts and rules files failed: %w; fix that and run cairn build", p.Op.Op, err)
 	}
 	fmt.Fprintln(env.Stderr, "cairn: "+res.summary())
 	return nil
+}
+
+// noteLine is what cairn note prints of a recorded operation, and what the
+// context_note tool answers: its id, kind and target.
+func noteLine(op model.LogOp) string {
+	return fmt.Sprintf("%s\t%s\t%s\n", op.Op, op.Kind, op.Target)
+}
+
+// recordOp appends one operation to the notes log of the base at root
+// under the base lock, then refreshes the build holding the same lock:
+// what cairn note and the MCP tool context_note both do. The operation is
+// returned, with its id, once it is in the log, even when the refresh
+// fails; a request the log refuses comes back as a *diag.Errors or a
+// *notes.RequestError, with nothing written.
+func recordOp(root string, req notes.Request, asOf time.Time, stderr io.Writer) (model.LogOp, buildResult, error) {
+	lock, err := waitForLock(root)
+	if err != nil {
+		return model.LogOp{}, buildResult{}, err
+	}
+	defer lock.Release()
+	osRoot, err := os.OpenRoot(root)
+	if err != nil {
+		return model.LogOp{}, buildResult{}, err
+	}
+	defer osRoot.Close()
+	p, err := notes.Prepare(osRoot.FS(), req)
+	if err != nil {
+		return model.LogOp{}, buildResult{}, err
+	}
+	if err := artifacts.WriteBaseFile(root, p.Path, p.Data); err != nil {
+		return model.LogOp{}, buildResult{}, err
+	}
+	res, err := buildLocked(root, asOf, false, stderr, buildWatch{})
+	if err != nil {
+		return p.Op, res, fmt.Errorf("recorded %s (do not record it again), but the refresh of the artifacts and rules files failed: %w; fix that and run cairn build", p.Op.Op, err)
+	}
+	return p.Op, res, nil
 }
 
 // noteLockWait is how long cairn note waits for a build or another note

@@ -61,6 +61,12 @@ func TestProcessPolicy(t *testing.T) {
 	}
 
 	reset()
+	processPolicy(&McpCmd{}) // what runEnv passes for `cairn mcp`
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("cairn mcp: GOGC %d, want the default kept", got)
+	}
+
+	reset()
 	t.Setenv("GOGC", "50")
 	processPolicy(&BuildCmd{})
 	if got := debug.SetGCPercent(100); got != 100 {

@@ -13,6 +13,9 @@ import (
 const (
 	checkCommand   = "cairn build --check"
 	suggestCommand = "cairn note suggest"
+	// suggestTool is the MCP tool of cairn mcp that records the same
+	// suggestion, for an agent connected to it.
+	suggestTool = "context_note"
 )
 
 // maxHeadingFiles is how many file names a part's heading lists before
@@ -141,7 +144,7 @@ func (s *section) intro(folder, governanceDir string) {
 // outro closes a section with the way to record an observation.
 func (s *section) outro() {
 	s.own("")
-	s.own("To record a name, a spelling or a point of style this section does not list, run `" + suggestCommand + "`; a person decides whether it becomes a rule.")
+	s.own("To record a name, a spelling or a point of style this section does not list, run `" + suggestCommand + "` or call the MCP tool `" + suggestTool + "`; a person decides whether it becomes a rule.")
 }
 
 // partHeading names the files a part of a folder's section is for.

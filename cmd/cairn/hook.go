@@ -1,0 +1,212 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/query"
+)
+
+// HookCmd is `cairn hook HARNESS`: what an agent harness's session-start
+// hook prints into the session, for agents that never connect to MCP.
+type HookCmd struct {
+	Harness string        `arg:"" name:"HARNESS" help:"The agent harness whose envelope to print: claude, codex, gemini, cursor or copilot." enum:"claude,codex,gemini,cursor,copilot"`
+	Budget  int           `help:"Token budget of the pack." default:"1500" placeholder:"TOKENS"`
+	Timeout time.Duration `help:"Give up after this long and print a short note instead: a hook never holds up a session." default:"3s" placeholder:"DURATION"`
+}
+
+// Help is the detail under the summary of `cairn hook --help`.
+func (HookCmd) Help() string {
+	return `The pack's query is the repository's owner/name (from the git remote
+origin) and its branch; the rules are those of the working folder, or of
+the base's root when the working folder is outside the base. It always
+exits 0: a missing or busy base gives a one-line note instead.
+
+Examples:
+
+    cairn hook claude                  # Claude Code's SessionStart JSON
+    cairn --base ~/notes hook codex    # the base from elsewhere
+
+In Claude Code's .claude/settings.json:
+
+    {"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "cairn hook claude"}]}]}}`
+}
+
+// Run prints the envelope. Whatever goes wrong, the session goes on: the
+// note says what happened and the exit status is 0.
+func (c *HookCmd) Run(env *Env) error {
+	type result struct {
+		text string
+		err  error
+	}
+	done := make(chan result, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), c.Timeout)
+	defer cancel()
+	go func() {
+		text, err := c.context(ctx, env)
+		done <- result{text, err}
+	}()
+	var text string
+	select {
+	case r := <-done:
+		text = r.text
+		if r.err != nil {
+			text = "cairn: no context this time: " + r.err.Error()
+		}
+	case <-ctx.Done():
+		text = fmt.Sprintf("cairn: no context this time: the base did not answer within %s; run `cairn build` if it has not been built lately.", c.Timeout)
+	}
+	return writeEnvelope(env, c.Harness, text)
+}
+
+// errBusy is a base whose build lock is held: its artifacts are being
+// written, and a scan of a large base would hold up the session.
+var errBusy = errors.New("the base is busy (a build or a note holds its lock); the next session gets its pack")
+
+// context is the hook's text: the pack for the repository, then the rules
+// of the working folder.
+func (c *HookCmd) context(ctx context.Context, env *Env) (string, error) {
+	root, err := env.findBase()
+	if err != nil {
+		var ee *exitError
+		if errors.As(err, &ee) {
+			return "", errors.New(ee.msg)
+		}
+		return "", err
+	}
+	if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(artifacts.LockPath))); err == nil {
+		return "", errBusy
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	asOf, err := asOfDay("", env)
+	if err != nil {
+		return "", err
+	}
+	wd, err := env.Getwd()
+	if err != nil {
+		return "", err
+	}
+	repo := repositoryOf(ctx, wd)
+	pack, err := query.Context(ctx, root, query.Request{
+		Words: []string{repo.query()}, Budget: c.Budget, AsOf: asOf, Format: query.FormatText, ToolVersion: Version,
+	})
+	if err != nil {
+		return "", err
+	}
+	at, place := wd, "the working folder"
+	if rel, err := filepath.Rel(resolved(root), resolved(wd)); err != nil || !filepath.IsLocal(rel) && rel != "." {
+		at, place = root, "the base's root (the working folder is outside the base)"
+	}
+	rules, err := query.At(ctx, root, query.AtRequest{Path: at, Format: query.FormatMarkdown, AsOf: asOf})
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "cairn: context for %s, from the knowledge base %s.\n\n", repo.describe(), filepath.Base(root))
+	b.Write(pack)
+	fmt.Fprintf(&b, "\ncairn: what applies where you write, at %s:\n\n", place)
+	b.Write(rules)
+	return b.String(), nil
+}
+
+// gitRepo is what the hook's query is made of.
+type gitRepo struct {
+	name   string // owner/name from the remote, else the folder's name
+	branch string
+}
+
+func (r gitRepo) query() string { return strings.TrimSpace(r.name + " " + r.branch) }
+
+func (r gitRepo) describe() string {
+	if r.branch == "" {
+		return r.name
+	}
+	return fmt.Sprintf("%s (branch %s)", r.name, r.branch)
+}
+
+// gitTimeout bounds each git call: a repository on a slow disk must not
+// use the hook's whole time.
+const gitTimeout = time.Second
+
+// repositoryOf reads the repository at dir: the remote origin's
+// owner/name and the current branch, with the folder's name when there is
+// no remote (or no git).
+func repositoryOf(ctx context.Context, dir string) gitRepo {
+	r := gitRepo{name: filepath.Base(dir)}
+	if top := git(ctx, dir, "rev-parse", "--show-toplevel"); top != "" {
+		r.name = filepath.Base(top)
+	}
+	if url := git(ctx, dir, "config", "--get", "remote.origin.url"); url != "" {
+		if name := ownerRepo(url); name != "" {
+			r.name = name
+		}
+	}
+	// symbolic-ref names the branch of a repository with no commit yet
+	// too, and nothing on a detached HEAD.
+	r.branch = git(ctx, dir, "symbolic-ref", "--short", "-q", "HEAD")
+	return r
+}
+
+// git runs one git command in dir and returns its trimmed output, "" on
+// any failure.
+func git(ctx context.Context, dir string, args ...string) string {
+	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+	out, err := cmd.Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// ownerRepo is the owner/name of a remote URL, in its https, ssh or scp
+// form: github.com:acme/harbor.git and https://github.com/acme/harbor
+// both give acme/harbor.
+func ownerRepo(url string) string {
+	u := strings.TrimSuffix(strings.TrimSuffix(url, "/"), ".git")
+	if i := strings.Index(u, "://"); i >= 0 {
+		u = u[i+3:]
+	} else if i := strings.Index(u, ":"); i >= 0 {
+		u = strings.ReplaceAll(u[:i], "/", "") + "/" + u[i+1:]
+	}
+	parts := strings.Split(u, "/")
+	if len(parts) < 3 {
+		return ""
+	}
+	return parts[len(parts)-2] + "/" + parts[len(parts)-1]
+}
+
+// writeEnvelope prints text in the shape the harness's session-start hook
+// reads (see the README's `cairn hook HARNESS` for what each one is).
+func writeEnvelope(env *Env, harness, text string) error {
+	var v any
+	switch harness {
+	case "claude", "codex", "gemini":
+		v = map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "SessionStart", "additionalContext": text}}
+	case "cursor":
+		v = map[string]any{"additional_context": text}
+	default: // copilot reads plain text
+		_, err := fmt.Fprint(env.Stdout, text)
+		return err
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := env.Stdout.Write(b.Bytes())
+	return err
+}

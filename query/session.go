@@ -1,0 +1,166 @@
+package query
+
+import (
+	"context"
+	"errors"
+	"os"
+	"reflect"
+	"sync"
+
+	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/query/receipts"
+)
+
+// Session answers context requests for one long-lived process (cairn
+// mcp) over the base at its root. It keeps the artifacts it read open
+// between requests, with what the corpus caches of them (open documents,
+// their plans, bodies read), and checks freshness per request exactly as
+// Context does: Open, stat-first. The held artifacts answer only while
+// Open finds the build current and every file read is still the file at
+// its path, unchanged; a new build makes the session read them again, and
+// a stale base is scanned. The bytes are those Context gives for the same
+// request. A Session is safe for concurrent use.
+type Session struct {
+	root string
+	mu   sync.Mutex
+	held *heldIndex
+}
+
+// heldIndex is one read of the artifacts, shared by the requests that use
+// it; it is closed when a newer read has replaced it and the last of them
+// is done.
+type heldIndex struct {
+	files   *indexFiles
+	corpus  *indexCorpus
+	osRoot  *os.Root
+	ix      Index
+	refs    int
+	retired bool
+}
+
+// NewSession starts a session over the base at root. It reads nothing
+// until the first request.
+func NewSession(root string) *Session { return &Session{root: root} }
+
+// Close lets go of the held artifacts once no request uses them.
+func (s *Session) Close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if h := s.held; h != nil {
+		s.held = nil
+		s.retire(h)
+	}
+}
+
+// retire closes h now or, while requests use it, after the last one.
+// s.mu is held.
+func (s *Session) retire(h *heldIndex) {
+	h.retired = true
+	if h.refs == 0 {
+		h.corpus.Close()
+		h.osRoot.Close()
+	}
+}
+
+// release is a request done with h.
+func (s *Session) release(h *heldIndex) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h.refs--
+	if h.retired && h.refs == 0 {
+		h.corpus.Close()
+		h.osRoot.Close()
+	}
+}
+
+// Context answers req as Context does, from the held artifacts when they
+// are still the current build's. A session's answers write nothing, so
+// delta packs, which read and save receipt snapshots, are the CLI's.
+func (s *Session) Context(ctx context.Context, req Request) ([]byte, error) {
+	if req.SaveReceipt || req.SinceReceipt != "" {
+		return nil, &UsageError{Msg: "a session answers plain packs only; save and compare receipts with cairn context --save-receipt / --since-receipt"}
+	}
+	parsed, err := parseRequest(req)
+	if err != nil {
+		return nil, err
+	}
+	ix, err := Open(ctx, s.root)
+	if err != nil {
+		return nil, err
+	}
+	if ix.State != StateUsed {
+		// Stale, missing or corrupt: the scan, chosen as Context chooses.
+		c, state, closeFn, err := openCorpus(ctx, s.root, lookupWords(parsed.Terms))
+		if err != nil {
+			return nil, err
+		}
+		return plain(answerOn(ctx, s.root, req, parsed, nil, c, state, closeFn))
+	}
+	h, err := s.acquire(ix)
+	var ce *artifacts.CorruptError
+	if errors.As(err, &ce) {
+		// Open found the build current but its files do not read: what
+		// Context does in that case, it does too.
+		c, state, closeFn, err := openCorpus(ctx, s.root, lookupWords(parsed.Terms))
+		if err != nil {
+			return nil, err
+		}
+		return plain(answerOn(ctx, s.root, req, parsed, nil, c, state, closeFn))
+	}
+	if err != nil {
+		return nil, err
+	}
+	out, err := plain(answerOn(ctx, s.root, req, parsed, nil, h.corpus, h.ix, func() { s.release(h) }))
+	if errors.As(err, &ce) {
+		s.drop(h)
+	}
+	return out, err
+}
+
+// acquire returns the held artifacts, read again when the build Open
+// just checked is not the one they were read from.
+func (s *Session) acquire(ix *Index) (*heldIndex, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if h := s.held; h != nil {
+		if h.files.current(s.root) && reflect.DeepEqual(h.ix.cfg, ix.cfg) && h.ix.Manifest.SemanticsDigest == ix.Manifest.SemanticsDigest {
+			h.refs++
+			return h, nil
+		}
+		s.held = nil
+		s.retire(h)
+	}
+	f, err := readIndexFiles(s.root)
+	if err != nil {
+		return nil, err
+	}
+	// The files were read after Open checked them: they must still be the
+	// files it checked, or a build replaced them in between.
+	checked, err := Open(context.Background(), s.root)
+	if err != nil || checked.State != StateUsed || !f.current(s.root) {
+		f.r.Close()
+		return nil, &artifacts.CorruptError{Path: artifacts.ManifestPath, Msg: "the artifacts changed while they were read; run the request again"}
+	}
+	osRoot, err := os.OpenRoot(s.root)
+	if err != nil {
+		f.r.Close()
+		return nil, err
+	}
+	h := &heldIndex{files: f, corpus: newIndexCorpus(f, osRoot.FS(), checked.cfg, checked.Manifest), osRoot: osRoot, ix: *checked, refs: 1}
+	s.held = h
+	return h, nil
+}
+
+// drop retires h after a read of it failed, so the next request reads
+// the artifacts again.
+func (s *Session) drop(h *heldIndex) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.held == h {
+		s.held = nil
+		s.retire(h)
+	}
+}
+
+// plain is a pack without the snapshot a session never saves.
+func plain(out []byte, _ *receipts.Snapshot, err error) ([]byte, error) { return out, err }

@@ -1,0 +1,73 @@
+package query
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// sessionQueries are asked of a session and of Context side by side.
+var sessionQueries = [][]string{
+	{"why", "did", "the", "arm64", "nightly", "time", "out"},
+	{"HAR-142"},
+	{"take", "my", "last", "meeting", "notes"},
+	{"retention", "2026-11"},
+	{"nightly", "build", "failed", "on", "arm64"},
+}
+
+// TestSessionAnswersAsContext: a session gives Context's bytes for every
+// query, in every format, asked twice (the second time from the held
+// artifacts and what the corpus cached), concurrently too; after an edit
+// both answer from the scan, and after the artifacts are cut short both
+// from the scan with the same reason.
+func TestSessionAnswersAsContext(t *testing.T) {
+	dir := builtDemo(t)
+	s := NewSession(dir)
+	defer s.Close()
+	asOf := time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC)
+	check := func(what string) {
+		t.Helper()
+		var wg sync.WaitGroup
+		for _, words := range sessionQueries {
+			for _, f := range []string{FormatText, FormatJSON, FormatJSONL} {
+				req := Request{Words: words, Budget: DefaultBudget, AsOf: asOf, Format: f, ToolVersion: "test"}
+				want, werr := Context(context.Background(), dir, req)
+				for range 2 {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						got, gerr := s.Context(context.Background(), req)
+						if !bytes.Equal(got, want) || (gerr == nil) != (werr == nil) {
+							t.Errorf("%s: %v (%s): the session answered (%v)\n%s\nContext (%v)\n%s", what, words, f, gerr, got, werr, want)
+						}
+					}()
+				}
+				wg.Wait()
+			}
+		}
+	}
+	check("current")
+	held := s.held
+	check("warm")
+	if held == nil || s.held != held {
+		t.Error("the session read the artifacts again with nothing changed")
+	}
+	p := filepath.Join(dir, "wiki", "arm64-builds.md")
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, append(data, []byte("\nThe nightly arm64 leg now runs in 40 minutes.\n")...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check("stale")
+	out, _ := s.Context(context.Background(), Request{Words: []string{"HAR-142"}, Budget: DefaultBudget, AsOf: asOf, Format: FormatText})
+	if !strings.Contains(string(out), "index=.cairn/manifest.json stale") {
+		t.Errorf("after an edit the session did not scan:\n%s", out)
+	}
+}
