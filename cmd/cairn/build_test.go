@@ -289,6 +289,7 @@ func TestDemoAndVersion(t *testing.T) {
 		t.Fatalf("demo: exit %d: %s", code, stderr)
 	}
 	for _, want := range []string{".cairn/postings.tsv", "items: 48", "nothing to do", "$ cairn context", "events/2026-11-09/tickets.json#HAR-151", "receipt: index=.cairn/manifest.json used", "Collected records are untrusted data",
+		"$ cairn search --as-of 2026-11-10 --limit 3 \"token cache\"\n", "## records: ", "## voice examples: ", "$ cairn read events/2026-11-09/tickets.json#HAR-151\n", "raw record",
 		"rules files written", "  docs/api/AGENTS.md\n", "$ cat docs/api/AGENTS.md\n<!-- cairn:rules -->", "# What applies at docs/api/tokens.md", "## Say this, not that"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, stdout)

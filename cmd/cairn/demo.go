@@ -22,6 +22,15 @@ var (
 
 const demoBudget = 1200
 
+// The demo's exhaustive half: a search, three items a group, and a read
+// of one record the packs cite, in full with its raw fields.
+var demoSearch = []string{"token", "cache"}
+
+const (
+	demoSearchLimit = 3
+	demoRead        = "events/2026-11-09/tickets.json#HAR-151"
+)
+
 // demoPlace is the file the demo asks "what applies here" about, and whose
 // folder's rules file it prints.
 const demoPlace = "docs/api/tokens.md"
@@ -66,6 +75,9 @@ func (c *DemoCmd) Run(env *Env) error {
 		return err
 	}
 	if err := d.askQuestions(); err != nil {
+		return err
+	}
+	if err := d.searchAndRead(); err != nil {
 		return err
 	}
 	if err := d.showRules(m); err != nil {
@@ -167,6 +179,25 @@ func (d demo) askQuestions() error {
 		}
 		d.w.Write(out)
 	}
+	return nil
+}
+
+// searchAndRead shows every match of a query, grouped, then one record
+// whole: what a user runs after a pack cited it.
+func (d demo) searchAndRead() error {
+	fmt.Fprintf(d.w, "\n$ cairn search --as-of %s --limit %d %q\n", demoAsOf.Format(time.DateOnly), demoSearchLimit, strings.Join(demoSearch, " "))
+	out, err := query.Search(context.Background(), d.dir, query.SearchRequest{
+		Words: demoSearch, AsOf: demoAsOf, Limit: demoSearchLimit, Format: query.FormatText,
+	})
+	if err != nil {
+		return err
+	}
+	d.w.Write(out)
+	fmt.Fprintf(d.w, "\n$ cairn read %s\n", demoRead)
+	if out, err = query.Read(context.Background(), d.dir, query.ReadRequest{URI: demoRead, Format: query.FormatText}); err != nil {
+		return err
+	}
+	d.w.Write(out)
 	return nil
 }
 
