@@ -9,9 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cespare/xxhash/v2"
-
-	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/query/receipts"
 )
 
@@ -50,19 +47,12 @@ func (d *delta) unchanged(s *scored) bool { return d != nil && d.known[s.key.Dig
 // and --expand. Not the as-of day, the budget or the format: a delta
 // answers the same question on a later day, at any size, in any form.
 func queryKey(req Request, parsed Parsed) string {
-	h := xxhash.New()
-	w := func(parts ...string) {
-		for _, p := range parts {
-			h.WriteString(p)
-			h.WriteString("\x1f")
-		}
-		h.WriteString("\x1e")
-	}
-	w(append([]string{"terms"}, parsed.Terms...)...)
-	w("window", req.Since, req.Until, parsed.Temporal, strconv.FormatBool(parsed.Last))
-	w(append([]string{"pins"}, req.Pins...)...)
-	w("expand", strconv.FormatBool(req.Expand))
-	return artifacts.HashSum(h.Sum64())
+	h := newGroupHash()
+	h.add(append([]string{"terms"}, parsed.Terms...)...)
+	h.add("window", req.Since, req.Until, parsed.Temporal, strconv.FormatBool(parsed.Last))
+	h.add(append([]string{"pins"}, req.Pins...)...)
+	h.add("expand", strconv.FormatBool(req.Expand))
+	return h.sum()
 }
 
 // SnapshotError is a --since-receipt that cannot be answered: no snapshot

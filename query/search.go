@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cespare/xxhash/v2"
-
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages/govern"
 	"github.com/cairn-kb/cairn/stages/load"
@@ -428,20 +426,13 @@ func parseCursor(s string) (searchCursor, error) {
 
 // cursorOf is the cursor of a group's page at offset in this answer.
 func (s *searcher) cursorOf(group string, offset int, state uint64) searchCursor {
-	h := xxhash.New()
-	w := func(parts ...string) {
-		for _, p := range parts {
-			h.WriteString(p)
-			h.WriteString("\x1f")
-		}
-		h.WriteString("\x1e")
-	}
-	w("search", strconv.Itoa(artifacts.RankingVersion), group, strconv.Itoa(offset), strconv.FormatUint(state, 16))
-	w(s.parsed.Terms...)
-	w(s.window.Since, s.window.Until, dayString(s.req.AsOf), s.req.Layer)
-	w(s.req.Sources...)
-	w(s.req.Where...)
-	return searchCursor{group: group, offset: offset, bind: artifacts.HashSum(h.Sum64())}
+	h := newGroupHash()
+	h.add("search", strconv.Itoa(artifacts.RankingVersion), group, strconv.Itoa(offset), strconv.FormatUint(state, 16))
+	h.add(s.parsed.Terms...)
+	h.add(s.window.Since, s.window.Until, dayString(s.req.AsOf), s.req.Layer)
+	h.add(s.req.Sources...)
+	h.add(s.req.Where...)
+	return searchCursor{group: group, offset: offset, bind: h.sum()}
 }
 
 // searchLayer maps --layer to the layer's folder: a corpus layer, or

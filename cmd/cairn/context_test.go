@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -26,24 +25,30 @@ type goldenQuery struct {
 // readQueries parses a case's queries.txt; a case without one has none.
 func readQueries(t *testing.T, name string) []goldenQuery {
 	t.Helper()
-	f, err := os.Open(filepath.Join(goldenRoot, name, "queries.txt"))
+	return goldenLines(t, name, "queries.txt")
+}
+
+// goldenLines parses one of a case's golden command files (queries.txt,
+// reads.txt, searches.txt): "name: args" a line, # comments and blank
+// lines skipped. A case without the file has none.
+func goldenLines(t *testing.T, name, file string) []goldenQuery {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(goldenRoot, name, file))
 	if os.IsNotExist(err) {
 		return nil
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
 	var out []goldenQuery
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
 		n, rest, ok := strings.Cut(line, ":")
 		if !ok {
-			t.Fatalf("queries.txt line %q has no name", line)
+			t.Fatalf("%s line %q has no name", file, line)
 		}
 		out = append(out, goldenQuery{name: n, args: strings.Fields(rest)})
 	}

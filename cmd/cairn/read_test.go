@@ -11,29 +11,10 @@ import (
 )
 
 // readReads parses a case's reads.txt (name: arguments of cairn read), as
-// readQueries parses queries.txt; a case without one has none.
+// readReads parses a case's reads.txt: the arguments of cairn read.
 func readReads(t *testing.T, name string) []goldenQuery {
 	t.Helper()
-	if _, err := os.Stat(filepath.Join(goldenRoot, name, "reads.txt")); os.IsNotExist(err) {
-		return nil
-	}
-	data, err := os.ReadFile(filepath.Join(goldenRoot, name, "reads.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []goldenQuery
-	for _, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		n, rest, ok := strings.Cut(line, ":")
-		if !ok {
-			t.Fatalf("reads.txt line %q has no name", line)
-		}
-		out = append(out, goldenQuery{name: n, args: strings.Fields(rest)})
-	}
-	return out
+	return goldenLines(t, name, "reads.txt")
 }
 
 // runRead runs cairn read on a base and returns what a user sees: stdout,

@@ -17,28 +17,16 @@ type goldenSearch struct {
 	args    []string
 }
 
-// readSearches parses a case's searches.txt; a case without one has none.
+// readSearches parses a case's searches.txt: search or list, then the
+// command's arguments.
 func readSearches(t *testing.T, name string) []goldenSearch {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(goldenRoot, name, "searches.txt"))
-	if os.IsNotExist(err) {
-		return nil
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []goldenSearch
-	for _, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
+	for _, q := range goldenLines(t, name, "searches.txt") {
+		if len(q.args) == 0 || (q.args[0] != "search" && q.args[0] != "list") {
+			t.Fatalf("searches.txt line %q is not name: search|list ARGS", q.name)
 		}
-		n, rest, ok := strings.Cut(line, ":")
-		words := strings.Fields(rest)
-		if !ok || len(words) == 0 || (words[0] != "search" && words[0] != "list") {
-			t.Fatalf("searches.txt line %q is not name: search|list ARGS", line)
-		}
-		out = append(out, goldenSearch{name: n, command: words[0], args: words[1:]})
+		out = append(out, goldenSearch{name: q.name, command: q.args[0], args: q.args[1:]})
 	}
 	return out
 }
