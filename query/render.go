@@ -176,7 +176,16 @@ func render(dst []byte, p *Pack, format string, explain bool) []byte {
 	for _, d := range r.Dropped {
 		notes = append(notes, fmt.Sprintf("dropped=%s (%s, score %d)", d.URI, d.Reason, d.Score))
 	}
-	if len(notes) == 0 {
+	switch unnamed := r.DroppedTotal - len(r.Dropped); {
+	case unnamed > 0:
+		// Say why the rest go unnamed rather than let the first line's
+		// count stand alone.
+		why := "no room to name them"
+		if len(r.Dropped) >= maxDroppedDetail {
+			why = fmt.Sprintf("at most %d are named", maxDroppedDetail)
+		}
+		notes = append(notes, fmt.Sprintf("dropped_unnamed=%d (%s)", unnamed, why))
+	case len(notes) == 0:
 		notes = append(notes, "complete: nothing was dropped or rejected")
 	}
 	// Whether the index answered changes no other note: the indexed and
