@@ -152,16 +152,12 @@ func Search(ctx context.Context, root string, req SearchRequest) ([]byte, error)
 	// store costs about what an indexed lookup does.
 	type governance struct {
 		g     load.Governance
-		fresh freshness
+		usage *usageOnDemand
 	}
 	govc := make(chan governance, 1)
 	go func() {
 		g := load.ReadGovernance(osRoot.FS())
-		var fresh freshness
-		if g.ConfigOK {
-			fresh = usageFreshness(ctx, root, g.Config)
-		}
-		govc <- governance{g, fresh}
+		govc <- governance{g, &usageOnDemand{check: func() freshness { return usageFreshness(ctx, root, g.Config) }}}
 	}()
 	var gov *governance
 	loaded := func() governance {
@@ -186,13 +182,16 @@ func Search(ctx context.Context, root string, req SearchRequest) ([]byte, error)
 		if !gv.g.ConfigOK {
 			return nil, &UsageError{Msg: "cairn.yaml cannot be read: " + diagText(gv.g.Diagnostics)}
 		}
-		s.searchGovernance(gv.g, gv.fresh)
-		doc := s.answer(root, gv.g, gv.fresh)
+		s.searchGovernance(gv.g, gv.usage)
+		doc := s.answer()
 		if cur != nil {
 			if err := s.page(doc, *cur); err != nil {
 				return nil, err
 			}
 		}
+		// Last: whether the usage counts were read is known once the
+		// shown items are.
+		doc.Provenance = provenance(root, gv.g, gv.usage.state())
 		return doc, nil
 	}
 	c, state, closeFn, err := openCorpus(ctx, root, lookupWords(parsed.Terms))
@@ -239,12 +238,12 @@ type rankedGroup struct {
 }
 
 // answer assembles the document: the first page of every group.
-func (s *searcher) answer(root string, g load.Governance, fresh freshness) *SearchAnswer {
+func (s *searcher) answer() *SearchAnswer {
 	doc := &SearchAnswer{
 		Query: s.parsed.Text, Terms: s.parsed.Terms, FilteredTerms: nonNil(s.parsed.Filtered),
 		Window: s.window, AsOf: dayString(s.req.AsOf), Scope: ScopeProject,
-		Filters:  SearchFilters{Sources: nonNil(s.req.Sources), Layer: s.req.Layer, Where: nonNil(s.req.Where)},
-		HeldBack: s.held, Provenance: provenance(root, g, fresh),
+		Filters:        SearchFilters{Sources: nonNil(s.req.Sources), Layer: s.req.Layer, Where: nonNil(s.req.Where)},
+		HeldBack:       s.held,
 		Index:          IndexState{Path: s.index.Path, State: string(s.index.State), Reason: indexReason(s.index.Reason)},
 		RankingVersion: artifacts.RankingVersion, Notice: Notice,
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cespare/xxhash/v2"
 
@@ -40,7 +41,7 @@ type govField struct {
 // log and the voice profiles, read from the base as At reads them. Filters
 // that only records and pages have (--source, --where, a corpus --layer)
 // leave these groups empty.
-func (s *searcher) searchGovernance(g load.Governance, fresh freshness) {
+func (s *searcher) searchGovernance(g load.Governance, usage *usageOnDemand) {
 	if len(s.req.Sources) > 0 || len(s.wheres) > 0 || (s.layer != "" && s.layer != g.Config.Layers.Governance) {
 		return
 	}
@@ -60,7 +61,7 @@ func (s *searcher) searchGovernance(g load.Governance, fresh freshness) {
 			item: func(score int) searchItem {
 				it := *item
 				it.Score = score
-				withUsage(&it, fresh)
+				withUsage(&it, usage.get())
 				return &it
 			},
 		})
@@ -100,6 +101,34 @@ func (s *searcher) searchGovernance(g load.Governance, fresh freshness) {
 	s.groups[GroupNotes] = s.rankEntries(notes)
 	s.groups[GroupSuggestions] = s.rankEntries(suggestions)
 	s.groups[GroupVoice] = s.rankEntries(voices)
+}
+
+// usageUnchecked is the usage counts' state in the provenance of a search
+// that showed no term: their freshness was not needed, so not checked.
+const usageUnchecked State = "unchecked"
+
+// usageOnDemand checks the usage counts' freshness the first time an
+// answer shows a term, and only then: a search that shows none has no use
+// for them, and the check stats every content file.
+type usageOnDemand struct {
+	check func() freshness
+	once  sync.Once
+	f     freshness
+	ran   bool
+}
+
+func (u *usageOnDemand) get() freshness {
+	u.once.Do(func() { u.f, u.ran = u.check(), true })
+	return u.f
+}
+
+// state is the counts' freshness for the answer's provenance: what get
+// found, or that no term shown needed them.
+func (u *usageOnDemand) state() freshness {
+	if !u.ran {
+		return freshness{State: usageUnchecked, Reason: "no term of this answer shows its uses"}
+	}
+	return u.f
 }
 
 // withUsage adds a term's uses as of the last build, looked up in
