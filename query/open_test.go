@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,9 +24,16 @@ func builtDemo(t testing.TB) string {
 // builtGolden copies the base of a golden case and builds it.
 func builtGolden(t testing.TB, name string) string {
 	t.Helper()
+	return builtFS(t, os.DirFS(filepath.Join("../golden", name, "base")))
+}
+
+// builtFS writes a base to a fresh folder and builds it the way `cairn
+// build` does.
+func builtFS(t testing.TB, base fs.FS) string {
+	t.Helper()
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	dir := filepath.Join(t.TempDir(), "base")
-	if err := os.CopyFS(dir, os.DirFS(filepath.Join("../golden", name, "base"))); err != nil {
+	if err := os.CopyFS(dir, base); err != nil {
 		t.Fatal(err)
 	}
 	root, err := os.OpenRoot(dir)

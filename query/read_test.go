@@ -14,33 +14,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/cairn-kb/cairn/artifacts"
-	"github.com/cairn-kb/cairn/stages"
 )
 
-// builtFS writes a base to a fresh folder and builds it.
-func builtFS(t *testing.T, base fstest.MapFS) string {
-	t.Helper()
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
-	dir := filepath.Join(t.TempDir(), "base")
-	if err := os.CopyFS(dir, base); err != nil {
-		t.Fatal(err)
-	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
-	out, err := stages.Build(context.Background(), stages.Input{FS: root.FS(), ToolVersion: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out.Plan.Root = dir
-	if _, err := artifacts.Sync(out.Plan); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
 
 func read(t *testing.T, dir string, req ReadRequest) []byte {
 	t.Helper()

@@ -128,6 +128,22 @@ func normalise(t *testing.T, format, out string) string {
 	return string(b)
 }
 
+// withoutArtifacts runs answer with the base's artifacts moved aside, so
+// that it answers from a scan, and puts them back.
+func withoutArtifacts(t *testing.T, dir string, answer func() string) string {
+	t.Helper()
+	on, off := filepath.Join(dir, ".cairn"), filepath.Join(dir, ".cairn.off")
+	if err := os.Rename(on, off); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := os.Rename(off, on); err != nil {
+			t.Fatal(err)
+		}
+	}()
+	return answer()
+}
+
 // TestIndexScanParity answers every golden query from the artifacts and
 // from a scan of the base, in all three formats, and requires the same
 // bytes apart from receipt.index.
@@ -152,13 +168,7 @@ func TestIndexScanParity(t *testing.T) {
 					if !isAt(q) && !strings.Contains(indexed, "used") && !strings.Contains(indexed, "exit ") && !strings.Contains(indexed, "query-too-short") {
 						t.Fatalf("%s: the indexed answer did not use the index:\n%s", q.name, indexed)
 					}
-					if err := os.Rename(filepath.Join(dir, ".cairn"), filepath.Join(dir, ".cairn.off")); err != nil {
-						t.Fatal(err)
-					}
-					scanned := runContext(t, dir, args...)
-					if err := os.Rename(filepath.Join(dir, ".cairn.off"), filepath.Join(dir, ".cairn")); err != nil {
-						t.Fatal(err)
-					}
+					scanned := withoutArtifacts(t, dir, func() string { return runContext(t, dir, args...) })
 					if a, b := normalise(t, format, indexed), normalise(t, format, scanned); a != b {
 						t.Errorf("%s %s: indexed and scanned answers differ\n--- indexed\n%s\n--- scanned\n%s", q.name, format, a, b)
 					}

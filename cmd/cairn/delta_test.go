@@ -162,13 +162,7 @@ func TestDeltaPackShowsTheEditedAndNamesTheDeleted(t *testing.T) {
 		if !strings.Contains(indexed, "used") {
 			t.Fatalf("%s: the indexed delta did not use the index:\n%s", format, indexed)
 		}
-		if err := os.Rename(filepath.Join(dir, ".cairn"), filepath.Join(dir, ".cairn.off")); err != nil {
-			t.Fatal(err)
-		}
-		scanned := runDelta(t, dir, args...)
-		if err := os.Rename(filepath.Join(dir, ".cairn.off"), filepath.Join(dir, ".cairn")); err != nil {
-			t.Fatal(err)
-		}
+		scanned := withoutArtifacts(t, dir, func() string { return runDelta(t, dir, args...) })
 		if a, b := normalise(t, format, indexed), normalise(t, format, scanned); a != b {
 			t.Errorf("%s: indexed and scanned delta packs differ\n--- indexed\n%s\n--- scanned\n%s", format, a, b)
 		}

@@ -3,8 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -84,13 +82,7 @@ func TestReadIndexScanParity(t *testing.T) {
 					if !strings.Contains(indexed, "exit ") && strings.Contains(indexed, "index=") && !strings.Contains(indexed, "index=.cairn/manifest.json used") {
 						t.Fatalf("%s: the indexed read did not use the index:\n%s", q.name, indexed)
 					}
-					if err := os.Rename(filepath.Join(dir, ".cairn"), filepath.Join(dir, ".cairn.off")); err != nil {
-						t.Fatal(err)
-					}
-					scanned := runRead(t, dir, args...)
-					if err := os.Rename(filepath.Join(dir, ".cairn.off"), filepath.Join(dir, ".cairn")); err != nil {
-						t.Fatal(err)
-					}
+					scanned := withoutArtifacts(t, dir, func() string { return runRead(t, dir, args...) })
 					if format == "text" && strings.Contains(scanned, "index=") && !strings.Contains(scanned, "index=.cairn/manifest.json missing") {
 						t.Fatalf("%s: the scanned read did not scan:\n%s", q.name, scanned)
 					}
