@@ -13,9 +13,7 @@ import (
 	"testing/fstest"
 	"unicode"
 	"unicode/utf8"
-
 )
-
 
 func read(t *testing.T, dir string, req ReadRequest) []byte {
 	t.Helper()
