@@ -55,11 +55,17 @@ func goldenLines(t *testing.T, name, file string) []goldenQuery {
 	return out
 }
 
-// runContext runs cairn context on a base and returns what a user sees:
-// stdout, then, when it failed, the exit status and stderr.
+// runContext runs cairn context on a base and returns what a user sees.
 func runContext(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	code, stdout, stderr := cairn(t, append([]string{"--base", dir, "context"}, args...)...)
+	return runCommand(t, dir, "context", args...)
+}
+
+// runCommand runs a command on a base and returns what a user sees:
+// stdout, then, when it failed, the exit status and stderr.
+func runCommand(t *testing.T, dir, command string, args ...string) string {
+	t.Helper()
+	code, stdout, stderr := cairn(t, append([]string{"--base", dir, command}, args...)...)
 	if code == 0 {
 		return stdout
 	}

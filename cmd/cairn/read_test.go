@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -15,15 +14,10 @@ func readReads(t *testing.T, name string) []goldenQuery {
 	return goldenLines(t, name, "reads.txt")
 }
 
-// runRead runs cairn read on a base and returns what a user sees: stdout,
-// then, when it failed, the exit status and stderr.
+// runRead runs cairn read on a base and returns what a user sees.
 func runRead(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	code, stdout, stderr := cairn(t, append([]string{"--base", dir, "read"}, args...)...)
-	if code == 0 {
-		return stdout
-	}
-	return fmt.Sprintf("%sexit %d\n%s", stdout, code, strings.ReplaceAll(stderr, dir, "$BASE"))
+	return runCommand(t, dir, "read", args...)
 }
 
 // readOutputs answers every golden read of a built base in text and JSON,

@@ -37,17 +37,6 @@ func runSearch(t *testing.T, dir string, q goldenSearch, format string) string {
 	return runCommand(t, dir, q.command, withFormat(q.args, format)...)
 }
 
-// runCommand runs a command on a base and returns stdout, then, when it
-// failed, the exit status and stderr.
-func runCommand(t *testing.T, dir, command string, args ...string) string {
-	t.Helper()
-	code, stdout, stderr := cairn(t, append([]string{"--base", dir, command}, args...)...)
-	if code == 0 {
-		return stdout
-	}
-	return stdout + "exit " + string(rune('0'+code)) + "\n" + strings.ReplaceAll(stderr, dir, "$BASE")
-}
-
 // searchOutputs answers every golden search of a built base in text and
 // JSON, keyed by their file in want/.
 func searchOutputs(t *testing.T, name, dir string) map[string][]byte {
