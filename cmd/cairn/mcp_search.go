@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -223,28 +222,4 @@ func answerList(ctx context.Context, s *mcpServer, _ *mcp.CallToolRequest, args 
 		Since: in.Since, Until: in.Until, Limit: limit, Cursor: in.Page, Format: format,
 	})
 	return toolReply{body: out, items: 1}, err
-}
-
-// limitOf is a tool's "limit", the CLI's default (20) when absent.
-func limitOf(limit *int) (int, error) {
-	if limit == nil {
-		return query.DefaultSearchLimit, nil
-	}
-	if *limit < 1 || *limit > maxLimit {
-		return 0, fmt.Errorf(`"limit" %d: give between 1 and %d items`, *limit, maxLimit)
-	}
-	return *limit, nil
-}
-
-// formatOf is a tool's "format", the first of formats when absent.
-func formatOf(format string, formats ...string) (string, error) {
-	if format == "" {
-		return formats[0], nil
-	}
-	for _, f := range formats {
-		if format == f {
-			return f, nil
-		}
-	}
-	return "", fmt.Errorf(`"format" %q: use %s`, format, strings.Join(formats, ", "))
 }

@@ -184,6 +184,31 @@ func (b *bounds) list(name string, vs []string, max int) {
 	}
 }
 
+// limitOf is a tool's "limit", the CLI's default (20) when absent.
+func limitOf(limit *int) (int, error) {
+	if limit == nil {
+		return query.DefaultSearchLimit, nil
+	}
+	if *limit < 1 || *limit > maxLimit {
+		return 0, fmt.Errorf(`"limit" %d: give between 1 and %d items`, *limit, maxLimit)
+	}
+	return *limit, nil
+}
+
+// formatOf is a tool's "format", the first of formats when absent.
+func formatOf(format string, formats ...string) (string, error) {
+	if format == "" {
+		return formats[0], nil
+	}
+	for _, f := range formats {
+		if format == f {
+			return f, nil
+		}
+	}
+	last := len(formats) - 1
+	return "", fmt.Errorf(`"format" %q: use %s or %s`, format, strings.Join(formats[:last], ", "), formats[last])
+}
+
 // page cuts an answer to replyCap bytes at a line end, with a cursor to
 // the rest: the pages, joined, are the whole answer. The cursor names the
 // request's digest, so it cannot be used with other arguments.
@@ -272,13 +297,9 @@ func (in contextInput) request(asOf time.Time) (query.Request, error) {
 	if budget < 1 || budget > maxBudget {
 		return query.Request{}, fmt.Errorf(`"budget" %d: give between 1 and %d tokens`, budget, maxBudget)
 	}
-	format := in.Format
-	switch format {
-	case "":
-		format = query.FormatText
-	case query.FormatText, query.FormatJSON, query.FormatJSONL:
-	default:
-		return query.Request{}, fmt.Errorf(`"format" %q: use text, json or jsonl`, in.Format)
+	format, err := formatOf(in.Format, query.FormatText, query.FormatJSON, query.FormatJSONL)
+	if err != nil {
+		return query.Request{}, err
 	}
 	return query.Request{
 		Words: []string{in.Query}, Budget: budget, Since: in.Since, Until: in.Until, AsOf: asOf,
