@@ -3,6 +3,7 @@ package query
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,5 +70,29 @@ func TestSessionAnswersAsContext(t *testing.T) {
 	out, _ := s.Context(context.Background(), Request{Words: []string{"HAR-142"}, Budget: DefaultBudget, AsOf: asOf, Format: FormatText})
 	if !strings.Contains(string(out), "index=.cairn/manifest.json stale") {
 		t.Errorf("after an edit the session did not scan:\n%s", out)
+	}
+}
+
+// TestSessionRefusesDeltaPacks: a session's answers write nothing, so a
+// request that would save or compare a receipt snapshot is refused with
+// the CLI to use instead, and no state folder is touched.
+func TestSessionRefusesDeltaPacks(t *testing.T) {
+	dir := builtDemo(t)
+	s := NewSession(dir)
+	defer s.Close()
+	state := t.TempDir()
+	asOf := time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC)
+	for _, req := range []Request{
+		{Words: []string{"HAR-142"}, Budget: DefaultBudget, AsOf: asOf, Format: FormatText, SaveReceipt: true, StateDir: state},
+		{Words: []string{"HAR-142"}, Budget: DefaultBudget, AsOf: asOf, Format: FormatText, SinceReceipt: "0123456789abcdef", StateDir: state},
+	} {
+		_, err := s.Context(context.Background(), req)
+		var ue *UsageError
+		if !errors.As(err, &ue) || !strings.Contains(ue.Msg, "cairn context --save-receipt") {
+			t.Errorf("save %v since %q: %v, want a usage error naming cairn context --save-receipt", req.SaveReceipt, req.SinceReceipt, err)
+		}
+	}
+	if entries, err := os.ReadDir(state); err != nil || len(entries) != 0 {
+		t.Errorf("state folder after refused requests: %v, %v", entries, err)
 	}
 }
