@@ -70,3 +70,30 @@ func BenchmarkTermsWith(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSession answers warm requests in one long-lived session, as
+// cairn mcp does: $CAIRN_BENCH_QUERIES (queries separated by "|") round
+// robin, else the default question.
+func BenchmarkSession(b *testing.B) {
+	dir, asOf := benchBase(b)
+	queries := strings.Split(os.Getenv("CAIRN_BENCH_QUERIES"), "|")
+	if os.Getenv("CAIRN_BENCH_QUERIES") == "" {
+		queries = []string{"what changed in certificate renewal"}
+	}
+	s := NewSession(dir)
+	defer s.Close()
+	ask := func(i int) {
+		req := Request{Words: strings.Fields(queries[i%len(queries)]), Budget: DefaultBudget, AsOf: asOf, Format: FormatText, ToolVersion: "bench"}
+		if _, err := s.Context(context.Background(), req); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for i := range queries {
+		ask(i)
+	}
+	i := 0
+	for b.Loop() {
+		ask(i)
+		i++
+	}
+}

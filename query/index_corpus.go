@@ -44,6 +44,9 @@ type indexCorpus struct {
 	bodyRead map[string]bool                  // bodies handed to proj so far
 	open     map[string]fs.File               // documents opened to read spans, kept open
 	plans    map[string]*project.DocumentPlan // documents records were projected in, by path
+	// items, in a session's corpus, keeps the items projected so far; a
+	// process answering one request has none.
+	items *itemCache
 }
 
 // openIndex opens the artifacts that Open found current.
@@ -229,6 +232,22 @@ func (c *indexCorpus) Incoming(node string, limit int) ([]artifacts.Link, error)
 // fields map from documents.tsv, or a page from its file. The flags of the
 // row win, since some (superseded) come from other items.
 func (c *indexCorpus) Item(ord int, row artifacts.Doc) (project.Item, error) {
+	if c.items == nil {
+		return c.project(ord, row)
+	}
+	if it, ok := c.items.get(ord); ok {
+		return it, nil
+	}
+	it, err := c.project(ord, row)
+	if err == nil {
+		c.items.put(ord, it)
+	}
+	return it, err
+}
+
+// project reads and projects the item of ordinal ord, whose docs.tsv row
+// is row: its record's span, or its page.
+func (c *indexCorpus) project(ord int, row artifacts.Doc) (project.Item, error) {
 	scratch, _ := c.scratch.Get().(*project.Scratch)
 	if scratch == nil {
 		scratch = new(project.Scratch)

@@ -52,7 +52,11 @@ const linkedDirReason = artifacts.Dir + " is a symbolic link, which cairn never 
 // that the next query does not hash them again. A .cairn that is a
 // symbolic link is not read through: the index is then corrupt, and the
 // query answers from the scan.
-func Open(ctx context.Context, root string) (*Index, error) {
+func Open(ctx context.Context, root string) (*Index, error) { return openWith(ctx, root, nil) }
+
+// openWith is Open, with memo remembering the configuration's decoding for a
+// long-lived caller's next check (nil for none).
+func openWith(ctx context.Context, root string, memo *load.ConfigMemo) (*Index, error) {
 	ix := &Index{Path: artifacts.ManifestPath}
 	start := time.Now()
 	// The manifest is read on another core while the base's inventory is
@@ -73,7 +77,7 @@ func Open(ctx context.Context, root string) (*Index, error) {
 	}
 	defer osRoot.Close()
 	cache := artifacts.ReadStatFile(root)
-	inv, err := load.Take(ctx, root, osRoot.FS(), cache, artifacts.ReadConfigCache(root))
+	inv, err := load.Take(ctx, root, osRoot.FS(), cache, artifacts.ReadConfigCache(root), memo)
 	h := <-manifest
 	if err != nil {
 		return nil, err

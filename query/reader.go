@@ -41,6 +41,9 @@ type Reader struct {
 	fieldsRead                              int64
 	fieldsInfo                              os.FileInfo
 	items                                   int
+	// held, when set, is docs.key decoded whole (see Hold); it is set
+	// before the reader is shared and only read after.
+	held []artifacts.Key
 }
 
 // file is one open artifact and what has been read from it. It is read
@@ -55,6 +58,9 @@ type file struct {
 	size  int64
 	start int64 // where the first line after the header starts
 	read  atomic.Int64
+	// mem, when set, is the file's bytes, read whole by hold; set before
+	// the reader is shared and only read after.
+	mem []byte
 }
 
 // Expected headers, taken from the encoders themselves so that the

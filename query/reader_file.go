@@ -9,11 +9,34 @@ import (
 	"github.com/cairn-kb/cairn/artifacts"
 )
 
-// pread reads from the artifact and counts what it read.
+// pread reads from the artifact, or from its bytes when they are held,
+// and counts what it read.
 func (a *file) pread(p []byte, off int64) (int, error) {
+	if a.mem != nil {
+		n := 0
+		if off < int64(len(a.mem)) {
+			n = copy(p, a.mem[off:])
+		}
+		a.read.Add(int64(n))
+		if n < len(p) {
+			return n, io.EOF
+		}
+		return n, nil
+	}
 	n, err := a.f.ReadAt(p, off)
 	a.read.Add(int64(n))
 	return n, err
+}
+
+// hold reads the whole file into memory, where every later read of it is
+// served from; false when it could not be read whole.
+func (a *file) hold() bool {
+	data := make([]byte, a.size)
+	if n, err := a.f.ReadAt(data, 0); int64(n) != a.size || (err != nil && err != io.EOF) {
+		return false
+	}
+	a.mem = data
+	return true
 }
 
 // readAt reads n bytes at off, fewer only where the file ends.

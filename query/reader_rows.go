@@ -285,6 +285,15 @@ func (r *Reader) Keys(ords []int) ([]artifacts.Key, error) { return readInParts(
 
 // keysInto reads the keys of ords into out, which has a place for each.
 func (r *Reader) keysInto(ords []int, out []artifacts.Key) error {
+	if r.held != nil {
+		for k, ord := range ords {
+			if ord < 0 || ord >= len(r.held) {
+				return fmt.Errorf("keys %d out of range: docs.tsv has %d rows", ord, r.items)
+			}
+			out[k] = r.held[ord]
+		}
+		return nil
+	}
 	var kd artifacts.KeyDecoder
 	var block []byte // reused from batch to batch
 	fields := len(r.fields)

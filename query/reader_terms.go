@@ -76,10 +76,18 @@ func (r *Reader) TermsWith(sub string) ([]artifacts.TermEntry, error) {
 var minSweepPart int64 = 1 << 20
 
 // sweepTerms is TermsWith over the whole lines in [from, to): from is the
-// start of a line, to the start of another or the end of the file.
+// start of a line, to the start of another or the end of the file. Held
+// bytes are searched where they are; a file is read in chunks.
 func (a *file) sweepTerms(want []byte, from, to int64) ([]artifacts.TermEntry, error) {
 	var out []artifacts.TermEntry
 	find := newFinder(want)
+	if a.mem != nil && to <= int64(len(a.mem)) {
+		if to > from && a.mem[to-1] != '\n' {
+			return nil, a.corrupt(0, truncated)
+		}
+		a.read.Add(to - from)
+		return a.matchTerms(out, find, want, a.mem[from:to], from)
+	}
 	buf := make([]byte, min(sweepChunk, to-from))
 	n := 0 // buf[:n] is the start of a line the last chunk cut
 	for off := from; off < to; {
@@ -96,29 +104,38 @@ func (a *file) sweepTerms(want []byte, from, to int64) ([]artifacts.TermEntry, e
 		off += int64(m)
 		data := buf[:n+m]
 		whole := data[:bytes.LastIndexByte(data, '\n')+1]
-		for pos := 0; pos < len(whole); {
-			i := find.index(whole[pos:])
-			if i < 0 {
-				break
-			}
-			s := pos + bytes.LastIndexByte(whole[pos:pos+i], '\n') + 1
-			e := s + bytes.IndexByte(whole[s:], '\n')
-			if tab := bytes.IndexByte(whole[s:e], '\t'); tab < 0 || pos+i+len(want) <= s+tab {
-				t, err := artifacts.DecodeTermRow(0, whole[s:e])
-				if err == nil && len(out) > 0 && out[len(out)-1].Term >= t.Term {
-					err = &artifacts.CorruptError{Path: a.path, Msg: fmt.Sprintf("term %q is out of order", t.Term)}
-				}
-				if err != nil {
-					return nil, a.at(err, base+int64(s))
-				}
-				out = append(out, t)
-			}
-			pos = e + 1
+		if out, err = a.matchTerms(out, find, want, whole, base); err != nil {
+			return nil, err
 		}
 		n = copy(buf, data[len(whole):])
 	}
 	if n > 0 {
 		return nil, a.corrupt(0, truncated)
+	}
+	return out, nil
+}
+
+// matchTerms appends to out the entries of the whole lines in whole (which
+// starts at byte base of the file) whose term holds want, as find finds it.
+func (a *file) matchTerms(out []artifacts.TermEntry, find finder, want, whole []byte, base int64) ([]artifacts.TermEntry, error) {
+	for pos := 0; pos < len(whole); {
+		i := find.index(whole[pos:])
+		if i < 0 {
+			break
+		}
+		s := pos + bytes.LastIndexByte(whole[pos:pos+i], '\n') + 1
+		e := s + bytes.IndexByte(whole[s:], '\n')
+		if tab := bytes.IndexByte(whole[s:e], '\t'); tab < 0 || pos+i+len(want) <= s+tab {
+			t, err := artifacts.DecodeTermRow(0, whole[s:e])
+			if err == nil && len(out) > 0 && out[len(out)-1].Term >= t.Term {
+				err = &artifacts.CorruptError{Path: a.path, Msg: fmt.Sprintf("term %q is out of order", t.Term)}
+			}
+			if err != nil {
+				return nil, a.at(err, base+int64(s))
+			}
+			out = append(out, t)
+		}
+		pos = e + 1
 	}
 	return out, nil
 }

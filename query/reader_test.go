@@ -193,6 +193,13 @@ func TestReaderMatchesFullDecodes(t *testing.T) {
 		t.Error("the demo has no har- terms; the test proves less than it says")
 	}
 	checkTables(t, r, dir, 1)
+	// A reader holding its keys and dictionary in memory reads the same.
+	held := mustOpenReader(t, dir)
+	held.Hold()
+	if held.held == nil || held.terms.mem == nil {
+		t.Fatal("Hold held nothing of the demo's artifacts")
+	}
+	checkTables(t, held, dir, 1)
 }
 
 // sweep reads everything through r and returns the first error.
@@ -309,16 +316,28 @@ func TestReaderCorruption(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := builtDemo(t)
 			c.change(t, dir)
-			r, err := OpenReader(dir)
-			if err == nil {
-				defer r.Close()
-				err = sweep(r)
+			// Read as a process per question does, then as a server
+			// holding what it can in memory: the same error either way.
+			var errs [2]error
+			for i, hold := range []bool{false, true} {
+				r, err := OpenReader(dir)
+				if err == nil {
+					if hold {
+						r.Hold()
+					}
+					err = sweep(r)
+					r.Close()
+				}
+				var ce *artifacts.CorruptError
+				if !errors.As(err, &ce) {
+					t.Fatalf("hold=%v: got %v (%T), want a *artifacts.CorruptError", hold, err, err)
+				}
+				errs[i] = err
 			}
-			var ce *artifacts.CorruptError
-			if !errors.As(err, &ce) {
-				t.Fatalf("got %v (%T), want a *artifacts.CorruptError", err, err)
+			if errs[0].Error() != errs[1].Error() {
+				t.Errorf("held, the reader reports %q; unheld %q", errs[1], errs[0])
 			}
-			t.Log(err)
+			t.Log(errs[0])
 		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/query/receipts"
+	"github.com/cairn-kb/cairn/stages/load"
 )
 
 // Session answers context requests for one long-lived process (cairn
@@ -22,6 +23,7 @@ import (
 // request. A Session is safe for concurrent use.
 type Session struct {
 	root string
+	memo load.ConfigMemo // the configuration, decoded once per change
 	mu   sync.Mutex
 	held *heldIndex
 }
@@ -84,7 +86,7 @@ func (s *Session) Context(ctx context.Context, req Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix, err := Open(ctx, s.root)
+	ix, err := openWith(ctx, s.root, &s.memo)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +138,7 @@ func (s *Session) acquire(ix *Index) (*heldIndex, error) {
 	}
 	// The files were read after Open checked them: they must still be the
 	// files it checked, or a build replaced them in between.
-	checked, err := Open(context.Background(), s.root)
+	checked, err := openWith(context.Background(), s.root, &s.memo)
 	if err != nil || checked.State != StateUsed || !f.current(s.root) {
 		f.r.Close()
 		return nil, &artifacts.CorruptError{Path: artifacts.ManifestPath, Msg: "the artifacts changed while they were read; run the request again"}
@@ -146,7 +148,12 @@ func (s *Session) acquire(ix *Index) (*heldIndex, error) {
 		f.r.Close()
 		return nil, err
 	}
-	h := &heldIndex{files: f, corpus: newIndexCorpus(f, osRoot.FS(), checked.cfg, checked.Manifest), osRoot: osRoot, ix: *checked, refs: 1}
+	// Held for many requests, the keys are decoded once and the items
+	// projected are kept (both go with this read of the artifacts).
+	f.r.Hold()
+	c := newIndexCorpus(f, osRoot.FS(), checked.cfg, checked.Manifest)
+	c.items = newItemCache(itemCacheBytes)
+	h := &heldIndex{files: f, corpus: c, osRoot: osRoot, ix: *checked, refs: 1}
 	s.held = h
 	return h, nil
 }

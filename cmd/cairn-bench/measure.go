@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -29,6 +31,34 @@ var measurements = []measurement{
 	{"search", measureSearch},
 	{"read", measureRead},
 	{"context in a running server", measureContextServer},
+}
+
+// selectMeasurements picks the measurements named in only (comma
+// separated), in the benchmark's order; all of them when only is empty.
+// Each measurement builds what it needs, so any one runs alone.
+func selectMeasurements(only string) ([]measurement, error) {
+	if only == "" {
+		return measurements, nil
+	}
+	want := map[string]bool{}
+	for _, name := range strings.Split(only, ",") {
+		want[strings.TrimSpace(name)] = true
+	}
+	var out []measurement
+	for _, m := range measurements {
+		if want[m.name] {
+			out = append(out, m)
+			delete(want, m.name)
+		}
+	}
+	if len(want) > 0 {
+		var names []string
+		for _, m := range measurements {
+			names = append(names, m.name)
+		}
+		return nil, fmt.Errorf("--only %q: unknown measurement %q; use one of: %s", only, slices.Sorted(maps.Keys(want))[0], strings.Join(names, ", "))
+	}
+	return out, nil
 }
 
 // measureColdBuild builds from nothing: the artifacts, any rules files a

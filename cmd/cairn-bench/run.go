@@ -24,8 +24,13 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	runs := fs.Int("runs", 3, "repetitions of each timed command (the median is reported)")
 	seed := fs.Uint64("seed", 1, "generator seed")
 	days := fs.Int("days", 10, "event days of each base")
+	only := fs.String("only", "", "comma-separated measurements to run (e.g. \"context in a running server\"); default all")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	steps, err := selectMeasurements(*only)
+	if err != nil {
+		return usageError{err.Error()}
 	}
 	if *bin == "" {
 		return usageError{"run needs --bin PATH/TO/cairn"}
@@ -59,7 +64,7 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		b := &bench{bin: binPath, base: base, runs: *runs, log: stderr, label: sizeLabel(n),
-			cache: filepath.Join(workAbs, "stat-cache-"+sizeLabel(n))}
+			cache: filepath.Join(workAbs, "stat-cache-"+sizeLabel(n)), steps: steps}
 		if err := b.measureAll(); err != nil {
 			return fmt.Errorf("size %s: %w", b.label, err)
 		}
@@ -145,6 +150,7 @@ type bench struct {
 	// cache is the XDG_CACHE_HOME of every cairn child, so the machine-local
 	// stat cache is the benchmark's own and a cold build can start without it.
 	cache   string
+	steps   []measurement // what to measure, in order; nil for all
 	metrics []metric
 }
 
@@ -171,7 +177,11 @@ func (b *bench) measureAll() error {
 	b.record(metric{Name: "records", Label: "records (events + index)", Unit: "count",
 		Value: float64(b.base.stats.Records + b.base.stats.IndexRecords)})
 	b.record(metric{Name: "base_bytes", Label: "base input bytes", Unit: "MB", Value: float64(n) / 1e6})
-	for _, m := range measurements {
+	steps := b.steps
+	if steps == nil {
+		steps = measurements
+	}
+	for _, m := range steps {
 		fmt.Fprintf(b.log, "%s: %s\n", b.label, m.name)
 		if err := m.run(b); err != nil {
 			return fmt.Errorf("%s: %w", m.name, err)

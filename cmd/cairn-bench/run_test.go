@@ -119,3 +119,23 @@ func TestRunWithFakeBinary(t *testing.T) {
 		t.Errorf("a failing binary gave %v, want its stderr and status", err)
 	}
 }
+
+// TestSelectMeasurements picks measurements by name, in the benchmark's
+// order, and refuses a name it does not know, listing the names it does.
+func TestSelectMeasurements(t *testing.T) {
+	all, err := selectMeasurements("")
+	if err != nil || len(all) != len(measurements) {
+		t.Fatalf("no --only: got %d measurements, %v; want all %d", len(all), err, len(measurements))
+	}
+	got, err := selectMeasurements("read, cold build")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].name != "cold build" || got[1].name != "read" {
+		t.Errorf("--only read,cold build: got %v", got)
+	}
+	_, err = selectMeasurements("cold build,warm build")
+	if err == nil || !strings.Contains(err.Error(), `unknown measurement "warm build"`) || !strings.Contains(err.Error(), "no-op rebuild") {
+		t.Errorf("unknown name: got %v", err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -482,5 +483,51 @@ func TestMCPLogsOneLinePerCall(t *testing.T) {
 	}
 	if strings.Contains(ts.log.String(), "secret") {
 		t.Error("the log holds the query")
+	}
+}
+
+// TestPackItems reads the selected count of the receipt in each pack
+// format, whatever the items say: a record whose text holds
+// "selected=99" does not fool it.
+func TestPackItems(t *testing.T) {
+	dir := builtDemo(t)
+	for _, format := range []string{"text", "json", "jsonl"} {
+		out, failed := cliAnswer(t, dir, "context", "HAR-142", "--as-of", "2026-11-10", "--format", format)
+		if failed {
+			t.Fatalf("%s: %s", format, out)
+		}
+		var want int
+		switch format {
+		case "text":
+			_, err := fmt.Sscanf(out[strings.LastIndex(out, " selected="):], " selected=%d", &want)
+			if err != nil {
+				t.Fatalf("text: no receipt: %v", err)
+			}
+		default:
+			var doc struct {
+				Receipt struct{ Selected int } `json:"receipt"`
+			}
+			last := out
+			if format == "jsonl" {
+				lines := strings.Split(strings.TrimSpace(out), "\n")
+				last = lines[len(lines)-1]
+			}
+			if err := json.Unmarshal([]byte(last), &doc); err != nil {
+				t.Fatalf("%s: %v", format, err)
+			}
+			want = doc.Receipt.Selected
+		}
+		if want == 0 {
+			t.Fatalf("%s: the pack selected nothing; the test needs items", format)
+		}
+		if got := packItems([]byte(out)); got != want {
+			t.Errorf("%s: packItems = %d, want %d", format, got, want)
+		}
+	}
+	if got := packItems([]byte("item says selected=99\nreceipt: index=used · candidates=3 selected=2 dropped=1\n")); got != 2 {
+		t.Errorf("a distractor before the receipt: packItems = %d, want 2", got)
+	}
+	if got := packItems([]byte("no receipt here")); got != 0 {
+		t.Errorf("no receipt: packItems = %d, want 0", got)
 	}
 }

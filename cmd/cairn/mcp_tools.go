@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -326,16 +325,33 @@ func answerContext(ctx context.Context, s *mcpServer, _ *mcp.CallToolRequest, ar
 	return toolReply{body: out, items: packItems(out)}, err
 }
 
-// selectedCount finds the receipt's selected count in any pack format.
-var selectedCount = regexp.MustCompile(`(?:selected=|"selected": ?)(\d+)`)
-
-// packItems is how many items a pack holds, from its receipt, for the log.
+// packItems is how many items a pack holds, from its receipt, for the log:
+// the text receipt's selected= (the receipt line follows the items), or the
+// JSON receipt's "selected" (which no string in the document can spell
+// unescaped). Two byte searches: a pack is tens of kilobytes, and the log
+// line should not cost what a regular expression over it does.
 func packItems(pack []byte) int {
-	m := selectedCount.FindSubmatch(pack)
-	if m == nil {
+	rest, ok := []byte(nil), false
+	if i := bytes.LastIndex(pack, []byte("\nreceipt: index=")); i >= 0 || bytes.HasPrefix(pack, []byte("receipt: index=")) {
+		line := pack[i+1:] // i is -1 when the receipt starts the pack
+		if e := bytes.IndexByte(line, '\n'); e >= 0 {
+			line = line[:e]
+		}
+		_, rest, ok = bytes.Cut(line, []byte(" selected="))
+	} else {
+		_, rest, ok = bytes.Cut(pack, []byte(`"selected":`))
+	}
+	if !ok {
 		return 0
 	}
-	n, _ := strconv.Atoi(string(m[1]))
+	rest = bytes.TrimLeft(rest, " ")
+	n := 0
+	for _, c := range rest {
+		if c < '0' || c > '9' {
+			break
+		}
+		n = n*10 + int(c-'0')
+	}
 	return n
 }
 

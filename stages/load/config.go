@@ -9,6 +9,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/cairn-kb/cairn/artifacts"
@@ -87,7 +88,9 @@ func EncodeConfigCache(cfg model.Config) []byte {
 // cachedConfig returns the cached configuration when cairn.yaml's size and
 // modification time match the stat cache and its hash there matches the
 // cache's: then these are the bytes the cache was decoded from.
-func cachedConfig(fsys fs.FS, stat artifacts.StatLookup, cached artifacts.ConfigCache) (model.Config, string, bool) {
+// memo, when given, spares a long-lived process decoding the same cache
+// again.
+func cachedConfig(fsys fs.FS, stat artifacts.StatLookup, cached artifacts.ConfigCache, memo *ConfigMemo) (model.Config, string, bool) {
 	var cfg model.Config
 	e, ok := stat.Lookup(ConfigFile)
 	if !ok || cached.XXHash == "" || e.XXHash != cached.XXHash {
@@ -97,13 +100,49 @@ func cachedConfig(fsys fs.FS, stat artifacts.StatLookup, cached artifacts.Config
 	if err != nil || !st.Mode().IsRegular() || st.Size() != e.Bytes || st.ModTime().UnixNano() != e.MtimeNS {
 		return cfg, "", false
 	}
+	if memo == nil {
+		cfg, ok = decodeConfigCache(cached.Data)
+	} else {
+		cfg, ok = memo.decode(cached.Data)
+	}
+	return cfg, cached.XXHash, ok
+}
+
+// decodeConfigCache decodes a config cache's data, false when it is not
+// one of this format.
+func decodeConfigCache(data []byte) (model.Config, bool) {
+	var cfg model.Config
 	var f configCacheFile
-	dec := json.NewDecoder(bytes.NewReader(cached.Data))
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if dec.Decode(&f) != nil || f.Format != configCacheFormat {
-		return cfg, "", false
+		return cfg, false
 	}
-	return f.Config.WithDefaults(), cached.XXHash, true
+	return f.Config.WithDefaults(), true
+}
+
+// ConfigMemo remembers the configuration a long-lived process last decoded
+// from the config cache, by the cache's bytes: a server checking
+// freshness per request decodes it once per change, not per request. The
+// configuration it hands out is shared, as every reader of one treats it:
+// read only. Its zero value is ready; it is safe for concurrent use.
+type ConfigMemo struct {
+	mu   sync.Mutex
+	data []byte
+	cfg  model.Config
+}
+
+func (m *ConfigMemo) decode(data []byte) (model.Config, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.data != nil && bytes.Equal(m.data, data) {
+		return m.cfg, true
+	}
+	cfg, ok := decodeConfigCache(data)
+	if ok {
+		m.data, m.cfg = bytes.Clone(data), cfg
+	}
+	return cfg, ok
 }
 
 // itemLine is the line and column of item i of the list at keys, or of

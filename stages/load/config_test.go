@@ -213,12 +213,17 @@ func TestConfigCache(t *testing.T) {
 		}
 		stat := artifacts.StatCache{ConfigFile: {Bytes: st.Size(), MtimeNS: st.ModTime().UnixNano(), XXHash: hash}}
 		cached := artifacts.ConfigCache{XXHash: hash, Data: EncodeConfigCache(want)}
-		got, gotHash, ok := cachedConfig(fsys, stat, cached)
-		if !ok || gotHash != hash {
-			t.Fatalf("%s: the cache was not used", base)
-		}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("%s: cached configuration differs (-yaml +cache):\n%s", base, diff)
+		// Without a memo, then twice with one: the second answer is the
+		// memo's, and all three are the configuration YAML decodes to.
+		var memo ConfigMemo
+		for i, m := range []*ConfigMemo{nil, &memo, &memo} {
+			got, gotHash, ok := cachedConfig(fsys, stat, cached, m)
+			if !ok || gotHash != hash {
+				t.Fatalf("%s: call %d: the cache was not used", base, i)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("%s: call %d: cached configuration differs (-yaml +cache):\n%s", base, i, diff)
+			}
 		}
 		refused := map[string]func() (artifacts.StatCache, artifacts.ConfigCache){
 			"another hash": func() (artifacts.StatCache, artifacts.ConfigCache) {
@@ -242,8 +247,12 @@ func TestConfigCache(t *testing.T) {
 		}
 		for name, make := range refused {
 			s, c := make()
-			if _, _, ok := cachedConfig(fsys, s, c); ok {
+			if _, _, ok := cachedConfig(fsys, s, c, nil); ok {
 				t.Errorf("%s: %s: the cache was used", base, name)
+			}
+			// A memo holding the good cache's decoding is not fooled.
+			if _, _, ok := cachedConfig(fsys, s, c, &memo); ok {
+				t.Errorf("%s: %s: the cache was used through the memo", base, name)
 			}
 		}
 	}

@@ -100,11 +100,12 @@ type Inventory struct {
 // through directory descriptors where it can (fastWalk). cached is the
 // configuration the last good build decoded: when cairn.yaml's stat and
 // hash still match it, it stands in for decoding the YAML again, which
-// would cost a query more than the rest of this check.
-func Take(ctx context.Context, dir string, fsys fs.FS, stat artifacts.StatLookup, cached artifacts.ConfigCache) (Inventory, error) {
+// would cost a query more than the rest of this check. memo, when not nil,
+// remembers that decoding for the next call (see ConfigMemo).
+func Take(ctx context.Context, dir string, fsys fs.FS, stat artifacts.StatLookup, cached artifacts.ConfigCache, memo *ConfigMemo) (Inventory, error) {
 	var ds diag.List
 	inv := Inventory{}
-	cfg, cfgHash, ok := cachedConfig(fsys, stat, cached)
+	cfg, cfgHash, ok := cachedConfig(fsys, stat, cached, memo)
 	if !ok {
 		cfg, _, cfgHash, ok = loadConfig(fsys, &ds)
 	}
