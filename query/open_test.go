@@ -36,6 +36,13 @@ func builtFS(t testing.TB, base fs.FS) string {
 	if err := os.CopyFS(dir, base); err != nil {
 		t.Fatal(err)
 	}
+	rebuild(t, dir)
+	return dir
+}
+
+// rebuild builds the base at dir in place, as `cairn build` does.
+func rebuild(t testing.TB, dir string) {
+	t.Helper()
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -49,7 +56,6 @@ func builtFS(t testing.TB, base fs.FS) string {
 	if _, err := artifacts.Sync(out.Plan); err != nil {
 		t.Fatal(err)
 	}
-	return dir
 }
 
 func open(t *testing.T, dir string) *Index {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"reflect"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/query/receipts"
@@ -26,6 +27,15 @@ type Session struct {
 	memo load.ConfigMemo // the configuration, decoded once per change
 	mu   sync.Mutex
 	held *heldIndex
+
+	// watch, when the platform has one, says whether the base may have
+	// changed since verdict, Open's answer at watch generation
+	// verdictGen: a request in a base that did not change reuses it.
+	watch      *baseWatch
+	watchTried bool
+	verdict    *Index
+	verdictGen uint64
+	walks      atomic.Int64 // Open's walks of the base, for tests
 }
 
 // heldIndex is one read of the artifacts, shared by the requests that use
@@ -44,7 +54,8 @@ type heldIndex struct {
 // until the first request.
 func NewSession(root string) *Session { return &Session{root: root} }
 
-// Close lets go of the held artifacts once no request uses them.
+// Close lets go of the held artifacts once no request uses them, and
+// stops watching the base.
 func (s *Session) Close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -52,6 +63,65 @@ func (s *Session) Close() {
 		s.held = nil
 		s.retire(h)
 	}
+	if s.watch != nil {
+		s.watch.close()
+	}
+}
+
+// fresh is Open's verdict on the base for one request. Where the base is
+// watched and nothing changed since the last verdict, it is that verdict;
+// otherwise Open walks the base, stat-first, as for a process per question,
+// and the folders that walk reads are watched from then on.
+func (s *Session) fresh(ctx context.Context) (*Index, error) {
+	s.mu.Lock()
+	if !s.watchTried {
+		s.watch, s.watchTried = startWatch(s.root), true
+	}
+	w := s.watch
+	s.mu.Unlock()
+	walk := func() (*Index, error) {
+		s.walks.Add(1)
+		return openWith(ctx, s.root, &s.memo)
+	}
+	if w == nil {
+		return walk()
+	}
+	gen, ok := w.generation()
+	if !ok {
+		return walk()
+	}
+	s.mu.Lock()
+	if v := s.verdict; v != nil && s.verdictGen == gen {
+		s.mu.Unlock()
+		return v, nil
+	}
+	s.mu.Unlock()
+	ix, err := walk()
+	if err != nil {
+		return nil, err
+	}
+	var tops []string
+	if ix.cfg.Layers.Events != "" {
+		tops = load.TakenFolders(ix.cfg)
+	}
+	added, err := w.cover(tops)
+	if err != nil {
+		return ix, nil // the watch broke: from now on, every request walks
+	}
+	if added {
+		// A folder watched only now may have changed after the walk read
+		// it and before its watch was there: walk again, every watch in
+		// place, so that the verdict kept is one no change escaped.
+		if ix, err = walk(); err != nil {
+			return nil, err
+		}
+	}
+	s.mu.Lock()
+	if s.verdict == nil || gen >= s.verdictGen {
+		s.verdict, s.verdictGen = ix, gen
+	}
+	s.mu.Unlock()
+	return ix, nil
 }
 
 // retire closes h now or, while requests use it, after the last one.
@@ -86,7 +156,7 @@ func (s *Session) Context(ctx context.Context, req Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix, err := openWith(ctx, s.root, &s.memo)
+	ix, err := s.fresh(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -94,5 +95,95 @@ func TestSessionRefusesDeltaPacks(t *testing.T) {
 	}
 	if entries, err := os.ReadDir(state); err != nil || len(entries) != 0 {
 		t.Errorf("state folder after refused requests: %v, %v", entries, err)
+	}
+}
+
+// TestSessionFollowsTheBaseItWatches: a session answers each request as
+// Context does while the base changes under it (a document edited, a day
+// folder added and a document in it edited, rebuilds, a touch that keeps
+// the bytes), and where the platform can watch the base, a request in a
+// base that did not change since the last one does not walk it.
+func TestSessionFollowsTheBaseItWatches(t *testing.T) {
+	dir := builtDemo(t)
+	s := NewSession(dir)
+	defer s.Close()
+	watched := runtime.GOOS == "linux"
+	req := Request{Words: []string{"HAR-142", "follow-up"}, Budget: DefaultBudget, AsOf: time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC), Format: FormatText, ToolVersion: "test"}
+	ask := func(what, state string) {
+		t.Helper()
+		got, err := s.Context(context.Background(), req)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		want, err := Context(context.Background(), dir, req)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: the session answered\n%s\nContext\n%s", what, got, want)
+		}
+		if !strings.Contains(string(got), "index=.cairn/manifest.json "+state) {
+			t.Errorf("%s: the index is not %s:\n%s", what, state, got)
+		}
+	}
+	appendTo := func(rel, text string) func() {
+		return func() {
+			f, err := os.OpenFile(filepath.Join(dir, rel), os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if _, err := f.WriteString(text); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	newDay := filepath.Join("events", "2026-11-07", "followups.json") // a day the demo has no folder for
+	steps := []struct {
+		what   string
+		change func()
+		state  string
+	}{
+		{"a record document edited", appendTo(filepath.Join("events", "2026-11-04", "tickets.json"), "\n"), "stale"},
+		{"rebuilt", func() { rebuild(t, dir) }, "used"},
+		{"a day folder added", func() {
+			if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(newDay)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			doc := `{"cairn": 1, "source": "followups", "layer": "events", "date": "2026-11-07",
+"fields": {"id": ".id", "title": ".title", "time": ".at"},
+"records": [{"id": "f1", "title": "HAR-142 follow-up: rotate the staging keys too", "at": "2026-11-07T09:30:00Z"}]}
+`
+			if err := os.WriteFile(filepath.Join(dir, newDay), []byte(doc), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "stale"},
+		{"rebuilt with the new day", func() { rebuild(t, dir) }, "used"},
+		{"a document in the new folder edited", appendTo(newDay, "\n"), "stale"},
+		{"rebuilt again", func() { rebuild(t, dir) }, "used"},
+		{"cairn.yaml touched, its bytes kept", func() {
+			later := time.Now().Add(time.Hour)
+			if err := os.Chtimes(filepath.Join(dir, "cairn.yaml"), later, later); err != nil {
+				t.Fatal(err)
+			}
+		}, "used"},
+	}
+	ask("first", "used")
+	for _, st := range steps {
+		st.change()
+		walks := s.walks.Load()
+		ask(st.what, st.state)
+		if watched && s.walks.Load() == walks {
+			t.Errorf("%s: the session answered without walking the changed base", st.what)
+		}
+		walks = s.walks.Load()
+		ask(st.what+", asked again", st.state)
+		if watched && s.walks.Load() != walks {
+			t.Errorf("%s, asked again: the session walked a base that did not change", st.what)
+		}
+	}
+	got, _ := s.Context(context.Background(), req)
+	if !strings.Contains(string(got), "followups.json#f1") {
+		t.Errorf("the record of the added day is not in the pack:\n%s", got)
 	}
 }

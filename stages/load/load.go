@@ -111,10 +111,9 @@ func Take(ctx context.Context, dir string, fsys fs.FS, stat artifacts.StatLookup
 	}
 	inv.Config = cfg
 	if ok {
-		l := cfg.Layers
 		top := map[string]bool{}
-		for _, layer := range []string{l.Events, l.Index, l.Wiki, l.Projects, l.Tasks, l.Bodies} {
-			top[strings.SplitN(layer, "/", 2)[0]] = true
+		for _, dir := range TakenFolders(cfg) {
+			top[dir] = true
 		}
 		c := newClassifier(cfg)
 		walked, fast, ok := fastWalk(dir, c, top)
@@ -144,6 +143,20 @@ func Take(ctx context.Context, dir string, fsys fs.FS, stat artifacts.StatLookup
 	}
 	inv.Diagnostics = ds.Sorted()
 	return inv, ctx.Err()
+}
+
+// TakenFolders are the top-level folders of the base whose trees Take
+// walks under configuration cfg: those holding the layers an index is
+// built from. Take also lists the base's root; it walks nothing else.
+func TakenFolders(cfg model.Config) []string {
+	l := cfg.WithDefaults().Layers
+	var out []string
+	for _, layer := range []string{l.Events, l.Index, l.Wiki, l.Projects, l.Tasks, l.Bodies} {
+		if dir := strings.SplitN(layer, "/", 2)[0]; !slices.Contains(out, dir) {
+			out = append(out, dir)
+		}
+	}
+	return out
 }
 
 // Scanned is a base whose files are found and hashed, and whose
