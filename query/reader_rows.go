@@ -52,16 +52,7 @@ func (r *Reader) rowBytes(ord int) ([]byte, error) {
 	if ord < 0 || ord >= r.items {
 		return nil, fmt.Errorf("row %d out of range: docs.tsv has %d rows", ord, r.items)
 	}
-	width := r.keyWidth
-	b, err := r.key.readAt(r.keyLine(ord), min(2*width, int(r.key.size-r.keyLine(ord)))) // one line at the last row
-	if err != nil {
-		return nil, err
-	}
-	start, err := rowOffset(b[:width], ord)
-	end := r.docs.size
-	if err == nil && len(b) > width {
-		end, err = rowOffset(b[width:], ord+1)
-	}
+	start, end, err := r.rowSpan(ord)
 	if err != nil {
 		return nil, err
 	}
@@ -82,6 +73,28 @@ func (r *Reader) rowBytes(ord int) ([]byte, error) {
 		return nil, r.docs.corrupt(start, crlf)
 	}
 	return line, nil
+}
+
+// rowSpan is where the docs.tsv row of ordinal ord starts and ends, from
+// its docs.key line and the next: held keys where they are, else one read.
+func (r *Reader) rowSpan(ord int) (start, end int64, err error) {
+	end = r.docs.size // the end of the last row is the file's end
+	if r.held != nil {
+		if ord+1 < r.items {
+			end = r.held[ord+1].Offset
+		}
+		return r.held[ord].Offset, end, nil
+	}
+	width := r.keyWidth
+	b, err := r.key.readAt(r.keyLine(ord), min(2*width, int(r.key.size-r.keyLine(ord)))) // one line at the last row
+	if err != nil {
+		return 0, 0, err
+	}
+	start, err = rowOffset(b[:width], ord)
+	if err == nil && len(b) > width {
+		end, err = rowOffset(b[width:], ord+1)
+	}
+	return start, end, err
 }
 
 // Search returns the first ordinal whose URI is >= uri (Items() when there
@@ -211,16 +224,20 @@ func (r *Reader) rowsInto(ords []int, out []artifacts.Doc) error {
 		first, last := run[0], run[len(run)-1]
 		at, width := r.keyLine(first), r.keyWidth
 		n := last - first + 1
-		var err error
-		offs, err = r.key.readInto(offs, at, min((n+1)*width, int(r.key.size-at)))
-		if err != nil {
-			return err
-		}
 		offset := func(k int) (int64, error) {
-			if (k+1)*width > len(offs) {
+			switch {
+			case first+k == r.items:
 				return r.docs.size, nil // the end of the last row is the file's end
+			case r.held != nil:
+				return r.held[first+k].Offset, nil
 			}
 			return rowOffset(offs[k*width:(k+1)*width], first+k)
+		}
+		if r.held == nil {
+			var err error
+			if offs, err = r.key.readInto(offs, at, min((n+1)*width, int(r.key.size-at))); err != nil {
+				return err
+			}
 		}
 		start, err := offset(0)
 		if err != nil {
