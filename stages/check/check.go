@@ -117,6 +117,11 @@ func Run(ctx context.Context, in Input) (Output, error) {
 	for _, p := range g.Config.Governance.Points {
 		c.points[p.Name] = true
 	}
+	w, err := newWordings(c.resolver, g.Terms)
+	if err != nil {
+		return Output{}, err
+	}
+	c.wordings = w
 	results := make([]fileResult, len(in.Files))
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -178,6 +183,7 @@ type checker struct {
 	asOf     time.Time
 	mu       sync.Mutex
 	sets     map[string]*ruleset
+	wordings *wordings
 }
 
 // fileResult is one file's share of the output.
@@ -212,7 +218,7 @@ func (c *checker) file(p string) fileResult {
 		r.diagnostics = append(r.diagnostics, list.Sorted()...)
 		return r
 	}
-	r.findings, r.rules = set.check(p, f.Text, bodyLine)
+	r.findings, r.rules = set.check(c.wordings, p, f.Text, bodyLine)
 	return r
 }
 
@@ -225,7 +231,7 @@ func (c *checker) ruleset(place govern.Place) (*ruleset, error) {
 	if s, ok := c.sets[key]; ok {
 		return s, nil
 	}
-	s, err := compile(c.resolver.At(place, c.asOf))
+	s, err := compile(c.resolver.At(place, c.asOf), c.wordings)
 	if err != nil {
 		return nil, err
 	}

@@ -31,54 +31,83 @@ type patternRule struct {
 	rule    Rule
 }
 
-// ruleset is what is checked at one place: the wordings, found together
-// by one usage matcher, and the voice's patterns.
+// ruleset is what is checked at one place: the wordings in force there,
+// each with what its match means, and the voice's patterns.
 type ruleset struct {
-	terms      []termRule // parallel to the finder's terms
-	finder     *usage.Finder
+	// terms maps a wording of the shared finder (its index) to the rule a
+	// match of it breaks here; wordings not in force here are absent.
+	terms      map[int]termRule
 	prohibited []patternRule
 	required   []patternRule
 }
 
-// compile builds the ruleset of an answer: every discouraged term and
-// every name bound there, the new wording of every rename kept as it is
-// there, and the voice's patterns.
-func compile(a govern.Answer) (*ruleset, error) {
-	s := &ruleset{}
-	for _, t := range a.Terms {
-		switch {
-		case t.Discouraged():
-			s.terms = append(s.terms, termRule{kind: kindDiscouraged, term: t, rule: discouragedRule(t)})
-		case t.Kind == model.KindName:
-			s.terms = append(s.terms, termRule{kind: kindName, term: t, rule: Rule{
-				ID: "terms.name:" + t.ID, Severity: SeverityError, Note: govern.Plain(t.Note),
-				Short: "Write " + quoted(t.Term.Term) + " exactly as shown: it is a name.",
-			}})
-		}
-	}
-	for _, t := range a.KeepAsIs {
-		if t.Replacement == "" || correctHere(a, t.Replacement) {
+// wordings is every wording any place may look for, found by one usage
+// matcher compiled once per check: each term in force somewhere, by its
+// wording (and pattern), and each rename's new wording as written. A
+// place's ruleset picks its own among them, so a file is read once for
+// every term whatever its point.
+type wordings struct {
+	finder *usage.Finder
+	own    map[string]int // term id → the index of its wording
+	renew  map[string]int // term id → the index of its replacement
+}
+
+// newWordings compiles the wordings of the terms the resolver holds in
+// force.
+func newWordings(r *govern.Resolver, store []model.Term) (*wordings, error) {
+	w := &wordings{own: map[string]int{}, renew: map[string]int{}}
+	var words []model.Term
+	for _, st := range store {
+		t, ok := r.TermOf(st.ID)
+		if !ok {
 			continue
 		}
-		s.terms = append(s.terms, termRule{kind: kindKeep, term: t, rule: Rule{
-			ID: "terms.keep:" + t.ID, Severity: termSeverity(t.Term), Note: govern.Plain(t.Note),
-			Short: govern.KeepLine(t),
-		}})
-	}
-	words := make([]model.Term, len(s.terms))
-	for i, r := range s.terms {
-		words[i] = r.term.Term
-		if r.kind == kindKeep {
+		w.own[t.ID] = len(words)
+		words = append(words, t.Term)
+		if t.Replacement != "" {
 			// The new wording as written, never the old one's pattern: its
 			// own variants are wrong everywhere, and listed nowhere.
-			words[i] = model.Term{ID: r.term.ID, Term: r.term.Replacement}
+			w.renew[t.ID] = len(words)
+			words = append(words, model.Term{ID: t.ID, Term: t.Replacement})
 		}
 	}
 	f, err := usage.NewFinder(words)
 	if err != nil {
 		return nil, err
 	}
-	s.finder = f
+	w.finder = f
+	return w, nil
+}
+
+// compile builds the ruleset of an answer: every discouraged term and
+// every name bound there, the new wording of every rename kept as it is
+// there, and the voice's patterns.
+func compile(a govern.Answer, w *wordings) (*ruleset, error) {
+	s := &ruleset{terms: map[int]termRule{}}
+	for _, t := range a.Terms {
+		i, ok := w.own[t.ID]
+		switch {
+		case !ok:
+		case t.Discouraged():
+			s.terms[i] = termRule{kind: kindDiscouraged, term: t, rule: discouragedRule(t)}
+		case t.Kind == model.KindName:
+			s.terms[i] = termRule{kind: kindName, term: t, rule: Rule{
+				ID: "terms.name:" + t.ID, Severity: SeverityError, Note: govern.Plain(t.Note),
+				Short: "Write " + quoted(t.Term.Term) + " exactly as shown: it is a name.",
+			}}
+		}
+	}
+	correct := correctHere(a)
+	for _, t := range a.KeepAsIs {
+		i, ok := w.renew[t.ID]
+		if !ok || correct[strings.ToLower(display(t.Replacement))] {
+			continue
+		}
+		s.terms[i] = termRule{kind: kindKeep, term: t, rule: Rule{
+			ID: "terms.keep:" + t.ID, Severity: termSeverity(t.Term), Note: govern.Plain(t.Note),
+			Short: govern.KeepLine(t),
+		}}
+	}
 	if v := a.Voice; v != nil {
 		var err error
 		if s.prohibited, err = patterns(v.Name, "prohibited", v.Patterns.Prohibited); err != nil {
@@ -101,17 +130,20 @@ func discouragedRule(t govern.Term) Rule {
 	return Rule{ID: "terms." + t.Status + ":" + t.ID, Severity: termSeverity(t.Term), Short: short, Note: govern.Plain(t.Note)}
 }
 
-// correctHere reports whether wording is correct at the answer's place in
-// its own right: a term in force here writes it, or a rule in force here
-// renames to it. Then a rename to it held elsewhere asks nothing of here.
-func correctHere(a govern.Answer, wording string) bool {
-	same := func(x string) bool { return strings.EqualFold(display(x), display(wording)) }
+// correctHere lists the wordings correct at the answer's place in their
+// own right, folded: what a term in force here writes, and what a rule in
+// force here renames to. A rename to one of them held elsewhere asks
+// nothing of here.
+func correctHere(a govern.Answer) map[string]bool {
+	out := map[string]bool{}
 	for _, t := range a.Terms {
-		if !t.Discouraged() && same(t.Term.Term) || t.Discouraged() && same(t.Replacement) {
-			return true
+		if t.Discouraged() {
+			out[strings.ToLower(display(t.Replacement))] = true
+		} else {
+			out[strings.ToLower(display(t.Term.Term))] = true
 		}
 	}
-	return false
+	return out
 }
 
 // patterns compiles a voice's patterns of one list (load has checked that

@@ -7,12 +7,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/usage"
 )
 
 // check finds every finding of one file's text; bodyLine is the line its
 // text starts on after the frontmatter. It returns the findings and the
 // rules they name.
-func (s *ruleset) check(path, text string, bodyLine int) ([]Finding, []Rule) {
+func (s *ruleset) check(w *wordings, path, text string, bodyLine int) ([]Finding, []Rule) {
 	prose := maskCode(text, bodyLine)
 	pos := newPositions(text)
 	var out []Finding
@@ -31,8 +32,15 @@ func (s *ruleset) check(path, text string, bodyLine int) ([]Finding, []Rule) {
 			rules = append(rules, rule)
 		}
 	}
-	for _, m := range s.finder.Find(prose) {
-		r := s.terms[m.Term]
+	var matches []usage.Match
+	if len(s.terms) > 0 {
+		matches = w.finder.Find(prose)
+	}
+	for _, m := range matches {
+		r, ok := s.terms[m.Term]
+		if !ok {
+			continue
+		}
 		found := text[m.Start:m.End]
 		switch r.kind {
 		case kindDiscouraged:
