@@ -186,7 +186,7 @@ func TestCheckChanged(t *testing.T) {
 	write("docs/untracked.md", "# Untracked\n\nSimply run it.\n")
 	replaceInFile(t, filepath.Join(base, "docs/getting-started.md"), "It takes about", "It simply takes about")
 	write("wiki/ignored-page.md", "# A page\n\nA blacklist.\n") // a page, not content
-	git("rm", "-q", "docs/fr/guide.md")                        // deleted: nothing to check
+	git("rm", "-q", "docs/fr/guide.md")                         // deleted: nothing to check
 	code, stdout, _ := cairn(t, "--base", base, "check", "--as-of", goldenAsOf, "--changed")
 	var files []string
 	for _, line := range strings.Split(strings.TrimSpace(stdout), "\n") {
