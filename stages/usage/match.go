@@ -66,14 +66,20 @@ type counter struct {
 	next    []int
 	touched []int32
 	word    []byte
+	// spans, when set, receives every match as it is found: what Finder
+	// reports, where counting alone needs only the counts.
+	spans func(t int32, start, end int)
 }
 
 func (m *matcher) newCounter() *counter {
 	return &counter{counts: make([]int, len(m.specs)), next: make([]int, len(m.specs))}
 }
 
-// hit records a match of term t ending at end.
-func (c *counter) hit(t int32, end int) {
+// hit records a match of term t from start to end.
+func (c *counter) hit(t int32, start, end int) {
+	if c.spans != nil {
+		c.spans(t, start, end)
+	}
 	if c.counts[t] == 0 {
 		c.touched = append(c.touched, t)
 	}
@@ -144,7 +150,7 @@ func (m *matcher) tryWord(text string, start, end int, word []byte, h uint64, c 
 		for _, t := range m.exact.find(h, word) {
 			if start >= c.next[t] {
 				if e, ok := matchRest(text, end, m.specs[t].rest); ok {
-					c.hit(t, e)
+					c.hit(t, start, e)
 				}
 			}
 		}
@@ -165,7 +171,7 @@ func (m *matcher) tryWord(text string, start, end int, word []byte, h uint64, c 
 		for _, t := range m.prefix.find(ph, word[:n]) {
 			if start >= c.next[t] {
 				if loc := m.specs[t].re.FindStringSubmatchIndex(text[start:]); loc != nil && loc[3] > loc[2] {
-					c.hit(t, start+loc[3])
+					c.hit(t, start+loc[2], start+loc[3])
 				}
 			}
 		}
@@ -214,7 +220,7 @@ func (m *matcher) search(text string, t int32, c *counter) {
 		}
 		start, end := at+loc[2], at+loc[3]
 		if end > start && !wordBefore(text, start) {
-			c.hit(t, end)
+			c.hit(t, start, end)
 			at = end
 			continue
 		}

@@ -1,0 +1,278 @@
+package check
+
+import (
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/usage"
+)
+
+// check finds every finding of one file's text; bodyLine is the line its
+// text starts on after the frontmatter. It returns the findings and the
+// rules they name.
+func (s *ruleset) check(w *wordings, path, text string, bodyLine int) ([]Finding, []Rule) {
+	prose := maskCode(text, bodyLine)
+	pos := newPositions(text)
+	var out []Finding
+	var rules []Rule
+	fired := map[string]bool{}
+	add := func(rule Rule, start, end int, msg string) {
+		f := Finding{File: path, Severity: rule.Severity, Message: msg, Rule: rule.ID}
+		f.Line, f.Column = pos.at(start)
+		f.EndLine, f.EndColumn = pos.at(end)
+		if end > start {
+			f.Match = display(text[start:end])
+		}
+		out = append(out, f)
+		if !fired[rule.ID] {
+			fired[rule.ID] = true
+			rules = append(rules, rule)
+		}
+	}
+	var matches []usage.Match
+	if len(s.terms) > 0 {
+		matches = w.finder.Find(prose)
+	}
+	for _, m := range matches {
+		r, ok := s.terms[m.Term]
+		if !ok {
+			continue
+		}
+		found := text[m.Start:m.End]
+		switch r.kind {
+		case kindDiscouraged:
+			msg := "do not write " + shown(found)
+			if r.term.Replacement != "" {
+				msg = "write " + quoted(r.term.Replacement) + ", not " + shown(found)
+			}
+			if r.term.Status != model.StatusForbidden {
+				msg += " (" + r.term.Status + ")"
+			}
+			add(r.rule, m.Start, m.End, msg)
+		case kindName:
+			if !exactName(found, r.term.Term.Term, r.term.Pattern != "") {
+				add(r.rule, m.Start, m.End, "write "+quoted(r.term.Term.Term)+" exactly as shown, not "+shown(found)+": it is a name")
+			}
+		case kindKeep:
+			add(r.rule, m.Start, m.End, shown(found)+" renames "+quoted(r.term.Term.Term)+" only "+where(r)+"; here "+quoted(r.term.Term.Term)+" is correct")
+		}
+	}
+	for _, p := range s.prohibited {
+		for _, loc := range p.re.FindAllStringIndex(prose, -1) {
+			if loc[1] > loc[0] {
+				add(p.rule, loc[0], loc[1], "avoid "+shown(text[loc[0]:loc[1]])+": "+patternText(p))
+			}
+		}
+	}
+	for _, p := range s.required {
+		if !p.re.MatchString(prose) {
+			start := pos.lineStart(bodyLine)
+			add(p.rule, start, start, "missing: "+patternText(p))
+		}
+	}
+	return out, rules
+}
+
+// where says where a kept rename holds, as the rules files say it.
+func where(r termRule) string {
+	line := r.rule.Short
+	if _, rest, ok := strings.Cut(line, "That rename holds only "); ok {
+		return strings.TrimSuffix(rest, ".")
+	}
+	return "elsewhere"
+}
+
+// patternText is what a pattern finding says: the pattern's description,
+// or the pattern itself when it has none.
+func patternText(p patternRule) string {
+	_, desc, _ := strings.Cut(p.rule.Short, "): ")
+	return strings.TrimSuffix(desc, ".")
+}
+
+// exactName reports whether found writes the name exactly: its wording
+// with each run of white space as one space. A name with a pattern over
+// its endings (Harbor, pattern s?) must start with the name as written.
+func exactName(found, name string, pattern bool) bool {
+	found, name = display(found), display(name)
+	if pattern {
+		return strings.HasPrefix(found, name)
+	}
+	return found == name
+}
+
+// shown is wording found in a file inside quotes, on one line.
+func shown(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == utf8.RuneError {
+			return ' '
+		}
+		return r
+	}, s)
+	return `"` + display(s) + `"`
+}
+
+// positions maps byte offsets of a text to 1-based lines and rune columns.
+type positions struct {
+	text  string
+	lines []int // byte offset of each line's start
+}
+
+func newPositions(text string) positions {
+	p := positions{text: text, lines: []int{0}}
+	for i := range len(text) {
+		if text[i] == '\n' {
+			p.lines = append(p.lines, i+1)
+		}
+	}
+	return p
+}
+
+// at is the line and column of byte offset off.
+func (p positions) at(off int) (line, col int) {
+	i := sort.SearchInts(p.lines, off+1) - 1
+	return i + 1, utf8.RuneCountInString(p.text[p.lines[i]:off]) + 1
+}
+
+// lineStart is the byte offset line starts at (the text's end past its
+// last line).
+func (p positions) lineStart(line int) int {
+	if line < 1 {
+		line = 1
+	}
+	if line > len(p.lines) {
+		return len(p.text)
+	}
+	return p.lines[line-1]
+}
+
+// blank stands in for every byte of text a check does not read: not a
+// word rune, not white space, so no term or pattern matches across it.
+const blank = 0
+
+// maskCode returns text with its frontmatter (the lines before bodyLine),
+// fenced code blocks and inline code spans blanked, byte for byte; line
+// breaks are kept, so every offset is the text's.
+func maskCode(text string, bodyLine int) string {
+	b := []byte(text)
+	blankRange := func(from, to int) {
+		for i := from; i < to; i++ {
+			if b[i] != '\n' {
+				b[i] = blank
+			}
+		}
+	}
+	var fence string // the open fence's run of ` or ~, "" outside a block
+	line := 1
+	for off := 0; off < len(text); line++ {
+		end := strings.IndexByte(text[off:], '\n')
+		next := len(text)
+		if end >= 0 {
+			next = off + end + 1
+		}
+		l := strings.TrimRight(text[off:next], "\r\n")
+		switch {
+		case line < bodyLine:
+			blankRange(off, next)
+		case fence != "":
+			blankRange(off, next)
+			if closes(l, fence) {
+				fence = ""
+			}
+		default:
+			if f := opens(l); f != "" {
+				fence = f
+				blankRange(off, next)
+			}
+		}
+		off = next
+	}
+	maskSpans(b)
+	return string(b)
+}
+
+// opens returns the fence a line opens (``` or ~~~, three or more, after
+// at most three spaces), or "".
+func opens(l string) string {
+	t := strings.TrimLeft(l, " ")
+	if len(l)-len(t) > 3 || len(t) < 3 || t[0] != '`' && t[0] != '~' {
+		return ""
+	}
+	n := len(t) - len(strings.TrimLeft(t, t[:1]))
+	if n < 3 || t[0] == '`' && strings.Contains(t[n:], "`") {
+		return ""
+	}
+	return t[:n]
+}
+
+// closes reports whether a line closes the fence: the same character, at
+// least as many, nothing else but spaces.
+func closes(l, fence string) bool {
+	t := strings.TrimLeft(l, " ")
+	if len(l)-len(t) > 3 || !strings.HasPrefix(t, fence) {
+		return false
+	}
+	return strings.Trim(t, fence[:1]+" \t") == ""
+}
+
+// maskSpans blanks the inline code spans of the text outside what is
+// already blanked: a run of backticks, up to the next run of the same
+// length within the paragraph (a blank line ends it unmatched, and the
+// backticks are then plain text).
+func maskSpans(b []byte) {
+	for i := 0; i < len(b); {
+		if b[i] != '`' {
+			i++
+			continue
+		}
+		n := 0
+		for i+n < len(b) && b[i+n] == '`' {
+			n++
+		}
+		close := closingRun(b, i+n, n)
+		if close < 0 {
+			i += n
+			continue
+		}
+		for j := i; j < close+n; j++ {
+			if b[j] != '\n' {
+				b[j] = blank
+			}
+		}
+		i = close + n
+	}
+}
+
+// closingRun finds, from i, the start of the next run of exactly n
+// backticks before a blank line, or -1.
+func closingRun(b []byte, i, n int) int {
+	for j := i; j < len(b); j++ {
+		switch b[j] {
+		case '\n':
+			if k := skipSpaces(b, j+1); k < len(b) && b[k] == '\n' {
+				return -1
+			}
+		case blank:
+			return -1 // a fenced block ends the paragraph
+		case '`':
+			m := 0
+			for j+m < len(b) && b[j+m] == '`' {
+				m++
+			}
+			if m == n {
+				return j
+			}
+			j += m - 1
+		}
+	}
+	return -1
+}
+
+func skipSpaces(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
