@@ -31,6 +31,7 @@ type CLI struct {
 	Search     SearchCmd     `cmd:"" help:"Every match of a query, grouped by kind and ranked within each group."`
 	List       ListCmd       `cmd:"" help:"The items of one layer, newest first, filtered and paged."`
 	Read       ReadCmd       `cmd:"" help:"One record (with its raw fields), page, section, term, note, entity or voice profile, in full."`
+	Collect    CollectCmd    `cmd:"" help:"Run the base's sources and the built-in collectors (git, markdown) into record documents."`
 	Note       NoteCmd       `cmd:"" help:"Record a suggestion, or keep or drop one, in the notes log; list the log."`
 	Eval       EvalCmd       `cmd:"" help:"Answer an evaluation suite's questions and check each pack against what it expects."`
 	Mcp        McpCmd        `cmd:"" name:"mcp" help:"Serve the base to an agent over MCP: stdio, or streamable HTTP on loopback."`
