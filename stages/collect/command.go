@@ -131,7 +131,9 @@ func runCommand(ctx context.Context, in Input, s source, win window, timeout tim
 	return stdout.Bytes(), nil
 }
 
-func commandName(s source) string { return fmt.Sprintf("the command %q", strings.Join(s.policy.Run, " ")) }
+func commandName(s source) string {
+	return fmt.Sprintf("the command %q", strings.Join(s.policy.Run, " "))
+}
 
 // limitedBuffer keeps at most max bytes and notes when more came.
 type limitedBuffer struct {

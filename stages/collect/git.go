@@ -105,7 +105,9 @@ func collectGit(ctx context.Context, in Input, s source) (Result, error) {
 			res.Empty++
 			continue
 		}
-		slices.SortFunc(cs, func(a, b gitCommit) int { return cmp.Or(strings.Compare(a.Time, b.Time), strings.Compare(a.SHA, b.SHA)) })
+		slices.SortFunc(cs, func(a, b gitCommit) int {
+			return cmp.Or(strings.Compare(a.Time, b.Time), strings.Compare(a.SHA, b.SHA))
+		})
 		d := document{Source: s.name, Layer: model.LayerEvents, Date: day.Format(time.DateOnly), Schema: gitSchema,
 			Fields: gitFieldsMap, Window: dayWindow(day), CollectedAt: in.Now}
 		for _, c := range cs {
@@ -228,7 +230,9 @@ func parseCommit(chunk string) (gitCommit, error) {
 }
 
 // personURI is an author's entity URI; addresses are compared without case.
-func personURI(email string) string { return "person:email/" + strings.ToLower(strings.TrimSpace(email)) }
+func personURI(email string) string {
+	return "person:email/" + strings.ToLower(strings.TrimSpace(email))
+}
 
 // ticketsIn lists the ticket references of a message, in order, once each.
 func ticketsIn(msg string) []string {
