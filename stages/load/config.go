@@ -43,22 +43,28 @@ var (
 // loadConfig reads and validates cairn.yaml. ok is false when the base
 // cannot be classified (no config, or one that does not decode).
 func loadConfig(fsys fs.FS, ds *diag.List) (cfg model.Config, root *yaml.Node, hash string, ok bool) {
-	data, err := fs.ReadFile(fsys, ConfigFile)
+	file := configName(fsys)
+	data, err := fs.ReadFile(fsys, file)
 	if errors.Is(err, fs.ErrNotExist) {
 		ds.Errorf(ConfigFile, 0, 0, "no-config", "this folder has no cairn.yaml, so it is not a cairn base; run `cairn init` here or pass --base")
 		return cfg, nil, "", false
 	}
 	if err != nil {
-		ds.Errorf(ConfigFile, 0, 0, "read", "cannot read the configuration: %v", unwrapPath(err))
+		ds.Errorf(file, 0, 0, "read", "cannot read the configuration: %v", unwrapPath(err))
 		return cfg, nil, "", false
 	}
 	if len(data) > MaxGovernanceBytes {
-		ds.Errorf(ConfigFile, 0, 0, "too-large", "the configuration is over the %d-byte cap", MaxGovernanceBytes)
+		ds.Errorf(file, 0, 0, "too-large", "the configuration is over the %d-byte cap", MaxGovernanceBytes)
 		return cfg, nil, "", false
 	}
-	root, decoded := decodeYAML(ConfigFile, data, 1, &cfg, ds)
+	var decoded bool
+	if file == FkfConfigFile {
+		cfg, root, decoded = decodeFkf(data, ds)
+	} else {
+		root, decoded = decodeYAML(ConfigFile, data, 1, &cfg, ds)
+	}
 	cfg = cfg.WithDefaults()
-	validateConfig(cfg, root, ds)
+	validateConfig(file, cfg, root, ds)
 	// Unknown keys and bad values are reported but leave a usable
 	// configuration, so the rest of the base is still checked and every
 	// mistake is reported in one run; only broken YAML stops here.
@@ -91,11 +97,12 @@ func EncodeConfigCache(cfg model.Config) []byte {
 // cache's: then these are the bytes the cache was decoded from.
 func cachedConfig(fsys fs.FS, stat artifacts.StatLookup, cached artifacts.ConfigCache) (model.Config, string, bool) {
 	var cfg model.Config
-	e, ok := stat.Lookup(ConfigFile)
+	file := configName(fsys)
+	e, ok := stat.Lookup(file)
 	if !ok || cached.XXHash == "" || e.XXHash != cached.XXHash {
 		return cfg, "", false
 	}
-	st, err := fs.Stat(fsys, ConfigFile)
+	st, err := fs.Stat(fsys, file)
 	if err != nil || !st.Mode().IsRegular() || st.Size() != e.Bytes || st.ModTime().UnixNano() != e.MtimeNS {
 		return cfg, "", false
 	}
@@ -168,8 +175,8 @@ const MaxHalfLifeDays = 1_000_000
 // enumerations, globs and identity aliases. Each section is checked in
 // sorted key order and reports every mistake it finds, so one run lists
 // them all.
-func validateConfig(cfg model.Config, root *yaml.Node, ds *diag.List) {
-	c := configCheck{root: root, ds: ds}
+func validateConfig(file string, cfg model.Config, root *yaml.Node, ds *diag.List) {
+	c := configCheck{file: file, root: root, ds: ds}
 	c.schema(cfg.Schema)
 	c.sources(cfg.Sources)
 	c.identities(cfg.Identities)
@@ -180,6 +187,7 @@ func validateConfig(cfg model.Config, root *yaml.Node, ds *diag.List) {
 // configCheck reports mistakes in cairn.yaml at the line of the key they
 // are about.
 type configCheck struct {
+	file string // cairn.yaml, or fkf.yaml in an fkf base
 	root *yaml.Node
 	ds   *diag.List
 }
@@ -188,7 +196,7 @@ type configCheck struct {
 // the document has.
 func (c configCheck) errAt(keys []string, code, format string, args ...any) {
 	line, col := keyLine(c.root, keys...)
-	c.ds.Errorf(ConfigFile, line, col, code, format, args...)
+	c.ds.Errorf(c.file, line, col, code, format, args...)
 }
 
 // schema checks each field's name, weight and cardinality.
@@ -261,7 +269,7 @@ func (c configCheck) collection(name string, s model.SourcePolicy) {
 	for i, arg := range s.Run {
 		if arg == "" || strings.ContainsRune(arg, 0) {
 			line, col := itemLine(c.root, i, append(at, "run")...)
-			c.ds.Errorf(ConfigFile, line, col, "bad-run", "word %d of the command of source %q is empty; run is an argv list like [python3, scripts/tickets.py], with no shell", i+1, name)
+			c.ds.Errorf(c.file, line, col, "bad-run", "word %d of the command of source %q is empty; run is an argv list like [python3, scripts/tickets.py], with no shell", i+1, name)
 		}
 	}
 	if s.Layer != "" && s.Layer != model.LayerEvents && s.Layer != model.LayerIndex {
@@ -345,7 +353,7 @@ func (c configCheck) content(globs []string) {
 	for i, g := range globs {
 		if !doublestar.ValidatePattern(strings.TrimPrefix(g, "!")) {
 			line, col := itemLine(c.root, i, "content")
-			c.ds.Errorf(ConfigFile, line, col, "bad-glob", "content glob %d %q is not a valid doublestar pattern; fix its brackets or braces", i+1, g)
+			c.ds.Errorf(c.file, line, col, "bad-glob", "content glob %d %q is not a valid doublestar pattern; fix its brackets or braces", i+1, g)
 		}
 	}
 }

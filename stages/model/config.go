@@ -18,6 +18,10 @@ type Config struct {
 	Layers Layers `yaml:"layers"`
 	// Governance configures voices, points, axes and rules-file caps.
 	Governance GovernanceConfig `yaml:"governance"`
+	// LayersOff names the layers switched off (an fkf.yaml `layers` entry
+	// set to false): their folders are not read. cairn.yaml has no key for
+	// it.
+	LayersOff []string `yaml:"-"`
 }
 
 // FieldSpec declares one schema field.
@@ -192,4 +196,36 @@ func (c Config) Weight(field string) int {
 		return DefaultTitleWeight
 	}
 	return DefaultWeight
+}
+
+// IsOff reports whether p, a base-relative path, lies in a layer that is
+// switched off.
+func (c Config) IsOff(p string) bool {
+	for _, name := range c.LayersOff {
+		if dir := c.Layers.folder(name); dir != "" && len(p) > len(dir) && p[:len(dir)+1] == dir+"/" {
+			return true
+		}
+	}
+	return false
+}
+
+// folder is the folder of the layer named name.
+func (l Layers) folder(name string) string {
+	switch name {
+	case LayerEvents:
+		return l.Events
+	case LayerIndex:
+		return l.Index
+	case "wiki":
+		return l.Wiki
+	case "projects":
+		return l.Projects
+	case "tasks":
+		return l.Tasks
+	case "bodies":
+		return l.Bodies
+	case "governance":
+		return l.Governance
+	}
+	return ""
 }
