@@ -292,7 +292,7 @@ func usageFreshness(ctx context.Context, root string, cfg model.Config) freshnes
 	cache := artifacts.ReadStatFile(root)
 	counted := *m
 	counted.Inputs = slices.DeleteFunc(slices.Clone(m.Inputs), func(in artifacts.FileStamp) bool {
-		return in.Path != load.ConfigFile && in.Path != path.Join(cfg.Layers.Governance, "terms.yaml") && !load.IsContent(cfg, in.Path)
+		return !load.IsConfigFile(in.Path) && in.Path != path.Join(cfg.Layers.Governance, "terms.yaml") && !load.IsContent(cfg, in.Path)
 	})
 	if p, why := artifacts.FirstChangedInput(root, &counted, cache); p != "" {
 		return freshness{State: StateStale, Reason: p + " " + why}

@@ -144,7 +144,7 @@ func staleReason(root string, inv load.Inventory) string {
 	seen := make(map[string]bool, len(inv.Inputs))
 	for i, in := range inv.Inputs {
 		seen[in.Path] = true
-		if g := inv.Groups[i]; g != load.GroupCorpus && in.Path != load.ConfigFile {
+		if g := inv.Groups[i]; g != load.GroupCorpus && !load.IsConfigFile(in.Path) {
 			continue
 		}
 		old, ok := m.Input(in.Path)
@@ -172,5 +172,5 @@ func isNonIndexInput(path string, inv load.Inventory) bool {
 			return false
 		}
 	}
-	return path != load.ConfigFile
+	return !load.IsConfigFile(path)
 }

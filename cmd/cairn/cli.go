@@ -14,6 +14,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/cairn-kb/cairn/query"
+	"github.com/cairn-kb/cairn/stages/load"
 )
 
 // Version is cairn's release version, recorded in every manifest.
@@ -31,6 +32,7 @@ type CLI struct {
 	Search     SearchCmd     `cmd:"" help:"Every match of a query, grouped by kind and ranked within each group."`
 	List       ListCmd       `cmd:"" help:"The items of one layer, newest first, filtered and paged."`
 	Read       ReadCmd       `cmd:"" help:"One record (with its raw fields), page, section, term, note, entity or voice profile, in full."`
+	Collect    CollectCmd    `cmd:"" help:"Run the base's sources and the built-in collectors (git, markdown) into record documents."`
 	Note       NoteCmd       `cmd:"" help:"Record a suggestion, or keep or drop one, in the notes log; list the log."`
 	Check      CheckCmd      `cmd:"" help:"Check content files against the writing rules in force at their point."`
 	Eval       EvalCmd       `cmd:"" help:"Answer an evaluation suite's questions and check each pack against what it expects."`
@@ -290,7 +292,8 @@ func (env *Env) now() time.Time {
 }
 
 // findBase resolves the base folder: --base, then $CAIRN_BASE, then the
-// nearest ancestor of the working directory holding cairn.yaml.
+// nearest ancestor of the working directory holding cairn.yaml, or
+// fkf.yaml (an fkf base, read as it is).
 func (env *Env) findBase() (string, error) {
 	if env.Base != "" {
 		return checkBase(env.Base, "--base")
@@ -303,7 +306,7 @@ func (env *Env) findBase() (string, error) {
 		return "", err
 	}
 	for dir := wd; ; dir = filepath.Dir(dir) {
-		if st, err := os.Stat(filepath.Join(dir, "cairn.yaml")); err == nil && st.Mode().IsRegular() {
+		if holdsConfig(dir) {
 			return dir, nil
 		}
 		if filepath.Dir(dir) == dir {
@@ -317,9 +320,19 @@ func checkBase(dir, from string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	st, err := os.Stat(filepath.Join(abs, "cairn.yaml"))
-	if err != nil || !st.Mode().IsRegular() {
+	if !holdsConfig(abs) {
 		return "", usageError("%s names %s, which holds no cairn.yaml; run `cairn init %s` or fix the path", from, abs, dir)
 	}
 	return abs, nil
+}
+
+// holdsConfig reports whether dir is a base: it holds cairn.yaml, or
+// fkf.yaml.
+func holdsConfig(dir string) bool {
+	for _, name := range []string{load.ConfigFile, load.FkfConfigFile} {
+		if st, err := os.Stat(filepath.Join(dir, name)); err == nil && st.Mode().IsRegular() {
+			return true
+		}
+	}
+	return false
 }

@@ -29,7 +29,7 @@ func TestCompletionBash(t *testing.T) {
 	bin := builtCairn(t)
 	cases := []struct{ line, want string }{
 		{"cairn con", "context"},
-		{"cairn ", "init build context search list read note check eval mcp hook demo version completion help"},
+		{"cairn ", "init build context search list read collect note check eval mcp hook demo version completion help"},
 		{"cairn note s", "suggest"},
 		{"cairn --base /tmp bu", "build"},
 		{"cairn context --for", "--format"},
@@ -37,7 +37,7 @@ func TestCompletionBash(t *testing.T) {
 		{"cairn context --format = j", "json jsonl"}, // --format=j, split at = by bash
 		{"cairn note list --format ", "text json"},
 		{"cairn completion ", "bash zsh fish"},
-		{"cairn help co", "context completion"},
+		{"cairn help co", "context collect completion"},
 		{"cairn build --q", "--quiet"},
 		{"cairn note suggest --actor x note:y --valid-", "--valid-from --valid-until"},
 		{"cairn context q -- --f", ""}, // after --, a word is a query word

@@ -10,10 +10,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages/diag"
+	"github.com/cairn-kb/cairn/stages/fieldpath"
 	"github.com/cairn-kb/cairn/stages/model"
 	"go.yaml.in/yaml/v3"
 )
@@ -42,22 +44,28 @@ var (
 // loadConfig reads and validates cairn.yaml. ok is false when the base
 // cannot be classified (no config, or one that does not decode).
 func loadConfig(fsys fs.FS, ds *diag.List) (cfg model.Config, root *yaml.Node, hash string, ok bool) {
-	data, err := fs.ReadFile(fsys, ConfigFile)
+	file := configName(fsys)
+	data, err := fs.ReadFile(fsys, file)
 	if errors.Is(err, fs.ErrNotExist) {
 		ds.Errorf(ConfigFile, 0, 0, "no-config", "this folder has no cairn.yaml, so it is not a cairn base; run `cairn init` here or pass --base")
 		return cfg, nil, "", false
 	}
 	if err != nil {
-		ds.Errorf(ConfigFile, 0, 0, "read", "cannot read the configuration: %v", unwrapPath(err))
+		ds.Errorf(file, 0, 0, "read", "cannot read the configuration: %v", unwrapPath(err))
 		return cfg, nil, "", false
 	}
 	if len(data) > MaxGovernanceBytes {
-		ds.Errorf(ConfigFile, 0, 0, "too-large", "the configuration is over the %d-byte cap", MaxGovernanceBytes)
+		ds.Errorf(file, 0, 0, "too-large", "the configuration is over the %d-byte cap", MaxGovernanceBytes)
 		return cfg, nil, "", false
 	}
-	root, decoded := decodeYAML(ConfigFile, data, 1, &cfg, ds)
+	var decoded bool
+	if file == FkfConfigFile {
+		cfg, root, decoded = decodeFkf(data, ds)
+	} else {
+		root, decoded = decodeYAML(ConfigFile, data, 1, &cfg, ds)
+	}
 	cfg = cfg.WithDefaults()
-	validateConfig(cfg, root, ds)
+	validateConfig(file, cfg, root, ds)
 	// Unknown keys and bad values are reported but leave a usable
 	// configuration, so the rest of the base is still checked and every
 	// mistake is reported in one run; only broken YAML stops here.
@@ -92,11 +100,12 @@ func EncodeConfigCache(cfg model.Config) []byte {
 // again.
 func cachedConfig(fsys fs.FS, stat artifacts.StatLookup, cached artifacts.ConfigCache, memo *ConfigMemo) (model.Config, string, bool) {
 	var cfg model.Config
-	e, ok := stat.Lookup(ConfigFile)
+	file := configName(fsys)
+	e, ok := stat.Lookup(file)
 	if !ok || cached.XXHash == "" || e.XXHash != cached.XXHash {
 		return cfg, "", false
 	}
-	st, err := fs.Stat(fsys, ConfigFile)
+	st, err := fs.Stat(fsys, file)
 	if err != nil || !st.Mode().IsRegular() || st.Size() != e.Bytes || st.ModTime().UnixNano() != e.MtimeNS {
 		return cfg, "", false
 	}
@@ -205,8 +214,8 @@ const MaxHalfLifeDays = 1_000_000
 // enumerations, globs and identity aliases. Each section is checked in
 // sorted key order and reports every mistake it finds, so one run lists
 // them all.
-func validateConfig(cfg model.Config, root *yaml.Node, ds *diag.List) {
-	c := configCheck{root: root, ds: ds}
+func validateConfig(file string, cfg model.Config, root *yaml.Node, ds *diag.List) {
+	c := configCheck{file: file, root: root, ds: ds}
 	c.schema(cfg.Schema)
 	c.sources(cfg.Sources)
 	c.identities(cfg.Identities)
@@ -217,6 +226,7 @@ func validateConfig(cfg model.Config, root *yaml.Node, ds *diag.List) {
 // configCheck reports mistakes in cairn.yaml at the line of the key they
 // are about.
 type configCheck struct {
+	file string // cairn.yaml, or fkf.yaml in an fkf base
 	root *yaml.Node
 	ds   *diag.List
 }
@@ -225,7 +235,7 @@ type configCheck struct {
 // the document has.
 func (c configCheck) errAt(keys []string, code, format string, args ...any) {
 	line, col := keyLine(c.root, keys...)
-	c.ds.Errorf(ConfigFile, line, col, code, format, args...)
+	c.ds.Errorf(c.file, line, col, code, format, args...)
 }
 
 // schema checks each field's name, weight and cardinality.
@@ -265,6 +275,87 @@ func (c configCheck) sources(sources map[string]model.SourcePolicy) {
 		if s.Visibility != "" && !slices.Contains(Visibilities, s.Visibility) {
 			c.errAt(append(at, "visibility"), "bad-visibility", "visibility %q of source %q; use one of: %s", s.Visibility, name, strings.Join(Visibilities, ", "))
 		}
+		c.collection(name, s)
+	}
+}
+
+// Collectors are the built-in collectors of `cairn collect`.
+var Collectors = []string{"git", "markdown"}
+
+// MaxCollectTimeout bounds a source's timeout: a day's collection that
+// runs longer is stuck, not slow.
+const MaxCollectTimeout = 24 * time.Hour
+
+// CollectorOf names the built-in collector a source uses: its collector
+// key, else its own name when that names one and it has no command; ""
+// for a source gathered by its command, or only read.
+func CollectorOf(name string, s model.SourcePolicy) string {
+	if s.Collector != "" {
+		return s.Collector
+	}
+	if len(s.Run) == 0 && slices.Contains(Collectors, name) {
+		return name
+	}
+	return ""
+}
+
+// collection checks what `cairn collect` reads of a source: its command,
+// fields map, layer, timeout and built-in collector. A source with a
+// command must map id and title (and time, for events), as every document
+// it will write must; a built-in collector writes its own fields map.
+func (c configCheck) collection(name string, s model.SourcePolicy) {
+	at := []string{"sources", name}
+	for i, arg := range s.Run {
+		if arg == "" || strings.ContainsRune(arg, 0) {
+			line, col := itemLine(c.root, i, append(at, "run")...)
+			c.ds.Errorf(c.file, line, col, "bad-run", "word %d of the command of source %q is empty; run is an argv list like [python3, scripts/tickets.py], with no shell", i+1, name)
+		}
+	}
+	if s.Layer != "" && s.Layer != model.LayerEvents && s.Layer != model.LayerIndex {
+		c.errAt(append(at, "layer"), "bad-layer", "layer %q of source %q; use events (a document a day) or index (one snapshot)", s.Layer, name)
+	}
+	if s.Timeout != "" {
+		if d, err := time.ParseDuration(s.Timeout); err != nil || d <= 0 || d > MaxCollectTimeout {
+			c.errAt(append(at, "timeout"), "bad-timeout", "timeout %q of source %q; write a duration from 1s to 24h, like 90s or 5m", s.Timeout, name)
+		}
+	}
+	for _, f := range slices.Sorted(maps.Keys(s.Fields)) {
+		if !IsFieldName(f) {
+			c.errAt(append(at, "fields", f), "bad-field-name", "field name %q must match ^[a-z][a-z0-9_-]*$; rename it", f)
+		}
+		if len(s.Fields[f]) == 0 {
+			c.errAt(append(at, "fields", f), "bad-field-path", "field %q of source %q maps to no path; map it to a path like \".title\" or a list of them", f, name)
+		}
+		for _, p := range s.Fields[f] {
+			if _, err := fieldpath.Parse(p); err != nil {
+				c.errAt(append(at, "fields", f), "bad-field-path", "field %q of source %q, path %q: %v", f, name, p, err)
+			}
+		}
+	}
+	collector := CollectorOf(name, s)
+	switch {
+	case collector != "" && !slices.Contains(Collectors, collector):
+		c.errAt(append(at, "collector"), "bad-collector", "collector %q of source %q; the built-in collectors are %s", collector, name, strings.Join(Collectors, ", "))
+	case collector != "" && len(s.Run) > 0:
+		c.errAt(append(at, "collector"), "bad-collector", "source %q has both a command and the %s collector; keep one", name, collector)
+	case collector != "" && len(s.Fields) > 0:
+		c.errAt(append(at, "fields"), "bad-collector", "source %q uses the %s collector, which writes its own fields map; remove fields", name, collector)
+	case collector != "" && s.Layer != "":
+		c.errAt(append(at, "layer"), "bad-collector", "source %q uses the %s collector, which chooses its own layer; remove layer", name, collector)
+	case collector == "" && s.Path != "":
+		c.errAt(append(at, "path"), "bad-collector", "path is what a built-in collector reads, and source %q has none; set collector: git or markdown, or remove path", name)
+	case len(s.Run) > 0:
+		need := []string{"id", "title"}
+		if s.Layer != model.LayerIndex {
+			need = append(need, "time")
+		}
+		for _, f := range need {
+			if _, ok := s.Fields[f]; !ok {
+				c.errAt(append(at, "run"), "missing-field", "source %q has a command but its fields map does not map %q; every source maps id and title, and events map time too", name, f)
+			}
+		}
+	case len(s.Fields) > 0 || s.Layer != "" || s.Timeout != "":
+		c.errAt(at, "no-run", "source %q sets how it is collected (fields, layer or timeout) but has no run command; add run: [argv…] or remove them", name)
 	}
 }
 
@@ -301,7 +392,7 @@ func (c configCheck) content(globs []string) {
 	for i, g := range globs {
 		if !doublestar.ValidatePattern(strings.TrimPrefix(g, "!")) {
 			line, col := itemLine(c.root, i, "content")
-			c.ds.Errorf(ConfigFile, line, col, "bad-glob", "content glob %d %q is not a valid doublestar pattern; fix its brackets or braces", i+1, g)
+			c.ds.Errorf(c.file, line, col, "bad-glob", "content glob %d %q is not a valid doublestar pattern; fix its brackets or braces", i+1, g)
 		}
 	}
 }
@@ -351,4 +442,13 @@ func IsEntityURI(s string) bool {
 		}
 	}
 	return !strings.ContainsAny(s, " \t\n")
+}
+
+// ReadConfig reads and validates the base's configuration alone, for a
+// command that needs no more of the base (`cairn collect`). It returns
+// the configuration with defaults, and every mistake found, sorted.
+func ReadConfig(fsys fs.FS) (model.Config, []diag.Diagnostic) {
+	var ds diag.List
+	cfg, _, _, _ := loadConfig(fsys, &ds)
+	return cfg, ds.Sorted()
 }

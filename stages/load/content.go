@@ -72,7 +72,11 @@ func previousCounts(fsys fs.FS, prev *artifacts.Manifest, cfgHash string, entrie
 		return nil
 	}
 	c := &counted{inputs: prev.Inputs}
-	if was, ok := c.input(ConfigFile); !ok || was.XXHash != cfgHash {
+	was, ok := c.input(ConfigFile)
+	if !ok {
+		was, ok = c.input(FkfConfigFile)
+	}
+	if !ok || was.XXHash != cfgHash {
 		return nil
 	}
 	gov := cfg.Layers.Governance

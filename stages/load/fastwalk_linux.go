@@ -35,7 +35,7 @@ func fastWalk(dir string, c classifier, top map[string]bool) (out []entry, ds di
 	var folders []string
 	for i, name := range names {
 		switch {
-		case name == ConfigFile:
+		case IsConfigFile(name):
 			st, ok := statAt(root, dir, name, name)
 			if !ok || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
 				return nil, ds, false

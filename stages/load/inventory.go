@@ -100,6 +100,8 @@ func isAlnum(c byte) bool {
 // classifier decides what each path of the base is.
 type classifier struct {
 	layers model.Layers
+	// off reports a path in a layer that is switched off.
+	off func(p string) bool
 	// A content file matches one of content and none of exclude.
 	content, exclude []string
 }
@@ -109,7 +111,7 @@ type classifier struct {
 // the content is what the includes match minus what the exclusions
 // match. Without an include, the include is **/*.md.
 func newClassifier(cfg model.Config) classifier {
-	c := classifier{layers: cfg.Layers}
+	c := classifier{layers: cfg.Layers, off: cfg.IsOff}
 	for _, g := range cfg.Content {
 		if ex, ok := strings.CutPrefix(g, "!"); ok {
 			c.exclude = append(c.exclude, ex)
@@ -141,8 +143,11 @@ func under(p, dir string) (string, bool) {
 // that layer's shape are reported, never silently dropped.
 func (c classifier) classify(p string, ds *diag.List) fileKind {
 	l := c.layers
-	if p == ConfigFile {
+	if IsConfigFile(p) {
 		return kindConfig
+	}
+	if c.off(p) {
+		return kindIgnored
 	}
 	// Rules files are output, never content nor input, wherever they sit:
 	// a wiki/AGENTS.md is not a page and an events/CLAUDE.md is not a
@@ -285,7 +290,7 @@ func walkFrom(fsys fs.FS, start string, c classifier, ds *diag.List, top map[str
 // visit takes one path the walk meets: it appends an input to out, or
 // reports what is wrong with it, and says whether to skip a folder.
 func visit(fsys fs.FS, c classifier, ds *diag.List, top map[string]bool, out *[]entry, p string, d fs.DirEntry, err error) error {
-	if top != nil && err == nil && p != "." && !strings.Contains(p, "/") && p != ConfigFile && !top[p] {
+	if top != nil && err == nil && p != "." && !strings.Contains(p, "/") && !IsConfigFile(p) && !top[p] {
 		if d.IsDir() {
 			return fs.SkipDir
 		}

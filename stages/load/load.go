@@ -184,7 +184,7 @@ func Scan(ctx context.Context, in Input) (*Scanned, error) {
 	out := &s.out
 	cfg, cfgRoot, cfgHash, cfgOK := loadConfig(in.FS, &s.ds)
 	out.Base.Config = cfg
-	out.Base.ConfigPath = ConfigFile
+	out.Base.ConfigPath = configName(in.FS)
 	if !cfgOK {
 		// Without a valid configuration the layer folders are unknown, so
 		// nothing else can be classified reliably.
@@ -252,7 +252,7 @@ func (s *Scanned) Parse(ctx context.Context, groups []string) (Output, error) {
 			walked[e.path] = true
 		}
 		out.Base.Voices, out.Base.Terms, out.Base.Log = loadGovernance(in.FS, cfg, func(p string) bool { return walked[p] }, ds)
-		validateGovernanceConfig(ConfigFile, s.cfgRoot, cfg, out.Base.Voices, ds)
+		validateGovernanceConfig(out.Base.ConfigPath, s.cfgRoot, cfg, out.Base.Voices, ds)
 		out.Parsed = append(out.Parsed, GroupGovernance)
 	}
 	if parse(GroupCorpus) {
@@ -457,5 +457,8 @@ func SemanticsDigest(cfg model.Config) string {
 	}
 	l := cfg.Layers
 	w("layers", l.Events, l.Index, l.Wiki, l.Projects, l.Tasks, l.Bodies)
+	if len(cfg.LayersOff) > 0 {
+		w(append([]string{"layers-off"}, cfg.LayersOff...)...)
+	}
 	return artifacts.HashSum(h.Sum64())
 }

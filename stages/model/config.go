@@ -1,5 +1,7 @@
 package model
 
+import "go.yaml.in/yaml/v3"
+
 // Config is a decoded cairn.yaml. Every key is optional; Defaults fills the
 // gaps so that later stages never see a zero value where a default applies.
 type Config struct {
@@ -16,6 +18,10 @@ type Config struct {
 	Layers Layers `yaml:"layers"`
 	// Governance configures voices, points, axes and rules-file caps.
 	Governance GovernanceConfig `yaml:"governance"`
+	// LayersOff names the layers switched off (an fkf.yaml `layers` entry
+	// set to false): their folders are not read. cairn.yaml has no key for
+	// it.
+	LayersOff []string `yaml:"-"`
 }
 
 // FieldSpec declares one schema field.
@@ -28,11 +34,53 @@ type FieldSpec struct {
 }
 
 // SourcePolicy is a source's recency model and the policy roles its records
-// get when their own fields say nothing.
+// get when their own fields say nothing, and how `cairn collect` gathers it.
+// The collection keys (Run to Path) never change ranking: SemanticsDigest
+// leaves them out, so editing a command does not make an index stale.
 type SourcePolicy struct {
 	Recency    Recency `yaml:"recency"`
 	Category   string  `yaml:"category"`
 	Visibility string  `yaml:"visibility"`
+	// Run is the command `cairn collect` runs for the source, as an argv
+	// (no shell); empty for a source that is only read.
+	Run []string `yaml:"run"`
+	// Fields is the fields map the collector writes into each document:
+	// schema field → the jq-subset paths of its values in a record.
+	Fields map[string]FieldPaths `yaml:"fields"`
+	// Layer is where collected documents go: LayerEvents (one document a
+	// day, the default) or LayerIndex (one snapshot).
+	Layer string `yaml:"layer"`
+	// Timeout bounds one run of the command, as a Go duration ("90s",
+	// "5m"); empty is the collector's default.
+	Timeout string `yaml:"timeout"`
+	// Collector names a built-in collector ("git", "markdown") for a source
+	// with no Run; a source named like one uses it without saying so.
+	Collector string `yaml:"collector"`
+	// Path is what a built-in collector reads: the git repository, or the
+	// folder of notes, relative to the base.
+	Path string `yaml:"path"`
+}
+
+// FieldPaths is one field's paths: a YAML string or a list of strings, as
+// a record document's fields map holds them.
+type FieldPaths []string
+
+// UnmarshalYAML reads one path or a list of paths.
+func (f *FieldPaths) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		var s string
+		if err := n.Decode(&s); err != nil {
+			return err
+		}
+		*f = FieldPaths{s}
+		return nil
+	}
+	var list []string
+	if err := n.Decode(&list); err != nil {
+		return err
+	}
+	*f = list
+	return nil
 }
 
 // Recency is a source's recency model; zero means no recency bonus.
@@ -148,4 +196,36 @@ func (c Config) Weight(field string) int {
 		return DefaultTitleWeight
 	}
 	return DefaultWeight
+}
+
+// IsOff reports whether p, a base-relative path, lies in a layer that is
+// switched off.
+func (c Config) IsOff(p string) bool {
+	for _, name := range c.LayersOff {
+		if dir := c.Layers.folder(name); dir != "" && len(p) > len(dir) && p[:len(dir)+1] == dir+"/" {
+			return true
+		}
+	}
+	return false
+}
+
+// folder is the folder of the layer named name.
+func (l Layers) folder(name string) string {
+	switch name {
+	case LayerEvents:
+		return l.Events
+	case LayerIndex:
+		return l.Index
+	case "wiki":
+		return l.Wiki
+	case "projects":
+		return l.Projects
+	case "tasks":
+		return l.Tasks
+	case "bodies":
+		return l.Bodies
+	case "governance":
+		return l.Governance
+	}
+	return ""
 }

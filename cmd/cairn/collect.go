@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/collect"
+	"github.com/cairn-kb/cairn/stages/diag"
+	"github.com/cairn-kb/cairn/stages/load"
+)
+
+// CollectCmd is `cairn collect [SOURCE…]`.
+type CollectCmd struct {
+	Sources []string `arg:"" optional:"" name:"SOURCE" help:"Sources to collect (default: every source of cairn.yaml with a run command or a built-in collector). git and markdown need no configuration."`
+	Days    int      `help:"How many completed days to fill, counting back from yesterday." default:"30"`
+	Refresh bool     `help:"Collect again the days (and snapshots) already collected, and rewrite them."`
+	AsOf    string   `help:"The day collection stops before: it is never collected (default: $CAIRN_AS_OF, else today, UTC)." placeholder:"DAY"`
+	Repo    string   `help:"The repository the git collector reads (default: sources.git.path, else the base's own repository)." placeholder:"PATH"`
+}
+
+// Help is the detail under the summary of `cairn collect --help`.
+func (CollectCmd) Help() string {
+	return `Each source's documents go to events/YYYY-MM-DD/<source>.json (index/<source>.json for a snapshot). A day is collected once it is over; a day already collected is left as it is unless --refresh. A command gets the day as --since DAY --until NEXT-DAY appended to its arguments and in $CAIRN_SINCE and $CAIRN_UNTIL. A source that fails is reported with its stderr, the others still run, and cairn exits 1. Written documents are listed on stdout.
+
+Examples:
+
+    cairn collect git
+    cairn collect --days 7
+    cairn collect tickets --refresh --days 2`
+}
+
+// maxCollectDays bounds --days: a century of days.
+const maxCollectDays = 36525
+
+// Run collects the sources and reports each.
+func (c *CollectCmd) Run(env *Env) error {
+	if c.Days < 1 || c.Days > maxCollectDays {
+		return usageError("--days %d; give a number of days from 1 to %d", c.Days, maxCollectDays)
+	}
+	root, err := env.findBase()
+	if err != nil {
+		return err
+	}
+	today, err := c.today(env)
+	if err != nil {
+		return err
+	}
+	now, err := collectedAt(env)
+	if err != nil {
+		return err
+	}
+	in, err := c.input(env, root, today, now)
+	if err != nil {
+		return err
+	}
+	lock, err := artifacts.AcquireLock(root, "cairn collect")
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	out, err := collect.Run(context.Background(), in)
+	if err != nil {
+		return err
+	}
+	return report(env, out)
+}
+
+// input reads the base's configuration and resolves what to collect. The
+// commands come from that file and nowhere else.
+func (c *CollectCmd) input(env *Env, root string, today, now time.Time) (collect.Input, error) {
+	cfg, ds := load.ReadConfig(os.DirFS(root))
+	if errs := diag.ErrorsOnly(ds); len(errs) > 0 {
+		for _, d := range errs {
+			fmt.Fprintln(env.Stderr, d.String())
+		}
+		return collect.Input{}, &exitError{code: 2, msg: "the configuration has errors; nothing was collected"}
+	}
+	if _, err := collect.Plan(cfg, c.Sources); err != nil {
+		return collect.Input{}, usageError("%v", err)
+	}
+	in := collect.Input{Dir: root, Config: cfg, Sources: c.Sources, Today: today, Days: c.Days,
+		Refresh: c.Refresh, Now: now, Environ: os.Environ()}
+	if c.Repo != "" {
+		repo, err := filepath.Abs(c.Repo)
+		if err != nil {
+			return in, err
+		}
+		in.Repo = repo
+	}
+	return in, nil
+}
+
+// today is the as-of day: --as-of, $CAIRN_AS_OF, else the clock's UTC day.
+func (c *CollectCmd) today(env *Env) (time.Time, error) {
+	if c.AsOf != "" || env.Getenv("CAIRN_AS_OF") != "" {
+		return asOfDay(c.AsOf, env)
+	}
+	now := env.now().UTC()
+	return time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC), nil
+}
+
+// collectedAt is the instant documents record: $CAIRN_NOW when set (for
+// reproducible collections), else the clock.
+func collectedAt(env *Env) (time.Time, error) {
+	v := env.Getenv("CAIRN_NOW")
+	if v == "" {
+		return env.now().UTC(), nil
+	}
+	t, err := load.ParseStamp(v)
+	if err != nil {
+		return time.Time{}, usageError("$CAIRN_NOW %q: %v", v, err)
+	}
+	return t.UTC(), nil
+}
+
+// report prints the written documents on stdout and a line per source on
+// stderr, then each failure; it is an exit 1 when a source failed.
+func report(env *Env, out collect.Output) error {
+	var failed []string
+	for _, r := range out.Results {
+		records := 0
+		for _, w := range r.Written {
+			fmt.Fprintln(env.Stdout, w.Path)
+			records += w.Count
+		}
+		line := fmt.Sprintf("cairn: collect %s: %d written (%d records), %d present", r.Source, len(r.Written), records, r.Present)
+		if r.Empty > 0 {
+			line += fmt.Sprintf(", %d without commits", r.Empty)
+		}
+		fmt.Fprintln(env.Stderr, line)
+		if r.Err != nil {
+			fmt.Fprintf(env.Stderr, "cairn: %v\n", r.Err)
+			failed = append(failed, r.Source)
+		}
+	}
+	if len(failed) > 0 {
+		return &exitError{code: 1, msg: fmt.Sprintf("%d of %d sources failed (%s); the others' documents are written; fix the source and run cairn collect again", len(failed), len(out.Results), strings.Join(failed, ", "))}
+	}
+	return nil
+}

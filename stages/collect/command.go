@@ -1,0 +1,178 @@
+package collect
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/cairn-kb/cairn/stages/load"
+)
+
+// MaxStderrBytes bounds what a failing command's error keeps of its
+// stderr: the end, where a traceback says what went wrong.
+const MaxStderrBytes = 2048
+
+// waitDelay is how long a killed command's children may hold its pipes
+// open before cairn stops waiting for them.
+const waitDelay = 2 * time.Second
+
+// collectCommand runs a source's command once per missing day, oldest
+// first, and writes each day's document as soon as it is checked. The
+// first day that fails stops the source: the days before it stay written.
+func collectCommand(ctx context.Context, in Input, s source) (Result, error) {
+	var res Result
+	fm, err := compileFields(s.policy.Fields)
+	if err != nil {
+		return res, err
+	}
+	timeout := DefaultTimeout
+	if s.policy.Timeout != "" {
+		if timeout, err = time.ParseDuration(s.policy.Timeout); err != nil {
+			return res, fmt.Errorf("timeout %q: %w", s.policy.Timeout, err)
+		}
+	}
+	layer := layerOf(s)
+	var wins []window
+	if layer == "index" {
+		exists, fkf, err := existing(in.Dir, docPath(in.Config, s, in.Today))
+		if err != nil {
+			return res, err
+		}
+		if fkf || exists && !in.Refresh {
+			res.Present = 1
+			return res, nil
+		}
+		wins = []window{{Start: in.Today.AddDate(0, 0, -in.Days), End: in.Today}}
+	} else {
+		days, present, err := missingDays(in, s)
+		if err != nil {
+			return res, err
+		}
+		res.Present = present
+		for _, d := range days {
+			wins = append(wins, dayWindow(d))
+		}
+	}
+	for _, win := range wins {
+		out, err := runCommand(ctx, in, s, win, timeout)
+		if err == nil {
+			var recs []string
+			var offs []int
+			if recs, offs, err = parseRecords(out); err == nil {
+				err = checkRecords(out, recs, offs, fm, layer, win)
+			}
+			if err == nil {
+				d := document{Source: s.name, Layer: layer, Fields: s.policy.Fields, Window: win, CollectedAt: in.Now}
+				if layer != "index" {
+					d.Date = win.Start.Format(time.DateOnly)
+				}
+				for _, r := range recs {
+					d.Records = append(d.Records, []byte(r))
+				}
+				var w Written
+				if w, err = write(in, docPath(in.Config, s, win.Start), d); err == nil {
+					res.Written = append(res.Written, w)
+					continue
+				}
+			}
+		}
+		return res, fmt.Errorf("%s: %w", describe(win, layer), err)
+	}
+	return res, nil
+}
+
+// describe names the window a run was for, in an error.
+func describe(win window, layer string) string {
+	if layer == "index" {
+		return "snapshot"
+	}
+	return win.Start.Format(time.DateOnly)
+}
+
+// runCommand runs the command for one window and returns its stdout. The
+// window goes both ways a script may read it: appended as
+// `--since DAY --until DAY` (until exclusive) and in $CAIRN_SINCE and
+// $CAIRN_UNTIL. The command runs in the base folder; a first word with a
+// slash is a path from there.
+func runCommand(ctx context.Context, in Input, s source, win window, timeout time.Duration) ([]byte, error) {
+	since, until := win.Start.Format(time.DateOnly), win.End.Format(time.DateOnly)
+	argv := append(append([]string(nil), s.policy.Run...), "--since", since, "--until", until)
+	if strings.Contains(argv[0], "/") && !filepath.IsAbs(argv[0]) {
+		argv[0] = filepath.Join(in.Dir, filepath.FromSlash(argv[0]))
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = in.Dir
+	cmd.Env = append(append([]string(nil), in.Environ...), "CAIRN_SINCE="+since, "CAIRN_UNTIL="+until, "CAIRN_SOURCE="+s.name)
+	cmd.WaitDelay = waitDelay
+	var stdout limitedBuffer
+	stdout.max = load.MaxDocumentBytes
+	var stderr tailBuffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	switch {
+	case ctx.Err() == context.DeadlineExceeded:
+		return nil, fmt.Errorf("%s timed out after %s%s; raise its timeout in cairn.yaml or make it faster", commandName(s), timeout, stderr.suffix())
+	case stdout.over:
+		return nil, fmt.Errorf("%s printed more than %d bytes, the cap of a record document", commandName(s), load.MaxDocumentBytes)
+	case err != nil:
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return nil, fmt.Errorf("%s failed (%v)%s", commandName(s), ee.ProcessState, stderr.suffix())
+		}
+		return nil, fmt.Errorf("cannot run %s: %w; fix run in cairn.yaml", commandName(s), err)
+	}
+	return stdout.Bytes(), nil
+}
+
+func commandName(s source) string {
+	return fmt.Sprintf("the command %q", strings.Join(s.policy.Run, " "))
+}
+
+// limitedBuffer keeps at most max bytes and notes when more came.
+type limitedBuffer struct {
+	bytes.Buffer
+	max  int
+	over bool
+}
+
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	if b.Len()+len(p) > b.max {
+		b.over = true
+		return len(p), nil
+	}
+	return b.Buffer.Write(p)
+}
+
+// tailBuffer keeps the last MaxStderrBytes written to it.
+type tailBuffer struct {
+	buf     []byte
+	dropped bool
+}
+
+func (b *tailBuffer) Write(p []byte) (int, error) {
+	b.buf = append(b.buf, p...)
+	if n := len(b.buf) - MaxStderrBytes; n > 0 {
+		b.buf = append(b.buf[:0], b.buf[n:]...)
+		b.dropped = true
+	}
+	return len(p), nil
+}
+
+// suffix is the kept stderr, for the end of an error message.
+func (b *tailBuffer) suffix() string {
+	text := strings.TrimSpace(string(b.buf))
+	if text == "" {
+		return ""
+	}
+	if b.dropped {
+		text = "…" + text
+	}
+	return "; its stderr:\n" + text
+}
