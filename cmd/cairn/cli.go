@@ -32,6 +32,7 @@ type CLI struct {
 	List       ListCmd       `cmd:"" help:"The items of one layer, newest first, filtered and paged."`
 	Read       ReadCmd       `cmd:"" help:"One record (with its raw fields), page, section, term, note, entity or voice profile, in full."`
 	Note       NoteCmd       `cmd:"" help:"Record a suggestion, or keep or drop one, in the notes log; list the log."`
+	Import     ImportCmd     `cmd:"" help:"Convert another tool's governance files into the base's governance/ (kapi)."`
 	Eval       EvalCmd       `cmd:"" help:"Answer an evaluation suite's questions and check each pack against what it expects."`
 	Mcp        McpCmd        `cmd:"" name:"mcp" help:"Serve the base to an agent over MCP: stdio, or streamable HTTP on loopback."`
 	Hook       HookCmd       `cmd:"" help:"Print a compact pack and the rules for the working folder, for an agent's session-start hook."`

@@ -85,17 +85,25 @@ func loadVoices(fsys fs.FS, dir string, walked func(string) bool, ds *diag.List)
 		if !ok {
 			continue
 		}
-		v := model.Voice{}
-		root, ok := decodeYAML(file, data, 1, &v, ds)
-		if root == nil && !ok {
-			continue // a syntax error; nothing to check
+		if v, ok := decodeVoice(file, stem, data, ds); ok {
+			voices = append(voices, v)
 		}
-		v.Path = file
-		checkVoice(file, stem, &v, yamlSpot{root}, ds)
-		voices = append(voices, v)
 	}
 	slices.SortFunc(voices, func(a, b model.Voice) int { return strings.Compare(a.Name, b.Name) })
 	return voices
+}
+
+// decodeVoice decodes and checks one voice file; ok is false only when
+// its YAML is broken, so that there is nothing to check.
+func decodeVoice(file, stem string, data []byte, ds *diag.List) (model.Voice, bool) {
+	v := model.Voice{}
+	root, ok := decodeYAML(file, data, 1, &v, ds)
+	if root == nil && !ok {
+		return v, false
+	}
+	v.Path = file
+	checkVoice(file, stem, &v, yamlSpot{root}, ds)
+	return v, true
 }
 
 // checkVoice validates a voice, fills its pattern lines and maps kapi's
