@@ -69,3 +69,12 @@ ci:
 # Benchmark `cairn collect git` over a generated repository of 10,000 commits on 100 days.
 bench-collect:
     go test ./stages/collect -run '^$' -bench CollectGit -benchtime 5x
+
+# Import the real kapi files of REALDATA into a fresh base in bench-out/kapi, build it and ask what applies in docs/ and bowrain/ (stderr lists what could not be mapped).
+kapi REALDATA="../shared/realdata":
+    rm -rf bench-out/kapi && mkdir -p bench-out/kapi
+    printf 'content: ["**/*.md"]\ngovernance:\n  default_voice: neokapi-documentation\n  points:\n    - {name: bowrain, paths: ["bowrain/**"], voice: bowrain}\n' > bench-out/kapi/cairn.yaml
+    go run ./cmd/cairn --base bench-out/kapi import kapi {{REALDATA}}/kapi
+    go run ./cmd/cairn --base bench-out/kapi build
+    go run ./cmd/cairn --base bench-out/kapi context --at docs/index.md
+    go run ./cmd/cairn --base bench-out/kapi context --at bowrain/landing.md --format json

@@ -35,6 +35,7 @@ type CLI struct {
 	Collect    CollectCmd    `cmd:"" help:"Run the base's sources and the built-in collectors (git, markdown) into record documents."`
 	Note       NoteCmd       `cmd:"" help:"Record a suggestion, or keep or drop one, in the notes log; list the log."`
 	Check      CheckCmd      `cmd:"" help:"Check content files against the writing rules in force at their point."`
+	Import     ImportCmd     `cmd:"" help:"Convert another tool's governance files into the base's governance/ (kapi)."`
 	Eval       EvalCmd       `cmd:"" help:"Answer an evaluation suite's questions and check each pack against what it expects."`
 	Mcp        McpCmd        `cmd:"" name:"mcp" help:"Serve the base to an agent over MCP: stdio, or streamable HTTP on loopback."`
 	Hook       HookCmd       `cmd:"" help:"Print a compact pack and the rules for the working folder, for an agent's session-start hook."`

@@ -2,6 +2,8 @@ package govern
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/cairn-kb/cairn/stages/model"
@@ -18,7 +20,10 @@ type Brief struct {
 	Lines       []string
 }
 
-// VoiceBrief renders the writing brief of v.
+// VoiceBrief renders the writing brief of v. What kapi's profiles add to
+// cairn's (emotion, humor, the voice's own vocabulary, an example's
+// category, the adjustments per locale) has lines of its own, so that a
+// profile read from kapi loses nothing on its way to a writer.
 func VoiceBrief(v model.Voice) Brief {
 	b := Brief{Name: v.Name, Description: strings.TrimSpace(v.Description)}
 	field := func(label, value string) {
@@ -26,8 +31,11 @@ func VoiceBrief(v model.Voice) Brief {
 			b.Lines = append(b.Lines, label+": "+value)
 		}
 	}
+	field("Title", v.Title)
 	field("Formality", v.Tone.Formality)
-	field("Personality", v.Tone.Personality)
+	field("Personality", strings.Join(nonEmpty(v.Tone.Personality), ", "))
+	field("Emotion", v.Tone.Emotion)
+	field("Humor", v.Tone.Humor)
 	for _, g := range v.Tone.Guidelines {
 		field("Guideline", g)
 	}
@@ -46,12 +54,12 @@ func VoiceBrief(v model.Voice) Brief {
 	if line := commentLimits(v.Comments); line != "" {
 		b.Lines = append(b.Lines, line)
 	}
+	b.Lines = append(b.Lines, vocabularyLines("", v.Vocabulary)...)
 	for _, e := range v.Examples {
-		line := fmt.Sprintf("Example: instead of %q, write %q", strings.TrimSpace(e.Before), strings.TrimSpace(e.After))
-		if why := strings.TrimSpace(e.Why); why != "" {
-			line += ". Why: " + why
-		}
-		b.Lines = append(b.Lines, line)
+		b.Lines = append(b.Lines, exampleLine("Example", e))
+	}
+	for _, code := range slices.Sorted(maps.Keys(v.Locales)) {
+		b.Lines = append(b.Lines, localeLines(code, v.Locales[code])...)
 	}
 	for _, c := range v.Constraints {
 		field("Constraint", c)
@@ -59,11 +67,105 @@ func VoiceBrief(v model.Voice) Brief {
 	return b
 }
 
+// exampleLine renders a before/after example, with its category when the
+// profile gives one.
+func exampleLine(label string, e model.Example) string {
+	if c := strings.TrimSpace(e.Category); c != "" {
+		label += " (" + c + ")"
+	}
+	line := fmt.Sprintf("%s: instead of %q, write %q", label, strings.TrimSpace(e.Before), strings.TrimSpace(e.After))
+	if why := strings.TrimSpace(e.Why); why != "" {
+		line += ". Why: " + why
+	}
+	return line
+}
+
+// vocabularyLines renders a voice's own vocabulary: the wordings it
+// prefers, those it rules out (with what to write instead), a
+// competitor's wordings and the abbreviations it spells out. prefix starts
+// each line ("For nb, " for a locale's).
+func vocabularyLines(prefix string, voc model.Vocabulary) []string {
+	start := func(words string) string {
+		if prefix == "" {
+			return strings.ToUpper(words[:1]) + words[1:]
+		}
+		return prefix + words
+	}
+	var out []string
+	for _, t := range voc.Preferred {
+		out = append(out, withNote(start("prefer ")+quoted(t.Term)+severityNote(t.Severity)+".", Plain(t.Note)))
+	}
+	for _, list := range []struct {
+		label string
+		ts    []model.VoiceTerm
+	}{{"avoid ", voc.Forbidden}, {"avoid the competitor's term ", voc.Competitor}} {
+		for _, t := range list.ts {
+			line := start(list.label) + quoted(t.Term)
+			if r := Plain(t.Replacement); r != "" {
+				line += ", write " + quoted(r)
+			}
+			out = append(out, withNote(line+severityNote(t.Severity)+".", Plain(t.Note)))
+		}
+	}
+	for _, abbr := range slices.Sorted(maps.Keys(voc.Abbreviations)) {
+		out = append(out, start("abbreviation ")+quoted(abbr)+" stands for "+quoted(voc.Abbreviations[abbr])+".")
+	}
+	return out
+}
+
+// localeLines renders a voice's adjustments for one locale: its register,
+// its cultural notes, its wordings and its examples.
+func localeLines(code string, l model.VoiceLocale) []string {
+	var out, parts []string
+	for _, f := range []struct{ label, value string }{{"formality", l.Formality}, {"humor", l.Humor}, {"point of view", l.PersonPOV}} {
+		if f.value = strings.TrimSpace(f.value); f.value != "" {
+			parts = append(parts, f.label+" "+f.value)
+		}
+	}
+	if len(parts) > 0 {
+		out = append(out, "For "+code+": "+strings.Join(parts, ", ")+".")
+	}
+	if n := strings.TrimSpace(l.CulturalNotes); n != "" {
+		out = append(out, "For "+code+": "+n)
+	}
+	out = append(out, vocabularyLines("For "+code+", ", model.Vocabulary{Preferred: l.Vocabulary})...)
+	for _, e := range l.Examples {
+		out = append(out, exampleLine("For "+code+", example", e))
+	}
+	return out
+}
+
+// severityNote renders a severity in brackets, cairn's first: a kapi
+// severity is shown as cairn applies it and as the profile wrote it.
+func severityNote(s string) string {
+	switch mapped, ok := model.KapiSeverities[s]; {
+	case ok:
+		return " (" + mapped + ", written " + s + ")"
+	case s != "":
+		return " (" + s + ")"
+	}
+	return ""
+}
+
+func nonEmpty(ss []string) []string {
+	var out []string
+	for _, s := range ss {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // patternLine renders one voice pattern: its description and severity,
 // then the regular expression itself, which is what a check applies, in
-// backquotes so that its spaces survive.
+// backquotes so that its spaces survive. A severity mapped from kapi's
+// shows the word the profile wrote beside cairn's.
 func patternLine(label string, p model.Pattern) string {
-	if p.Severity != "" {
+	switch {
+	case p.Written != "":
+		label += " (" + p.Severity + ", written " + p.Written + ")"
+	case p.Severity != "":
 		label += " (" + p.Severity + ")"
 	}
 	if d := strings.TrimSpace(p.Description); d != "" {

@@ -68,21 +68,58 @@ func Defuse(s string) string {
 // brief is built from plain values: a guideline stored as "# Do this"
 // loses its heading marker even though its line starts with a label.
 func PlainVoice(v model.Voice) model.Voice {
-	v.Name, v.Description = Plain(v.Name), Plain(v.Description)
-	v.Tone.Formality, v.Tone.Personality = Plain(v.Tone.Formality), Plain(v.Tone.Personality)
-	v.Tone.Guidelines = plainAll(v.Tone.Guidelines)
+	v.Name, v.Title, v.Description = Plain(v.Name), Plain(v.Title), Plain(v.Description)
+	tn := &v.Tone
+	tn.Formality, tn.Emotion, tn.Humor = Plain(tn.Formality), Plain(tn.Emotion), Plain(tn.Humor)
+	tn.Personality, tn.Guidelines = plainAll(tn.Personality), plainAll(tn.Guidelines)
 	st := &v.Style
 	st.SentenceLength, st.PersonPOV, st.Contractions, st.ActiveVoice = Plain(st.SentenceLength), Plain(st.PersonPOV), Plain(st.Contractions), Plain(st.ActiveVoice)
 	v.Patterns.Prohibited = plainPatterns(v.Patterns.Prohibited)
 	v.Patterns.Required = plainPatterns(v.Patterns.Required)
 	v.Comments.Language = Plain(v.Comments.Language)
-	v.Examples = slices.Clone(v.Examples)
-	for i := range v.Examples {
-		e := &v.Examples[i]
-		e.Before, e.After, e.Why = Plain(e.Before), Plain(e.After), Plain(e.Why)
+	v.Vocabulary = plainVocabulary(v.Vocabulary)
+	v.Examples = plainExamples(v.Examples)
+	if v.Locales != nil {
+		locales := make(map[string]model.VoiceLocale, len(v.Locales))
+		for code, l := range v.Locales {
+			l.Formality, l.Humor, l.PersonPOV, l.CulturalNotes = Plain(l.Formality), Plain(l.Humor), Plain(l.PersonPOV), Plain(l.CulturalNotes)
+			l.Vocabulary, l.Examples = plainVoiceTerms(l.Vocabulary), plainExamples(l.Examples)
+			locales[Plain(code)] = l
+		}
+		v.Locales = locales
 	}
 	v.Constraints = plainAll(v.Constraints)
 	return v
+}
+
+func plainExamples(es []model.Example) []model.Example {
+	es = slices.Clone(es)
+	for i := range es {
+		e := &es[i]
+		e.Before, e.After, e.Why, e.Category = Plain(e.Before), Plain(e.After), Plain(e.Why), Plain(e.Category)
+	}
+	return es
+}
+
+func plainVocabulary(voc model.Vocabulary) model.Vocabulary {
+	voc.Preferred, voc.Forbidden, voc.Competitor = plainVoiceTerms(voc.Preferred), plainVoiceTerms(voc.Forbidden), plainVoiceTerms(voc.Competitor)
+	if voc.Abbreviations != nil {
+		abbr := make(map[string]string, len(voc.Abbreviations))
+		for k, v := range voc.Abbreviations {
+			abbr[Plain(k)] = Plain(v)
+		}
+		voc.Abbreviations = abbr
+	}
+	return voc
+}
+
+func plainVoiceTerms(ts []model.VoiceTerm) []model.VoiceTerm {
+	ts = slices.Clone(ts)
+	for i := range ts {
+		t := &ts[i]
+		t.Term, t.Replacement, t.Note, t.Severity = Plain(t.Term), Plain(t.Replacement), Plain(t.Note), Plain(t.Severity)
+	}
+	return ts
 }
 
 func plainAll(ss []string) []string {
@@ -99,7 +136,7 @@ func plainPatterns(ps []model.Pattern) []model.Pattern {
 	ps = slices.Clone(ps)
 	for i := range ps {
 		ps[i].Regex = strings.ReplaceAll(flatten(ps[i].Regex), "`", "'")
-		ps[i].Description, ps[i].Severity = Plain(ps[i].Description), Plain(ps[i].Severity)
+		ps[i].Description, ps[i].Severity, ps[i].Written = Plain(ps[i].Description), Plain(ps[i].Severity), Plain(ps[i].Written)
 	}
 	return ps
 }

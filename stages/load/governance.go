@@ -85,54 +85,46 @@ func loadVoices(fsys fs.FS, dir string, walked func(string) bool, ds *diag.List)
 		if !ok {
 			continue
 		}
-		v := model.Voice{}
-		root, ok := decodeYAML(file, data, 1, &v, ds)
-		if root == nil && !ok {
-			continue // a syntax error; nothing to check
+		if v, ok := decodeVoice(file, stem, data, ds); ok {
+			voices = append(voices, v)
 		}
-		v.Path = file
-		checkVoice(file, stem, &v, yamlSpot{root}, ds)
-		voices = append(voices, v)
 	}
 	slices.SortFunc(voices, func(a, b model.Voice) int { return strings.Compare(a.Name, b.Name) })
 	return voices
 }
 
-// checkVoice validates a voice and fills its pattern lines. The voice's
-// name becomes its file stem, which is unique, so lookups by name never
-// see two voices.
-func checkVoice(file, stem string, v *model.Voice, at yamlSpot, ds *diag.List) {
-	switch {
-	case v.Name == "":
-		line, col := at.pos()
-		ds.Errorf(file, line, col, "voice-name", "the voice has no name; add name: %s (a voice is named after its file)", stem)
-	case v.Name != stem:
-		line, col := at.pos("name")
-		ds.Errorf(file, line, col, "voice-name", "the voice is named %q but its file is %s.yaml; set name: %s or rename the file to %s.yaml", v.Name, stem, stem, v.Name)
+// decodeVoice decodes and checks one voice file; ok is false only when
+// its YAML is broken, so that there is nothing to check.
+func decodeVoice(file, stem string, data []byte, ds *diag.List) (model.Voice, bool) {
+	v := model.Voice{}
+	root, ok := decodeYAML(file, data, 1, &v, ds)
+	if root == nil && !ok {
+		return v, false
 	}
-	v.Name = stem
+	v.Path = file
+	checkVoice(file, stem, &v, yamlSpot{root}, ds)
+	return v, true
+}
+
+// checkVoice validates a voice, fills its pattern lines and maps kapi's
+// shape onto cairn's (see mapKapiVoice). The voice's name becomes its file
+// stem, which is unique, so lookups by name never see two voices.
+func checkVoice(file, stem string, v *model.Voice, at yamlSpot, ds *diag.List) {
+	checkVoiceName(file, stem, v, at, ds)
 	for _, list := range []struct {
-		key string
-		ps  []model.Pattern
-	}{{"prohibited", v.Patterns.Prohibited}, {"required", v.Patterns.Required}} {
+		keys []string
+		ps   []model.Pattern
+	}{
+		{[]string{"patterns", "prohibited"}, v.Patterns.Prohibited},
+		{[]string{"patterns", "required"}, v.Patterns.Required},
+		{[]string{"style", "prohibited_patterns"}, v.Style.ProhibitedPatterns},
+		{[]string{"style", "required_patterns"}, v.Style.RequiredPatterns},
+	} {
 		for i := range list.ps {
-			p := &list.ps[i]
-			idx := strconv.Itoa(i)
-			p.Line, _ = at.pos("patterns", list.key, idx)
-			where := fmt.Sprintf("patterns.%s[%d]", list.key, i)
-			if p.Regex == "" {
-				line, col := at.pos("patterns", list.key, idx)
-				ds.Errorf(file, line, col, "missing-key", "%s has no regex; add regex: with a Go regular expression", where)
-			} else if _, err := regexp.Compile(p.Regex); err != nil {
-				line, col := at.pos("patterns", list.key, idx, "regex")
-				ds.Errorf(file, line, col, "bad-regex", "%s.regex on line %d does not compile: %v; fix the regular expression (Go RE2 syntax: no lookaround, no backreferences)", where, line, err)
-			}
-			if p.Severity != "" && !slices.Contains(voiceSeverities, p.Severity) {
-				line, col := at.pos("patterns", list.key, idx, "severity")
-				ds.Errorf(file, line, col, "bad-severity", "%s.severity %q is not a severity; use one of: %s", where, p.Severity, strings.Join(voiceSeverities, ", "))
-			}
+			checkPattern(file, &list.ps[i], at, append(slices.Clone(list.keys), strconv.Itoa(i)), ds)
 		}
 	}
+	mapKapiVoice(file, v, at, ds)
 	for _, lim := range []struct {
 		key string
 		n   int
@@ -144,6 +136,95 @@ func checkVoice(file, stem string, v *model.Voice, at yamlSpot, ds *diag.List) {
 	}
 	checkValidWindow(file, at, v.ValidFrom, v.ValidUntil, ds)
 }
+
+// mapKapiVoice moves what kapi writes in its own places into cairn's:
+// style.prohibited_patterns and style.required_patterns after the
+// patterns of patterns:, an example's explanation into its why. It checks
+// the severities of the voice's own vocabulary, which the brief shows.
+func mapKapiVoice(file string, v *model.Voice, at yamlSpot, ds *diag.List) {
+	v.Patterns.Prohibited = append(v.Patterns.Prohibited, v.Style.ProhibitedPatterns...)
+	v.Patterns.Required = append(v.Patterns.Required, v.Style.RequiredPatterns...)
+	v.Style.ProhibitedPatterns, v.Style.RequiredPatterns = nil, nil
+	explain := func(examples []model.Example, keys ...string) {
+		for i := range examples {
+			e := &examples[i]
+			if e.Explanation == "" {
+				continue
+			}
+			if e.Why != "" && e.Why != e.Explanation {
+				line, col := at.pos(append(keys, strconv.Itoa(i), "explanation")...)
+				ds.Errorf(file, line, col, "duplicate-key", "%s[%d] has both why and explanation (kapi's name for why); keep one", strings.Join(keys, "."), i)
+			} else {
+				e.Why = e.Explanation
+			}
+			e.Explanation = ""
+		}
+	}
+	explain(v.Examples, "examples")
+	terms := func(ts []model.VoiceTerm, keys ...string) {
+		for i, t := range ts {
+			if t.Severity != "" && model.KapiSeverities[t.Severity] == "" && !slices.Contains(voiceSeverities, t.Severity) {
+				line, col := at.pos(append(keys, strconv.Itoa(i), "severity")...)
+				ds.Errorf(file, line, col, "bad-severity", "%s[%d].severity %q is not a severity; use one of: %s (or %s)", strings.Join(keys, "."), i, t.Severity, strings.Join(kapiSeverityWords, ", "), strings.Join(voiceSeverities, ", "))
+			}
+		}
+	}
+	terms(v.Vocabulary.Preferred, "vocabulary", "preferred_terms")
+	terms(v.Vocabulary.Forbidden, "vocabulary", "forbidden_terms")
+	terms(v.Vocabulary.Competitor, "vocabulary", "competitor_terms")
+	for _, code := range slices.Sorted(maps.Keys(v.Locales)) {
+		l := v.Locales[code]
+		explain(l.Examples, "locales", code, "example_overrides")
+		terms(l.Vocabulary, "locales", code, "vocabulary_overrides")
+		v.Locales[code] = l
+	}
+}
+
+// voiceStem is what a name that could be a file stem looks like: a name
+// outside it (with a space or a capital) is a display name, as kapi's are.
+var voiceStem = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
+
+// checkVoiceName holds a voice to its file's name. A display name, one
+// that could not be a file stem ("bowrain platform"), becomes the title
+// when the profile gives none; a name that could be a stem but is not this
+// one is a mistake, since default_voice and points name voices by file.
+func checkVoiceName(file, stem string, v *model.Voice, at yamlSpot, ds *diag.List) {
+	switch {
+	case v.Name == "":
+		line, col := at.pos()
+		ds.Errorf(file, line, col, "voice-name", "the voice has no name; add name: %s (a voice is named after its file)", stem)
+	case v.Name == stem:
+	case !voiceStem.MatchString(v.Name) && v.Title == "":
+		v.Title = v.Name
+	default:
+		line, col := at.pos("name")
+		ds.Errorf(file, line, col, "voice-name", "the voice is named %q but its file is %s.yaml; set name: %s or rename the file to %s.yaml", v.Name, stem, stem, v.Name)
+	}
+	v.Name = stem
+}
+
+// checkPattern validates one voice pattern at its path of keys and maps a
+// kapi severity onto cairn's, keeping the word as written.
+func checkPattern(file string, p *model.Pattern, at yamlSpot, spot []string, ds *diag.List) {
+	p.Line, _ = at.pos(spot...)
+	where := fmt.Sprintf("%s.%s[%s]", spot[0], spot[1], spot[2])
+	if p.Regex == "" {
+		line, col := at.pos(spot...)
+		ds.Errorf(file, line, col, "missing-key", "%s has no regex; add regex: with a Go regular expression", where)
+	} else if _, err := regexp.Compile(p.Regex); err != nil {
+		line, col := at.pos(append(spot, "regex")...)
+		ds.Errorf(file, line, col, "bad-regex", "%s.regex on line %d does not compile: %v; fix the regular expression (Go RE2 syntax: no lookaround, no backreferences)", where, line, err)
+	}
+	if mapped, ok := model.KapiSeverities[p.Severity]; ok {
+		p.Written, p.Severity = p.Severity, mapped
+	} else if p.Severity != "" && !slices.Contains(voiceSeverities, p.Severity) {
+		line, col := at.pos(append(spot, "severity")...)
+		ds.Errorf(file, line, col, "bad-severity", "%s.severity %q is not a severity; use one of: %s (or kapi's %s)", where, p.Severity, strings.Join(voiceSeverities, ", "), strings.Join(kapiSeverityWords, ", "))
+	}
+}
+
+// kapiSeverityWords are kapi's severities, most severe first, for messages.
+var kapiSeverityWords = []string{"critical", "major", "minor"}
 
 // loadTerms reads the terms store, a top-level YAML list of terms.
 func loadTerms(fsys fs.FS, file string, cfg model.Config, ds *diag.List) []model.Term {

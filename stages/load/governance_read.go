@@ -62,3 +62,14 @@ func ContentPoint(fsys fs.FS, p string) (string, []diag.Diagnostic) {
 	fm, _, _, _ := decodeFrontmatter(p, data, &ds)
 	return fm.Point, ds.Sorted()
 }
+
+// DecodeVoice reads data as the voice profile file (named stem.yaml), as
+// a build reads a file of the voices folder: kapi's shape mapped onto
+// cairn's, every mistake a diagnostic. `cairn import kapi` checks each
+// profile with it before writing, so an import never writes a voice the
+// build refuses.
+func DecodeVoice(file, stem string, data []byte) (model.Voice, []diag.Diagnostic) {
+	var ds diag.List
+	v, _ := decodeVoice(file, stem, data, &ds)
+	return v, ds.Sorted()
+}

@@ -208,7 +208,7 @@ func TestGovernanceVoiceErrors(t *testing.T) {
 		{"negative comment limit", map[string]string{vf: "name: plain\ncomments:\n  max_line_length: -1\n"},
 			[]string{vf + ":3:20 bad-limit"}, "comments.max_line_length is -1"},
 		{"unknown key", map[string]string{vf: "name: plain\ntone:\n  formal: yes\n"},
-			[]string{vf + ":3:3 unknown-key"}, `unknown key "formal" in tone; known keys: formality, guidelines, personality`},
+			[]string{vf + ":3:3 unknown-key"}, `unknown key "formal" in tone; known keys: emotion, formality, guidelines, humor, personality`},
 		{"syntax error", map[string]string{vf: "name: plain\ntone: [\n"},
 			[]string{"cairn.yaml:2:18 unknown-voice", "cairn.yaml:11:14 unknown-voice", vf + ":3:0 yaml-syntax"}, ""},
 		{".yml is ignored with a warning", map[string]string{"governance/voices/other.yml": "name: other\n"},
