@@ -44,9 +44,10 @@ type indexCorpus struct {
 	bodyRead map[string]bool                  // bodies handed to proj so far
 	open     map[string]fs.File               // documents opened to read spans, kept open
 	plans    map[string]*project.DocumentPlan // documents records were projected in, by path
-	// items, in a session's corpus, keeps the items projected so far; a
-	// process answering one request has none.
-	items *itemCache
+	// items and rows, in a session's corpus, keep the items projected and
+	// the rows decoded so far; a process answering one request has none.
+	items *readCache[project.Item]
+	rows  *readCache[artifacts.Doc]
 }
 
 // openIndex opens the artifacts that Open found current.
@@ -176,12 +177,24 @@ func (c *indexCorpus) Close() error {
 	}
 	return c.r.Close()
 }
-func (c *indexCorpus) Config() model.Config               { return c.cfg }
-func (c *indexCorpus) SemanticsDigest() string            { return c.semantics }
-func (c *indexCorpus) Identities() lex.Identities         { return c.proj.Identities() }
-func (c *indexCorpus) Len() int                           { return c.r.Items() }
-func (c *indexCorpus) Fields() []artifacts.Field          { return c.fields }
-func (c *indexCorpus) Row(ord int) (artifacts.Doc, error) { return c.r.Row(ord) }
+func (c *indexCorpus) Config() model.Config       { return c.cfg }
+func (c *indexCorpus) SemanticsDigest() string    { return c.semantics }
+func (c *indexCorpus) Identities() lex.Identities { return c.proj.Identities() }
+func (c *indexCorpus) Len() int                   { return c.r.Items() }
+func (c *indexCorpus) Fields() []artifacts.Field  { return c.fields }
+func (c *indexCorpus) Row(ord int) (artifacts.Doc, error) {
+	if c.rows == nil {
+		return c.r.Row(ord)
+	}
+	if d, ok := c.rows.get(ord); ok {
+		return d, nil
+	}
+	d, err := c.r.Row(ord)
+	if err == nil {
+		c.rows.put(ord, d)
+	}
+	return d, err
+}
 
 func (c *indexCorpus) Search(uri string) (int, error) {
 	ord, _, err := c.r.Search(uri)

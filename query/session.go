@@ -222,7 +222,8 @@ func (s *Session) acquire(ix *Index) (*heldIndex, error) {
 	// projected are kept (both go with this read of the artifacts).
 	f.r.Hold()
 	c := newIndexCorpus(f, osRoot.FS(), checked.cfg, checked.Manifest)
-	c.items = newItemCache(itemCacheBytes)
+	c.items = newReadCache(itemCacheBytes, itemBytes)
+	c.rows = newReadCache(rowCacheBytes, docBytes)
 	h := &heldIndex{files: f, corpus: c, osRoot: osRoot, ix: *checked, refs: 1}
 	s.held = h
 	return h, nil

@@ -6,13 +6,13 @@ import (
 	"github.com/cairn-kb/cairn/stages/project"
 )
 
-// TestItemCacheKeepsWhatIsAskedFor: the cache stays within twice its
+// TestReadCacheKeepsWhatIsAskedFor: the cache stays within twice its
 // limit, an item asked for again survives the next turnover, and one never
 // asked for again is dropped by the second.
-func TestItemCacheKeepsWhatIsAskedFor(t *testing.T) {
+func TestReadCacheKeepsWhatIsAskedFor(t *testing.T) {
 	item := func(ord int) project.Item { return project.Item{URI: "events/x.json#" + string(rune('a'+ord%26))} }
 	per := itemBytes(item(0))
-	c := newItemCache(10 * per) // a generation turns over every 10 items
+	c := newReadCache(10*per, itemBytes) // a generation turns over every 10 items
 	c.put(0, item(0))
 	c.put(1, item(1))
 	for ord := 2; ord < 40; ord++ {
