@@ -150,6 +150,17 @@ func answerOn(ctx context.Context, root string, req Request, parsed Parsed, sinc
 // checked, they are used; otherwise they are let go and the base is
 // scanned.
 func openCorpus(ctx context.Context, root string, terms []string) (corpus, Index, func(), error) {
+	return openCorpusAs(ctx, root, terms, Open)
+}
+
+// opener opens the corpus a request answers from, and the verdict it
+// reports, with what lets it go: openCorpus for a process per question,
+// Session.corpus for a long-lived one.
+type opener func(ctx context.Context, root string, terms []string) (corpus, Index, func(), error)
+
+// openCorpusAs is openCorpus deciding with check (Open, or a session's
+// watched verdict).
+func openCorpusAs(ctx context.Context, root string, terms []string, check func(context.Context, string) (*Index, error)) (corpus, Index, func(), error) {
 	type early struct {
 		f   *indexFiles
 		err error
@@ -159,7 +170,7 @@ func openCorpus(ctx context.Context, root string, terms []string) (corpus, Index
 		f, err := readIndexFiles(root)
 		ahead <- early{f, err}
 	}()
-	ix, err := Open(ctx, root)
+	ix, err := check(ctx, root)
 	got := <-ahead
 	if got.err == nil && (err != nil || ix.State != StateUsed || !got.f.current(root)) {
 		got.f.r.Close()

@@ -71,6 +71,11 @@ const listChunk = 512
 // List answers a listing of the base at root, from its artifacts when
 // they are current, else from a scan (the same rule as Context).
 func List(ctx context.Context, root string, req ListRequest) ([]byte, error) {
+	return listWith(ctx, root, req, openCorpus)
+}
+
+// listWith is List with the corpus opened by open.
+func listWith(ctx context.Context, root string, req ListRequest, open opener) ([]byte, error) {
 	if req.Format != FormatText && req.Format != FormatJSON {
 		return nil, &UsageError{Msg: fmt.Sprintf("--format %q: a listing is text or json", req.Format)}
 	}
@@ -99,7 +104,7 @@ func List(ctx context.Context, root string, req ListRequest) ([]byte, error) {
 		}
 		offset, bind = off, parts[2]
 	}
-	c, state, closeFn, err := openCorpus(ctx, root, nil)
+	c, state, closeFn, err := open(ctx, root, nil)
 	if err != nil {
 		return nil, err
 	}

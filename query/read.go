@@ -57,6 +57,11 @@ const (
 // the by-location answer reads it. An unknown URI is a *UsageError naming
 // the nearest URIs that exist.
 func Read(ctx context.Context, root string, req ReadRequest) ([]byte, error) {
+	return readWith(ctx, root, req, openCorpus)
+}
+
+// readWith is Read with the corpus opened by open.
+func readWith(ctx context.Context, root string, req ReadRequest, open opener) ([]byte, error) {
 	switch req.Format {
 	case FormatText, FormatJSON:
 	default:
@@ -72,7 +77,7 @@ func Read(ctx context.Context, root string, req ReadRequest) ([]byte, error) {
 	if uri == "" {
 		return nil, &UsageError{Msg: "give a URI to read, as cairn context or cairn search prints it: cairn read wiki/release-process.md"}
 	}
-	r := &reader{ctx: ctx, root: root, req: req, uri: uri}
+	r := &reader{ctx: ctx, root: root, req: req, uri: uri, open: open}
 	defer r.close()
 	a, err := r.answer()
 	var ce *artifacts.CorruptError
@@ -102,6 +107,7 @@ func Read(ctx context.Context, root string, req ReadRequest) ([]byte, error) {
 type reader struct {
 	ctx       context.Context
 	root      string
+	open      opener
 	req       ReadRequest
 	uri       string
 	c         readCorpus
@@ -136,7 +142,7 @@ func (r *reader) corpus() (readCorpus, error) {
 		r.c, r.closeFn = sc, func() { osRoot.Close() }
 		return r.c, nil
 	}
-	c, state, closeFn, err := openCorpus(r.ctx, r.root, nil)
+	c, state, closeFn, err := r.open(r.ctx, r.root, nil)
 	if err != nil {
 		return nil, err
 	}

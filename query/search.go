@@ -109,6 +109,11 @@ type searchItem interface{ text() string }
 // the base (the same rule as Context), and the governance from the base
 // itself, as At reads it. It returns the delivered bytes.
 func Search(ctx context.Context, root string, req SearchRequest) ([]byte, error) {
+	return searchWith(ctx, root, req, openCorpus)
+}
+
+// searchWith is Search with the corpus opened by open.
+func searchWith(ctx context.Context, root string, req SearchRequest, open opener) ([]byte, error) {
 	switch req.Format {
 	case FormatText, FormatJSON, FormatJSONL:
 	default:
@@ -194,7 +199,7 @@ func Search(ctx context.Context, root string, req SearchRequest) ([]byte, error)
 		doc.Provenance = provenance(root, gv.g, gv.usage.state())
 		return doc, nil
 	}
-	c, state, closeFn, err := openCorpus(ctx, root, lookupWords(parsed.Terms))
+	c, state, closeFn, err := open(ctx, root, lookupWords(parsed.Terms))
 	if err != nil {
 		return nil, err
 	}

@@ -156,37 +156,55 @@ func (s *Session) Context(ctx context.Context, req Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix, err := s.fresh(ctx)
+	c, state, closeFn, err := s.corpus(ctx, s.root, lookupWords(parsed.Terms))
 	if err != nil {
 		return nil, err
 	}
+	return plain(answerOn(ctx, s.root, req, parsed, nil, c, state, closeFn))
+}
+
+// Read answers req as Read does, from the held artifacts when they are
+// still the current build's.
+func (s *Session) Read(ctx context.Context, req ReadRequest) ([]byte, error) {
+	return readWith(ctx, s.root, req, s.corpus)
+}
+
+// Search answers req as Search does, from the held artifacts when they
+// are still the current build's.
+func (s *Session) Search(ctx context.Context, req SearchRequest) ([]byte, error) {
+	return searchWith(ctx, s.root, req, s.corpus)
+}
+
+// List answers req as List does, from the held artifacts when they are
+// still the current build's.
+func (s *Session) List(ctx context.Context, req ListRequest) ([]byte, error) {
+	return listWith(ctx, s.root, req, s.corpus)
+}
+
+// corpus is openCorpus for the session: the held artifacts while the
+// build is current, read again when a new build replaced them, and the
+// scan, as openCorpus chooses it, otherwise.
+func (s *Session) corpus(ctx context.Context, root string, terms []string) (corpus, Index, func(), error) {
+	ix, err := s.fresh(ctx)
+	if err != nil {
+		return nil, Index{}, nil, err
+	}
 	if ix.State != StateUsed {
-		// Stale, missing or corrupt: the scan, chosen as Context chooses.
-		c, state, closeFn, err := openCorpus(ctx, s.root, lookupWords(parsed.Terms))
-		if err != nil {
-			return nil, err
-		}
-		return plain(answerOn(ctx, s.root, req, parsed, nil, c, state, closeFn))
+		// Stale, missing or corrupt: the scan, under this verdict.
+		verdict := *ix // the session's, shared with other requests: never changed
+		return openCorpusAs(ctx, root, terms, func(context.Context, string) (*Index, error) { return &verdict, nil })
 	}
 	h, err := s.acquire(ix)
 	var ce *artifacts.CorruptError
 	if errors.As(err, &ce) {
-		// Open found the build current but its files do not read: what
-		// Context does in that case, it does too.
-		c, state, closeFn, err := openCorpus(ctx, s.root, lookupWords(parsed.Terms))
-		if err != nil {
-			return nil, err
-		}
-		return plain(answerOn(ctx, s.root, req, parsed, nil, c, state, closeFn))
+		// Open found the build current but its files do not read: what a
+		// process per question does then, the session does too.
+		return openCorpus(ctx, root, terms)
 	}
 	if err != nil {
-		return nil, err
+		return nil, Index{}, nil, err
 	}
-	out, err := plain(answerOn(ctx, s.root, req, parsed, nil, h.corpus, h.ix, func() { s.release(h) }))
-	if errors.As(err, &ce) {
-		s.drop(h)
-	}
-	return out, err
+	return h.corpus, h.ix, func() { s.release(h) }, nil
 }
 
 // acquire returns the held artifacts, read again when the build Open
@@ -227,17 +245,6 @@ func (s *Session) acquire(ix *Index) (*heldIndex, error) {
 	h := &heldIndex{files: f, corpus: c, osRoot: osRoot, ix: *checked, refs: 1}
 	s.held = h
 	return h, nil
-}
-
-// drop retires h after a read of it failed, so the next request reads
-// the artifacts again.
-func (s *Session) drop(h *heldIndex) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.held == h {
-		s.held = nil
-		s.retire(h)
-	}
 }
 
 // plain is a pack without the snapshot a session never saves.

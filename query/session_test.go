@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -185,5 +186,68 @@ func TestSessionFollowsTheBaseItWatches(t *testing.T) {
 	got, _ := s.Context(context.Background(), req)
 	if !strings.Contains(string(got), "followups.json#f1") {
 		t.Errorf("the record of the added day is not in the pack:\n%s", got)
+	}
+}
+
+// TestSessionReadsSearchesAndListsAsTheCLI: a session's reads, searches
+// and listings are the bytes of Read, Search and List for the same
+// request, asked twice (the second time from what the session holds),
+// and after an edit (both from the scan).
+func TestSessionReadsSearchesAndListsAsTheCLI(t *testing.T) {
+	dir := builtDemo(t)
+	s := NewSession(dir)
+	defer s.Close()
+	asOf := time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC)
+	type ask struct {
+		what         string
+		cli, session func() ([]byte, error)
+	}
+	var asks []ask
+	for _, uri := range []string{"wiki/arm64-builds.md", "ticket:HAR-142", "events/2026-11-04/tickets.json#HAR-147", "nosuch:thing"} {
+		req := ReadRequest{URI: uri, Format: FormatText}
+		asks = append(asks, ask{"read " + uri,
+			func() ([]byte, error) { return Read(context.Background(), dir, req) },
+			func() ([]byte, error) { return s.Read(context.Background(), req) }})
+	}
+	for _, words := range [][]string{{"arm64", "nightly"}, {"HAR-142"}} {
+		req := SearchRequest{Words: words, AsOf: asOf, Format: FormatJSON}
+		asks = append(asks, ask{"search " + strings.Join(words, " "),
+			func() ([]byte, error) { return Search(context.Background(), dir, req) },
+			func() ([]byte, error) { return s.Search(context.Background(), req) }})
+	}
+	for _, layer := range []string{"events", "wiki"} {
+		req := ListRequest{Layer: layer, Format: FormatText}
+		asks = append(asks, ask{"list " + layer,
+			func() ([]byte, error) { return List(context.Background(), dir, req) },
+			func() ([]byte, error) { return s.List(context.Background(), req) }})
+	}
+	check := func(when string) {
+		t.Helper()
+		for _, a := range asks {
+			want, werr := a.cli()
+			for range 2 {
+				got, gerr := a.session()
+				if !bytes.Equal(got, want) || fmt.Sprint(gerr) != fmt.Sprint(werr) {
+					t.Errorf("%s, %s: the session answered (%v)\n%s\nthe CLI (%v)\n%s", when, a.what, gerr, got, werr, want)
+				}
+			}
+		}
+	}
+	check("current")
+	if s.held == nil {
+		t.Fatal("the session holds no artifacts after answering from them")
+	}
+	p := filepath.Join(dir, "wiki", "arm64-builds.md")
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, append(data, []byte("\nThe arm64 nightly leg is pinned to one runner.\n")...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check("stale")
+	out, _ := s.Read(context.Background(), ReadRequest{URI: "wiki/arm64-builds.md", Format: FormatText})
+	if !strings.Contains(string(out), "pinned to one runner") {
+		t.Errorf("after an edit the session's read does not show it:\n%s", out)
 	}
 }

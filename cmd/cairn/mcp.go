@@ -118,8 +118,9 @@ type mcpServer struct {
 	root   string
 	env    *Env
 	asOf   string // --as-of as given
-	// session keeps the artifacts open between context requests, and
-	// checks per request that they are still the current build's.
+	// session keeps the artifacts open between requests (context, search,
+	// read, list), and checks per request that they are still the current
+	// build's.
 	session *query.Session
 	// seen is this process's baseline of the governance, for the freshness
 	// note of by-location answers (query.Seen).

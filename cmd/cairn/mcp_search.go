@@ -92,7 +92,7 @@ func answerSearch(ctx context.Context, s *mcpServer, _ *mcp.CallToolRequest, arg
 	if err != nil {
 		return toolReply{}, err
 	}
-	out, err := query.Search(ctx, s.root, query.SearchRequest{
+	out, err := s.session.Search(ctx, query.SearchRequest{
 		Words: []string{in.Query}, Since: in.Since, Until: in.Until, AsOf: asOf, Sources: in.Sources, Layer: in.Layer,
 		Where: in.Where, Count: in.Count, Limit: limit, Cursor: in.Page, Format: format,
 	})
@@ -149,7 +149,7 @@ func answerRead(ctx context.Context, s *mcpServer, _ *mcp.CallToolRequest, args 
 	if err != nil {
 		return toolReply{}, err
 	}
-	out, err := query.Read(ctx, s.root, query.ReadRequest{URI: in.URI, Format: format, Limit: limit, Cursor: in.Page})
+	out, err := s.session.Read(ctx, query.ReadRequest{URI: in.URI, Format: format, Limit: limit, Cursor: in.Page})
 	return toolReply{body: out, items: 1}, err
 }
 
@@ -217,7 +217,7 @@ func answerList(ctx context.Context, s *mcpServer, _ *mcp.CallToolRequest, args 
 	if err != nil {
 		return toolReply{}, err
 	}
-	out, err := query.List(ctx, s.root, query.ListRequest{
+	out, err := s.session.List(ctx, query.ListRequest{
 		Layer: in.Layer, Sources: in.Sources, Tags: in.Tags, Status: in.Status, Type: in.Type,
 		Since: in.Since, Until: in.Until, Limit: limit, Cursor: in.Page, Format: format,
 	})
