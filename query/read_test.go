@@ -141,7 +141,7 @@ func TestReadEntityPages(t *testing.T) {
 func TestReadBinarySearch(t *testing.T) {
 	dir := builtFS(t, hubBase())
 	for _, uri := range []string{"events/2026-11-02/notes.json#r123", "repo:x/hub"} {
-		r := &reader{ctx: context.Background(), root: dir, req: ReadRequest{URI: uri, Format: FormatText, Limit: 5}, uri: uri}
+		r := &reader{ctx: context.Background(), root: dir, req: ReadRequest{URI: uri, Format: FormatText, Limit: 5}, uri: uri, open: openCorpus}
 		if _, err := r.answer(); err != nil {
 			t.Fatal(err)
 		}
