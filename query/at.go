@@ -48,6 +48,10 @@ type AtRequest struct {
 	// first note then says whether the governance, the terms or the notes
 	// log moved since, and Seen advances to this read. Nil adds no note.
 	Seen *Seen
+	// Governance, in a long-lived process, remembers the governance read
+	// while its files do not change (see load.GovernanceMemo). Nil reads it
+	// every time.
+	Governance *load.GovernanceMemo
 }
 
 // At answers a by-location question about the base at root.
@@ -73,7 +77,7 @@ func At(ctx context.Context, root string, req AtRequest) ([]byte, error) {
 	}
 	defer osRoot.Close()
 	fsys := osRoot.FS()
-	g := load.ReadGovernance(fsys)
+	g := req.Governance.Read(fsys)
 	if !g.ConfigOK {
 		return nil, &UsageError{Msg: "cairn.yaml cannot be read: " + diagText(g.Diagnostics)}
 	}

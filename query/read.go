@@ -57,11 +57,12 @@ const (
 // the by-location answer reads it. An unknown URI is a *UsageError naming
 // the nearest URIs that exist.
 func Read(ctx context.Context, root string, req ReadRequest) ([]byte, error) {
-	return readWith(ctx, root, req, openCorpus)
+	return readWith(ctx, root, req, openCorpus, nil)
 }
 
-// readWith is Read with the corpus opened by open.
-func readWith(ctx context.Context, root string, req ReadRequest, open opener) ([]byte, error) {
+// readWith is Read with the corpus opened by open and the governance read
+// through memo.
+func readWith(ctx context.Context, root string, req ReadRequest, open opener, memo *load.GovernanceMemo) ([]byte, error) {
 	switch req.Format {
 	case FormatText, FormatJSON:
 	default:
@@ -77,7 +78,7 @@ func readWith(ctx context.Context, root string, req ReadRequest, open opener) ([
 	if uri == "" {
 		return nil, &UsageError{Msg: "give a URI to read, as cairn context or cairn search prints it: cairn read wiki/release-process.md"}
 	}
-	r := &reader{ctx: ctx, root: root, req: req, uri: uri, open: open}
+	r := &reader{ctx: ctx, root: root, req: req, uri: uri, open: open, memo: memo}
 	defer r.close()
 	a, err := r.answer()
 	var ce *artifacts.CorruptError
@@ -108,6 +109,7 @@ type reader struct {
 	ctx       context.Context
 	root      string
 	open      opener
+	memo      *load.GovernanceMemo
 	req       ReadRequest
 	uri       string
 	c         readCorpus
@@ -165,7 +167,7 @@ func (r *reader) governance() (*load.Governance, error) {
 		return nil, err
 	}
 	defer osRoot.Close()
-	g := load.ReadGovernance(osRoot.FS())
+	g := r.memo.Read(osRoot.FS())
 	if !g.ConfigOK {
 		return nil, &UsageError{Msg: "cairn.yaml cannot be read: " + diagText(g.Diagnostics)}
 	}

@@ -109,11 +109,12 @@ type searchItem interface{ text() string }
 // the base (the same rule as Context), and the governance from the base
 // itself, as At reads it. It returns the delivered bytes.
 func Search(ctx context.Context, root string, req SearchRequest) ([]byte, error) {
-	return searchWith(ctx, root, req, openCorpus)
+	return searchWith(ctx, root, req, openCorpus, nil)
 }
 
-// searchWith is Search with the corpus opened by open.
-func searchWith(ctx context.Context, root string, req SearchRequest, open opener) ([]byte, error) {
+// searchWith is Search with the corpus opened by open and the governance
+// read through memo.
+func searchWith(ctx context.Context, root string, req SearchRequest, open opener, memo *load.GovernanceMemo) ([]byte, error) {
 	switch req.Format {
 	case FormatText, FormatJSON, FormatJSONL:
 	default:
@@ -161,7 +162,7 @@ func searchWith(ctx context.Context, root string, req SearchRequest, open opener
 	}
 	govc := make(chan governance, 1)
 	go func() {
-		g := load.ReadGovernance(osRoot.FS())
+		g := memo.Read(osRoot.FS())
 		govc <- governance{g, &usageOnDemand{check: func() freshness { return usageFreshness(ctx, root, g.Config) }}}
 	}()
 	var gov *governance

@@ -24,7 +24,8 @@ import (
 // request. A Session is safe for concurrent use.
 type Session struct {
 	root string
-	memo load.ConfigMemo // the configuration, decoded once per change
+	memo load.ConfigMemo     // the configuration, decoded once per change
+	gov  load.GovernanceMemo // the governance, read once per change
 	mu   sync.Mutex
 	held *heldIndex
 
@@ -166,13 +167,19 @@ func (s *Session) Context(ctx context.Context, req Request) ([]byte, error) {
 // Read answers req as Read does, from the held artifacts when they are
 // still the current build's.
 func (s *Session) Read(ctx context.Context, req ReadRequest) ([]byte, error) {
-	return readWith(ctx, s.root, req, s.corpus)
+	return readWith(ctx, s.root, req, s.corpus, &s.gov)
 }
 
 // Search answers req as Search does, from the held artifacts when they
 // are still the current build's.
 func (s *Session) Search(ctx context.Context, req SearchRequest) ([]byte, error) {
-	return searchWith(ctx, s.root, req, s.corpus)
+	return searchWith(ctx, s.root, req, s.corpus, &s.gov)
+}
+
+// At answers req as At does, with the governance read once per change.
+func (s *Session) At(ctx context.Context, req AtRequest) ([]byte, error) {
+	req.Governance = &s.gov
+	return At(ctx, s.root, req)
 }
 
 // List answers req as List does, from the held artifacts when they are

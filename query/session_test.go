@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -215,6 +216,12 @@ func TestSessionReadsSearchesAndListsAsTheCLI(t *testing.T) {
 			func() ([]byte, error) { return Search(context.Background(), dir, req) },
 			func() ([]byte, error) { return s.Search(context.Background(), req) }})
 	}
+	for _, path := range []string{"docs/api/tokens.md", "."} {
+		req := AtRequest{Path: path, Format: FormatMarkdown, AsOf: asOf}
+		asks = append(asks, ask{"at " + path,
+			func() ([]byte, error) { return At(context.Background(), dir, req) },
+			func() ([]byte, error) { return s.At(context.Background(), req) }})
+	}
 	for _, layer := range []string{"events", "wiki"} {
 		req := ListRequest{Layer: layer, Format: FormatText}
 		asks = append(asks, ask{"list " + layer,
@@ -233,12 +240,46 @@ func TestSessionReadsSearchesAndListsAsTheCLI(t *testing.T) {
 			}
 		}
 	}
+	// Governance files settled an hour ago, so that the session may
+	// remember its read of them (see load.GovernanceMemo).
+	hourAgo := time.Now().Add(-time.Hour)
+	settle := func() {
+		t.Helper()
+		err := filepath.WalkDir(filepath.Join(dir, "governance"), func(p string, _ fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			return os.Chtimes(p, hourAgo, hourAgo)
+		})
+		if err == nil {
+			err = os.Chtimes(filepath.Join(dir, "cairn.yaml"), hourAgo, hourAgo)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	settle()
 	check("current")
 	if s.held == nil {
 		t.Fatal("the session holds no artifacts after answering from them")
 	}
+	// A term added to the store: the session's by-location answers and
+	// searches follow it.
+	terms := filepath.Join(dir, "governance", "terms.yaml")
+	data, err := os.ReadFile(terms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(terms, append(data, []byte("- {id: nightly-leg, term: nightly leg, status: deprecated, replacement: nightly job}\n")...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Only the terms store is touched, settled too.
+	if err := os.Chtimes(terms, hourAgo.Add(time.Minute), hourAgo.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	check("a term added")
 	p := filepath.Join(dir, "wiki", "arm64-builds.md")
-	data, err := os.ReadFile(p)
+	data, err = os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)
 	}

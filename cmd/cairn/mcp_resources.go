@@ -63,7 +63,7 @@ func (s *mcpServer) at(ctx context.Context, loc location, format string) ([]byte
 	if err != nil {
 		return nil, err
 	}
-	return query.At(ctx, s.root, query.AtRequest{
+	return s.session.At(ctx, query.AtRequest{
 		Path: loc.path, Profile: loc.profile, Comments: loc.comments, Format: format, AsOf: asOf, Seen: s.seen,
 	})
 }
