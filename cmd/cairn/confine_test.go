@@ -47,3 +47,75 @@ func TestKilledWriteLeavesGitClean(t *testing.T) {
 		t.Errorf("git status shows temp files a killed write left:\n%s", s)
 	}
 }
+
+// TestCollectRefusesLinkedFolders: collect writes its documents only
+// through real folders. A linked events/ or day folder, even one that
+// stays inside the base (the build would not read through it), and a
+// linked document are refused, the link named, and nothing is written
+// where they point.
+func TestCollectRefusesLinkedFolders(t *testing.T) {
+	isolate(t)
+	for _, c := range []struct{ link, target string }{
+		{"events", "elsewhere"},
+		{"events/2026-11-27", "../elsewhere"},
+		{"events/2026-11-27/tickets.json", "../../elsewhere/tickets.json"},
+	} {
+		dir := commandBase(t)
+		writeFile(t, filepath.Join(dir, "cairn.yaml"), strings.SplitN(collectConfig, "  broken:", 2)[0])
+		writeFile(t, filepath.Join(dir, "elsewhere", "tickets.json"), `{"cairn": 1, "source": "tickets", "records": []}`)
+		os.RemoveAll(filepath.Join(dir, "events"))
+		link := filepath.Join(dir, filepath.FromSlash(c.link))
+		os.MkdirAll(filepath.Dir(link), 0o755)
+		if err := os.Symlink(c.target, link); err != nil {
+			t.Fatal(err)
+		}
+		code, _, stderr := cairnAt(t, collectNow, "--base", dir, "collect", "--days", "1", "--as-of", "2026-11-28")
+		if code == 0 || !strings.Contains(stderr, c.link+" is a symbolic link") {
+			t.Errorf("%s: exit %d, stderr:\n%s\nwant the link named", c.link, code, stderr)
+		}
+		got := readTree(t, filepath.Join(dir, "elsewhere"))
+		if len(got) != 1 || string(got["tickets.json"]) != `{"cairn": 1, "source": "tickets", "records": []}` {
+			t.Errorf("%s: written through the link: elsewhere/ holds %v", c.link, got)
+		}
+	}
+}
+
+// escapingConfig makes the base's cairn.yaml a link to a file outside it.
+func escapingConfig(t *testing.T, dir string) {
+	t.Helper()
+	outside := filepath.Join(t.TempDir(), "cairn.yaml")
+	writeFile(t, outside, "sources:\n  tickets:\n    run: [sh, -c, 'echo {} > outside-ran']\n    fields: {id: .id, title: .t, time: .at}\n")
+	os.Remove(filepath.Join(dir, "cairn.yaml"))
+	if err := os.Symlink(outside, filepath.Join(dir, "cairn.yaml")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCollectConfigStaysInside: collect reads cairn.yaml as the build
+// does, inside the base: a cairn.yaml linked from outside is refused, and
+// no command it names runs.
+func TestCollectConfigStaysInside(t *testing.T) {
+	isolate(t)
+	dir := commandBase(t)
+	escapingConfig(t, dir)
+	code, _, stderr := cairnAt(t, collectNow, "--base", dir, "collect", "--days", "1", "--as-of", "2026-11-28")
+	if code != 2 || !strings.Contains(stderr, "cairn.yaml") {
+		t.Errorf("exit %d, stderr:\n%s\nwant 2 naming cairn.yaml", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "outside-ran")); err == nil {
+		t.Error("a command of the cairn.yaml outside the base ran")
+	}
+}
+
+// TestImportConfigStaysInside: import kapi reads cairn.yaml inside the
+// base too, so a linked one from outside is refused before anything is
+// written.
+func TestImportConfigStaysInside(t *testing.T) {
+	isolate(t)
+	dir := kapiBaseWithoutImport(t)
+	escapingConfig(t, dir)
+	code, _, stderr := cairn(t, "--base", dir, "import", "kapi", kapiProject)
+	if code != 2 || !strings.Contains(stderr, "cairn.yaml") {
+		t.Errorf("exit %d, stderr:\n%s\nwant 2 naming cairn.yaml", code, stderr)
+	}
+}
