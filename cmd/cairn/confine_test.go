@@ -119,3 +119,43 @@ func TestImportConfigStaysInside(t *testing.T) {
 		t.Errorf("exit %d, stderr:\n%s\nwant 2 naming cairn.yaml", code, stderr)
 	}
 }
+
+// TestMCPReadsStayInside: a running MCP server, whose session keeps the
+// artifacts open, never serves text through a link that leaves the base:
+// not from the read or search tools, not from a context pack, not from
+// the by-location tool or resource, even after a build that indexed a
+// regular page at that path.
+func TestMCPReadsStayInside(t *testing.T) {
+	dir := builtDemo(t)
+	ts := serve(t, dir)
+	ts.call(t, "context", map[string]any{"query": "arm64"}) // warm the session
+	secret := filepath.Join(t.TempDir(), "secret.md")
+	writeFile(t, secret, "# Arm64 builds\n\nTOPSECRET arm64 builds nightly.\n")
+	page := filepath.Join(dir, "wiki", "arm64-builds.md")
+	if err := os.Remove(page); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, page); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"read", map[string]any{"uri": "wiki/arm64-builds.md"}},
+		{"context", map[string]any{"query": "TOPSECRET arm64"}},
+		{"context_search", map[string]any{"query": "TOPSECRET"}},
+		{"context_read", map[string]any{"path": "wiki/arm64-builds.md"}},
+	} {
+		got, isErr := ts.call(t, c.tool, c.args)
+		if strings.Contains(got, "TOPSECRET") {
+			t.Errorf("%s served text through the link:\n%s", c.tool, got)
+		}
+		if !isErr || !strings.Contains(got, "wiki/arm64-builds.md") || !strings.Contains(got, "escapes") {
+			t.Errorf("%s: error %v, %q; want an error naming the link that escapes", c.tool, isErr, got)
+		}
+	}
+	if got, _, _ := ts.read(t, "context://wiki/arm64-builds.md"); strings.Contains(got, "TOPSECRET") {
+		t.Errorf("the resource served text through the link:\n%s", got)
+	}
+}
