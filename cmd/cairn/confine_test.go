@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -157,5 +158,49 @@ func TestMCPReadsStayInside(t *testing.T) {
 	}
 	if got, _, _ := ts.read(t, "context://wiki/arm64-builds.md"); strings.Contains(got, "TOPSECRET") {
 		t.Errorf("the resource served text through the link:\n%s", got)
+	}
+}
+
+// TestBuildRemovesKilledBuildsTemps: `cairn build`, under its lock,
+// removes what a killed build left in .cairn and beside the rules files
+// it writes, in the naming of today and of older versions, and leaves a
+// user's lookalike and the notes log's (not the build's to judge).
+func TestBuildRemovesKilledBuildsTemps(t *testing.T) {
+	dir := builtDemo(t)
+	var rules []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && (d.Name() == "AGENTS.md" || d.Name() == "CLAUDE.md") {
+			rules = append(rules, p)
+		}
+		return err
+	})
+	if len(rules) == 0 {
+		t.Fatal("the demo build wrote no rules file")
+	}
+	stale := []string{
+		filepath.Join(dir, ".cairn", ".cairn-tmp-docs.tsv.0123456789ab"),
+		filepath.Join(dir, ".cairn", ".docs.tsv.tmp-0123456789ab"),
+	}
+	for _, r := range rules {
+		stale = append(stale, filepath.Join(filepath.Dir(r), ".cairn-tmp-"+filepath.Base(r)+".0123456789ab"),
+			filepath.Join(filepath.Dir(r), "."+filepath.Base(r)+".tmp-0123456789ab"))
+	}
+	kept := []string{
+		filepath.Join(filepath.Dir(rules[0]), "."+filepath.Base(rules[0])+".tmp-mine"),
+		filepath.Join(dir, "governance", ".cairn-tmp-log.jsonl.0123456789ab"),
+	}
+	for _, p := range append(slices.Clone(stale), kept...) {
+		writeFile(t, p, "half written")
+	}
+	mustBuild(t, dir)
+	for _, p := range stale {
+		if _, err := os.Lstat(p); err == nil {
+			t.Errorf("the build left %s", p)
+		}
+	}
+	for _, p := range kept {
+		if _, err := os.Lstat(p); err != nil {
+			t.Errorf("the build removed %s", p)
+		}
 	}
 }
