@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestKilledWriteLeavesGitClean: the temporary files a killed build,
@@ -201,6 +202,35 @@ func TestBuildRemovesKilledBuildsTemps(t *testing.T) {
 	for _, p := range kept {
 		if _, err := os.Lstat(p); err != nil {
 			t.Errorf("the build removed %s", p)
+		}
+	}
+}
+
+// TestNoteRemovesKilledNotesTemps: `cairn note`, under the base lock,
+// removes the temp files a killed note left beside the log, of either
+// naming, and no other file in governance/.
+func TestNoteRemovesKilledNotesTemps(t *testing.T) {
+	isolate(t)
+	dir := copyBase(t, "demo")
+	gov := filepath.Join(dir, "governance")
+	stale := []string{".cairn-tmp-log.jsonl.0123456789ab", ".log.jsonl.tmp-0123456789ab"}
+	kept := []string{".log.jsonl.tmp-draft", ".cairn-tmp-terms.yaml.0123456789ab"}
+	for _, n := range append(slices.Clone(stale), kept...) {
+		writeFile(t, filepath.Join(gov, n), "half written")
+	}
+	code, _, stderr := cairnAt(t, time.Date(2026, 11, 20, 9, 30, 0, 0, time.UTC), "--base", dir, "note", "suggest", "note:api-curl",
+		"API", "examples", "use", "curl.", "--path", "docs/api/**", "--actor", "agent:claude-code")
+	if code != 0 {
+		t.Fatalf("note exited %d: %s", code, stderr)
+	}
+	for _, n := range stale {
+		if _, err := os.Lstat(filepath.Join(gov, n)); err == nil {
+			t.Errorf("the note left governance/%s", n)
+		}
+	}
+	for _, n := range kept {
+		if _, err := os.Lstat(filepath.Join(gov, n)); err != nil {
+			t.Errorf("the note removed governance/%s", n)
 		}
 	}
 }
