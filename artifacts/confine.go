@@ -75,9 +75,9 @@ func checkDir(root *os.Root) error {
 	return nil
 }
 
-// errLink says that a file cairn owns is a symbolic link, which is never
+// ErrLink says that a file cairn owns is a symbolic link, which is never
 // followed.
-var errLink = errors.New("the file is a symbolic link, which cairn does not follow")
+var ErrLink = errors.New("the file is a symbolic link, which cairn does not follow")
 
 // openRegular opens name, a file cairn owns, for reading only when it is a
 // regular file and not a link; the file it opened is checked to be the one
@@ -89,7 +89,7 @@ func openRegular(root *os.Root, name string) (*os.File, fs.FileInfo, error) {
 		return nil, nil, err
 	}
 	if info.Mode()&fs.ModeSymlink != 0 {
-		return nil, nil, errLink
+		return nil, nil, ErrLink
 	}
 	if !info.Mode().IsRegular() {
 		return nil, nil, errors.New("not a regular file")
@@ -151,4 +151,19 @@ func OpenArtifact(root *os.Root, name string) (*os.File, fs.FileInfo, error) {
 		err = fmt.Errorf("%s: %w", name, err)
 	}
 	return f, info, err
+}
+
+// OpenOwnFile opens name, a file cairn owns in the folder dir of
+// machine-local state outside any base (a receipt snapshot), for reading:
+// only as a regular file, never through a link in its place (an error
+// satisfying errors.Is(err, ErrLink)). Links on the way to dir are the
+// user's and followed. A missing file is an error satisfying
+// errors.Is(err, fs.ErrNotExist).
+func OpenOwnFile(dir, name string) (*os.File, fs.FileInfo, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer root.Close()
+	return openRegular(root, name)
 }

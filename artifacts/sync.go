@@ -2,8 +2,6 @@ package artifacts
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -86,6 +84,9 @@ func Sync(p Plan) (Result, error) {
 		return Result{}, err
 	}
 	defer root.Close()
+	if err := sweepPlanTemps(root, p); err != nil {
+		return Result{}, err
+	}
 	// Outputs and released rules files are written in path order, then
 	// stale outputs and emptied rules files are deleted: a failure midway
 	// leaves the old manifest, which no longer matches what changed.
@@ -502,28 +503,6 @@ func writeAtomic(root *os.Root, name string, data []byte) (err error) {
 		return err
 	}
 	return syncDir(root, dir)
-}
-
-// tempAttempts bounds the retries when a random temp name is already taken.
-const tempAttempts = 10
-
-// createTemp creates ".<base>.tmp-<random>" in dir. The leading dot keeps
-// it out of globs and listings; O_EXCL makes sure it is a fresh file.
-func createTemp(root *os.Root, dir, base string) (string, *os.File, error) {
-	var suffix [6]byte
-	for range tempAttempts {
-		rand.Read(suffix[:])
-		tmp := path.Join(dir, "."+base+".tmp-"+hex.EncodeToString(suffix[:]))
-		f, err := root.OpenFile(filepath.FromSlash(tmp), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
-		if err != nil {
-			return "", nil, err
-		}
-		return tmp, f, nil
-	}
-	return "", nil, fmt.Errorf("no free temp file name in %s after %d attempts", dir, tempAttempts)
 }
 
 // blockingFile names the first folder on the way to name that exists and

@@ -311,18 +311,20 @@ func TestInitHintsUncommented(t *testing.T) {
 	try("every hint", hints)
 }
 
-// TestInitGitignore: a folder without .gitignore gets one; one that
-// ignores .cairn/ already is left quietly; one that does not is left as
-// it is, with a warning that says what to add.
+// TestInitGitignore: a folder without .gitignore gets one, ignoring
+// .cairn/ and cairn's temporary files; one that ignores both already is
+// left quietly; one that does not is left as it is, with a warning that
+// says what to add.
 func TestInitGitignore(t *testing.T) {
 	isolate(t)
 	for _, c := range []struct {
 		name, before string // before "" is no .gitignore
 		after, warn  string
 	}{
-		{"none", "", ".cairn/\n", ""},
-		{"ignores it", "node_modules/\n/.cairn\n", "node_modules/\n/.cairn\n", ""},
-		{"lacks it", "node_modules/\n.cairn-old/\n", "node_modules/\n.cairn-old/\n", "add a line .cairn/ to it"},
+		{"none", "", ".cairn/\n.cairn-tmp-*\n", ""},
+		{"ignores both", "node_modules/\n/.cairn\n.cairn-tmp-*\n", "node_modules/\n/.cairn\n.cairn-tmp-*\n", ""},
+		{"lacks the temp files", "node_modules/\n/.cairn\n", "node_modules/\n/.cairn\n", "add a line .cairn-tmp-* to it"},
+		{"lacks it", "node_modules/\n.cairn-old/\n", "node_modules/\n.cairn-old/\n", "add the lines .cairn/ and .cairn-tmp-* to it"},
 	} {
 		dir := t.TempDir()
 		gi := filepath.Join(dir, ".gitignore")

@@ -73,7 +73,14 @@ func (c *CollectCmd) Run(env *Env) error {
 // input reads the base's configuration and resolves what to collect. The
 // commands come from that file and nowhere else.
 func (c *CollectCmd) input(env *Env, root string, today, now time.Time) (collect.Input, error) {
-	cfg, ds := load.ReadConfig(os.DirFS(root))
+	// cairn.yaml is read inside the base, as the build reads it: the
+	// commands it names run, so one linked from outside must not.
+	base, err := os.OpenRoot(root)
+	if err != nil {
+		return collect.Input{}, err
+	}
+	defer base.Close()
+	cfg, ds := load.ReadConfig(base.FS())
 	if errs := diag.ErrorsOnly(ds); len(errs) > 0 {
 		for _, d := range errs {
 			fmt.Fprintln(env.Stderr, d.String())

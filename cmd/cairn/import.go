@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"path/filepath"
 	"strings"
 
 	"github.com/cairn-kb/cairn/artifacts"
@@ -42,7 +41,13 @@ func (c *ImportKapiCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
-	g := load.ReadGovernance(os.DirFS(root))
+	// The base's files are read inside it, as the build reads them.
+	base, err := os.OpenRoot(root)
+	if err != nil {
+		return err
+	}
+	defer base.Close()
+	g := load.ReadGovernance(base.FS())
 	if !g.ConfigOK {
 		return &exitError{code: 2, msg: fmt.Sprintf("%s; fix cairn.yaml first", describeDiagnostics(g))}
 	}
@@ -79,16 +84,16 @@ func (c *ImportKapiCmd) Run(env *Env) error {
 // written. A file that exists with other bytes is refused unless force;
 // all are checked before any is written, so a refusal writes nothing.
 func writeImported(root, gov string, files []kapi.File, force bool) ([]string, error) {
-	fsys := os.DirFS(root)
 	var todo []kapi.File
 	var clash []string
 	for _, f := range files {
 		p := path.Join(gov, f.Path)
-		old, err := fs.ReadFile(fsys, p)
+		// Read the way it would be written: a link there is refused.
+		old, err := artifacts.ReadBaseFile(root, p)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 		case err != nil:
-			return nil, fmt.Errorf("cannot read %s: %w", filepath.Join(root, p), err)
+			return nil, err
 		case bytes.Equal(old, f.Data):
 			continue // the same import again: nothing to write
 		case !force:

@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/cairn-kb/cairn/artifacts"
 )
 
 // InitCmd is `cairn init [DIR]`.
@@ -17,7 +19,7 @@ type InitCmd struct {
 
 // Help is the detail under the summary of `cairn init --help`.
 func (InitCmd) Help() string {
-	return `It refuses a folder that holds a cairn.yaml already. A .gitignore is written when the folder has none; one that does not ignore .cairn/ is left as it is, with a warning.
+	return `It refuses a folder that holds a cairn.yaml already. A .gitignore that ignores .cairn/ and cairn's temporary files (.cairn-tmp-*) is written when the folder has none; one that does not ignore them is left as it is, with a warning.
 
 Examples:
 
@@ -82,15 +84,17 @@ func (c *InitCmd) Run(env *Env) error {
 	gi := filepath.Join(dir, ".gitignore")
 	switch data, err := os.ReadFile(gi); {
 	case errors.Is(err, fs.ErrNotExist):
-		if err := os.WriteFile(gi, []byte(".cairn/\n"), 0o644); err != nil {
+		if err := os.WriteFile(gi, []byte(initGitignore), 0o644); err != nil {
 			return err
 		}
 	case err != nil:
 		return err
-	case !ignoresCairn(data):
+	default:
 		// The file is the user's: cairn says what to add rather than
 		// editing it behind their back.
-		fmt.Fprintf(env.Stderr, "cairn: warning: %s does not ignore .cairn/; add a line .cairn/ to it, or the build artifacts will be committed\n", gi)
+		if warning := gitignoreLacks(gi, data); warning != "" {
+			fmt.Fprintln(env.Stderr, warning)
+		}
 	}
 	fmt.Fprintf(env.Stdout, "initialised a cairn base in %s\nnext: add record documents under events/YYYY-MM-DD/<source>.json and pages under wiki/, then run `cairn build`\n", dir)
 	return nil
@@ -110,6 +114,38 @@ func (c *InitCmd) folder(env *Env) (string, error) {
 		return env.Getenv("CAIRN_BASE"), nil
 	}
 	return env.Getwd()
+}
+
+// initGitignore is the .gitignore a new base gets: the artifacts folder,
+// and the temporary files a killed write leaves in any folder (see
+// artifacts.TempPrefix), so that `git add -A` commits neither.
+const initGitignore = ".cairn/\n" + artifacts.TempIgnore + "\n"
+
+// gitignoreLacks words the warning about a user's .gitignore at gi that
+// does not ignore the artifacts folder or cairn's temporary files, or ""
+// when it ignores both.
+func gitignoreLacks(gi string, data []byte) string {
+	cairnOK, tempsOK := ignoresCairn(data), ignoresTemps(data)
+	switch {
+	case !cairnOK && !tempsOK:
+		return fmt.Sprintf("cairn: warning: %s does not ignore .cairn/ nor cairn's temporary files; add the lines .cairn/ and %s to it, or the build artifacts, and what a killed build leaves, will be committed", gi, artifacts.TempIgnore)
+	case !cairnOK:
+		return fmt.Sprintf("cairn: warning: %s does not ignore .cairn/; add a line .cairn/ to it, or the build artifacts will be committed", gi)
+	case !tempsOK:
+		return fmt.Sprintf("cairn: warning: %s does not ignore cairn's temporary files; add a line %s to it, or what a killed build or note leaves will be committed", gi, artifacts.TempIgnore)
+	}
+	return ""
+}
+
+// ignoresTemps reports whether a .gitignore has the line that ignores
+// cairn's temporary files in every folder.
+func ignoresTemps(gitignore []byte) bool {
+	for line := range bytes.Lines(gitignore) {
+		if string(bytes.TrimSpace(line)) == artifacts.TempIgnore {
+			return true
+		}
+	}
+	return false
 }
 
 // ignoresCairn reports whether a .gitignore has a line that ignores the

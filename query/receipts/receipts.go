@@ -13,6 +13,12 @@
 // Save writes one snapshot under the folder's lock, and Use marks one as
 // used. It must not hold evidence text, and must never write inside a
 // base: the state is the machine's, not the base's.
+//
+// The folder is the user's: links on the way to it are theirs, and
+// followed. A snapshot file in it is cairn's own and only ever a regular
+// file: a link in its place is not read (Load says so, naming it), its
+// time is not touched by Use, and Save renames a fresh file over the link
+// itself, never writing where it points.
 package receipts
 
 import (
@@ -267,9 +273,21 @@ func (s Store) stamp(digest string) time.Time {
 // Use marks a snapshot as just used, so that pruning keeps it longest. It
 // takes no lock: at worst a save that prunes at the same moment removes
 // it, as it would have a moment earlier.
+//
+// A link in the snapshot's place is left alone: changing its time would
+// change the time of whatever it points to, and Load refuses it anyway.
 func (s Store) Use(digest string) error {
+	info, err := os.Lstat(s.Path(digest))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case !info.Mode().IsRegular():
+		return nil
+	}
 	t := s.stamp(digest)
-	err := os.Chtimes(s.Path(digest), t, t)
+	err = os.Chtimes(s.Path(digest), t, t)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -281,9 +299,14 @@ func (s Store) Use(digest string) error {
 // *CorruptError.
 func (s Store) Load(digest string) (Snapshot, error) {
 	p := s.Path(digest)
-	f, err := os.OpenFile(p, os.O_RDONLY, 0)
-	if err != nil {
+	f, _, err := artifacts.OpenOwnFile(s.Dir, digest+suffix)
+	switch {
+	case errors.Is(err, artifacts.ErrLink):
+		return Snapshot{}, &CorruptError{p, "it is a symbolic link, which cairn does not follow; remove it, and save the snapshot again with --save-receipt"}
+	case errors.Is(err, fs.ErrNotExist):
 		return Snapshot{}, err
+	case err != nil:
+		return Snapshot{}, &CorruptError{p, err.Error()}
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))

@@ -182,3 +182,74 @@ func TestDirFollowsLinks(t *testing.T) {
 		t.Errorf("Dir of the base %q and of a link to it %q; want one folder under /state/receipts/", a, b)
 	}
 }
+
+// linkedSnapshot puts, in a fresh store, a link named as the snapshot of
+// snapshotOf(1) that points to a real snapshot file outside the folder,
+// and returns the store and that file.
+func linkedSnapshot(t *testing.T) (Store, string) {
+	t.Helper()
+	elsewhere := Store{Dir: t.TempDir(), Now: clock()}
+	snap := snapshotOf(1)
+	if err := elsewhere.Save(snap, "test"); err != nil {
+		t.Fatal(err)
+	}
+	target := elsewhere.Path(snap.Digest)
+	old := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+	if err := os.Chtimes(target, old, old); err != nil {
+		t.Fatal(err)
+	}
+	s := Store{Dir: t.TempDir(), Now: clock()}
+	if err := os.Symlink(target, s.Path(snap.Digest)); err != nil {
+		t.Fatal(err)
+	}
+	return s, target
+}
+
+// TestLoadRefusesALinkedSnapshot: the folder is the user's (links on the
+// way to it are theirs, and followed), but a snapshot in it is cairn's
+// own file: a link in its place is not read, and the error names it.
+func TestLoadRefusesALinkedSnapshot(t *testing.T) {
+	s, _ := linkedSnapshot(t)
+	_, err := s.Load(snapshotOf(1).Digest)
+	var ce *CorruptError
+	if !errors.As(err, &ce) || ce.Path != s.Path(snapshotOf(1).Digest) || !strings.Contains(ce.Reason, "symbolic link") {
+		t.Errorf("Load through a link: %v; want a *CorruptError naming the link", err)
+	}
+}
+
+// TestUseLeavesALinkedSnapshotAlone: marking a snapshot used never
+// touches what a link in its place points to.
+func TestUseLeavesALinkedSnapshotAlone(t *testing.T) {
+	s, target := linkedSnapshot(t)
+	if err := s.Use(snapshotOf(1).Digest); err != nil {
+		t.Logf("Use: %v", err)
+	}
+	st, err := os.Stat(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.ModTime().Equal(time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)) {
+		t.Errorf("Use changed the modification time of the file a link points to: %v", st.ModTime())
+	}
+}
+
+// TestSaveReplacesALinkedSnapshot: saving over a link replaces the link
+// with a snapshot file of its own, leaving what it pointed to as it was.
+func TestSaveReplacesALinkedSnapshot(t *testing.T) {
+	s, target := linkedSnapshot(t)
+	before, err := os.ReadFile(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := snapshotOf(1)
+	snap.Candidates = 5
+	if err := s.Save(snap, "test"); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Lstat(s.Path(snap.Digest)); err != nil || !st.Mode().IsRegular() {
+		t.Errorf("the snapshot is not a regular file after Save: %v", err)
+	}
+	if after, _ := os.ReadFile(target); string(after) != string(before) {
+		t.Error("Save wrote through the link")
+	}
+}

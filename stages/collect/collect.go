@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -230,18 +228,21 @@ func missingDays(in Input, s source) (days []time.Time, present int, err error) 
 
 // existing reports whether the document at p is there, and whether fkf
 // wrote it (its marker is "fkf": 1), reading inside the base only.
+//
+// It is read the way write would write it, through real folders and as a
+// regular file: a link there is an error naming it, never a document
+// counted present by what it points to.
 func existing(dir, p string) (exists, fkf bool, err error) {
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return false, false, err
-	}
-	defer root.Close()
-	f, err := root.Open(filepath.FromSlash(p))
+	f, err := artifacts.OpenBaseFile(dir, p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, false, nil
 	}
+	var le *artifacts.LinkError
+	if errors.As(err, &le) {
+		return false, false, err
+	}
 	if err != nil {
-		return false, false, fmt.Errorf("cannot read %s: %w; fix its permissions or move it aside", p, err)
+		return false, false, fmt.Errorf("%w; fix its permissions or move it aside", err)
 	}
 	defer f.Close()
 	head := make([]byte, 512)

@@ -2,6 +2,7 @@ package collect
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -89,18 +90,14 @@ var clockLines = regexp.MustCompile(`(?m)^  "(collected_at|window_start|window_e
 // was taken, to compare what two snapshots hold.
 func withoutClock(data []byte) []byte { return clockLines.ReplaceAll(data, nil) }
 
-// readBaseFile reads a file inside the base, nil when it is absent.
+// readBaseFile reads a file inside the base, nil when it is absent, the
+// way WriteBaseFile would replace it: a link there is an error naming it.
 func readBaseFile(dir, p string) ([]byte, error) {
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, err
+	data, err := artifacts.ReadBaseFile(dir, p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
 	}
-	defer root.Close()
-	data, err := root.ReadFile(filepath.FromSlash(p))
-	if err != nil && !os.IsNotExist(err) {
-		return nil, fmt.Errorf("cannot read %s: %w", p, err)
-	}
-	return data, nil
+	return data, err
 }
 
 // readNotes reads every .md file under dir, sorted by path; shown is how
