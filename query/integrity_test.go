@@ -86,3 +86,35 @@ func TestSameStatEditIsTrusted(t *testing.T) {
 		t.Errorf("state %s (%q): a same-size, same-mtime edit is what a query cannot see, and it trusts the file", ix.State, ix.Reason)
 	}
 }
+
+// TestSessionSeesEditedGraph: a session that answered from the artifacts
+// notices an edited edges.dst.tsv on its next request (its watch covers
+// .cairn), and answers from the scan, saying why.
+func TestSessionSeesEditedGraph(t *testing.T) {
+	dir := builtDemo(t)
+	s := NewSession(dir)
+	defer s.Close()
+	req := Request{Words: []string{"harbor", "token", "rotation"}, Budget: DefaultBudget, AsOf: time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC),
+		Format: FormatJSON, ToolVersion: "test", Expand: true}
+	state := func() IndexState {
+		t.Helper()
+		out, err := s.Context(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p Pack
+		if err := json.Unmarshal(out, &p); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		return p.Receipt.Index
+	}
+	for range 2 {
+		if ix := state(); ix.State != string(StateUsed) {
+			t.Fatalf("a fresh build: index %+v, want used", ix)
+		}
+	}
+	edit(t, dir, artifacts.EdgesDstPath, "\tlink=#44\n", "\tlink=#45\n")
+	if ix := state(); ix.State != string(StateCorrupt) || !strings.Contains(ix.Reason, artifacts.EdgesDstPath) {
+		t.Errorf("after edges.dst.tsv was edited: index %+v, want corrupt naming it", ix)
+	}
+}
