@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -207,10 +208,32 @@ func editBase(t *testing.T, dir string) {
 	}
 }
 
-// TestKilledBuildRecovers kills a build at every point where it touches
-// the disk: each write, rename and delete of Sync, in order, and just
-// after Sync (before the stat cache is saved). It does so for a first
-// build and for a rebuild after the base changed. After each kill, the
+// killPoints returns the points to kill a build of n disk operations at,
+// in order: 0 to n-1 (before each operation) and n (after them all), or,
+// when sample is set, that many of them drawn with a fixed seed, the last
+// three (the manifest's write and rename, and after) always included.
+func killPoints(n, sample int) []int {
+	all := make([]int, n+1)
+	for i := range all {
+		all[i] = i
+	}
+	if sample == 0 || sample >= len(all) {
+		return all
+	}
+	rng := rand.New(rand.NewPCG(19, 7))
+	picked := all[len(all)-3:]
+	for _, i := range rng.Perm(len(all) - 3)[:sample-3] {
+		picked = append(picked, i)
+	}
+	slices.Sort(picked)
+	return picked
+}
+
+// TestKilledBuildRecovers kills a build at the points where it touches
+// the disk: before each write, rename and delete of Sync, and just after
+// Sync (before the stat cache is saved). It does so at every point of a
+// rebuild after the base changed, and at a seeded sample of the points of
+// a first build. After each kill, the
 // next query must give the answer a clean build of the base gives (from
 // the artifacts when they are current, else from the scan, with
 // receipt.index saying so), and the next build must leave the base byte
@@ -227,14 +250,18 @@ func TestKilledBuildRecovers(t *testing.T) {
 		name    string
 		prepare func(t *testing.T) string // the base the killed build runs on
 		clean   string                    // a clean build of that base
+		sample  int                       // how many points to kill at; 0 for all
 	}{
-		{"first build", func(t *testing.T) string { return copyTree(t, demo) }, v1},
+		// A first build's points differ little (a write and a rename per
+		// file, no old files): a seeded sample of them, the manifest's
+		// always among them, keeps the test to a few seconds.
+		{"first build", func(t *testing.T) string { return copyTree(t, demo) }, v1, 12},
 		{"rebuild after edits", func(t *testing.T) string {
 			dir := copyTree(t, v1) // built, its stat cache not carried over
 			buildBase(t, dir)      // now with one, as on a machine that built it
 			editBase(t, dir)
 			return dir
-		}, v2},
+		}, v2, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			wantTree, _ := baseTree(t, c.clean)
@@ -250,7 +277,7 @@ func TestKilledBuildRecovers(t *testing.T) {
 			if len(points) < 10 {
 				t.Fatalf("the build touched the disk only at %v", points)
 			}
-			for n := 0; n <= len(points); n++ {
+			for _, n := range killPoints(len(points), c.sample) {
 				point := "after sync"
 				if n < len(points) {
 					point = points[n]
