@@ -39,15 +39,15 @@ type Index struct {
 // index and the graph are built from.
 const indexStage = "index"
 
+// graphStage is the build stage that writes edges.tsv and edges.dst.tsv.
+const graphStage = "graph"
+
 // queriedStages are the build stages whose outputs an indexed query reads:
 // the lexical index and the graph (edges.tsv, edges.dst.tsv, which every
 // expanded pack and entity read follows). Both are built from the corpus
 // group, under one key. Usage counts, read only by term answers, are
 // checked where they are read (usageFreshness).
 var queriedStages = []string{indexStage, graphStage}
-
-// graphStage is the build stage that writes edges.tsv and edges.dst.tsv.
-const graphStage = "graph"
 
 // linkedDirReason is why the artifacts of a base whose .cairn is a link
 // are not used. It names the base-relative path, as every receipt does.
@@ -61,9 +61,9 @@ const linkedDirReason = artifacts.Dir + " is a symbolic link, which cairn never 
 // and hash, stat-first as well: an output whose size and modification
 // time are those the stat cache recorded when the build wrote it is
 // trusted unread (an edit that keeps both is found by cairn build
-// --check, which hashes every output). When it had
-// to hash inputs, it puts their stats in this machine's stat cache, so
-// that the next query does not hash them again. A .cairn that is a
+// --check, which hashes every output). When it had to hash inputs, it
+// puts their stats in this machine's stat cache, so that the next query
+// does not hash them again. A .cairn that is a
 // symbolic link is not read through: the index is then corrupt, and the
 // query answers from the scan.
 func Open(ctx context.Context, root string) (*Index, error) { return openWith(ctx, root, nil) }
