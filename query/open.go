@@ -39,6 +39,16 @@ type Index struct {
 // index and the graph are built from.
 const indexStage = "index"
 
+// graphStage is the build stage that writes edges.tsv and edges.dst.tsv.
+const graphStage = "graph"
+
+// queriedStages are the build stages whose outputs an indexed query reads:
+// the lexical index and the graph (edges.tsv, edges.dst.tsv, which every
+// expanded pack and entity read follows). Both are built from the corpus
+// group, under one key. Usage counts, read only by term answers, are
+// checked where they are read (usageFreshness).
+var queriedStages = []string{indexStage, graphStage}
+
 // linkedDirReason is why the artifacts of a base whose .cairn is a link
 // are not used. It names the base-relative path, as every receipt does.
 const linkedDirReason = artifacts.Dir + " is a symbolic link, which cairn never reads through; remove the link and run cairn build"
@@ -46,10 +56,14 @@ const linkedDirReason = artifacts.Dir + " is a symbolic link, which cairn never 
 // Open decides whether the artifacts under root can answer queries. It
 // never writes the base: it reads the manifest, takes the base's
 // inventory stat-first (hashing only inputs whose size or mtime changed
-// since this machine last saw them), and checks that every output the
-// manifest names is on disk with its recorded size and hash. When it had
-// to hash inputs, it puts their stats in this machine's stat cache, so
-// that the next query does not hash them again. A .cairn that is a
+// since this machine last saw them), and checks that every output of the
+// stages a query reads (queriedStages) is on disk with its recorded size
+// and hash, stat-first as well: an output whose size and modification
+// time are those the stat cache recorded when the build wrote it is
+// trusted unread (an edit that keeps both is found by cairn build
+// --check, which hashes every output). When it had to hash inputs, it
+// puts their stats in this machine's stat cache, so that the next query
+// does not hash them again. A .cairn that is a
 // symbolic link is not read through: the index is then corrupt, and the
 // query answers from the scan.
 func Open(ctx context.Context, root string) (*Index, error) { return openWith(ctx, root, nil) }
@@ -108,14 +122,19 @@ func openWith(ctx context.Context, root string, memo *load.ConfigMemo) (*Index, 
 		ix.State, ix.Reason = StateStale, "the ranking semantics changed since the build (schema weights, source policies, identities or ranking version)"
 		return ix, nil
 	}
-	st, ok := m.Stage(indexStage)
-	if !ok || st.Key != inv.Keys[load.GroupCorpus] {
-		ix.State, ix.Reason = StateStale, staleReason(root, inv)
-		return ix, nil
+	for _, name := range queriedStages {
+		st, ok := m.Stage(name)
+		if !ok || st.Key != inv.Keys[load.GroupCorpus] {
+			ix.State, ix.Reason = StateStale, staleReason(root, inv)
+			return ix, nil
+		}
 	}
-	if reason := brokenOutput(root, m, st, cache); reason != "" {
-		ix.State, ix.Reason = StateCorrupt, reason
-		return ix, nil
+	for _, name := range queriedStages {
+		st, _ := m.Stage(name)
+		if reason := brokenOutput(root, m, st, cache); reason != "" {
+			ix.State, ix.Reason = StateCorrupt, reason
+			return ix, nil
+		}
 	}
 	ix.State, ix.Manifest = StateUsed, m
 	return ix, nil

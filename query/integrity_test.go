@@ -1,0 +1,120 @@
+package query
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cairn-kb/cairn/artifacts"
+)
+
+// expanded runs a JSON context query with --expand on dir.
+func expanded(t *testing.T, dir string, words ...string) Pack {
+	t.Helper()
+	out, err := Context(context.Background(), dir, Request{
+		Words: words, Budget: DefaultBudget, AsOf: time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC),
+		Format: FormatJSON, ToolVersion: "test", Expand: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p Pack
+	if err := json.Unmarshal(out, &p); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	return p
+}
+
+// TestEditedGraphIsNotUsed: the graph stage's outputs are read by every
+// expanded pack, so an edit of either one makes the index corrupt, with a
+// reason naming the file, and the pack is the scan's, as for an edited
+// index file. The edit keeps the size, so only the hash can tell.
+func TestEditedGraphIsNotUsed(t *testing.T) {
+	query := []string{"harbor", "token", "rotation"}
+	want := uris(expanded(t, builtDemo(t), query...))
+	for _, c := range []struct{ path, old, new string }{
+		{artifacts.EdgesDstPath, "\tlink=#44\n", "\tlink=#45\n"},
+		{artifacts.EdgesPath, "rel:author=person:github/marc-x", "rel:author=person:github/marc-y"},
+	} {
+		t.Run(filepath.Base(c.path), func(t *testing.T) {
+			dir := builtDemo(t)
+			edit(t, dir, c.path, c.old, c.new)
+			ix := open(t, dir)
+			if ix.State != StateCorrupt || !strings.Contains(ix.Reason, c.path) {
+				t.Errorf("Open: state %s (%q), want %s naming %s", ix.State, ix.Reason, StateCorrupt, c.path)
+			}
+			p := expanded(t, dir, query...)
+			if p.Receipt.Index.State != string(StateCorrupt) || !strings.Contains(p.Receipt.Index.Reason, c.path) {
+				t.Errorf("receipt.index = %+v, want %s naming %s", p.Receipt.Index, StateCorrupt, c.path)
+			}
+			if got := uris(p); strings.Join(got, " ") != strings.Join(want, " ") {
+				t.Errorf("expanded pack:\n%v\nwant the clean build's:\n%v", got, want)
+			}
+		})
+	}
+}
+
+// TestSameStatEditIsTrusted documents the limit of a query's check: an
+// artifact edited in place with its size and modification time kept is
+// trusted, because the stat cache vouches for it and the query reads no
+// bytes to check. `cairn build --check` hashes it (see cmd/cairn).
+func TestSameStatEditIsTrusted(t *testing.T) {
+	dir := builtDemo(t)
+	m, err := artifacts.ReadPrevious(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := artifacts.StatCache{}
+	artifacts.StampOutputs(dir, m, cache)
+	if err := artifacts.WriteStatCache(dir, cache, []string{artifacts.EdgesDstPath}); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, filepath.FromSlash(artifacts.EdgesDstPath))
+	st, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit(t, dir, artifacts.EdgesDstPath, "\tlink=#44\n", "\tlink=#45\n")
+	if err := os.Chtimes(p, st.ModTime(), st.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if ix := open(t, dir); ix.State != StateUsed {
+		t.Errorf("state %s (%q): a same-size, same-mtime edit is what a query cannot see, and it trusts the file", ix.State, ix.Reason)
+	}
+}
+
+// TestSessionSeesEditedGraph: a session that answered from the artifacts
+// notices an edited edges.dst.tsv on its next request (its watch covers
+// .cairn), and answers from the scan, saying why.
+func TestSessionSeesEditedGraph(t *testing.T) {
+	dir := builtDemo(t)
+	s := NewSession(dir)
+	defer s.Close()
+	req := Request{Words: []string{"harbor", "token", "rotation"}, Budget: DefaultBudget, AsOf: time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC),
+		Format: FormatJSON, ToolVersion: "test", Expand: true}
+	state := func() IndexState {
+		t.Helper()
+		out, err := s.Context(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p Pack
+		if err := json.Unmarshal(out, &p); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		return p.Receipt.Index
+	}
+	for range 2 {
+		if ix := state(); ix.State != string(StateUsed) {
+			t.Fatalf("a fresh build: index %+v, want used", ix)
+		}
+	}
+	edit(t, dir, artifacts.EdgesDstPath, "\tlink=#44\n", "\tlink=#45\n")
+	if ix := state(); ix.State != string(StateCorrupt) || !strings.Contains(ix.Reason, artifacts.EdgesDstPath) {
+		t.Errorf("after edges.dst.tsv was edited: index %+v, want corrupt naming it", ix)
+	}
+}
