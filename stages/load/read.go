@@ -19,6 +19,15 @@ const (
 	MaxBodyBytes       = 32 << 20  // a cached body
 )
 
+// MaxValueBytes caps one field value of a record, or a cached body, as
+// ranking keeps it: a longer value is cut at a character boundary at the
+// cap for the index, the excerpts and the title cell, with a warning,
+// while the record stays whole in its document (read shows it as it is).
+// Every copy the projection makes of a value (its terms, its digest, its
+// row) then costs at most this much: a 50 MB title cost the build about
+// 750 MB of memory before.
+const MaxValueBytes = 1 << 20
+
 // readFile reads path from fsys, refusing files over limit. Problems become
 // diagnostics on path; ok is false when nothing usable was read.
 func readFile(fsys fs.FS, path string, limit int64, ds *diag.List) (data []byte, ok bool) {
