@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -64,6 +65,7 @@ type entry struct {
 	mtimeNS int64
 	hash    string
 	symlink bool
+	overCap bool // over its kind's cap: stamped by its stat, never read
 }
 
 // isDay reports whether s has the shape YYYY-MM-DD (ASCII digits).
@@ -375,6 +377,13 @@ func hashAll(fsys fs.FS, entries []entry, cache artifacts.StatLookup, ds *diag.L
 			e.hash = c.XXHash
 			continue
 		}
+		if e.size > capOf(e.kind) {
+			// Refused unread: its reader reports it from the same stat.
+			// The stamp still changes with the file, so the group's key
+			// does too.
+			e.hash, e.overCap = statStamp(e), true
+			continue
+		}
 		if buf == nil {
 			buf = make([]byte, 256<<10)
 		}
@@ -389,11 +398,18 @@ func hashAll(fsys fs.FS, entries []entry, cache artifacts.StatLookup, ds *diag.L
 	return hashed
 }
 
+// statStamp stands for the hash of a file too large to read: a hash of
+// its size and modification time. It is not cached, so the file is
+// looked at again next time.
+func statStamp(e *entry) string {
+	return artifacts.HashSum(xxhash.Sum64String("too-large\x00" + strconv.FormatInt(e.size, 10) + "\x00" + strconv.FormatInt(e.mtimeNS, 10)))
+}
+
 // statCacheOf is the stat cache of the hashed entries.
 func statCacheOf(entries []entry) artifacts.StatCache {
 	c := make(artifacts.StatCache, len(entries))
 	for _, e := range entries {
-		if e.hash != "" {
+		if e.hash != "" && !e.overCap {
 			c[e.path] = artifacts.StatEntry{Bytes: e.size, MtimeNS: e.mtimeNS, XXHash: e.hash}
 		}
 	}

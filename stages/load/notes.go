@@ -40,9 +40,12 @@ func ReadLog(fsys fs.FS) (Log, error) {
 		return lg, nil
 	}
 	lg.terms = loadTerms(fsys, path.Join(cfg.Layers.Governance, "terms.yaml"), cfg, &ds)
-	data, err := fs.ReadFile(fsys, lg.Path)
+	data, err := readCapped(fsys, lg.Path, MaxGovernanceBytes)
+	var big *tooLargeError
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
+	case errors.As(err, &big):
+		ds.Errorf(lg.Path, 0, 0, "too-large", "%v", big)
 	case err != nil:
 		return lg, err
 	default:

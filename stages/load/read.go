@@ -2,6 +2,7 @@ package load
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"unsafe"
@@ -31,30 +32,94 @@ const MaxValueBytes = 1 << 20
 // readFile reads path from fsys, refusing files over limit. Problems become
 // diagnostics on path; ok is false when nothing usable was read.
 func readFile(fsys fs.FS, path string, limit int64, ds *diag.List) (data []byte, ok bool) {
-	f, err := fsys.Open(path)
-	if err != nil {
-		ds.Errorf(path, 0, 0, "read", "cannot read the file: %v", unwrapPath(err))
+	data, err := readCapped(fsys, path, limit)
+	var big *tooLargeError
+	switch {
+	case errors.As(err, &big):
+		ds.Errorf(path, 0, 0, "too-large", "%v", big)
 		return nil, false
-	}
-	defer f.Close()
-	size := int64(0)
-	if st, err := f.Stat(); err == nil {
-		if st.Size() > limit {
-			ds.Errorf(path, 0, 0, "too-large", "the file is %d bytes, over the %d-byte cap for this kind of file; split it into smaller files", st.Size(), limit)
-			return nil, false
-		}
-		size = st.Size()
-	}
-	data, err = readAll(io.LimitReader(f, limit+1), size)
-	if err != nil {
+	case err != nil:
 		ds.Errorf(path, 0, 0, "read", "cannot read the file: %v", unwrapPath(err))
-		return nil, false
-	}
-	if int64(len(data)) > limit {
-		ds.Errorf(path, 0, 0, "too-large", "the file is over the %d-byte cap for this kind of file; split it into smaller files", limit)
 		return nil, false
 	}
 	return data, true
+}
+
+// tooLargeError is a file over the cap of its kind.
+type tooLargeError struct {
+	size, limit int64
+}
+
+func (e *tooLargeError) Error() string {
+	if e.size < 0 {
+		return fmt.Sprintf("the file is over the %d-byte cap for this kind of file; split it into smaller files", e.limit)
+	}
+	return fmt.Sprintf("the file is %d bytes, over the %d-byte cap for this kind of file; split it into smaller files", e.size, e.limit)
+}
+
+// errNotRegular is a path that is a folder, a FIFO, a device or a socket
+// where a file is expected. Opening a FIFO would wait for a writer.
+var errNotRegular = errors.New("not a regular file")
+
+// readCapped reads path, stat first: a path that is not a regular file,
+// or a file over limit, is refused before it is opened, so no byte of a
+// gigabyte file is read to find it too large. The read itself stops one
+// byte past limit, for a file that grew since its stat.
+func readCapped(fsys fs.FS, path string, limit int64) ([]byte, error) {
+	st, err := fs.Stat(fsys, path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w (%s)", errNotRegular, describeMode(st.Mode()))}
+	}
+	if st.Size() > limit {
+		return nil, &tooLargeError{size: st.Size(), limit: limit}
+	}
+	f, err := fsys.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := readAll(io.LimitReader(f, limit+1), st.Size())
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, &tooLargeError{size: -1, limit: limit}
+	}
+	return data, nil
+}
+
+// describeMode names what a path is when it is not a regular file.
+func describeMode(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "mode " + m.String()
+}
+
+// capOf is the size cap of a kind of input: what hashing checks before
+// reading, with the cap its reader applies.
+func capOf(k fileKind) int64 {
+	switch k {
+	case kindDocument, kindBodiesManifest:
+		return MaxDocumentBytes
+	case kindPage:
+		return MaxPageBytes
+	case kindBody:
+		return MaxBodyBytes
+	case kindContent, kindRules:
+		return MaxContentBytes
+	}
+	return MaxGovernanceBytes // the configuration, voices, terms, the log, .gitignore
 }
 
 // readAll reads r to its end into a buffer of size+1 bytes, size being
