@@ -59,10 +59,13 @@ func loadConfig(fsys fs.FS, ds *diag.List) (cfg model.Config, root *yaml.Node, h
 		return cfg, nil, "", false
 	}
 	var decoded bool
+	// The hash is of the file's bytes, as hashing the inputs takes them;
+	// the YAML is read without a byte order mark, as every input is.
+	text := bytes.TrimPrefix(data, []byte(bom))
 	if file == FkfConfigFile {
-		cfg, root, decoded = decodeFkf(data, ds)
+		cfg, root, decoded = decodeFkf(text, ds)
 	} else {
-		root, decoded = decodeYAML(ConfigFile, data, 1, &cfg, ds)
+		root, decoded = decodeYAML(ConfigFile, text, 1, &cfg, ds)
 	}
 	cfg = cfg.WithDefaults()
 	validateConfig(file, cfg, root, ds)

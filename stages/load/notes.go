@@ -50,7 +50,8 @@ func ReadLog(fsys fs.FS) (Log, error) {
 		return lg, err
 	default:
 		lg.Data = data
-		lg.Ops = parseLog(lg.Path, data, cfg, lg.terms, &ds)
+		// Data stays the file's bytes, which an append writes back.
+		lg.Ops = parseLog(lg.Path, bytes.TrimPrefix(data, []byte(bom)), cfg, lg.terms, &ds)
 	}
 	lg.Diagnostics = ds.Sorted()
 	return lg, nil

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -29,9 +30,22 @@ const (
 // 750 MB of memory before.
 const MaxValueBytes = 1 << 20
 
-// readFile reads path from fsys, refusing files over limit. Problems become
-// diagnostics on path; ok is false when nothing usable was read.
+// bom is the UTF-8 byte order mark some editors write at a file's start.
+const bom = "\xef\xbb\xbf"
+
+// readFile reads path from fsys, refusing files over limit, and drops a
+// leading byte order mark, so that every kind of input takes one the same
+// way. Problems become diagnostics on path; ok is false when nothing
+// usable was read.
 func readFile(fsys fs.FS, path string, limit int64, ds *diag.List) (data []byte, ok bool) {
+	data, ok = readFileRaw(fsys, path, limit, ds)
+	return bytes.TrimPrefix(data, []byte(bom)), ok
+}
+
+// readFileRaw is readFile keeping the bytes as they are, for a reader
+// whose offsets must be the file's (a record's span) or that writes the
+// file back (a rules file).
+func readFileRaw(fsys fs.FS, path string, limit int64, ds *diag.List) (data []byte, ok bool) {
 	data, err := readCapped(fsys, path, limit)
 	var big *tooLargeError
 	switch {
@@ -158,8 +172,19 @@ func unwrapPath(err error) error {
 // String does: one allocation of the file's stat size.
 func readText(fsys fs.FS, path string, limit int64, ds *diag.List) (string, bool) {
 	data, ok := readFile(fsys, path, limit, ds)
-	if !ok || len(data) == 0 {
-		return "", ok
+	return asString(data), ok
+}
+
+// readTextRaw is readFileRaw returning a string, as readText does.
+func readTextRaw(fsys fs.FS, path string, limit int64, ds *diag.List) (string, bool) {
+	data, ok := readFileRaw(fsys, path, limit, ds)
+	return asString(data), ok
+}
+
+// asString shares data's bytes as a string; they are never changed after.
+func asString(data []byte) string {
+	if len(data) == 0 {
+		return ""
 	}
-	return unsafe.String(&data[0], len(data)), true
+	return unsafe.String(&data[0], len(data))
 }
