@@ -345,10 +345,39 @@ func visit(fsys fs.FS, c classifier, ds *diag.List, top map[string]bool, out *[]
 		info = target
 	}
 	if d.IsDir() || !info.Mode().IsRegular() {
+		c.notAFile(ds, p, info.Mode())
 		return nil
 	}
 	c.add(ds, out, p, info.Size(), info.ModTime().UnixNano(), symlink)
 	return nil
+}
+
+// expected names the inputs a path's place makes it: a folder or a
+// special file there is a mistake worth a warning. Content and cached
+// bodies are left out: their folders hold subfolders by design.
+var expected = map[fileKind]string{
+	kindDocument:       "a record document",
+	kindPage:           "a page",
+	kindBodiesManifest: "the bodies manifest",
+	kindVoice:          "a voice profile",
+	kindTerms:          "the terms store",
+	kindLog:            "the notes log",
+}
+
+// notAFile warns about a folder, named pipe, socket or device where an
+// input is expected, which the walk cannot read and must not skip in
+// silence. A pipe is never opened: that would wait for a writer.
+func (c classifier) notAFile(ds *diag.List, p string, mode fs.FileMode) {
+	var discard diag.List
+	what, ok := expected[c.classify(p, &discard)]
+	if !ok {
+		return
+	}
+	if mode.IsDir() {
+		ds.Warnf(p, 0, 0, "not-a-file", "this is a folder where %s is expected, so cairn reads nothing here; replace it with the file, or rename it", what)
+		return
+	}
+	ds.Warnf(p, 0, 0, "not-a-file", "this is %s where %s is expected, so cairn reads nothing here; replace it with a regular file", describeMode(mode), what)
 }
 
 // add takes a regular file the walk found: an input is appended to out,
