@@ -102,7 +102,7 @@ func generateShape(dir, shape string, target int64, seed uint64) (genStats, erro
 		}
 	case shapeTinyDocs:
 		// One record a document: ten thousand documents at 10 MB.
-		for k := 0; k < int(target/shapeTinyBytes/1000*1000) && err == nil; k++ {
+		for k := 0; k < int(target/shapeTinyBytes) && err == nil; k++ {
 			err = g.document(g.docPath(k), 0, true, nil)
 		}
 	}
