@@ -3,6 +3,7 @@
 //
 //	cairn-bench gen --records N [--days D] [--seed S] --out DIR
 //	cairn-bench run --bin PATH [--sizes 10k,100k,1m] [--work DIR] [--runs N] [--seed S] [--days D]
+//	cairn-bench shapes --bin PATH [--sizes 10,100] [--shapes LIST] [--work DIR] [--runs N]
 //
 // gen writes one deterministic base: the same flags give a byte-identical
 // tree. run generates (or reuses) a base per size under the work folder,
@@ -30,6 +31,12 @@ const usage = `usage:
       generate (or reuse) a base per size under DIR (default bench-out),
       measure the cairn binary at PATH on each, print a table and write
       DIR/results.json.
+  cairn-bench shapes --bin PATH [--sizes 10,100] [--shapes LIST] [--work DIR] [--runs N] [--seed S]
+      build bases of each input shape (indented, minified, one-doc,
+      big-field, tiny-docs) at each size in MB cold, print load and build
+      MB/s per shape and write DIR/shapes.json; exit 1 when a shape is
+      over 3x slower per MB than indented, or its largest size over 1.5x
+      slower per MB than its smallest.
 `
 
 func main() {
@@ -51,18 +58,20 @@ func (e usageError) Error() string { return e.msg }
 
 func run(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return usageError{"a command is required: gen or run"}
+		return usageError{"a command is required: gen, run or shapes"}
 	}
 	switch args[0] {
 	case "gen":
 		return genCommand(args[1:], stdout)
 	case "run":
 		return runCommand(args[1:], stdout, stderr)
+	case "shapes":
+		return shapesCommand(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
-	return usageError{fmt.Sprintf("unknown command %q; use gen or run", args[0])}
+	return usageError{fmt.Sprintf("unknown command %q; use gen, run or shapes", args[0])}
 }
 
 // newFlags returns a flag set whose errors come back as usage errors

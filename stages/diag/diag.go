@@ -8,7 +8,10 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Severity says whether a diagnostic stops the build.
@@ -40,9 +43,21 @@ type Diagnostic struct {
 
 // String renders d as file:line:col: severity: message [code]; a missing
 // line or column is written as 1 so that every line has the same shape.
+// A file name that holds a control character (a line break, a tab) or
+// bytes that are not UTF-8 is written as a Go-quoted string, so that the
+// diagnostic stays one line and names the file exactly.
 func (d Diagnostic) String() string {
 	line, col := max(d.Line, 1), max(d.Col, 1)
-	return fmt.Sprintf("%s:%d:%d: %s: %s [%s]", d.File, line, col, d.Severity, d.Message, d.Code)
+	return fmt.Sprintf("%s:%d:%d: %s: %s [%s]", QuotePath(d.File), line, col, d.Severity, d.Message, d.Code)
+}
+
+// QuotePath is p as a diagnostic writes it: as it is, or quoted when it
+// holds a control character or is not UTF-8.
+func QuotePath(p string) string {
+	if !utf8.ValidString(p) || strings.IndexFunc(p, unicode.IsControl) >= 0 {
+		return strconv.Quote(p)
+	}
+	return p
 }
 
 // List collects diagnostics. The zero value is ready to use.

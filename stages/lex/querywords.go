@@ -67,8 +67,9 @@ func KeepAsTerm(w string) bool {
 // exactly when its terms are the query's.
 func TitleTerms(title string) []string {
 	var out []string
+	var seen firstSeen
 	for w := range QueryWords(title) {
-		if KeepAsTerm(w) && !contains(out, w) {
+		if KeepAsTerm(w) && seen.add(w) {
 			out = append(out, w)
 		}
 	}
@@ -78,12 +79,10 @@ func TitleTerms(title string) []string {
 // TitleKey is TermsKey(TitleTerms(title)), without the list: the build
 // keys every title.
 func TitleKey(title string) uint64 {
-	var seen [16]string
-	kept := seen[:0]
+	var seen firstSeen
 	h := xxhash.New()
 	for w := range QueryWords(title) {
-		if KeepAsTerm(w) && !contains(kept, w) {
-			kept = append(kept, w)
+		if KeepAsTerm(w) && seen.add(w) {
 			h.WriteString(w)
 			h.WriteString("\x00")
 		}
@@ -91,13 +90,44 @@ func TitleKey(title string) uint64 {
 	return h.Sum64()
 }
 
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
+// firstSeen tells a word met for the first time. A title's few words are
+// compared in a small array; past firstSeenList distinct words a map
+// takes over, so a title of millions of words costs time linear in its
+// length, not in its length times its vocabulary.
+type firstSeen struct {
+	small [firstSeenList]string
+	n     int
+	big   map[string]bool
+}
+
+// firstSeenList is how many distinct words firstSeen compares one by one.
+const firstSeenList = 16
+
+// add reports whether w is new, and remembers it.
+func (f *firstSeen) add(w string) bool {
+	if f.big != nil {
+		if f.big[w] {
+			return false
+		}
+		f.big[w] = true
+		return true
+	}
+	for _, v := range f.small[:f.n] {
+		if v == w {
+			return false
 		}
 	}
-	return false
+	if f.n < firstSeenList {
+		f.small[f.n] = w
+		f.n++
+		return true
+	}
+	f.big = make(map[string]bool, 2*firstSeenList)
+	for _, v := range f.small {
+		f.big[v] = true
+	}
+	f.big[w] = true
+	return true
 }
 
 // TermsKey hashes a list of terms, each followed by a NUL: equal lists,

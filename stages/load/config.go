@@ -45,24 +45,27 @@ var (
 // cannot be classified (no config, or one that does not decode).
 func loadConfig(fsys fs.FS, ds *diag.List) (cfg model.Config, root *yaml.Node, hash string, ok bool) {
 	file := configName(fsys)
-	data, err := fs.ReadFile(fsys, file)
-	if errors.Is(err, fs.ErrNotExist) {
+	data, err := readCapped(fsys, file, MaxGovernanceBytes)
+	var big *tooLargeError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		ds.Errorf(ConfigFile, 0, 0, "no-config", "this folder has no cairn.yaml, so it is not a cairn base; run `cairn init` here or pass --base")
 		return cfg, nil, "", false
-	}
-	if err != nil {
+	case errors.As(err, &big):
+		ds.Errorf(file, 0, 0, "too-large", "%v", big)
+		return cfg, nil, "", false
+	case err != nil:
 		ds.Errorf(file, 0, 0, "read", "cannot read the configuration: %v", unwrapPath(err))
 		return cfg, nil, "", false
 	}
-	if len(data) > MaxGovernanceBytes {
-		ds.Errorf(file, 0, 0, "too-large", "the configuration is over the %d-byte cap", MaxGovernanceBytes)
-		return cfg, nil, "", false
-	}
 	var decoded bool
+	// The hash is of the file's bytes, as hashing the inputs takes them;
+	// the YAML is read without a byte order mark, as every input is.
+	text := bytes.TrimPrefix(data, []byte(bom))
 	if file == FkfConfigFile {
-		cfg, root, decoded = decodeFkf(data, ds)
+		cfg, root, decoded = decodeFkf(text, ds)
 	} else {
-		root, decoded = decodeYAML(ConfigFile, data, 1, &cfg, ds)
+		root, decoded = decodeYAML(ConfigFile, text, 1, &cfg, ds)
 	}
 	cfg = cfg.WithDefaults()
 	validateConfig(file, cfg, root, ds)

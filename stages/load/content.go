@@ -123,11 +123,8 @@ func previousCounts(fsys fs.FS, prev *artifacts.Manifest, cfgHash string, entrie
 // stamp records. The size is checked before reading, so a file swapped
 // for something large is never read whole.
 func readStamped(fsys fs.FS, stamp artifacts.FileStamp) ([]byte, bool) {
-	if st, err := fs.Stat(fsys, stamp.Path); err != nil || st.Size() != stamp.Bytes {
-		return nil, false
-	}
-	data, err := fs.ReadFile(fsys, stamp.Path)
-	if err != nil || artifacts.Hash(data) != stamp.XXHash {
+	data, err := readCapped(fsys, stamp.Path, stamp.Bytes)
+	if err != nil || int64(len(data)) != stamp.Bytes || artifacts.Hash(data) != stamp.XXHash {
 		return nil, false
 	}
 	return data, true

@@ -103,7 +103,7 @@ func (r *docReader) eachMember(i int, fn func(key string, keyOff, start, end int
 // loadDocument reads and checks the envelope of a record document and
 // locates each record's bytes. Records are decoded later, by projection.
 func loadDocument(fsys fs.FS, cfg model.Config, p string, ds *diag.List) (model.Document, bool) {
-	text, ok := readText(fsys, p, MaxDocumentBytes, ds)
+	text, ok := readTextRaw(fsys, p, MaxDocumentBytes, ds)
 	if !ok {
 		return model.Document{}, false
 	}

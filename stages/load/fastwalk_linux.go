@@ -1,6 +1,7 @@
 package load
 
 import (
+	"io/fs"
 	"slices"
 	"strings"
 	"sync"
@@ -99,6 +100,7 @@ func walkFolder(dir string, parent int, name, p string, c classifier, ds *diag.L
 		}
 		switch types[i] {
 		case syscall.DT_DIR:
+			c.notAFile(ds, child, fs.ModeDir)
 			if !walkFolder(dir, fd, n, child, c, ds, out, buf) {
 				return false
 			}
@@ -108,8 +110,12 @@ func walkFolder(dir string, parent int, name, p string, c classifier, ds *diag.L
 				return false
 			}
 			c.add(ds, out, child, st.Size, mtimeNS(st), false)
-		case syscall.DT_FIFO, syscall.DT_SOCK, syscall.DT_CHR, syscall.DT_BLK:
-			// not regular files: walkOnly skips them too
+		case syscall.DT_FIFO:
+			c.notAFile(ds, child, fs.ModeNamedPipe)
+		case syscall.DT_SOCK:
+			c.notAFile(ds, child, fs.ModeSocket)
+		case syscall.DT_CHR, syscall.DT_BLK:
+			c.notAFile(ds, child, fs.ModeDevice)
 		default: // a symlink, or a file system that does not say
 			return false
 		}

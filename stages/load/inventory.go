@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -64,6 +65,7 @@ type entry struct {
 	mtimeNS int64
 	hash    string
 	symlink bool
+	overCap bool // over its kind's cap: stamped by its stat, never read
 }
 
 // isDay reports whether s has the shape YYYY-MM-DD (ASCII digits).
@@ -343,10 +345,39 @@ func visit(fsys fs.FS, c classifier, ds *diag.List, top map[string]bool, out *[]
 		info = target
 	}
 	if d.IsDir() || !info.Mode().IsRegular() {
+		c.notAFile(ds, p, info.Mode())
 		return nil
 	}
 	c.add(ds, out, p, info.Size(), info.ModTime().UnixNano(), symlink)
 	return nil
+}
+
+// expected names the inputs a path's place makes it: a folder or a
+// special file there is a mistake worth a warning. Content and cached
+// bodies are left out: their folders hold subfolders by design.
+var expected = map[fileKind]string{
+	kindDocument:       "a record document",
+	kindPage:           "a page",
+	kindBodiesManifest: "the bodies manifest",
+	kindVoice:          "a voice profile",
+	kindTerms:          "the terms store",
+	kindLog:            "the notes log",
+}
+
+// notAFile warns about a folder, named pipe, socket or device where an
+// input is expected, which the walk cannot read and must not skip in
+// silence. A pipe is never opened: that would wait for a writer.
+func (c classifier) notAFile(ds *diag.List, p string, mode fs.FileMode) {
+	var discard diag.List
+	what, ok := expected[c.classify(p, &discard)]
+	if !ok {
+		return
+	}
+	if mode.IsDir() {
+		ds.Warnf(p, 0, 0, "not-a-file", "this is a folder where %s is expected, so cairn reads nothing here; replace it with the file, or rename it", what)
+		return
+	}
+	ds.Warnf(p, 0, 0, "not-a-file", "this is %s where %s is expected, so cairn reads nothing here; replace it with a regular file", describeMode(mode), what)
 }
 
 // add takes a regular file the walk found: an input is appended to out,
@@ -375,6 +406,13 @@ func hashAll(fsys fs.FS, entries []entry, cache artifacts.StatLookup, ds *diag.L
 			e.hash = c.XXHash
 			continue
 		}
+		if e.size > capOf(e.kind) {
+			// Refused unread: its reader reports it from the same stat.
+			// The stamp still changes with the file, so the group's key
+			// does too.
+			e.hash, e.overCap = statStamp(e), true
+			continue
+		}
 		if buf == nil {
 			buf = make([]byte, 256<<10)
 		}
@@ -389,11 +427,18 @@ func hashAll(fsys fs.FS, entries []entry, cache artifacts.StatLookup, ds *diag.L
 	return hashed
 }
 
+// statStamp stands for the hash of a file too large to read: a hash of
+// its size and modification time. It is not cached, so the file is
+// looked at again next time.
+func statStamp(e *entry) string {
+	return artifacts.HashSum(xxhash.Sum64String("too-large\x00" + strconv.FormatInt(e.size, 10) + "\x00" + strconv.FormatInt(e.mtimeNS, 10)))
+}
+
 // statCacheOf is the stat cache of the hashed entries.
 func statCacheOf(entries []entry) artifacts.StatCache {
 	c := make(artifacts.StatCache, len(entries))
 	for _, e := range entries {
-		if e.hash != "" {
+		if e.hash != "" && !e.overCap {
 			c[e.path] = artifacts.StatEntry{Bytes: e.size, MtimeNS: e.mtimeNS, XXHash: e.hash}
 		}
 	}

@@ -370,7 +370,7 @@ func TestStrayAndHiddenFiles(t *testing.T) {
 		t.Errorf("inputs (-want +got):\n%s", diff)
 	}
 	want := []string{
-		"docs/a\tb.md:1:1: error: the path holds a tab, newline or backslash, which cairn's artifacts cannot carry; rename it [bad-path]",
+		`"docs/a\tb.md":1:1: error: the path holds a tab, newline or backslash, which cairn's artifacts cannot carry; rename it [bad-path]`,
 		"events/2026-11-02/github.json.bak:1:1: warning: not a record document, so cairn does not read it; record documents go in events/YYYY-MM-DD/<source>.json [stray-file]",
 		"events/2026-11-02/sub/x.json:1:1: warning: not a record document, so cairn does not read it; record documents go in events/YYYY-MM-DD/<source>.json [stray-file]",
 		"events/latest/github.json:1:1: warning: not a record document, so cairn does not read it; record documents go in events/YYYY-MM-DD/<source>.json [stray-file]",

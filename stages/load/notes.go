@@ -40,14 +40,18 @@ func ReadLog(fsys fs.FS) (Log, error) {
 		return lg, nil
 	}
 	lg.terms = loadTerms(fsys, path.Join(cfg.Layers.Governance, "terms.yaml"), cfg, &ds)
-	data, err := fs.ReadFile(fsys, lg.Path)
+	data, err := readCapped(fsys, lg.Path, MaxGovernanceBytes)
+	var big *tooLargeError
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
+	case errors.As(err, &big):
+		ds.Errorf(lg.Path, 0, 0, "too-large", "%v", big)
 	case err != nil:
 		return lg, err
 	default:
 		lg.Data = data
-		lg.Ops = parseLog(lg.Path, data, cfg, lg.terms, &ds)
+		// Data stays the file's bytes, which an append writes back.
+		lg.Ops = parseLog(lg.Path, bytes.TrimPrefix(data, []byte(bom)), cfg, lg.terms, &ds)
 	}
 	lg.Diagnostics = ds.Sorted()
 	return lg, nil

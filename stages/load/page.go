@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/cairn-kb/cairn/stages/diag"
 	"github.com/cairn-kb/cairn/stages/model"
@@ -21,10 +22,17 @@ import (
 type frontmatter struct {
 	model.Frontmatter `yaml:",inline"`
 	Extras            map[string]any `yaml:",inline"`
-	// pointAt is the file line and column of the point: key, for the
-	// mistakes later checks find in its value.
-	pointAt [2]int `yaml:"-"`
+	// pointAt and statusAt are the file line and column of the point:
+	// and status: keys, for the mistakes later checks find in their values.
+	pointAt  [2]int `yaml:"-"`
+	statusAt [2]int `yaml:"-"`
 }
+
+// ProjectStatuses are the statuses a project page may carry: active is
+// boosted when a query names the project, done, deprecated and
+// superseded mark it no longer current, and the others are known states
+// that change nothing. Case does not matter.
+var ProjectStatuses = []string{"active", "planned", "paused", "blocked", "done", "deprecated", "superseded"}
 
 // splitFrontmatter separates a leading `---` YAML block from the Markdown
 // after it. It returns the YAML bytes, the body, and the 1-based lines where
@@ -84,6 +92,7 @@ func decodeFrontmatter(p string, data []byte, ds *diag.List) (frontmatter, []byt
 		checkDay(p, line, col, d.key, d.v, ds)
 	}
 	fm.pointAt[0], fm.pointAt[1] = at("point")
+	fm.statusAt[0], fm.statusAt[1] = at("status")
 	if fm.ValidFrom != "" && fm.ValidUntil != "" && fm.ValidFrom > fm.ValidUntil {
 		line, col := at("valid_until")
 		ds.Errorf(p, line, col, "bad-window", "valid_from %s is after valid_until %s; swap or fix them", fm.ValidFrom, fm.ValidUntil)
@@ -126,6 +135,7 @@ func loadPage(fsys fs.FS, cfg model.Config, p string, ds *diag.List) (model.Page
 	if !ok {
 		return model.Page{}, false
 	}
+	data = utf8Text(p, data, ds)
 	mark := ds.Len()
 	fm, body, bodyLine, ok := decodeFrontmatter(p, data, ds)
 	if !ok {
@@ -146,6 +156,10 @@ func loadPage(fsys fs.FS, cfg model.Config, p string, ds *diag.List) (model.Page
 		pg.Layer = model.LayerProjects
 		pg.Slug = strings.TrimSuffix(strings.TrimPrefix(p, l.Projects+"/"), ".md")
 		pg.Date = fm.Date
+		if st := fm.Status; st != "" && !slices.Contains(ProjectStatuses, strings.ToLower(st)) {
+			ds.Warnf(p, fm.statusAt[0], fm.statusAt[1], "unknown-status", "status %q is not a project status, so ranking gives it no meaning (an active project is not boosted, a done one not lowered); use one of: %s",
+				st, strings.Join(ProjectStatuses, ", "))
+		}
 	case len(task) == 3:
 		pg.Layer = model.LayerTasks
 		pg.Date, pg.Slug = task[0], task[1]
@@ -291,4 +305,22 @@ func Page(fsys fs.FS, cfg model.Config, path string) (model.Page, []diag.Diagnos
 	var ds diag.List
 	p, ok := loadPage(fsys, cfg, path, &ds)
 	return p, ds.Sorted(), ok
+}
+
+// utf8Text returns data with each invalid UTF-8 sequence and each NUL
+// byte replaced by U+FFFD, warning at the first one, so that a page's
+// text in every artifact is UTF-8 text. Lines do not move: neither a
+// replaced byte nor its replacement is a line break.
+func utf8Text(p string, data []byte, ds *diag.List) []byte {
+	bad := bytes.IndexByte(data, 0)
+	if utf8.Valid(data) && bad < 0 {
+		return data
+	}
+	if first := firstInvalidUTF8(data); first < len(data) && (bad < 0 || first < bad) {
+		bad = first
+	}
+	line, col := diag.LineCol(data, int64(bad))
+	ds.Warnf(p, line, col, "not-utf8", "the file holds bytes that are not UTF-8 text (invalid UTF-8 or NUL), first here; cairn reads them as U+FFFD; save the file as UTF-8")
+	out := bytes.ToValidUTF8(data, []byte("\uFFFD"))
+	return bytes.ReplaceAll(out, []byte{0}, []byte("\uFFFD"))
 }

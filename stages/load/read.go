@@ -1,7 +1,9 @@
 package load
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"unsafe"
@@ -19,33 +21,119 @@ const (
 	MaxBodyBytes       = 32 << 20  // a cached body
 )
 
-// readFile reads path from fsys, refusing files over limit. Problems become
-// diagnostics on path; ok is false when nothing usable was read.
+// MaxValueBytes caps one field value of a record, or a cached body, as
+// ranking keeps it: a longer value is cut at a character boundary at the
+// cap for the index, the excerpts and the title cell, with a warning,
+// while the record stays whole in its document (read shows it as it is).
+// Every copy the projection makes of a value (its terms, its digest, its
+// row) then costs at most this much: a 50 MB title cost the build about
+// 750 MB of memory before.
+const MaxValueBytes = 1 << 20
+
+// bom is the UTF-8 byte order mark some editors write at a file's start.
+const bom = "\xef\xbb\xbf"
+
+// readFile reads path from fsys, refusing files over limit, and drops a
+// leading byte order mark, so that every kind of input takes one the same
+// way. Problems become diagnostics on path; ok is false when nothing
+// usable was read.
 func readFile(fsys fs.FS, path string, limit int64, ds *diag.List) (data []byte, ok bool) {
-	f, err := fsys.Open(path)
-	if err != nil {
-		ds.Errorf(path, 0, 0, "read", "cannot read the file: %v", unwrapPath(err))
+	data, ok = readFileRaw(fsys, path, limit, ds)
+	return bytes.TrimPrefix(data, []byte(bom)), ok
+}
+
+// readFileRaw is readFile keeping the bytes as they are, for a reader
+// whose offsets must be the file's (a record's span) or that writes the
+// file back (a rules file).
+func readFileRaw(fsys fs.FS, path string, limit int64, ds *diag.List) (data []byte, ok bool) {
+	data, err := readCapped(fsys, path, limit)
+	var big *tooLargeError
+	switch {
+	case errors.As(err, &big):
+		ds.Errorf(path, 0, 0, "too-large", "%v", big)
 		return nil, false
-	}
-	defer f.Close()
-	size := int64(0)
-	if st, err := f.Stat(); err == nil {
-		if st.Size() > limit {
-			ds.Errorf(path, 0, 0, "too-large", "the file is %d bytes, over the %d-byte cap for this kind of file; split it into smaller files", st.Size(), limit)
-			return nil, false
-		}
-		size = st.Size()
-	}
-	data, err = readAll(io.LimitReader(f, limit+1), size)
-	if err != nil {
+	case err != nil:
 		ds.Errorf(path, 0, 0, "read", "cannot read the file: %v", unwrapPath(err))
-		return nil, false
-	}
-	if int64(len(data)) > limit {
-		ds.Errorf(path, 0, 0, "too-large", "the file is over the %d-byte cap for this kind of file; split it into smaller files", limit)
 		return nil, false
 	}
 	return data, true
+}
+
+// tooLargeError is a file over the cap of its kind.
+type tooLargeError struct {
+	size, limit int64
+}
+
+func (e *tooLargeError) Error() string {
+	if e.size < 0 {
+		return fmt.Sprintf("the file is over the %d-byte cap for this kind of file; split it into smaller files", e.limit)
+	}
+	return fmt.Sprintf("the file is %d bytes, over the %d-byte cap for this kind of file; split it into smaller files", e.size, e.limit)
+}
+
+// errNotRegular is a path that is a folder, a FIFO, a device or a socket
+// where a file is expected. Opening a FIFO would wait for a writer.
+var errNotRegular = errors.New("not a regular file")
+
+// readCapped reads path, stat first: a path that is not a regular file,
+// or a file over limit, is refused before it is opened, so no byte of a
+// gigabyte file is read to find it too large. The read itself stops one
+// byte past limit, for a file that grew since its stat.
+func readCapped(fsys fs.FS, path string, limit int64) ([]byte, error) {
+	st, err := fs.Stat(fsys, path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w (%s)", errNotRegular, describeMode(st.Mode()))}
+	}
+	if st.Size() > limit {
+		return nil, &tooLargeError{size: st.Size(), limit: limit}
+	}
+	f, err := fsys.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := readAll(io.LimitReader(f, limit+1), st.Size())
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, &tooLargeError{size: -1, limit: limit}
+	}
+	return data, nil
+}
+
+// describeMode names what a path is when it is not a regular file.
+func describeMode(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "mode " + m.String()
+}
+
+// capOf is the size cap of a kind of input: what hashing checks before
+// reading, with the cap its reader applies.
+func capOf(k fileKind) int64 {
+	switch k {
+	case kindDocument, kindBodiesManifest:
+		return MaxDocumentBytes
+	case kindPage:
+		return MaxPageBytes
+	case kindBody:
+		return MaxBodyBytes
+	case kindContent, kindRules:
+		return MaxContentBytes
+	}
+	return MaxGovernanceBytes // the configuration, voices, terms, the log, .gitignore
 }
 
 // readAll reads r to its end into a buffer of size+1 bytes, size being
@@ -84,8 +172,19 @@ func unwrapPath(err error) error {
 // String does: one allocation of the file's stat size.
 func readText(fsys fs.FS, path string, limit int64, ds *diag.List) (string, bool) {
 	data, ok := readFile(fsys, path, limit, ds)
-	if !ok || len(data) == 0 {
-		return "", ok
+	return asString(data), ok
+}
+
+// readTextRaw is readFileRaw returning a string, as readText does.
+func readTextRaw(fsys fs.FS, path string, limit int64, ds *diag.List) (string, bool) {
+	data, ok := readFileRaw(fsys, path, limit, ds)
+	return asString(data), ok
+}
+
+// asString shares data's bytes as a string; they are never changed after.
+func asString(data []byte) string {
+	if len(data) == 0 {
+		return ""
 	}
-	return unsafe.String(&data[0], len(data)), true
+	return unsafe.String(&data[0], len(data))
 }

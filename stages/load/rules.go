@@ -26,7 +26,7 @@ func loadRulesFiles(fsys fs.FS, entries []entry, ds *diag.List) []model.RulesFil
 	}
 	var out []model.RulesFile
 	for _, e := range entries {
-		text, ok := readText(fsys, e.path, MaxContentBytes, ds)
+		text, ok := readTextRaw(fsys, e.path, MaxContentBytes, ds)
 		if !ok {
 			continue
 		}

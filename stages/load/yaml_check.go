@@ -190,8 +190,12 @@ func (c *yamlChecker) checkMap(n *yaml.Node, t reflect.Type, path string, define
 
 // eachMember calls fn for each key and value of mapping n that is defined
 // for the first time. Merge keys (<<) are not members: the mappings they
-// merge are checked against t as part of n.
+// merge are checked against t as part of n. A key defined again is
+// reported and removed from n, so the decoding that follows takes the
+// first value, as every check here did, instead of refusing the whole
+// document and leaving later checks to report what is only missing.
 func (c *yamlChecker) eachMember(n *yaml.Node, t reflect.Type, path string, defined map[string]int, fn func(k, v *yaml.Node)) {
+	var repeated []int // offsets in n.Content of keys defined again
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if isMergeKey(k) {
@@ -200,8 +204,22 @@ func (c *yamlChecker) eachMember(n *yaml.Node, t reflect.Type, path string, defi
 		}
 		if c.firstDefinition(k, path, defined) {
 			fn(k, v)
+		} else {
+			repeated = append(repeated, i)
 		}
 	}
+	if len(repeated) == 0 {
+		return
+	}
+	kept := make([]*yaml.Node, 0, len(n.Content)-2*len(repeated))
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if len(repeated) > 0 && repeated[0] == i {
+			repeated = repeated[1:]
+			continue
+		}
+		kept = append(kept, n.Content[i], n.Content[i+1])
+	}
+	n.Content = kept
 }
 
 // firstDefinition records key k and reports it if the mapping already has it.

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages/diag"
@@ -268,6 +269,13 @@ func projectRecords(cfg model.Config, tk *tokenizer, bodies map[string]model.Bod
 			}
 			tk.evals = out
 			values[i] = tk.keep(out)
+			for j, v := range values[i] {
+				if len(v) > load.MaxValueBytes {
+					values[i][j] = capValue(v)
+					ds.Warnf(doc.Path, rec.Line, rec.Col, "value-capped", "record %d: field %q holds %d bytes, over the %d-byte cap on a field value; search and packs keep its first %d bytes and read shows the record whole; shorten the value or split it across records",
+						n+1, fp.name, len(v), load.MaxValueBytes, len(values[i][j]))
+				}
+			}
 			switch {
 			case fp.card == "one" && len(out) != 1:
 				errorf("cardinality", "field %q must have exactly one value, it has %d", fp.name, len(out))
@@ -351,12 +359,28 @@ func projectRecords(cfg model.Config, tk *tokenizer, bodies map[string]model.Bod
 			it.Fields = append(it.Fields, tk.field(fp.name, vals, exact...))
 		}
 		if body, ok := bodies[it.URI]; ok {
-			it.Fields = addValues(tk, it.Fields, FieldBody, body.Text)
+			text := body.Text
+			if len(text) > load.MaxValueBytes {
+				text = capValue(text)
+				ds.Warnf(body.Path, 0, 0, "value-capped", "the cached body of %s holds %d bytes, over the %d-byte cap on a field value; search and packs keep its first %d bytes; shorten the body",
+					it.URI, len(body.Text), load.MaxValueBytes, len(text))
+			}
+			it.Fields = addValues(tk, it.Fields, FieldBody, text)
 		}
 		finish(&it)
 		items = append(items, it)
 	}
 	return items
+}
+
+// capValue cuts v to at most load.MaxValueBytes, at the start of a
+// character, so the kept part is still valid UTF-8 where v was.
+func capValue(v string) string {
+	n := load.MaxValueBytes
+	for n > 0 && !utf8.RuneStart(v[n]) {
+		n--
+	}
+	return v[:n]
 }
 
 // first returns the first value, or def when there is none.

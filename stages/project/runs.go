@@ -11,12 +11,13 @@ import (
 	"github.com/cairn-kb/cairn/stages/model"
 )
 
-// ProjectRuns projects every document on every core and reduces each
-// document's items, sorted by URI, at once, so a large base's items never
-// all live together; the pages are reduced in runs too, one per stretch of
-// pages that falls between two documents. A document's URIs all start with
-// its path and #, which no other path holds, so each document is one run,
-// and the reduced runs come back in URI order. project projects one
+// ProjectRuns projects every document on every core and reduces the items
+// of each batch of documents, sorted by URI, at once, so a large base's
+// items never all live together; the pages are reduced in runs too, one
+// per stretch of pages that falls between two batches. A document's URIs
+// all start with its path and #, which no other path holds, so a batch of
+// documents consecutive in path order, with no page between them, is one
+// run, and the reduced runs come back in URI order. project projects one
 // document (Document, DocumentWhere, ...); termsOnly applies to pages.
 func ProjectRuns[U any](ctx context.Context, p *Projector, docs []model.Document, termsOnly bool,
 	project func(d model.Document, s *Scratch, ds *diag.List) []Item, reduce func(items []Item) U) ([]U, []diag.Diagnostic, error) {
@@ -24,25 +25,37 @@ func ProjectRuns[U any](ctx context.Context, p *Projector, docs []model.Document
 		first string
 		value U
 	}
-	runs := make([]run, len(docs))
+	batches := batchDocuments(docs, p.pages)
+	runs := make([]run, len(batches))
 	lists := make([]diag.List, len(docs))
 	var wg sync.WaitGroup
 	next := make(chan int)
-	for range min(runtime.GOMAXPROCS(0), max(len(docs), 1)) {
+	for range min(runtime.GOMAXPROCS(0), max(len(batches), 1)) {
 		wg.Go(func() {
 			var s Scratch
-			for i := range next {
-				if items := project(docs[i], &s, &lists[i]); len(items) > 0 {
-					runs[i] = run{items[0].URI, reduce(items)}
+			for b := range next {
+				// A fresh slice per batch: a reducer may keep the items.
+				var items []Item
+				for _, i := range batches[b] {
+					items = append(items, project(docs[i], &s, &lists[i])...)
+				}
+				if len(items) > 0 {
+					// Each document's items are sorted and the batch's
+					// documents are in path order; a path that is a
+					// prefix of another's is sorted here, not assumed.
+					if !slices.IsSortedFunc(items, compareURI) {
+						slices.SortStableFunc(items, compareURI)
+					}
+					runs[b] = run{items[0].URI, reduce(items)}
 				}
 			}
 		})
 	}
-	for i := range docs {
+	for b := range batches {
 		if ctx.Err() != nil {
 			break
 		}
-		next <- i
+		next <- b
 	}
 	close(next)
 	wg.Wait()
@@ -75,4 +88,52 @@ func ProjectRuns[U any](ctx context.Context, p *Projector, docs []model.Document
 		out = append(out, reduce(pages))
 	}
 	return out, ds.Sorted(), nil
+}
+
+func compareURI(a, b Item) int { return strings.Compare(a.URI, b.URI) }
+
+// minRunRecords is how many records a batch of documents gathers before
+// it is reduced: the index merges one segment per run, at a cost per
+// term of each segment, so ten thousand one-record documents reduced one
+// by one cost several times what the same records in a few large
+// documents do (cairn-bench shapes, tiny-docs).
+const minRunRecords = 2048
+
+// batchDocuments groups the documents, by index, into batches of
+// consecutive paths holding at least minRunRecords records each (the last
+// may hold fewer). A batch never spans a page whose URI sorts between
+// two of its documents, so batches and page stretches interleave in URI
+// order as documents did.
+func batchDocuments(docs []model.Document, pages []model.Page) [][]int {
+	order := make([]int, len(docs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(docs[a].Path, docs[b].Path) })
+	uris := make([]string, len(pages))
+	for i, pg := range pages {
+		uris[i] = pg.Path
+	}
+	slices.Sort(uris)
+	var out [][]int
+	var cur []int
+	records := 0
+	for _, i := range order {
+		if len(cur) > 0 {
+			prev := docs[cur[len(cur)-1]].Path
+			// The first page after the previous document: one that sorts
+			// before this document separates them.
+			k, _ := slices.BinarySearch(uris, prev+"#\xff")
+			if records >= minRunRecords || (k < len(uris) && uris[k] < docs[i].Path+"#") {
+				out = append(out, cur)
+				cur, records = nil, 0
+			}
+		}
+		cur = append(cur, i)
+		records += len(docs[i].Records)
+	}
+	if len(cur) > 0 {
+		out = append(out, cur)
+	}
+	return out
 }
