@@ -39,6 +39,10 @@ type Plan struct {
 	// Delete are rules files that held nothing but cairn's section, which
 	// their folder no longer has: deleted.
 	Delete []string
+	// Swept are base files other commands write (the notes log): the
+	// build writes none of them, but removes, under the lock, the
+	// temporary files a killed writer of one left beside it.
+	Swept []string
 }
 
 // The actions a Change can carry.

@@ -24,8 +24,9 @@ import (
 //     keeps it out of cairn's own walk.
 //   - The next writer of the same folder, which holds the base lock as
 //     every writer in a base does, removes the temporary files of the
-//     files it writes there: Sync those of its outputs and rules files,
-//     WriteBaseFile those of the one file it writes. It removes only
+//     files it writes there: Sync those of its outputs and rules files
+//     (and of the notes log, Plan.Swept, so a killed note's go with the
+//     next build), WriteBaseFile those of the one file it writes. It removes only
 //     regular files named exactly as cairn names them, in this naming or
 //     the one older versions used (".<name>.tmp-<suffix>"), never a link
 //     or a user's file that merely looks alike.
@@ -160,8 +161,8 @@ func linkOnWay(root *os.Root, name string) (string, error) {
 // sweepPlanTemps removes the temporary files a killed build left in the
 // folders the plan p writes in: in a folder of the artifacts folder, any
 // of cairn's (the folder is cairn's alone, and an output may have been
-// dropped since); beside a rules file, only those of the rules files the
-// plan names there. A folder outside .cairn reached through a link is left
+// dropped since); beside a rules file or a swept file (the notes log),
+// only those of the rules and swept files the plan names there. A folder outside .cairn reached through a link is left
 // alone: the build writes nothing through one. Folders go in sorted order,
 // so a failure is the same on every run.
 func sweepPlanTemps(root *os.Root, p Plan) error {
@@ -170,13 +171,13 @@ func sweepPlanTemps(root *os.Root, p Plan) error {
 		named = append(named, f.Path)
 	}
 	targets := map[string]map[string]bool{} // folder -> rules file names; nil under .cairn
-	for _, name := range named {
+	for _, name := range slices.Concat(named, p.Swept) {
 		dir := path.Dir(name)
 		if dir == Dir || strings.HasPrefix(dir, Dir+"/") {
 			targets[dir] = nil
 			continue
 		}
-		if !IsRulesFile(name) {
+		if !IsRulesFile(name) && !slices.Contains(p.Swept, name) {
 			continue
 		}
 		if link, err := linkOnWay(root, dir); err != nil || link != "" {

@@ -158,7 +158,8 @@ func Build(ctx context.Context, in Input) (Output, error) {
 		return b.out, fmt.Errorf("emit: %w", err)
 	}
 	b.mark("emit")
-	b.out.Plan = artifacts.Plan{Files: em.Files, Keep: em.Keep, Release: em.Release, Delete: em.Delete, Manifest: em.Manifest}
+	b.out.Plan = artifacts.Plan{Files: em.Files, Keep: em.Keep, Release: em.Release, Delete: em.Delete, Manifest: em.Manifest,
+		Swept: []string{load.LogFile(b.loaded.Base.Config.WithDefaults())}}
 	if in.Previous != nil {
 		for _, o := range in.Previous.Outputs {
 			b.out.Plan.Previous = append(b.out.Plan.Previous, o.Path)

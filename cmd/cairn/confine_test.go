@@ -181,6 +181,8 @@ func TestBuildRemovesKilledBuildsTemps(t *testing.T) {
 	stale := []string{
 		filepath.Join(dir, ".cairn", ".cairn-tmp-docs.tsv.0123456789ab"),
 		filepath.Join(dir, ".cairn", ".docs.tsv.tmp-0123456789ab"),
+		// A killed note's, beside the notes log: the build sweeps it too.
+		filepath.Join(dir, "governance", ".cairn-tmp-log.jsonl.0123456789ab"),
 	}
 	for _, r := range rules {
 		stale = append(stale, filepath.Join(filepath.Dir(r), ".cairn-tmp-"+filepath.Base(r)+".0123456789ab"),
@@ -188,7 +190,8 @@ func TestBuildRemovesKilledBuildsTemps(t *testing.T) {
 	}
 	kept := []string{
 		filepath.Join(filepath.Dir(rules[0]), "."+filepath.Base(rules[0])+".tmp-mine"),
-		filepath.Join(dir, "governance", ".cairn-tmp-log.jsonl.0123456789ab"),
+		// Another command's file (import kapi's): not the build's to sweep.
+		filepath.Join(dir, "governance", ".cairn-tmp-terms.yaml.0123456789ab"),
 	}
 	for _, p := range append(slices.Clone(stale), kept...) {
 		writeFile(t, p, "half written")
