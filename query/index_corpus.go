@@ -130,8 +130,8 @@ func (c *indexCorpus) useBody(uri string) error {
 	if !ok || read {
 		return nil
 	}
-	text, err := fs.ReadFile(c.fsys, b.Path)
-	if err != nil || int64(len(text)) != b.Bytes {
+	text, ok, err := readSized(c.fsys, b.Path, b.Bytes)
+	if err != nil || !ok {
 		return &artifacts.CorruptError{Path: artifacts.BodiesPath, Msg: fmt.Sprintf("the cached body %s changed since the build", b.Path)}
 	}
 	c.projMu.Lock()

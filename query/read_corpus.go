@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"io/fs"
 	"slices"
 	"strings"
@@ -38,12 +39,12 @@ func (c *indexCorpus) CachedBody(uri string) (artifacts.Body, string, bool, erro
 	if !ok {
 		return b, "", false, nil
 	}
-	text, err := fs.ReadFile(c.fsys, b.Path)
+	text, sized, err := readSized(c.fsys, b.Path, b.Bytes)
 	if err != nil {
 		return b, "", false, &artifacts.CorruptError{Path: artifacts.BodiesPath, Msg: fmt.Sprintf("the cached body %s cannot be read: %v", b.Path, err)}
 	}
 	sum := sha256.Sum256(text)
-	if int64(len(text)) != b.Bytes || hex.EncodeToString(sum[:]) != b.SHA256 {
+	if !sized || hex.EncodeToString(sum[:]) != b.SHA256 {
 		return b, "", false, &artifacts.CorruptError{Path: artifacts.BodiesPath, Msg: fmt.Sprintf("the cached body %s changed since the build", b.Path)}
 	}
 	return b, string(text), true, nil
@@ -68,4 +69,27 @@ func (c *scanCorpus) CachedBody(uri string) (artifacts.Body, string, bool, error
 		}
 	}
 	return artifacts.Body{}, "", false, nil
+}
+
+// readSized reads path when it is a regular file of exactly size bytes,
+// the size the build verified; otherwise it reports false, and a file of
+// another size (a body replaced by a huge one) is not read at all.
+func readSized(fsys fs.FS, path string, size int64) ([]byte, bool, error) {
+	st, err := fs.Stat(fsys, path)
+	if err != nil {
+		return nil, false, err
+	}
+	if !st.Mode().IsRegular() || st.Size() != size {
+		return nil, false, nil
+	}
+	f, err := fsys.Open(path)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, size+1))
+	if err != nil {
+		return nil, false, err
+	}
+	return data, int64(len(data)) == size, nil
 }

@@ -3,12 +3,12 @@ package query
 import (
 	"cmp"
 	"fmt"
-	"io/fs"
 	"os"
 	"slices"
 	"strings"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/load"
 	"github.com/cairn-kb/cairn/stages/project"
 )
 
@@ -114,7 +114,7 @@ func (r *reader) pageText(path string) (string, error) {
 		return "", err
 	}
 	defer osRoot.Close()
-	data, err := fs.ReadFile(osRoot.FS(), path)
+	data, err := load.ReadCapped(osRoot.FS(), path, load.MaxPageBytes)
 	if err != nil {
 		return "", &artifacts.CorruptError{Path: path, Msg: "the page cannot be read: " + err.Error()}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -222,5 +223,57 @@ func TestReadRecordForms(t *testing.T) {
 	text = string(read(t, dir, ReadRequest{URI: "events/2026-11-06/meetings.json#r%C3%A9tro%20sprint%2022", Format: FormatText}))
 	if strings.Contains(text, "cached body") || strings.Contains(text, "Injected") || !strings.Contains(text, "raw record") {
 		t.Errorf("a body that no longer matches the manifest was shown:\n%s", text)
+	}
+}
+
+// countingFS counts the bytes read through it.
+type countingFS struct {
+	fs.FS
+	read *int64
+}
+
+func (c countingFS) Open(name string) (fs.File, error) {
+	f, err := c.FS.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	return countingFile{f, c.read}, nil
+}
+
+type countingFile struct {
+	fs.File
+	read *int64
+}
+
+func (f countingFile) Read(p []byte) (int, error) {
+	n, err := f.File.Read(p)
+	*f.read += int64(n)
+	return n, err
+}
+
+// TestReadSizedReadsNothingOfAnotherSize: a cached body replaced by a 1
+// GB sparse file is refused by its stat, not a byte of it read; one of
+// the recorded size is read whole.
+func TestReadSizedReadsNothingOfAnotherSize(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "body.txt")
+	if err := os.WriteFile(p, []byte("twelve bytes"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var read int64
+	fsys := countingFS{os.DirFS(dir), &read}
+	data, ok, err := readSized(fsys, "body.txt", 12)
+	if err != nil || !ok || string(data) != "twelve bytes" {
+		t.Fatalf("the recorded size: got %q, %v, %v", data, ok, err)
+	}
+	if err := os.Truncate(p, 1<<30); err != nil {
+		t.Fatal(err)
+	}
+	read = 0
+	if _, ok, err := readSized(fsys, "body.txt", 12); ok || err != nil {
+		t.Errorf("a body grown to 1 GB: ok=%v err=%v, want refused", ok, err)
+	}
+	if read != 0 {
+		t.Errorf("a body grown to 1 GB: %d bytes were read", read)
 	}
 }

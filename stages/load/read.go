@@ -79,6 +79,13 @@ var errNotRegular = errors.New("not a regular file")
 // or a file over limit, is refused before it is opened, so no byte of a
 // gigabyte file is read to find it too large. The read itself stops one
 // byte past limit, for a file that grew since its stat.
+// ReadCapped is how the query stage reads a base file (a page it shows
+// whole): as every reader here does, stat first, and a file that is not
+// regular or is over limit bytes is refused before a byte is read.
+func ReadCapped(fsys fs.FS, path string, limit int64) ([]byte, error) {
+	return readCapped(fsys, path, limit)
+}
+
 func readCapped(fsys fs.FS, path string, limit int64) ([]byte, error) {
 	st, err := fs.Stat(fsys, path)
 	if err != nil {
