@@ -60,6 +60,7 @@ func (c *CheckCmd) Run(env *Env) error {
 		return usageError("the governance has errors (above); fix them, then check again (cairn build reports the same)")
 	}
 	var files []string
+	var refused []diag.Diagnostic // what the selection could not take: a link leaving the base, say
 	if c.Changed {
 		changed, err := gitChanged(root)
 		if err != nil {
@@ -76,6 +77,7 @@ func (c *CheckCmd) Run(env *Env) error {
 			return usageError("%v", err)
 		}
 		printDiagnostics(env, sel.Diagnostics)
+		refused = sel.Diagnostics
 		for _, p := range sel.Skipped {
 			fmt.Fprintf(env.Stderr, "cairn: %s is not a content file of the base (cairn.yaml's content globs, less layer folders, rules files and .gitignore); not checked\n", p)
 		}
@@ -98,8 +100,8 @@ func (c *CheckCmd) Run(env *Env) error {
 		return err
 	}
 	printDiagnostics(env, out.Diagnostics)
-	if hasErrors(out.Diagnostics) {
-		return usageError("%d file(s) could not be checked (above); fix them and check again", countFiles(out.Diagnostics))
+	if hasErrors(out.Diagnostics) || hasErrors(refused) {
+		return usageError("%d file(s) could not be checked (above); fix them and check again", countFiles(out.Diagnostics)+countFiles(refused))
 	}
 	return verdict(env, out)
 }

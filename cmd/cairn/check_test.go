@@ -216,3 +216,24 @@ func gitIn(t *testing.T, dir string) func(args ...string) string {
 		return string(out)
 	}
 }
+
+// TestCheckRefusesALinkLeavingTheBase: a content file that is a link out
+// of the base is named with its path-escape error and makes the whole
+// check exit 2, as the build does; the other files are still checked.
+func TestCheckRefusesALinkLeavingTheBase(t *testing.T) {
+	base := checkedBase(t, "demo")
+	outside := filepath.Join(t.TempDir(), "outside.md")
+	if err := os.WriteFile(outside, []byte("Harbor docs kept elsewhere.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(base, "docs", "elsewhere.md")); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := cairn(t, "--base", base, "check", "--as-of", goldenAsOf)
+	if code != 2 || !strings.Contains(stderr, "docs/elsewhere.md:1:1: error:") || !strings.Contains(stderr, "[path-escape]") {
+		t.Errorf("exit %d, stderr %q; want 2 naming docs/elsewhere.md's path-escape", code, stderr)
+	}
+	if !strings.Contains(stdout, "docs/") {
+		t.Errorf("the other files' findings are missing:\n%s", stdout)
+	}
+}
