@@ -42,14 +42,8 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	binPath, err := filepath.Abs(*bin)
+	binPath, err := binaryPath(*bin, *work)
 	if err != nil {
-		return err
-	}
-	if st, err := os.Stat(binPath); err != nil || st.IsDir() {
-		return fmt.Errorf("--bin %s is not a file; build it first (go build -o cairn ./cmd/cairn)", *bin)
-	}
-	if err := os.MkdirAll(*work, 0o755); err != nil {
 		return err
 	}
 	workAbs, err := filepath.Abs(*work)
@@ -248,4 +242,17 @@ func (b *bench) repeat(before func(i int) error, args ...string) ([]childRun, er
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// binaryPath is the absolute path of the cairn binary --bin names, once
+// it is known to be a file, and makes the work folder.
+func binaryPath(bin, work string) (string, error) {
+	abs, err := filepath.Abs(bin)
+	if err != nil {
+		return "", err
+	}
+	if st, err := os.Stat(abs); err != nil || st.IsDir() {
+		return "", fmt.Errorf("--bin %s is not a file; build it first (go build -o cairn ./cmd/cairn)", bin)
+	}
+	return abs, os.MkdirAll(work, 0o755)
 }

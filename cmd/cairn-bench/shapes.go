@@ -76,14 +76,8 @@ func shapesCommand(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	binPath, err := filepath.Abs(*bin)
+	binPath, err := binaryPath(*bin, *work)
 	if err != nil {
-		return err
-	}
-	if st, err := os.Stat(binPath); err != nil || st.IsDir() {
-		return fmt.Errorf("--bin %s is not a file; build it first (go build -o cairn ./cmd/cairn)", *bin)
-	}
-	if err := os.MkdirAll(*work, 0o755); err != nil {
 		return err
 	}
 	var rows []shapeRow
