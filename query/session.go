@@ -13,15 +13,20 @@ import (
 	"github.com/cairn-kb/cairn/stages/load"
 )
 
-// Session answers context requests for one long-lived process (cairn
-// mcp) over the base at its root. It keeps the artifacts it read open
-// between requests, with what the corpus caches of them (open documents,
-// their plans, bodies read), and checks freshness per request exactly as
-// Context does: Open, stat-first. The held artifacts answer only while
-// Open finds the build current and every file read is still the file at
-// its path, unchanged; a new build makes the session read them again, and
-// a stale base is scanned. The bytes are those Context gives for the same
-// request. A Session is safe for concurrent use.
+// Session answers the requests of one long-lived process (cairn mcp)
+// over the base at its root: packs, searches, reads, listings and
+// by-location answers, the bytes Context, Search, Read, List and At give
+// for the same request. It keeps the artifacts it read open between
+// requests, holding in memory what every request reads much of (see
+// Reader.Hold) and what its corpus read of items (rows, projected items,
+// open documents, plans, bodies), and it reads the governance once per
+// change (load.GovernanceMemo). Freshness is Open's verdict, stat-first,
+// as for a process per question; where the base is watched (see
+// baseWatch) the last verdict stands until something Open reads changes.
+// The held artifacts answer only while that verdict finds the build
+// current and every file read is still the file at its path, unchanged;
+// a new build makes the session read them again, and a stale base is
+// scanned. A Session is safe for concurrent use.
 type Session struct {
 	root string
 	memo load.ConfigMemo     // the configuration, decoded once per change
