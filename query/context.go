@@ -293,8 +293,10 @@ func (e *engine) prepare() (prepared, error) {
 	if err != nil {
 		return prepared{}, err
 	}
-	e.order()
+	// The digest covers the pool as a set, in ordinal order, which the
+	// pool is still in before it is ranked (unless expansion added to it).
 	e.digest = e.inputDigest()
+	e.order()
 	if pins, err = e.prepareDelta(pins); err != nil {
 		return prepared{}, err
 	}

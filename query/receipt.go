@@ -116,8 +116,11 @@ func (e *engine) inputDigest() string {
 	for _, t := range e.terms {
 		w("df", t.term, strconv.Itoa(t.df))
 	}
-	pool := slices.Clone(e.pool)
-	slices.SortFunc(pool, func(a, b *scored) int { return a.ord - b.ord }) // ordinal order is URI order
+	byOrd := func(a, b *scored) int { return a.ord - b.ord } // ordinal order is URI order
+	pool := e.pool
+	if !slices.IsSortedFunc(pool, byOrd) {
+		pool = slices.SortedFunc(slices.Values(pool), byOrd)
+	}
 	var digest [8]byte
 	for _, s := range pool {
 		binary.BigEndian.PutUint64(digest[:], s.key.Digest) // it covers the URI
