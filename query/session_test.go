@@ -292,3 +292,41 @@ func TestSessionReadsSearchesAndListsAsTheCLI(t *testing.T) {
 		t.Errorf("after an edit the session's read does not show it:\n%s", out)
 	}
 }
+
+// TestSessionWatchesABaseReachedThroughALink: a base named by a link to
+// its folder is watched where it is, so an edit of its cairn.yaml is seen
+// by the next request, as Context sees it.
+func TestSessionWatchesABaseReachedThroughALink(t *testing.T) {
+	dir := builtDemo(t)
+	link := filepath.Join(t.TempDir(), "base")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Fatal(err)
+	}
+	s := NewSession(link)
+	defer s.Close()
+	req := Request{Words: []string{"HAR-142"}, Budget: DefaultBudget, AsOf: time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC), Format: FormatText, ToolVersion: "test"}
+	for _, step := range []string{"first", "warm"} {
+		if out, err := s.Context(context.Background(), req); err != nil || !strings.Contains(string(out), "manifest.json used") {
+			t.Fatalf("%s: %v\n%s", step, err, out)
+		}
+	}
+	cfg := filepath.Join(dir, "cairn.yaml")
+	data, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, append(data, []byte("\n# a comment changes the configuration's bytes\n")...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Context(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Context(context.Background(), link, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) || !strings.Contains(string(got), "manifest.json stale") {
+		t.Errorf("after cairn.yaml changed the session answered\n%s\nContext\n%s", got, want)
+	}
+}

@@ -43,8 +43,13 @@ type baseWatch struct {
 	buf    []byte
 }
 
-// startWatch starts watching the base at root, nil where it cannot.
+// startWatch starts watching the base at root, nil where it cannot. A
+// root reached through a link is watched where it is: watches never
+// follow a link at the folder they name.
 func startWatch(root string) *baseWatch {
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real
+	}
 	fd, err := syscall.InotifyInit1(syscall.IN_NONBLOCK | syscall.IN_CLOEXEC)
 	if err != nil {
 		return nil
