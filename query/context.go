@@ -150,17 +150,6 @@ func answerOn(ctx context.Context, root string, req Request, parsed Parsed, sinc
 // checked, they are used; otherwise they are let go and the base is
 // scanned.
 func openCorpus(ctx context.Context, root string, terms []string) (corpus, Index, func(), error) {
-	return openCorpusAs(ctx, root, terms, Open)
-}
-
-// opener opens the corpus a request answers from, and the verdict it
-// reports, with what lets it go: openCorpus for a process per question,
-// Session.corpus for a long-lived one.
-type opener func(ctx context.Context, root string, terms []string) (corpus, Index, func(), error)
-
-// openCorpusAs is openCorpus deciding with check (Open, or a session's
-// watched verdict).
-func openCorpusAs(ctx context.Context, root string, terms []string, check func(context.Context, string) (*Index, error)) (corpus, Index, func(), error) {
 	type early struct {
 		f   *indexFiles
 		err error
@@ -170,7 +159,7 @@ func openCorpusAs(ctx context.Context, root string, terms []string, check func(c
 		f, err := readIndexFiles(root)
 		ahead <- early{f, err}
 	}()
-	ix, err := check(ctx, root)
+	ix, err := Open(ctx, root)
 	got := <-ahead
 	if got.err == nil && (err != nil || ix.State != StateUsed || !got.f.current(root)) {
 		got.f.r.Close()
@@ -179,33 +168,48 @@ func openCorpusAs(ctx context.Context, root string, terms []string, check func(c
 	if err != nil {
 		return nil, Index{}, nil, err
 	}
-	osRoot, err := os.OpenRoot(root)
-	if err != nil {
+	if ix.State != StateUsed {
+		return openScanAs(ctx, root, *ix, terms)
+	}
+	f, err := got.f, got.err
+	if err != nil { // read again, now that Open has checked the files
+		f, err = readIndexFiles(root)
+	}
+	var ce *artifacts.CorruptError
+	switch {
+	case errors.As(err, &ce):
+		ix.State, ix.Reason = StateCorrupt, err.Error()
+		return openScanAs(ctx, root, *ix, terms)
+	case err != nil:
 		return nil, *ix, nil, err
 	}
-	closeRoot := func() { osRoot.Close() }
-	if ix.State == StateUsed {
-		f, err := got.f, got.err
-		if err != nil { // read again, now that Open has checked the files
-			f, err = readIndexFiles(root)
-		}
-		if err == nil {
-			ic := newIndexCorpus(f, osRoot.FS(), ix.cfg, ix.Manifest)
-			return ic, *ix, func() { ic.Close(); closeRoot() }, nil
-		}
-		var ce *artifacts.CorruptError
-		if !errors.As(err, &ce) {
-			closeRoot()
-			return nil, *ix, nil, err
-		}
-		ix.State, ix.Reason = StateCorrupt, err.Error()
+	osRoot, err := os.OpenRoot(root)
+	if err != nil {
+		f.r.Close()
+		return nil, *ix, nil, err
+	}
+	ic := newIndexCorpus(f, osRoot.FS(), ix.cfg, ix.Manifest)
+	return ic, *ix, func() { ic.Close(); osRoot.Close() }, nil
+}
+
+// opener opens the corpus a request answers from, and the verdict it
+// reports, with what lets it go: openCorpus for a process per question,
+// Session.corpus for a long-lived one.
+type opener func(ctx context.Context, root string, terms []string) (corpus, Index, func(), error)
+
+// openScanAs opens the scan of the base at root, answering under verdict ix
+// (stale, missing or corrupt).
+func openScanAs(ctx context.Context, root string, ix Index, terms []string) (corpus, Index, func(), error) {
+	osRoot, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, ix, nil, err
 	}
 	sc, err := openScan(ctx, osRoot.FS(), terms)
 	if err != nil {
-		closeRoot()
-		return nil, *ix, nil, err
+		osRoot.Close()
+		return nil, ix, nil, err
 	}
-	return sc, *ix, closeRoot, nil
+	return sc, ix, func() { osRoot.Close() }, nil
 }
 
 // engine is one request in flight.

@@ -203,8 +203,7 @@ func (s *Session) corpus(ctx context.Context, root string, terms []string) (corp
 	}
 	if ix.State != StateUsed {
 		// Stale, missing or corrupt: the scan, under this verdict.
-		verdict := *ix // the session's, shared with other requests: never changed
-		return openCorpusAs(ctx, root, terms, func(context.Context, string) (*Index, error) { return &verdict, nil })
+		return openScanAs(ctx, root, *ix, terms)
 	}
 	h, err := s.acquire(ix)
 	var ce *artifacts.CorruptError
