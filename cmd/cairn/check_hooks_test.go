@@ -94,13 +94,7 @@ func TestPreCommitHooks(t *testing.T) {
 		}
 		cmd := exec.Command(args[0], args[1:]...)
 		cmd.Dir, cmd.Env = repo, env
-		out, err := cmd.CombinedOutput()
-		if ee, ok := err.(*exec.ExitError); ok {
-			return ee.ExitCode(), string(out)
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return 0, string(out)
+		return exitAndOutput(t, cmd)
 	}
 	if code, out := run(check, "docs/clean.md", ".gitignore"); code != 0 || strings.Contains(out, "error") {
 		t.Errorf("cairn-check on a clean file: exit %d\n%s", code, out)
@@ -136,13 +130,7 @@ func preCommitFramework(t *testing.T, repo string, env []string, git func(...str
 	preCommit := func(args ...string) (int, string) {
 		cmd := exec.Command("pre-commit", args...)
 		cmd.Dir, cmd.Env = repo, env
-		out, err := cmd.CombinedOutput()
-		if ee, ok := err.(*exec.ExitError); ok {
-			return ee.ExitCode(), string(out)
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return 0, string(out)
+		return exitAndOutput(t, cmd)
 	}
 	if code, out := preCommit("install"); code != 0 {
 		t.Fatalf("pre-commit install: exit %d\n%s", code, out)
@@ -152,13 +140,7 @@ func preCommitFramework(t *testing.T, repo string, env []string, git func(...str
 		cmd.Dir = repo
 		cmd.Env = append(env, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
 			"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.test", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.test")
-		out, err := cmd.CombinedOutput()
-		if ee, ok := err.(*exec.ExitError); ok {
-			return ee.ExitCode(), string(out)
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return 0, string(out)
+		return exitAndOutput(t, cmd)
 	}
 	// A file breaking a rule: cairn-check fails the commit, naming it.
 	git("add", ".pre-commit-config.yaml", "docs/bad.md")
@@ -190,4 +172,17 @@ func preCommitFramework(t *testing.T, repo string, env []string, git func(...str
 	if got := git("log", "--format=%s"); !strings.HasPrefix(got, "docs\n") {
 		t.Errorf("no commit went through: git log says\n%s", got)
 	}
+}
+
+// exitAndOutput runs cmd and returns its exit status and what it printed,
+// stdout and stderr together; a command that cannot run fails the test.
+func exitAndOutput(t *testing.T, cmd *exec.Cmd) (int, string) {
+	t.Helper()
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), string(out)
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return 0, string(out)
 }
