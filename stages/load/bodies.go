@@ -79,7 +79,7 @@ func loadBodies(fsys fs.FS, cfg model.Config, manifest string, walked map[string
 			warn("body of %s is ignored: %s is over the %d-byte cap", uri, p, MaxBodyBytes)
 			continue
 		}
-		text, err := readCapped(fsys, p, MaxBodyBytes)
+		text, err := ReadCapped(fsys, p, MaxBodyBytes)
 		switch {
 		case err != nil:
 			warn("body of %s is ignored: cannot read %s (%v); cairn never fetches a missing body", uri, p, unwrapPath(err))

@@ -45,7 +45,7 @@ var (
 // cannot be classified (no config, or one that does not decode).
 func loadConfig(fsys fs.FS, ds *diag.List) (cfg model.Config, root *yaml.Node, hash string, ok bool) {
 	file := configName(fsys)
-	data, err := readCapped(fsys, file, MaxGovernanceBytes)
+	data, err := ReadCapped(fsys, file, MaxGovernanceBytes)
 	var big *tooLargeError
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

@@ -123,7 +123,7 @@ func previousCounts(fsys fs.FS, prev *artifacts.Manifest, cfgHash string, entrie
 // stamp records. The size is checked before reading, so a file swapped
 // for something large is never read whole.
 func readStamped(fsys fs.FS, stamp artifacts.FileStamp) ([]byte, bool) {
-	data, err := readCapped(fsys, stamp.Path, stamp.Bytes)
+	data, err := ReadCapped(fsys, stamp.Path, stamp.Bytes)
 	if err != nil || int64(len(data)) != stamp.Bytes || artifacts.Hash(data) != stamp.XXHash {
 		return nil, false
 	}

@@ -40,7 +40,7 @@ func ReadLog(fsys fs.FS) (Log, error) {
 		return lg, nil
 	}
 	lg.terms = loadTerms(fsys, path.Join(cfg.Layers.Governance, "terms.yaml"), cfg, &ds)
-	data, err := readCapped(fsys, lg.Path, MaxGovernanceBytes)
+	data, err := ReadCapped(fsys, lg.Path, MaxGovernanceBytes)
 	var big *tooLargeError
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

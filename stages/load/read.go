@@ -46,7 +46,7 @@ func readFile(fsys fs.FS, path string, limit int64, ds *diag.List) (data []byte,
 // whose offsets must be the file's (a record's span) or that writes the
 // file back (a rules file).
 func readFileRaw(fsys fs.FS, path string, limit int64, ds *diag.List) (data []byte, ok bool) {
-	data, err := readCapped(fsys, path, limit)
+	data, err := ReadCapped(fsys, path, limit)
 	var big *tooLargeError
 	switch {
 	case errors.As(err, &big):
@@ -75,18 +75,13 @@ func (e *tooLargeError) Error() string {
 // where a file is expected. Opening a FIFO would wait for a writer.
 var errNotRegular = errors.New("not a regular file")
 
-// readCapped reads path, stat first: a path that is not a regular file,
+// ReadCapped reads path, stat first: a path that is not a regular file,
 // or a file over limit, is refused before it is opened, so no byte of a
 // gigabyte file is read to find it too large. The read itself stops one
-// byte past limit, for a file that grew since its stat.
-// ReadCapped is how the query stage reads a base file (a page it shows
-// whole): as every reader here does, stat first, and a file that is not
-// regular or is over limit bytes is refused before a byte is read.
+// byte past limit, for a file that grew since its stat. Every reader of
+// this stage goes through it, and so does the query stage when it shows
+// a page whole.
 func ReadCapped(fsys fs.FS, path string, limit int64) ([]byte, error) {
-	return readCapped(fsys, path, limit)
-}
-
-func readCapped(fsys fs.FS, path string, limit int64) ([]byte, error) {
 	st, err := fs.Stat(fsys, path)
 	if err != nil {
 		return nil, err
