@@ -26,10 +26,10 @@ import (
 //     every writer in a base does, removes the temporary files of the
 //     files it writes there: Sync those of its outputs and rules files
 //     (and of the notes log, Plan.Swept, so a killed note's go with the
-//     next build), WriteBaseFile those of the one file it writes. It removes only
-//     regular files named exactly as cairn names them, in this naming or
-//     the one older versions used (".<name>.tmp-<suffix>"), never a link
-//     or a user's file that merely looks alike.
+//     next build), WriteBaseFile those of the one file it writes. It
+//     removes only regular files named exactly as cairn names them, in
+//     this naming or the one older versions used (".<name>.tmp-<suffix>"),
+//     never a link or a user's file that merely looks alike.
 
 // TempPrefix begins the name of every temporary file cairn writes in a
 // base: .cairn-tmp-<name>.<suffix>, the suffix being tempSuffixLen
@@ -162,9 +162,10 @@ func linkOnWay(root *os.Root, name string) (string, error) {
 // folders the plan p writes in: in a folder of the artifacts folder, any
 // of cairn's (the folder is cairn's alone, and an output may have been
 // dropped since); beside a rules file or a swept file (the notes log),
-// only those of the rules and swept files the plan names there. A folder outside .cairn reached through a link is left
-// alone: the build writes nothing through one. Folders go in sorted order,
-// so a failure is the same on every run.
+// only those of the rules and swept files the plan names there. A folder
+// outside .cairn reached through a link is left alone: the build writes
+// nothing through one. Folders go in sorted order, so a failure is the
+// same on every run.
 func sweepPlanTemps(root *os.Root, p Plan) error {
 	named := slices.Concat(p.Keep, p.Delete, p.Previous, []string{p.Manifest.Path, LockPath})
 	for _, f := range slices.Concat(p.Files, p.Release) {
