@@ -19,10 +19,13 @@ import (
 
 // BuildCmd is `cairn build`.
 type BuildCmd struct {
-	Check   bool   `help:"Build in memory and write nothing; list every file that would change and exit 1 if any would (for CI and pre-commit)."`
-	Quiet   bool   `help:"Print nothing but warnings and errors."`
-	Timings bool   `help:"Print how long each stage took, to stderr."`
-	AsOf    string `help:"The day governance windows are evaluated at for the rules files (default: $CAIRN_AS_OF, else today, UTC)." placeholder:"DAY"`
+	Check        bool   `help:"Build in memory and write nothing; list each committed output (AGENTS.md, CLAUDE.md) a build would change and exit 1 if any would: the CI gate. The git-ignored artifacts under .cairn/ never fail it (see --artifacts)."`
+	Artifacts    bool   `help:"With --check, check every artifact under .cairn/ byte for byte too (reproducibility checks on golden bytes, a repaired artifact)."`
+	FailOnChange bool   `help:"Build, then exit 1 if the build created, changed or deleted a committed output (a rules file), listing each: the pre-commit hook that regenerates the rules files for you to stage." name:"fail-on-change"`
+	Quiet        bool   `help:"Print nothing but warnings and errors."`
+	Timings      bool   `help:"Print how long each stage took, to stderr."`
+	AsOf         string `help:"The day governance windows are evaluated at for the rules files (default: $CAIRN_AS_OF, else today, UTC)." placeholder:"DAY"`
+	Format       string `help:"Output format: text, or json for a program (what ran, and every file written, or with --check every file that would be)." default:"text" enum:"text,json" placeholder:"FORMAT"`
 }
 
 // Help is the detail under the summary of `cairn build --help`.
@@ -32,16 +35,24 @@ func (BuildCmd) Help() string {
 Examples:
 
     cairn build
-    cairn build --check --quiet    # in CI or a pre-commit hook: exit 1 if .cairn/ or a rules file is stale`
+    cairn build --check                # in CI: exit 1 if a committed rules file is stale
+    cairn build --check --artifacts    # also .cairn/, byte for byte
+    cairn build --fail-on-change       # pre-commit: regenerate the rules files, exit 1 if one changed`
 }
 
 // Run builds the base, or checks it with --check.
 func (c *BuildCmd) Run(env *Env) error {
+	if c.Artifacts && !c.Check {
+		return usageError("--artifacts goes with --check: a build always brings .cairn/ up to date")
+	}
+	if c.FailOnChange && c.Check {
+		return usageError("--fail-on-change goes with a build, --check with none: pick one")
+	}
 	root, asOf, err := baseAndDay(env, c.AsOf)
 	if err != nil {
 		return err
 	}
-	watch := buildWatch{progress: buildProgress(env.Stderr, c.Quiet)}
+	watch := buildWatch{progress: buildProgress(env.Stderr, c.Quiet || c.Format == "json")}
 	if c.Timings {
 		watch.clock = newStageClock(env.Stderr)
 	}
@@ -49,22 +60,109 @@ func (c *BuildCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
-	if c.Check {
-		for _, ch := range res.sync.Changes {
+	// What the gates count: a committed output (a rules file) is what a
+	// fresh clone and a commit can be wrong about; .cairn/ is git-ignored
+	// and made wherever it is needed, so only --artifacts counts it.
+	listed := res.sync.Changes
+	if !c.Artifacts {
+		listed = committedChanges(listed)
+	}
+	if c.Format == "json" {
+		reported := listed // a check reports what it compared
+		if !c.Check {
+			reported = res.sync.Changes // a build, every file it wrote
+		}
+		if err := writeJSON(env.Stdout, res.report(c.Check, reported)); err != nil {
+			return err
+		}
+	} else if c.Check || c.FailOnChange {
+		for _, ch := range listed {
 			fmt.Fprintf(env.Stdout, "%s\t%s\n", ch.Action, ch.Path)
 		}
-		if len(res.sync.Changes) > 0 {
-			return &exitError{code: 1, msg: fmt.Sprintf("%d file(s) would change; run `cairn build` to bring them up to date", len(res.sync.Changes))}
-		}
-		if !c.Quiet {
-			fmt.Fprintln(env.Stderr, "cairn: up to date: a build would change nothing")
+	}
+	switch {
+	case c.Check && len(listed) > 0:
+		return &exitError{code: 1, msg: fmt.Sprintf("%d file(s) would change; run `cairn build` to bring them up to date%s", len(listed), commitHint(listed))}
+	case c.Check:
+		if !c.Quiet && c.Format != "json" {
+			fmt.Fprintln(env.Stderr, "cairn: up to date: a build would change no "+checkedOutputs(c.Artifacts))
 		}
 		return nil
 	}
-	if !c.Quiet {
+	if !c.Quiet && c.Format != "json" {
 		fmt.Fprintln(env.Stderr, "cairn: "+res.summary())
 	}
+	if c.FailOnChange && len(listed) > 0 {
+		return &exitError{code: 1, msg: fmt.Sprintf("the build wrote %d rules file(s); review them, stage them and commit again", len(listed))}
+	}
 	return nil
+}
+
+// committedChanges keeps the changes to files outside the artifacts
+// folder: the rules files, which are committed with the base.
+func committedChanges(changes []artifacts.Change) []artifacts.Change {
+	var kept []artifacts.Change
+	for _, ch := range changes {
+		if !strings.HasPrefix(ch.Path, artifacts.Dir+"/") {
+			kept = append(kept, ch)
+		}
+	}
+	return kept
+}
+
+// commitHint is what a failed check adds when a committed file is stale:
+// the build writes it, but it only counts once it is committed.
+func commitHint(changes []artifacts.Change) string {
+	if len(committedChanges(changes)) == 0 {
+		return ""
+	}
+	return ", and commit the rules files it writes"
+}
+
+// checkedOutputs names what a passing check compared.
+func checkedOutputs(withArtifacts bool) string {
+	if withArtifacts {
+		return "rules file or artifact"
+	}
+	return "rules file (.cairn/ was not compared: --artifacts compares it too)"
+}
+
+// buildReport is `cairn build --format json`: what ran and what was (or,
+// with --check, would be) written.
+type buildReport struct {
+	Check     bool          `json:"check"`
+	Ran       []string      `json:"ran"`
+	Kept      []string      `json:"kept"`
+	Items     int           `json:"items"`
+	Edges     int           `json:"edges"`
+	Changes   []buildChange `json:"changes"`
+	Unchanged int           `json:"unchanged"`
+}
+
+// buildChange is one file of a buildReport. Committed marks a rules
+// file, which is committed with the base; the rest are under .cairn/.
+type buildChange struct {
+	Action    string `json:"action"`
+	Path      string `json:"path"`
+	Committed bool   `json:"committed"`
+}
+
+func (r buildResult) report(check bool, listed []artifacts.Change) buildReport {
+	rep := buildReport{Check: check, Ran: nonNil(r.out.Ran), Kept: nonNil(r.out.Skipped), Items: r.out.Items, Edges: r.out.Edges,
+		Changes: []buildChange{}, Unchanged: len(r.sync.Unchanged)}
+	for _, ch := range listed {
+		rep.Changes = append(rep.Changes, buildChange{Action: ch.Action, Path: ch.Path,
+			Committed: !strings.HasPrefix(ch.Path, artifacts.Dir+"/")})
+	}
+	return rep
+}
+
+// nonNil makes an empty list print as [] rather than null in JSON.
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }
 
 // buildResult is what one build did.

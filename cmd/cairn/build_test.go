@@ -109,7 +109,7 @@ func TestNoOpBuildWritesNothingAndCheckCatchesEdits(t *testing.T) {
 	}
 	sameSnapshot(t, "no-op build", before, takeSnapshot(t, dir))
 
-	code, stdout, _ := cairn(t, "--base", dir, "build", "--check")
+	code, stdout, _ := cairn(t, "--base", dir, "build", "--check", "--artifacts")
 	if code != 0 || stdout != "" {
 		t.Fatalf("check after build: exit %d, stdout %q; want 0 and nothing listed", code, stdout)
 	}
@@ -117,7 +117,7 @@ func TestNoOpBuildWritesNothingAndCheckCatchesEdits(t *testing.T) {
 	doc := filepath.Join(dir, "events", "2026-11-04", "tickets.json")
 	replaceInFile(t, doc, "Pull-through cache for ghcr.io", "Pull-through cache for quay.io")
 	before = takeSnapshot(t, dir)
-	code, stdout, stderr = cairn(t, "--base", dir, "build", "--check")
+	code, stdout, stderr = cairn(t, "--base", dir, "build", "--check", "--artifacts")
 	if code != 1 {
 		t.Fatalf("check after an edit: exit %d, want 1; stderr:\n%s", code, stderr)
 	}
@@ -215,7 +215,7 @@ func TestStaleOutputIsDeleted(t *testing.T) {
 			if err := os.WriteFile(retired, []byte("x\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			code, stdout, _ := cairn(t, "--base", dir, "build", "--check")
+			code, stdout, _ := cairn(t, "--base", dir, "build", "--check", "--artifacts")
 			if code != 1 || !strings.Contains(stdout, "delete\t.cairn/retired.tsv\n") {
 				t.Errorf("check: exit %d, stdout %q; want 1 naming the deletion", code, stdout)
 			}
@@ -321,7 +321,7 @@ func TestRewriteWithinTheSameTickIsSeen(t *testing.T) {
 	if err := os.Chtimes(doc, st.ModTime(), st.ModTime()); err != nil {
 		t.Fatal(err)
 	}
-	if code, stdout, stderr := cairn(t, "--base", dir, "build", "--check"); code != 1 || !strings.Contains(stdout, ".cairn/docs.tsv") {
+	if code, stdout, stderr := cairn(t, "--base", dir, "build", "--check", "--artifacts"); code != 1 || !strings.Contains(stdout, ".cairn/docs.tsv") {
 		t.Fatalf("check after a same-size, same-mtime rewrite: exit %d, stdout %q, stderr %q; want 1 naming .cairn/docs.tsv", code, stdout, stderr)
 	}
 }

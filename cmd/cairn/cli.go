@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -78,6 +79,15 @@ type exitError struct {
 
 func (e *exitError) Error() string { return e.msg }
 func (e *exitError) ExitCode() int { return e.code }
+
+// writeJSON prints v as `--format json` prints every answer of the CLI:
+// indented two spaces, HTML left unescaped, one newline at the end.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
 
 // usageError is invalid input from the command line or the environment.
 func usageError(format string, args ...any) error {

@@ -169,7 +169,7 @@ func TestHelp(t *testing.T) {
 		{[]string{"note", "suggest", "--help"}, 0, []string{"Usage: cairn note suggest <TARGET> <TEXT> ... [flags]", "--axis=AXIS=VALUE", "--actor=WHO"}},
 		{[]string{"help", "note", "suggest"}, 0, []string{"Usage: cairn note suggest <TARGET> <TEXT> ... [flags]"}},
 		{[]string{"help", "note"}, 0, []string{"Usage: cairn note <command> [flags]", "  note keep       Keep a suggestion"}},
-		{[]string{"build", "--help"}, 0, []string{"Usage: cairn build [flags]", "--check", "--as-of=DAY", "cairn build --check --quiet"}},
+		{[]string{"build", "--help"}, 0, []string{"Usage: cairn build [flags]", "--check", "--as-of=DAY", "cairn build --check", "--fail-on-change", "--artifacts"}},
 		{[]string{"note", "list", "--help"}, 0, []string{"--format=FORMAT", "(default: text)"}},
 		{[]string{"help", "completion"}, 0, []string{"Usage: cairn completion <SHELL>", "source <(cairn completion bash)"}},
 		{nil, 2, []string{"Usage: cairn <command> [flags]", "Commands:\n  init"}},

@@ -346,7 +346,7 @@ func TestCorruptArtifacts(t *testing.T) {
 					t.Fatalf("the build after the damage exited %d:\n%s", code, stderr)
 				}
 				sameBase(t, "the build after the damage", clean, builtTree(t, dir))
-				if code, stdout, _ := cairn(t, "--base", dir, "build", "--check", "--as-of", faultDay); code != 0 {
+				if code, stdout, _ := cairn(t, "--base", dir, "build", "--check", "--artifacts", "--as-of", faultDay); code != 0 {
 					t.Errorf("--check after the repair: exit %d\n%s", code, stdout)
 				}
 			})

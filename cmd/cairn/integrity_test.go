@@ -63,7 +63,7 @@ func TestCheckHashesEveryOutput(t *testing.T) {
 				t.Fatalf("the build left %s out of the stat cache: this test would prove nothing", o.Path)
 			}
 			editKeepingStat(t, dir, o.Path)
-			code, stdout, stderr := cairn(t, "--base", dir, "build", "--check")
+			code, stdout, stderr := cairn(t, "--base", dir, "build", "--check", "--artifacts")
 			if code != 1 || !strings.Contains(stdout, "update\t"+o.Path+"\n") {
 				t.Errorf("check after a same-size, same-mtime edit of %s: exit %d, stdout:\n%s\nstderr:\n%s\nwant exit 1 listing it", o.Path, code, stdout, stderr)
 			}
