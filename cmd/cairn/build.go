@@ -124,7 +124,7 @@ func checkedOutputs(withArtifacts bool) string {
 	if withArtifacts {
 		return "rules file or artifact"
 	}
-	return "rules file (.cairn/ was not compared: --artifacts compares it too)"
+	return "rules file"
 }
 
 // buildReport is `cairn build --format json`: what ran and what was (or,

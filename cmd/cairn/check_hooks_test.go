@@ -39,7 +39,7 @@ func TestPreCommitHooks(t *testing.T) {
 	}
 	hooks := shippedHooks(t)
 	bin := readmeBuild(t)
-	clone, git := freshRepository(t)
+	clone, git := freshRepository(t, "demo")
 	env := append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "CAIRN_AS_OF="+goldenAsOf,
 		"HOME="+t.TempDir(), "PRE_COMMIT_HOME="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir(),
 		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
@@ -124,12 +124,12 @@ func shippedHooks(t *testing.T) map[string]preCommitHook {
 	return byID
 }
 
-// freshRepository makes a repository of the demo base as a team commits it
+// freshRepository makes a repository of a golden base as a team commits it
 // (rules files built and committed, .cairn/ ignored) and returns a fresh
 // clone of it, with git run in the clone.
-func freshRepository(t *testing.T) (string, func(...string) string) {
+func freshRepository(t *testing.T, name string) (string, func(...string) string) {
 	t.Helper()
-	origin := copyBase(t, "demo")
+	origin := copyBase(t, name)
 	if code, _, stderr := cairn(t, "--base", origin, "build", "--quiet", "--as-of", goldenAsOf); code != 0 {
 		t.Fatalf("build: exit %d\n%s", code, stderr)
 	}
