@@ -20,7 +20,7 @@ type ContextCmd struct {
 	Pin          []string `help:"Include this wiki or project page first (repeatable; exact URI)." placeholder:"URI" sep:"none"`
 	Expand       bool     `help:"Join items that share an entity with the strongest candidates."`
 	Explain      bool     `help:"Show every item's reasons with their points."`
-	Format       string   `help:"Output format: text, json or jsonl for a pack; markdown or json with --at or --profile." placeholder:"FORMAT" values:"text,json,jsonl,markdown"`
+	Format       string   `help:"Output format: text (the default), json or jsonl; with --at or --profile, text (Markdown, also named markdown) or json." placeholder:"FORMAT" values:"text,json,jsonl,markdown"`
 	At           string   `help:"Answer what applies at this path instead: its point, voice, terms, notes and suggestions." placeholder:"PATH"`
 	Profile      string   `help:"Answer what this voice profile holds, with no project point behind it." placeholder:"NAME"`
 	Comments     bool     `help:"With --at: answer for the code comments written at the path, the voice's limits for comments first."`
@@ -142,8 +142,10 @@ func (c *ContextCmd) runAt(env *Env) error {
 	if err != nil {
 		return err
 	}
+	// A by-location answer's text is Markdown, for a model and a person
+	// alike: text, the name every command gives its default, asks for it.
 	format := c.Format
-	if format == "" {
+	if format == "" || format == formatText {
 		format = query.FormatMarkdown
 	}
 	at := c.At

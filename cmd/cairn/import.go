@@ -22,8 +22,20 @@ type ImportCmd struct {
 
 // ImportKapiCmd is `cairn import kapi DIR`.
 type ImportKapiCmd struct {
-	Dir   string `arg:"" name:"DIR" help:"The kapi project: the folder holding .kapi/, or the .kapi folder itself." type:"existingdir"`
-	Force bool   `help:"Replace governance files the import writes that exist already with other content."`
+	Dir        string `arg:"" name:"DIR" help:"The kapi project: the folder holding .kapi/, or the .kapi folder itself." type:"existingdir"`
+	Force      bool   `help:"Replace governance files the import writes that exist already with other content."`
+	jsonFormat `embed:""`
+}
+
+// importReport is cairn import kapi --format json.
+type importReport struct {
+	Written   []string `json:"written"`   // governance files written, base-relative
+	Unchanged int      `json:"unchanged"` // files the import would write that hold its bytes already
+	Terms     int      `json:"terms"`
+	Voices    []string `json:"voices"`
+	// Unmapped is what could not be mapped, a line each naming the kapi
+	// file and key (also printed to stderr).
+	Unmapped []string `json:"unmapped"`
 }
 
 // Help is the detail under the summary of `cairn import kapi --help`.
@@ -67,6 +79,14 @@ func (c *ImportKapiCmd) Run(env *Env) error {
 	written, err := writeImported(root, gov, out.Files, c.Force)
 	if err != nil {
 		return err
+	}
+	if c.json() {
+		rep := importReport{Written: nonNil(written), Unchanged: len(out.Files) - len(written), Terms: out.Terms,
+			Voices: nonNil(out.Voices), Unmapped: []string{}}
+		for _, f := range out.Unmapped {
+			rep.Unmapped = append(rep.Unmapped, fmt.Sprint(f))
+		}
+		return writeJSON(env.Stdout, rep)
 	}
 	for _, p := range written {
 		fmt.Fprintln(env.Stdout, p)

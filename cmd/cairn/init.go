@@ -8,13 +8,28 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/cairn-kb/cairn/artifacts"
 )
 
 // InitCmd is `cairn init [DIR]`.
 type InitCmd struct {
-	Dir string `arg:"" optional:"" name:"DIR" help:"Folder to scaffold (default: --base, else $CAIRN_BASE, else the working directory)."`
+	Dir        string `arg:"" optional:"" name:"DIR" help:"Folder to scaffold (default: --base, else $CAIRN_BASE, else the working directory)."`
+	jsonFormat `embed:""`
+}
+
+// initReport is cairn init --format json: what was made, and where.
+type initReport struct {
+	Base string `json:"base"`
+	// Created are the files and folders written, base-relative.
+	Created []string `json:"created"`
+	// Gitignore is "written" (a new .gitignore), "kept" (one that ignores
+	// what it should) or "lacking" (one that does not; Warning says what
+	// to add).
+	Gitignore string `json:"gitignore"`
+	Warning   string `json:"warning,omitempty"`
 }
 
 // Help is the detail under the summary of `cairn init --help`.
@@ -73,8 +88,17 @@ func (c *InitCmd) Run(env *Env) error {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	rep := initReport{Base: abs, Created: []string{"cairn.yaml"}, Gitignore: "kept"}
 	for _, l := range initLayers {
-		if err := os.MkdirAll(filepath.Join(dir, filepath.FromSlash(l)), 0o755); err != nil {
+		p := filepath.Join(dir, filepath.FromSlash(l))
+		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+			rep.Created = append(rep.Created, l+"/")
+		}
+		if err := os.MkdirAll(p, 0o755); err != nil {
 			return err
 		}
 	}
@@ -87,6 +111,7 @@ func (c *InitCmd) Run(env *Env) error {
 		if err := os.WriteFile(gi, []byte(initGitignore), 0o644); err != nil {
 			return err
 		}
+		rep.Created, rep.Gitignore = append(rep.Created, ".gitignore"), "written"
 	case err != nil:
 		return err
 	default:
@@ -94,7 +119,12 @@ func (c *InitCmd) Run(env *Env) error {
 		// editing it behind their back.
 		if warning := gitignoreLacks(gi, data); warning != "" {
 			fmt.Fprintln(env.Stderr, warning)
+			rep.Gitignore, rep.Warning = "lacking", strings.TrimPrefix(warning, "cairn: warning: ")
 		}
+	}
+	slices.Sort(rep.Created)
+	if c.json() {
+		return writeJSON(env.Stdout, rep)
 	}
 	fmt.Fprintf(env.Stdout, "initialised a cairn base in %s\nnext: add record documents under events/YYYY-MM-DD/<source>.json and pages under wiki/, then run `cairn build`\n", dir)
 	return nil

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -56,6 +55,7 @@ type NoteSuggestCmd struct {
 	ValidFrom  string            `help:"First day it holds (YYYY-MM-DD)." placeholder:"DAY"`
 	ValidUntil string            `help:"Last day it holds (YYYY-MM-DD)." placeholder:"DAY"`
 	noteWho    `embed:""`
+	jsonFormat `embed:""`
 }
 
 // Help is the detail under the summary of `cairn note suggest --help`.
@@ -71,20 +71,21 @@ func (c *NoteSuggestCmd) Run(env *Env) error {
 		Kind: model.OpSuggest, Actor: c.actor(env), Session: c.Session, Target: c.Target,
 		Text: strings.Join(c.Text, " "), Paths: c.Path, Axes: c.Axis, Evidence: c.Evidence,
 		ValidFrom: c.ValidFrom, ValidUntil: c.ValidUntil,
-	})
+	}, c.jsonFormat)
 }
 
 // noteDecision is what `cairn note keep|drop REF` takes.
 type noteDecision struct {
-	Ref     string   `arg:"" name:"REF" help:"The operation id to decide on, or a target (note:<slug>, term:<id>) for its newest suggestion."`
-	Why     []string `arg:"" optional:"" name:"WHY" help:"Why, in a sentence (optional)." sep:"none"`
-	noteWho `embed:""`
+	Ref        string   `arg:"" name:"REF" help:"The operation id to decide on, or a target (note:<slug>, term:<id>) for its newest suggestion."`
+	Why        []string `arg:"" optional:"" name:"WHY" help:"Why, in a sentence (optional)." sep:"none"`
+	noteWho    `embed:""`
+	jsonFormat `embed:""`
 }
 
 func (d noteDecision) record(env *Env, kind string) error {
 	return recordNote(env, notes.Request{
 		Kind: kind, Actor: d.actor(env), Session: d.Session, Ref: d.Ref, Text: strings.Join(d.Why, " "),
-	})
+	}, d.jsonFormat)
 }
 
 // NoteKeepCmd is `cairn note keep REF`.
@@ -119,7 +120,9 @@ func (c *NoteDropCmd) Run(env *Env) error { return c.record(env, model.OpDrop) }
 
 // recordNote appends one operation under the base lock and then refreshes
 // the build, which writes the rules files, holding the same lock.
-func recordNote(env *Env, req notes.Request) error {
+// With --format json the operation prints as one object of
+// `cairn note list --format json`.
+func recordNote(env *Env, req notes.Request, format jsonFormat) error {
 	root, err := env.findBase()
 	if err != nil {
 		return err
@@ -137,7 +140,12 @@ func recordNote(env *Env, req notes.Request) error {
 		}
 		return &exitError{code: 2, msg: "the operation was not recorded; fix what is listed above"}
 	}
-	if op.Op != "" {
+	switch {
+	case op.Op != "" && format.json():
+		if err := writeJSON(env.Stdout, op); err != nil {
+			return err
+		}
+	case op.Op != "":
 		fmt.Fprint(env.Stdout, noteLine(op))
 	}
 	if err != nil {
@@ -240,11 +248,8 @@ func (c *NoteListCmd) Run(env *Env) error {
 			ops = append(ops, op)
 		}
 	}
-	if c.Format == "json" {
-		enc := json.NewEncoder(env.Stdout)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		return enc.Encode(ops)
+	if c.Format == formatJSON {
+		return writeJSON(env.Stdout, ops)
 	}
 	for _, op := range ops {
 		fmt.Fprintf(env.Stdout, "%s\t%s\t%s\t%s\t%s\n", clean(op.Op), clean(op.Kind), clean(op.Actor), clean(op.Target), clean(op.Text))
