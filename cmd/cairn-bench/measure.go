@@ -23,6 +23,7 @@ type measurement struct {
 
 var measurements = []measurement{
 	{"cold build", measureColdBuild},
+	{"cold build beside fts5", measureColdBuildPaired},
 	{"no-op rebuild", measureNoopBuild},
 	{"artifact bytes", measureArtifacts},
 	{"one-record edit", measureOneEdit},

@@ -57,7 +57,7 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		b := &bench{bin: binPath, base: base, runs: *runs, log: stderr, label: sizeLabel(n),
+		b := &bench{bin: binPath, base: base, runs: *runs, log: stderr, label: sizeLabel(n), work: workAbs,
 			cache: filepath.Join(workAbs, "stat-cache-"+sizeLabel(n)), steps: steps}
 		if err := b.measureAll(); err != nil {
 			return fmt.Errorf("size %s: %w", b.label, err)
@@ -140,7 +140,8 @@ type bench struct {
 	runs  int
 	log   io.Writer
 	label string
-	input int64 // bytes of the base's inputs (everything but .cairn and rules files)
+	work  string // the work folder, absolute: where peers' scratch files go
+	input int64  // bytes of the base's inputs (everything but .cairn and rules files)
 	// cache is the XDG_CACHE_HOME of every cairn child, so the machine-local
 	// stat cache is the benchmark's own and a cold build can start without it.
 	cache   string
@@ -197,6 +198,7 @@ func isBuildOutput(rel string, d fs.DirEntry) bool {
 // childRun is one finished cairn process.
 type childRun struct {
 	wall   time.Duration
+	cpu    time.Duration // user + system time of the process
 	rssKiB int64
 	stdout []byte
 }
@@ -222,7 +224,8 @@ func (b *bench) cairn(args ...string) (childRun, error) {
 		}
 		return childRun{}, fmt.Errorf("%s %s: %w", b.bin, strings.Join(full, " "), err)
 	}
-	return childRun{wall: wall, rssKiB: peakRSSKiB(cmd.ProcessState), stdout: stdout.Bytes()}, nil
+	return childRun{wall: wall, cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(),
+		rssKiB: peakRSSKiB(cmd.ProcessState), stdout: stdout.Bytes()}, nil
 }
 
 // repeat runs cairn args b.runs times, calling before ahead of each run
