@@ -45,28 +45,41 @@ In Claude Code's .claude/settings.json:
 // Run prints the envelope. Whatever goes wrong, the session goes on: the
 // note says what happened and the exit status is 0.
 func (c *HookCmd) Run(env *Env) error {
-	type result struct {
-		text string
-		err  error
-	}
-	done := make(chan result, 1)
+	done := make(chan hookResult, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), c.Timeout)
 	defer cancel()
 	go func() {
 		text, err := c.context(ctx, env)
-		done <- result{text, err}
+		done <- hookResult{text, err}
 	}()
-	var text string
+	return writeEnvelope(env, c.Harness, settle(ctx, done, c.Timeout))
+}
+
+// hookResult is what the hook's worker produced.
+type hookResult struct {
+	text string
+	err  error
+}
+
+// settle waits for the worker or the deadline and says which text the
+// session gets. A select alone picks at random between two ready cases,
+// and at the deadline both often are (the worker returns the context's
+// error as it expires), so the deadline is checked after the wait: once
+// it has passed, the timeout note wins whatever arrived, and the same
+// run always prints the same kind of note.
+func settle(ctx context.Context, done <-chan hookResult, timeout time.Duration) string {
+	var r hookResult
 	select {
-	case r := <-done:
-		text = r.text
-		if r.err != nil {
-			text = "cairn: no context this time: " + r.err.Error()
-		}
+	case r = <-done:
 	case <-ctx.Done():
-		text = fmt.Sprintf("cairn: no context this time: the base did not answer within %s; run `cairn build` if it has not been built lately.", c.Timeout)
 	}
-	return writeEnvelope(env, c.Harness, text)
+	if ctx.Err() != nil {
+		return fmt.Sprintf("cairn: no context this time: the base did not answer within %s; run `cairn build` if it has not been built lately.", timeout)
+	}
+	if r.err != nil {
+		return "cairn: no context this time: " + r.err.Error()
+	}
+	return r.text
 }
 
 // errBusy is a base whose build lock is held: its artifacts are being

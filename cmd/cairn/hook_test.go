@@ -121,6 +121,9 @@ func TestHookEnvelopes(t *testing.T) {
 // well past it).
 func TestHookNeverBlocks(t *testing.T) {
 	base := builtDemo(t)
+	// Built before any deadline starts: a build on a loaded machine may
+	// take longer than the deadline the hook is held to.
+	bin := builtCairn(t)
 	empty := t.TempDir()
 	lock, err := artifacts.AcquireLock(base, "test build")
 	if err != nil {
@@ -134,10 +137,12 @@ func TestHookNeverBlocks(t *testing.T) {
 	}{
 		{"missing", "", nil, "no cairn base here"},
 		{"busy", base, nil, "the base is busy"},
+		// The base is locked, so the worker answers "busy" at once, as
+		// the 1ns deadline passes: both are ready, and the deadline wins.
 		{"slow", base, []string{"--timeout", "1ns"}, "did not answer within 1ns"},
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second+10*time.Second)
-		cmd := exec.CommandContext(ctx, builtCairn(t), append([]string{"hook", "claude"}, c.args...)...)
+		cmd := exec.CommandContext(ctx, bin, append([]string{"hook", "claude"}, c.args...)...)
 		cmd.Dir = empty
 		cmd.Env = append(os.Environ(), "CAIRN_BASE="+c.base)
 		out, err := cmd.Output()
@@ -151,6 +156,38 @@ func TestHookNeverBlocks(t *testing.T) {
 		if strings.Count(env.HookSpecificOutput.AdditionalContext, "\n") > 0 {
 			t.Errorf("%s: the note is more than one line: %q", c.name, env.HookSpecificOutput.AdditionalContext)
 		}
+	}
+}
+
+// settleRounds is how often TestHookDeadlineWins asks settle with both
+// cases ready: a random pick among them would lose one round in two, so
+// a settle that picks by luck fails here with a chance of 1 - 2^-200.
+const settleRounds = 200
+
+// TestHookDeadlineWins: once the deadline has passed, the timeout note is
+// what the session gets even when the worker's answer is there too; an
+// answer that arrives in time is printed.
+func TestHookDeadlineWins(t *testing.T) {
+	expired, cancel := context.WithTimeout(context.Background(), time.Nanosecond)
+	defer cancel()
+	<-expired.Done()
+	for i := range settleRounds {
+		done := make(chan hookResult, 1)
+		done <- hookResult{text: "the pack"}
+		if got := settle(expired, done, time.Nanosecond); !strings.Contains(got, "did not answer within 1ns") {
+			t.Fatalf("round %d: past the deadline the session got %q, want the timeout note", i, got)
+		}
+	}
+	live, cancelLive := context.WithTimeout(context.Background(), time.Hour)
+	defer cancelLive()
+	done := make(chan hookResult, 1)
+	done <- hookResult{text: "the pack"}
+	if got := settle(live, done, time.Hour); got != "the pack" {
+		t.Errorf("an answer in time gave %q", got)
+	}
+	done <- hookResult{err: errBusy}
+	if got := settle(live, done, time.Hour); got != "cairn: no context this time: "+errBusy.Error() {
+		t.Errorf("an error in time gave %q", got)
 	}
 }
 
