@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -125,6 +127,33 @@ func collectedAt(env *Env) (time.Time, error) {
 	return t.UTC(), nil
 }
 
+// maxSkippedNamed bounds the skipped notes named one by one: the count
+// says how many more there are.
+const maxSkippedNamed = 10
+
+// reportSkipped names the notes the markdown collector left out, and why,
+// each on its own line, with what to do about it.
+func reportSkipped(env *Env, r collect.Result) {
+	for i, s := range r.Skipped {
+		if i == maxSkippedNamed {
+			fmt.Fprintf(env.Stderr, "cairn: collect %s: and %d more skipped\n", r.Source, len(r.Skipped)-maxSkippedNamed)
+			break
+		}
+		if s.Err != nil {
+			// The path is named already; the error's own copy of it is the
+			// absolute one, which says nothing more.
+			reason := s.Err
+			var pe *fs.PathError
+			if errors.As(reason, &pe) {
+				reason = pe.Err
+			}
+			fmt.Fprintf(env.Stderr, "cairn: collect %s: skipped %s: it cannot be read (%v); fix its permissions or move it out of the notes folder\n", r.Source, s.Path, reason)
+		} else {
+			fmt.Fprintf(env.Stderr, "cairn: collect %s: skipped %s: %d bytes, over the %d-byte cap of a note; split it or move it out of the notes folder\n", r.Source, s.Path, s.Size, collect.MaxNoteBytes)
+		}
+	}
+}
+
 // report prints the written documents on stdout and a line per source on
 // stderr, then each failure; it is an exit 1 when a source failed.
 func report(env *Env, out collect.Output) error {
@@ -139,7 +168,11 @@ func report(env *Env, out collect.Output) error {
 		if r.Empty > 0 {
 			line += fmt.Sprintf(", %d without commits", r.Empty)
 		}
+		if len(r.Skipped) > 0 {
+			line += fmt.Sprintf(", %d skipped", len(r.Skipped))
+		}
 		fmt.Fprintln(env.Stderr, line)
+		reportSkipped(env, r)
 		if r.Err != nil {
 			fmt.Fprintf(env.Stderr, "cairn: %v\n", r.Err)
 			failed = append(failed, r.Source)

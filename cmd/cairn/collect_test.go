@@ -335,6 +335,50 @@ func TestCollectMarkdown(t *testing.T) {
 	}
 }
 
+// TestCollectMarkdownExtensions: .md, .markdown and .mdx files are notes,
+// titled by frontmatter, heading or file name without its extension; a
+// file of another extension is not a note; a note over the cap or that
+// cannot be read is left out, counted and named on stderr.
+func TestCollectMarkdownExtensions(t *testing.T) {
+	isolate(t)
+	dir := filepath.Join(t.TempDir(), "kb")
+	if code, _, stderr := cairn(t, "init", dir); code != 0 {
+		t.Fatal(stderr)
+	}
+	writeFile(t, filepath.Join(dir, "notes", "a.md"), "# Alpha\n\nThe first note.\n")
+	writeFile(t, filepath.Join(dir, "notes", "b.markdown"), "---\ntitle: Beta\ntags: [team]\n---\n\nThe second note.\n")
+	writeFile(t, filepath.Join(dir, "notes", "guides", "c.mdx"), "import {Tabs} from './tabs'\nexport const meta = {draft: true}\n\n<Tabs>Install with the script.</Tabs>\n")
+	writeFile(t, filepath.Join(dir, "notes", "d.txt"), "# Not a note\n")
+	writeFile(t, filepath.Join(dir, "notes", "huge.md"), "# Huge\n"+strings.Repeat("x", 4<<20))
+	// A link to nowhere cannot be read, whoever runs the test (root reads
+	// a file without permissions).
+	if err := os.Symlink("moved-away.md", filepath.Join(dir, "notes", "gone.md")); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := cairnAt(t, collectNow, "--base", dir, "collect", "markdown", "--as-of", "2026-11-28")
+	if code != 0 || stdout != "index/markdown.json\n" {
+		t.Fatalf("collect markdown: exit %d, %q\n%s", code, stdout, stderr)
+	}
+	wantErr := "cairn: collect markdown: 1 written (3 records), 0 present, 2 skipped\n" +
+		"cairn: collect markdown: skipped notes/gone.md: it cannot be read (no such file or directory); fix its permissions or move it out of the notes folder\n" +
+		"cairn: collect markdown: skipped notes/huge.md: 4194311 bytes, over the 4194304-byte cap of a note; split it or move it out of the notes folder\n"
+	if stderr != wantErr {
+		t.Errorf("stderr %q, want %q", stderr, wantErr)
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, "index", "markdown.json"))
+	doc := decodeDoc(t, data)
+	var got []string
+	for _, r := range doc.Records {
+		got = append(got, r["path"].(string)+"="+r["title"].(string))
+	}
+	if want := "notes/a.md=Alpha notes/b.markdown=Beta notes/guides/c.mdx=c"; strings.Join(got, " ") != want {
+		t.Errorf("notes %q, want %q", strings.Join(got, " "), want)
+	}
+	if body, _ := doc.Records[2]["body"].(string); !strings.HasPrefix(body, "import {Tabs} from './tabs'\n") || !strings.Contains(body, "<Tabs>Install") {
+		t.Errorf("the MDX note's body is %q, want its text as written", body)
+	}
+}
+
 // collectedDoc is what the tests read of a written document.
 type collectedDoc struct {
 	Cairn       int              `json:"cairn"`

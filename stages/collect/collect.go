@@ -70,6 +70,10 @@ type Result struct {
 	// Empty counts the days the git collector found no commit on; it
 	// writes no document for them.
 	Empty int
+	// Skipped lists, by path, the notes the markdown collector left out of
+	// its snapshot: too large, or unreadable. Files that are not notes are
+	// not listed.
+	Skipped []Skipped
 	// Err is what stopped the source, naming it; nil when it finished.
 	Err error
 }
