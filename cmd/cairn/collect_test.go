@@ -148,6 +148,37 @@ func TestCollectGitThenBuild(t *testing.T) {
 	}
 }
 
+// TestCollectGitQuiet: a repository whose last commit is older than the
+// window says how far back it is and which --days reaches it, and that
+// command does; a commit of the as-of day, never collected, does not count.
+// A repository with no commit says that instead.
+func TestCollectGitQuiet(t *testing.T) {
+	isolate(t)
+	dir := gitBase(t, []gitCommit{
+		{"2026-08-10T12:00:00Z", "Start the sync tool", "src/main.go"},
+		{"2026-08-17T23:30:00+02:00", "Read the config file", "src/config.go"},
+		{"2026-11-28T08:00:00Z", "Pick the project up again", "src/main.go"},
+	})
+	code, stdout, stderr := cairnAt(t, collectNow, "--base", dir, "collect", "git", "--as-of", "2026-11-28")
+	want := "cairn: collect git: 0 written (0 records), 0 present, 30 without commits\n" +
+		"cairn: collect git: no commit in the last 30 days; the newest is from 2026-08-17, 103 days ago: run cairn collect git --days 103 --as-of 2026-11-28 to reach it\n"
+	if code != 0 || stdout != "" || stderr != want {
+		t.Fatalf("collect exited %d, printed %q and reported %q, want %q", code, stdout, stderr, want)
+	}
+	code, stdout, stderr = cairnAt(t, collectNow, "--base", dir, "collect", "git", "--days", "103", "--as-of", "2026-11-28")
+	if code != 0 || stdout != "events/2026-08-17/git.json\n" {
+		t.Errorf("the hint's command exited %d and printed %q:\n%s", code, stdout, stderr)
+	}
+
+	empty := gitBase(t, nil)
+	code, _, stderr = cairnAt(t, collectNow, "--base", empty, "collect", "git", "--as-of", "2026-11-28")
+	want = "cairn: collect git: 0 written (0 records), 0 present, 30 without commits\n" +
+		"cairn: collect git: the repository has no commit yet, so there is nothing to collect; commit, or name another repository with --repo\n"
+	if code != 0 || stderr != want {
+		t.Errorf("an empty repository: exit %d, %q, want %q", code, stderr, want)
+	}
+}
+
 // TestCollectGitMerge: a merge commit is flagged, and --repo reads another
 // repository than the base's.
 func TestCollectGitMerge(t *testing.T) {
