@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,7 +69,7 @@ func (c *CollectCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
-	return report(env, out)
+	return c.report(env, out, today)
 }
 
 // input reads the base's configuration and resolves what to collect. The
@@ -125,9 +127,78 @@ func collectedAt(env *Env) (time.Time, error) {
 	return t.UTC(), nil
 }
 
+// quietHint words where the commits of a git source are when its window
+// held none: how far back the newest is, and the --days that reaches it,
+// in a command that keeps the flags that decide the window.
+func (c *CollectCmd) quietHint(source string, q collect.Quiet, today time.Time) string {
+	head := fmt.Sprintf("cairn: collect %s: ", source)
+	switch {
+	case q.NoCommit:
+		return head + "the repository has no commit yet, so there is nothing to collect; commit, or name another repository with --repo"
+	case q.Newest.IsZero():
+		return head + fmt.Sprintf("no commit before %s; the commits of that day and after are collected once their day is over", today.Format(time.DateOnly))
+	}
+	ago := int(today.Sub(q.Newest).Hours() / 24)
+	line := head + fmt.Sprintf("no commit in the last %d days; the newest is from %s, %d days ago", c.Days, q.Newest.Format(time.DateOnly), ago)
+	switch {
+	case ago <= c.Days:
+		// Only a commit dated by its author after its committer falls
+		// here: git's walk, bounded by committer date, passed it by.
+		return line
+	case ago > maxCollectDays:
+		return line + fmt.Sprintf(", further back than --days reaches (%d)", maxCollectDays)
+	}
+	cmd := fmt.Sprintf("cairn collect %s --days %d", source, ago)
+	if c.Repo != "" {
+		cmd += " --repo " + shellWord(c.Repo)
+	}
+	if c.AsOf != "" {
+		cmd += " --as-of " + c.AsOf
+	}
+	return line + ": run " + cmd + " to reach it"
+}
+
+// shellWord is s as one word of a POSIX shell command line: as it is when
+// it holds nothing a shell reads specially, else single-quoted.
+func shellWord(s string) string {
+	if s != "" && !strings.ContainsFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+,:@=%", r))
+	}) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// maxSkippedNamed bounds the skipped notes named one by one: the count
+// says how many more there are.
+const maxSkippedNamed = 10
+
+// reportSkipped names the notes the markdown collector left out, and why,
+// each on its own line, with what to do about it.
+func reportSkipped(env *Env, r collect.Result) {
+	for i, s := range r.Skipped {
+		if i == maxSkippedNamed {
+			fmt.Fprintf(env.Stderr, "cairn: collect %s: and %d more skipped\n", r.Source, len(r.Skipped)-maxSkippedNamed)
+			break
+		}
+		if s.Err != nil {
+			// The path is named already; the error's own copy of it is the
+			// absolute one, which says nothing more.
+			reason := s.Err
+			var pe *fs.PathError
+			if errors.As(reason, &pe) {
+				reason = pe.Err
+			}
+			fmt.Fprintf(env.Stderr, "cairn: collect %s: skipped %s: it cannot be read (%v); fix its permissions or move it out of the notes folder\n", r.Source, s.Path, reason)
+		} else {
+			fmt.Fprintf(env.Stderr, "cairn: collect %s: skipped %s: %d bytes, over the %d-byte cap of a note; split it or move it out of the notes folder\n", r.Source, s.Path, s.Size, collect.MaxNoteBytes)
+		}
+	}
+}
+
 // report prints the written documents on stdout and a line per source on
 // stderr, then each failure; it is an exit 1 when a source failed.
-func report(env *Env, out collect.Output) error {
+func (c *CollectCmd) report(env *Env, out collect.Output, today time.Time) error {
 	var failed []string
 	for _, r := range out.Results {
 		records := 0
@@ -139,7 +210,14 @@ func report(env *Env, out collect.Output) error {
 		if r.Empty > 0 {
 			line += fmt.Sprintf(", %d without commits", r.Empty)
 		}
+		if len(r.Skipped) > 0 {
+			line += fmt.Sprintf(", %d skipped", len(r.Skipped))
+		}
 		fmt.Fprintln(env.Stderr, line)
+		if r.Quiet != nil {
+			fmt.Fprintln(env.Stderr, c.quietHint(r.Source, *r.Quiet, today))
+		}
+		reportSkipped(env, r)
 		if r.Err != nil {
 			fmt.Fprintf(env.Stderr, "cairn: %v\n", r.Err)
 			failed = append(failed, r.Source)

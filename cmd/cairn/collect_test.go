@@ -148,6 +148,37 @@ func TestCollectGitThenBuild(t *testing.T) {
 	}
 }
 
+// TestCollectGitQuiet: a repository whose last commit is older than the
+// window says how far back it is and which --days reaches it, and that
+// command does; a commit of the as-of day, never collected, does not count.
+// A repository with no commit says that instead.
+func TestCollectGitQuiet(t *testing.T) {
+	isolate(t)
+	dir := gitBase(t, []gitCommit{
+		{"2026-08-10T12:00:00Z", "Start the sync tool", "src/main.go"},
+		{"2026-08-17T23:30:00+02:00", "Read the config file", "src/config.go"},
+		{"2026-11-28T08:00:00Z", "Pick the project up again", "src/main.go"},
+	})
+	code, stdout, stderr := cairnAt(t, collectNow, "--base", dir, "collect", "git", "--as-of", "2026-11-28")
+	want := "cairn: collect git: 0 written (0 records), 0 present, 30 without commits\n" +
+		"cairn: collect git: no commit in the last 30 days; the newest is from 2026-08-17, 103 days ago: run cairn collect git --days 103 --as-of 2026-11-28 to reach it\n"
+	if code != 0 || stdout != "" || stderr != want {
+		t.Fatalf("collect exited %d, printed %q and reported %q, want %q", code, stdout, stderr, want)
+	}
+	code, stdout, stderr = cairnAt(t, collectNow, "--base", dir, "collect", "git", "--days", "103", "--as-of", "2026-11-28")
+	if code != 0 || stdout != "events/2026-08-17/git.json\n" {
+		t.Errorf("the hint's command exited %d and printed %q:\n%s", code, stdout, stderr)
+	}
+
+	empty := gitBase(t, nil)
+	code, _, stderr = cairnAt(t, collectNow, "--base", empty, "collect", "git", "--as-of", "2026-11-28")
+	want = "cairn: collect git: 0 written (0 records), 0 present, 30 without commits\n" +
+		"cairn: collect git: the repository has no commit yet, so there is nothing to collect; commit, or name another repository with --repo\n"
+	if code != 0 || stderr != want {
+		t.Errorf("an empty repository: exit %d, %q, want %q", code, stderr, want)
+	}
+}
+
 // TestCollectGitMerge: a merge commit is flagged, and --repo reads another
 // repository than the base's.
 func TestCollectGitMerge(t *testing.T) {
@@ -332,6 +363,50 @@ func TestCollectMarkdown(t *testing.T) {
 	mustBuild(t, dir)
 	if code, pack, _ := cairnAt(t, collectNow, "--base", dir, "context", "chunks", "--as-of", "2026-11-28"); code != 0 || !strings.Contains(pack, "index/markdown.json#notes/retro.md") {
 		t.Errorf("the pack does not cite the note:\n%s", pack)
+	}
+}
+
+// TestCollectMarkdownExtensions: .md, .markdown and .mdx files are notes,
+// titled by frontmatter, heading or file name without its extension; a
+// file of another extension is not a note; a note over the cap or that
+// cannot be read is left out, counted and named on stderr.
+func TestCollectMarkdownExtensions(t *testing.T) {
+	isolate(t)
+	dir := filepath.Join(t.TempDir(), "kb")
+	if code, _, stderr := cairn(t, "init", dir); code != 0 {
+		t.Fatal(stderr)
+	}
+	writeFile(t, filepath.Join(dir, "notes", "a.md"), "# Alpha\n\nThe first note.\n")
+	writeFile(t, filepath.Join(dir, "notes", "b.markdown"), "---\ntitle: Beta\ntags: [team]\n---\n\nThe second note.\n")
+	writeFile(t, filepath.Join(dir, "notes", "guides", "c.mdx"), "import {Tabs} from './tabs'\nexport const meta = {draft: true}\n\n<Tabs>Install with the script.</Tabs>\n")
+	writeFile(t, filepath.Join(dir, "notes", "d.txt"), "# Not a note\n")
+	writeFile(t, filepath.Join(dir, "notes", "huge.md"), "# Huge\n"+strings.Repeat("x", 4<<20))
+	// A link to nowhere cannot be read, whoever runs the test (root reads
+	// a file without permissions).
+	if err := os.Symlink("moved-away.md", filepath.Join(dir, "notes", "gone.md")); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := cairnAt(t, collectNow, "--base", dir, "collect", "markdown", "--as-of", "2026-11-28")
+	if code != 0 || stdout != "index/markdown.json\n" {
+		t.Fatalf("collect markdown: exit %d, %q\n%s", code, stdout, stderr)
+	}
+	wantErr := "cairn: collect markdown: 1 written (3 records), 0 present, 2 skipped\n" +
+		"cairn: collect markdown: skipped notes/gone.md: it cannot be read (no such file or directory); fix its permissions or move it out of the notes folder\n" +
+		"cairn: collect markdown: skipped notes/huge.md: 4194311 bytes, over the 4194304-byte cap of a note; split it or move it out of the notes folder\n"
+	if stderr != wantErr {
+		t.Errorf("stderr %q, want %q", stderr, wantErr)
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, "index", "markdown.json"))
+	doc := decodeDoc(t, data)
+	var got []string
+	for _, r := range doc.Records {
+		got = append(got, r["path"].(string)+"="+r["title"].(string))
+	}
+	if want := "notes/a.md=Alpha notes/b.markdown=Beta notes/guides/c.mdx=c"; strings.Join(got, " ") != want {
+		t.Errorf("notes %q, want %q", strings.Join(got, " "), want)
+	}
+	if body, _ := doc.Records[2]["body"].(string); !strings.HasPrefix(body, "import {Tabs} from './tabs'\n") || !strings.Contains(body, "<Tabs>Install") {
+		t.Errorf("the MDX note's body is %q, want its text as written", body)
 	}
 }
 

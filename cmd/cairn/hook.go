@@ -10,8 +10,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/query"
@@ -21,16 +23,21 @@ import (
 // hook prints into the session, for agents that never connect to MCP.
 type HookCmd struct {
 	Harness string        `arg:"" name:"HARNESS" help:"The agent harness whose envelope to print: claude, codex, gemini, cursor or copilot." enum:"claude,codex,gemini,cursor,copilot"`
-	Budget  int           `help:"Token budget of the pack." default:"1500" placeholder:"TOKENS"`
+	Budget  int           `help:"Token budget of everything printed: the header lines, the pack and the rules (a token is 4 bytes)." default:"2400" placeholder:"TOKENS"`
 	Timeout time.Duration `help:"Give up after this long and print a short note instead: a hook never holds up a session." default:"3s" placeholder:"DURATION"`
 }
 
 // Help is the detail under the summary of `cairn hook --help`.
 func (HookCmd) Help() string {
-	return `The pack's query is the repository's owner/name (from the git remote
-origin) and its branch; the rules are those of the working folder, or of
-the base's root when the working folder is outside the base. It always
-exits 0: a missing or busy base gives a one-line note instead.
+	return `The pack's question is what changed lately in the working folder: the
+subjects of its last 5 commits (else the repository's owner/name and
+branch). The rules are those of the working folder, or of the base's root
+when the working folder is outside the base. Everything printed fits
+--budget: the rules take up to half of it (cut at a line, saying so), the
+pack the rest (left out, saying so, when too little is left). The default,
+2400 tokens, keeps the text under the 10,000 characters Claude Code passes
+on whole. It always exits 0: a missing or busy base gives a one-line note
+instead.
 
 Examples:
 
@@ -45,36 +52,50 @@ In Claude Code's .claude/settings.json:
 // Run prints the envelope. Whatever goes wrong, the session goes on: the
 // note says what happened and the exit status is 0.
 func (c *HookCmd) Run(env *Env) error {
-	type result struct {
-		text string
-		err  error
-	}
-	done := make(chan result, 1)
+	done := make(chan hookResult, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), c.Timeout)
 	defer cancel()
 	go func() {
 		text, err := c.context(ctx, env)
-		done <- result{text, err}
+		done <- hookResult{text, err}
 	}()
-	var text string
+	return writeEnvelope(env, c.Harness, settle(ctx, done, c.Timeout))
+}
+
+// hookResult is what the hook's worker produced.
+type hookResult struct {
+	text string
+	err  error
+}
+
+// settle waits for the worker or the deadline and says which text the
+// session gets. A select alone picks at random between two ready cases,
+// and at the deadline both often are (the worker returns the context's
+// error as it expires), so the deadline is checked after the wait: once
+// it has passed, the timeout note wins whatever arrived, and the same
+// run always prints the same kind of note.
+func settle(ctx context.Context, done <-chan hookResult, timeout time.Duration) string {
+	var r hookResult
 	select {
-	case r := <-done:
-		text = r.text
-		if r.err != nil {
-			text = "cairn: no context this time: " + r.err.Error()
-		}
+	case r = <-done:
 	case <-ctx.Done():
-		text = fmt.Sprintf("cairn: no context this time: the base did not answer within %s; run `cairn build` if it has not been built lately.", c.Timeout)
 	}
-	return writeEnvelope(env, c.Harness, text)
+	if ctx.Err() != nil {
+		return fmt.Sprintf("cairn: no context this time: the base did not answer within %s; run `cairn build` if it has not been built lately.", timeout)
+	}
+	if r.err != nil {
+		return "cairn: no context this time: " + r.err.Error()
+	}
+	return r.text
 }
 
 // errBusy is a base whose build lock is held: its artifacts are being
 // written, and a scan of a large base would hold up the session.
 var errBusy = errors.New("the base is busy (a build or a note holds its lock); the next session gets its pack")
 
-// context is the hook's text: the pack for the repository, then the rules
-// of the working folder.
+// context is the hook's text: a header line, the pack for what changed
+// lately in the working folder, then the rules of the working folder, the
+// whole within the budget (see fitHook).
 func (c *HookCmd) context(ctx context.Context, env *Env) (string, error) {
 	root, err := env.findBase()
 	if err != nil {
@@ -98,26 +119,88 @@ func (c *HookCmd) context(ctx context.Context, env *Env) (string, error) {
 		return "", err
 	}
 	repo := repositoryOf(ctx, wd)
-	pack, err := query.Context(ctx, root, query.Request{
-		Words: []string{repo.query()}, Budget: c.Budget, AsOf: asOf, Format: query.FormatText, ToolVersion: Version,
-	})
-	if err != nil {
-		return "", err
-	}
-	at, place := wd, "the working folder"
+	q := questionOf(ctx, wd, repo)
+	at, place, whole := wd, "the working folder", "`cairn context --at .` prints them whole"
 	if rel, err := filepath.Rel(resolved(root), resolved(wd)); err != nil || !filepath.IsLocal(rel) && rel != "." {
 		at, place = root, "the base's root (the working folder is outside the base)"
+		whole = "`cairn context --at .` in the base's folder prints them whole"
 	}
 	rules, err := query.At(ctx, root, query.AtRequest{Path: at, Format: query.FormatMarkdown, AsOf: asOf})
 	if err != nil {
 		return "", err
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "cairn: context for %s, from the knowledge base %s.\n\n", repo.describe(), filepath.Base(root))
-	b.Write(pack)
-	fmt.Fprintf(&b, "\ncairn: what applies where you write, at %s:\n\n", place)
-	b.Write(rules)
-	return b.String(), nil
+	return fitHook(hookParts{
+		budget:    c.Budget,
+		head:      fmt.Sprintf("cairn: context for %s, from the knowledge base %s; the pack's question is %s.\n\n", repo.describe(), filepath.Base(root), q.about),
+		rulesHead: fmt.Sprintf("\ncairn: what applies where you write, at %s:\n\n", place),
+		rules:     rules,
+		whole:     whole,
+		pack: func(budget int) ([]byte, error) {
+			return query.Context(ctx, root, query.Request{
+				Words: []string{q.words}, Budget: budget, AsOf: asOf, Format: query.FormatText, ToolVersion: Version,
+			})
+		},
+	})
+}
+
+// question is the pack's query and how the header names it.
+type question struct {
+	words string
+	about string
+}
+
+// recentCommits is how many of the working folder's latest commits make
+// the pack's question: enough to name the work in progress, few enough
+// that one old topic does not drown it.
+const recentCommits = 5
+
+// maxQuestionWords and maxQuestionBytes bound the question made of commit
+// subjects, under the query's own limits (64 words, 1024 bytes) with room
+// for the repository's name at each end.
+const (
+	maxQuestionWords = 48
+	maxQuestionBytes = 768
+)
+
+// questionOf is what an agent starting a session here most needs to know
+// about: what changed lately in this folder. It is made of the subjects of
+// the last recentCommits commits (merges left out) that touch the working
+// folder, newest first, each word once; a word that is not UTF-8 (an old
+// commit in another encoding) is left out, as the query would refuse it. A
+// repository with none, or no git, falls back to the repository's name and
+// branch.
+//
+// The repository's name opens and closes the question: the query reads a
+// day, "yesterday" or "last week" at either end as its window, and a
+// commit subject ending in one must not narrow the pack to it.
+func questionOf(ctx context.Context, dir string, r gitRepo) question {
+	log := git(ctx, dir, "log", "-n", strconv.Itoa(recentCommits), "--no-merges", "--format=%s", "--", ".")
+	var words []string
+	seen := map[string]bool{}
+	size, commits := 0, 0
+	for _, subject := range strings.Split(log, "\n") {
+		if strings.TrimSpace(subject) == "" {
+			continue
+		}
+		commits++
+		for _, w := range strings.Fields(subject) {
+			key := strings.ToLower(w)
+			if seen[key] || !utf8.ValidString(w) || len(words) == maxQuestionWords || size+len(w)+1 > maxQuestionBytes {
+				continue
+			}
+			seen[key] = true
+			words = append(words, w)
+			size += len(w) + 1
+		}
+	}
+	if len(words) == 0 {
+		return question{words: r.query(), about: "the repository's name and branch (" + r.query() + ")"}
+	}
+	about := fmt.Sprintf("what changed lately in this folder: the subjects of its last %d commits", commits)
+	if commits == 1 {
+		about = "what changed lately in this folder: the subject of its last commit"
+	}
+	return question{words: r.name + " " + strings.Join(words, " ") + " " + r.name, about: about}
 }
 
 // gitRepo is what the hook's query is made of.

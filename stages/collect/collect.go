@@ -70,8 +70,25 @@ type Result struct {
 	// Empty counts the days the git collector found no commit on; it
 	// writes no document for them.
 	Empty int
+	// Quiet, set by the git collector when it read its whole window and
+	// found no commit in it, says where the repository's commits are.
+	Quiet *Quiet
+	// Skipped lists, by path, the notes the markdown collector left out of
+	// its snapshot: too large, or unreadable. Files that are not notes are
+	// not listed.
+	Skipped []Skipped
 	// Err is what stopped the source, naming it; nil when it finished.
 	Err error
+}
+
+// Quiet is where a git source's commits are when its window holds none:
+// data for the command line to word as a hint.
+type Quiet struct {
+	// NoCommit reports a repository with no commit at all.
+	NoCommit bool
+	// Newest is the author day (UTC) of the newest commit before Today;
+	// zero when every commit is of Today or later (or there is none).
+	Newest time.Time
 }
 
 // Written is one document written.

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -91,9 +92,21 @@ func collectGit(ctx context.Context, in Input, s source) (Result, error) {
 		return res, err
 	}
 	repo := gitRepo(in, s)
-	commits, err := gitLog(ctx, in, repo, days[0])
+	commits, head, err := gitLog(ctx, in, repo, days[0])
 	if err != nil {
 		return res, err
+	}
+	// A whole window without a commit is most often a quiet repository
+	// read with too short a window: say where its commits are. A window
+	// partly present may hold commits already collected, so it gets no
+	// hint.
+	if len(commits) == 0 && present == 0 {
+		res.Quiet = &Quiet{NoCommit: head == ""}
+		if head != "" {
+			if res.Quiet.Newest, err = newestBefore(ctx, in, repo, head); err != nil {
+				return res, err
+			}
+		}
 	}
 	byDay := map[time.Time][]gitCommit{}
 	for _, c := range commits {
@@ -135,44 +148,86 @@ func gitRepo(in Input, s source) string {
 }
 
 // gitLog lists HEAD's commits authored from the first day to before
-// Today. git's own --since filters on the committer date, which is never
-// before the author date when clocks are sane, so it only bounds the walk;
-// the author day decides the document.
-func gitLog(ctx context.Context, in Input, repo string, first time.Time) ([]gitCommit, error) {
-	head, err := runGit(ctx, in, repo, "rev-parse", "--verify", "-q", "HEAD")
+// Today, and HEAD's commit id, "" in a repository with no commit yet.
+// git's own --since filters on the committer date, which is never before
+// the author date when clocks are sane, so it only bounds the walk; the
+// author day decides the document.
+func gitLog(ctx context.Context, in Input, repo string, first time.Time) ([]gitCommit, string, error) {
+	out, err := runGit(ctx, in, repo, "rev-parse", "--verify", "-q", "HEAD")
 	if err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) && ee.ExitCode() == 1 {
-			return nil, nil // a repository with no commit yet
+			return nil, "", nil // a repository with no commit yet
 		}
-		return nil, err
+		return nil, "", err
 	}
-	out, err := runGit(ctx, in, repo, "log", "--no-color", "--no-show-signature", "--no-renames", "--name-only", "-z",
-		"--format="+gitFormat, "--since="+first.Format(time.RFC3339), strings.TrimSpace(string(head)), "--")
+	head := strings.TrimSpace(string(out))
+	out, err = runGit(ctx, in, repo, "log", "--no-color", "--no-show-signature", "--no-renames", "--name-only", "-z",
+		"--format="+gitFormat, "--since="+first.Format(time.RFC3339), head, "--")
 	if err != nil {
-		return nil, err
+		return nil, head, err
 	}
 	var commits []gitCommit
 	for _, chunk := range strings.Split(string(out), "\x1e")[1:] {
 		c, err := parseCommit(chunk)
 		if err != nil {
-			return nil, err
+			return nil, head, err
 		}
 		if !c.day.Before(first) && c.day.Before(in.Today) {
 			commits = append(commits, c)
 		}
 	}
-	return commits, nil
+	return commits, head, nil
+}
+
+// maxNewestBytes bounds what newestBefore's git call may print: one date
+// and a newline.
+const maxNewestBytes = 64
+
+// newestBefore is the author day (UTC) of the newest commit of head
+// committed before Today, zero when there is none: one `git log -1`, whose
+// walk stops at the first commit it prints. --until passes by the commits
+// of the as-of day and after, which no --days can reach.
+func newestBefore(ctx context.Context, in Input, repo, head string) (time.Time, error) {
+	out, err := runGitCapped(ctx, in, repo, maxNewestBytes, "log", "-1", "--no-color", "--no-show-signature",
+		"--format=%aI", "--until="+in.Today.Format(time.RFC3339), head, "--")
+	if err != nil {
+		return time.Time{}, err
+	}
+	text := strings.TrimSpace(string(out))
+	if text == "" {
+		return time.Time{}, nil
+	}
+	when, err := time.Parse(time.RFC3339, text)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("git log printed the author date %q, which cairn cannot read: %v", text, err)
+	}
+	when = when.UTC()
+	return time.Date(when.Year(), when.Month(), when.Day(), 0, 0, 0, 0, time.UTC), nil
 }
 
 // runGit runs one git command in repo and returns its stdout.
 func runGit(ctx context.Context, in Input, repo string, args ...string) ([]byte, error) {
+	return runGitCapped(ctx, in, repo, 0, args...)
+}
+
+// runGitCapped is runGit refusing more than max bytes of stdout (0: no
+// cap), for a call whose answer has a known size.
+func runGitCapped(ctx context.Context, in Input, repo string, max int, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", repo}, args...)...)
 	cmd.Env = in.Environ
-	var stdout bytes.Buffer
+	var stdout limitedBuffer
+	stdout.max = max
+	if max == 0 {
+		stdout.max = math.MaxInt
+	}
 	var stderr tailBuffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
+	err := cmd.Run()
+	if err == nil && stdout.over {
+		return nil, fmt.Errorf("git %s in %s printed more than the %d bytes cairn reads of it", args[0], repo, max)
+	}
+	if err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) && args[0] == "rev-parse" && ee.ExitCode() == 1 {
 			return nil, err

@@ -25,6 +25,20 @@ const DefaultNotes = "notes"
 // MaxNoteBytes bounds one note: a larger file is not a note.
 const MaxNoteBytes = 4 << 20
 
+// NoteExtensions are the file name endings of notes, compared without
+// case: Markdown's two usual ones, and MDX, Markdown with JSX and ESM
+// lines in it, read as the Markdown text it is (its import and export
+// lines and its tags stay in the body as written).
+var NoteExtensions = []string{".md", ".markdown", ".mdx"}
+
+// Skipped is a note the markdown collector left out of the snapshot, and
+// why: one of Size (over MaxNoteBytes) or Err (it could not be read).
+type Skipped struct {
+	Path string // as in the snapshot's ids: the folder's name, then the path in it
+	Size int64
+	Err  error
+}
+
 // markdownFieldsMap is the fields map of the markdown collector's snapshot.
 var markdownFieldsMap = map[string]model.FieldPaths{
 	"id":    {".path"},
@@ -53,7 +67,8 @@ func collectMarkdown(in Input, s source) (Result, error) {
 	if dir == "" {
 		dir = DefaultNotes
 	}
-	notes, err := readNotes(filepath.Join(in.Dir, filepath.FromSlash(dir)), dir)
+	notes, skipped, err := readNotes(filepath.Join(in.Dir, filepath.FromSlash(dir)), dir)
+	res.Skipped = skipped
 	if err != nil {
 		return res, err
 	}
@@ -100,18 +115,31 @@ func readBaseFile(dir, p string) ([]byte, error) {
 	return data, err
 }
 
-// readNotes reads every .md file under dir, sorted by path; shown is how
-// the folder is named in ids and messages. Hidden files and folders, and
-// the rules files cairn writes, are not notes.
-func readNotes(dir, shown string) ([]note, error) {
+// readNotes reads every note under dir (a file with one of
+// NoteExtensions), sorted by path; shown is how the folder is named in ids
+// and messages. Hidden files and folders, and the rules files cairn
+// writes, are not notes, nor is a file of another extension. A note too
+// large or that cannot be read, and a folder that cannot be listed, are
+// left out and returned as skipped, so that the caller says so: one bad
+// file does not cost the snapshot of every other note.
+func readNotes(dir, shown string) ([]note, []Skipped, error) {
 	st, err := os.Stat(dir)
 	if err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("the notes folder %s is not a folder; create it or set sources.markdown.path in cairn.yaml", shown)
+		return nil, nil, fmt.Errorf("the notes folder %s is not a folder; create it or set sources.markdown.path in cairn.yaml", shown)
 	}
 	var notes []note
+	var skipped []Skipped
 	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		rel, _ := filepath.Rel(dir, p)
+		id := path.Join(shown, filepath.ToSlash(rel))
 		if err != nil {
-			return err
+			if p == dir {
+				return err
+			}
+			// A folder that cannot be listed is reported once, after its
+			// entry was visited; returning nil goes on past it.
+			skipped = append(skipped, Skipped{Path: id, Err: err})
+			return nil
 		}
 		name := d.Name()
 		if p != dir && strings.HasPrefix(name, ".") {
@@ -120,34 +148,52 @@ func readNotes(dir, shown string) ([]note, error) {
 			}
 			return nil
 		}
-		if d.IsDir() || !strings.HasSuffix(name, ".md") || artifacts.IsRulesFile(name) {
+		if d.IsDir() || !isNote(name) || artifacts.IsRulesFile(name) {
 			return nil
 		}
-		rel, _ := filepath.Rel(dir, p)
-		id := path.Join(shown, filepath.ToSlash(rel))
-		n, err := readNote(p, id)
-		if err != nil {
+		n, skip, err := readNote(p, id)
+		switch {
+		case err != nil:
 			return err
+		case skip != nil:
+			skipped = append(skipped, *skip)
+		default:
+			notes = append(notes, n)
 		}
-		notes = append(notes, n)
 		return nil
 	})
 	slices.SortFunc(notes, func(a, b note) int { return strings.Compare(a.Path, b.Path) })
-	return notes, err
+	slices.SortFunc(skipped, func(a, b Skipped) int { return strings.Compare(a.Path, b.Path) })
+	return notes, skipped, err
+}
+
+// isNote reports whether a file name ends in one of NoteExtensions.
+func isNote(name string) bool {
+	return slices.ContainsFunc(NoteExtensions, func(ext string) bool {
+		return len(name) > len(ext) && strings.EqualFold(name[len(name)-len(ext):], ext)
+	})
 }
 
 // headingLine finds a Markdown level-one heading.
 var headingLine = regexp.MustCompile(`(?m)^#[ \t]+(.+?)[ \t#]*$`)
 
 // readNote reads one note: its frontmatter's title and tags, else its
-// first heading, else its file name, and its text after the frontmatter.
-func readNote(file, id string) (note, error) {
+// first heading, else its file name without its extension, and its text
+// after the frontmatter. A file over MaxNoteBytes, or that cannot be read,
+// is returned as skipped; the size is checked before reading, so a huge
+// file costs a stat, not its bytes.
+func readNote(file, id string) (note, *Skipped, error) {
+	if st, err := os.Stat(file); err != nil {
+		return note{}, &Skipped{Path: id, Err: err}, nil
+	} else if st.Size() > MaxNoteBytes {
+		return note{}, &Skipped{Path: id, Size: st.Size()}, nil
+	}
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return note{}, err
+		return note{}, &Skipped{Path: id, Err: err}, nil
 	}
-	if len(data) > MaxNoteBytes {
-		return note{}, fmt.Errorf("%s is over the %d-byte cap of a note; split it or move it out of the notes folder", id, MaxNoteBytes)
+	if len(data) > MaxNoteBytes { // it grew since the stat
+		return note{}, &Skipped{Path: id, Size: int64(len(data))}, nil
 	}
 	text := strings.ReplaceAll(string(data), "\r\n", "\n")
 	n := note{Path: id}
@@ -162,7 +208,7 @@ func readNote(file, id string) (note, error) {
 				Tags  []string `yaml:"tags"`
 			}
 			if err := yaml.Unmarshal([]byte(front), &meta); err != nil {
-				return note{}, fmt.Errorf("%s:2: the frontmatter is not valid YAML (%v); fix it", id, err)
+				return note{}, nil, fmt.Errorf("%s:2: the frontmatter is not valid YAML (%v); fix it", id, err)
 			}
 			n.Title, n.Tags, text = meta.Title, meta.Tags, body
 		}
@@ -171,9 +217,9 @@ func readNote(file, id string) (note, error) {
 		if m := headingLine.FindStringSubmatch(text); m != nil {
 			n.Title = m[1]
 		} else {
-			n.Title = strings.TrimSuffix(path.Base(id), ".md")
+			n.Title = strings.TrimSuffix(path.Base(id), path.Ext(id))
 		}
 	}
 	n.Body = strings.TrimSpace(text)
-	return n, nil
+	return n, nil, nil
 }
