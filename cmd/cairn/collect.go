@@ -18,11 +18,45 @@ import (
 
 // CollectCmd is `cairn collect [SOURCE…]`.
 type CollectCmd struct {
-	Sources []string `arg:"" optional:"" name:"SOURCE" help:"Sources to collect (default: every source of cairn.yaml with a run command or a built-in collector). git and markdown need no configuration."`
-	Days    int      `help:"How many completed days to fill, counting back from yesterday." default:"30"`
-	Refresh bool     `help:"Collect again the days (and snapshots) already collected, and rewrite them."`
-	AsOf    string   `help:"The day collection stops before: it is never collected (default: $CAIRN_AS_OF, else today, UTC)." placeholder:"DAY"`
-	Repo    string   `help:"The repository the git collector reads (default: sources.git.path, else the base's own repository)." placeholder:"PATH"`
+	Sources    []string `arg:"" optional:"" name:"SOURCE" help:"Sources to collect (default: every source of cairn.yaml with a run command or a built-in collector). git and markdown need no configuration."`
+	Days       int      `help:"How many completed days to fill, counting back from yesterday." default:"30"`
+	Refresh    bool     `help:"Collect again the days (and snapshots) already collected, and rewrite them."`
+	AsOf       string   `help:"The day collection stops before: it is never collected (default: $CAIRN_AS_OF, else today, UTC)." placeholder:"DAY"`
+	Repo       string   `help:"The repository the git collector reads (default: sources.git.path, else the base's own repository)." placeholder:"PATH"`
+	jsonFormat `embed:""`
+}
+
+// collectReport is cairn collect --format json: a source a line of the
+// text report, with the same facts as data.
+type collectReport struct {
+	Sources []collectSource `json:"sources"`
+}
+
+// collectSource is one source's part of a collectReport.
+type collectSource struct {
+	Source  string           `json:"source"`
+	Written []collectWritten `json:"written"`
+	Present int              `json:"present"`
+	Empty   int              `json:"without_commits"`
+	Skipped []collectSkipped `json:"skipped"`
+	// Newest is, when the git source's window held no commit, the author
+	// day of the newest commit before it ("" for none), and Hint the
+	// sentence the text report prints.
+	Newest string `json:"newest_commit,omitempty"`
+	Hint   string `json:"hint,omitempty"`
+	Error  string `json:"error,omitempty"`
+}
+
+// collectWritten is a document written, with its record count.
+type collectWritten struct {
+	Path    string `json:"path"`
+	Records int    `json:"records"`
+}
+
+// collectSkipped is a note left out, and why.
+type collectSkipped struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
 }
 
 // Help is the detail under the summary of `cairn collect --help`.
@@ -199,7 +233,12 @@ func reportSkipped(env *Env, r collect.Result) {
 // report prints the written documents on stdout and a line per source on
 // stderr, then each failure; it is an exit 1 when a source failed.
 func (c *CollectCmd) report(env *Env, out collect.Output, today time.Time) error {
-	var failed []string
+	if c.json() {
+		if err := writeJSON(env.Stdout, c.jsonReport(out, today)); err != nil {
+			return err
+		}
+		return collectFailure(out)
+	}
 	for _, r := range out.Results {
 		records := 0
 		for _, w := range r.Written {
@@ -220,6 +259,16 @@ func (c *CollectCmd) report(env *Env, out collect.Output, today time.Time) error
 		reportSkipped(env, r)
 		if r.Err != nil {
 			fmt.Fprintf(env.Stderr, "cairn: %v\n", r.Err)
+		}
+	}
+	return collectFailure(out)
+}
+
+// collectFailure is the exit 1 of a collection in which a source failed.
+func collectFailure(out collect.Output) error {
+	var failed []string
+	for _, r := range out.Results {
+		if r.Err != nil {
 			failed = append(failed, r.Source)
 		}
 	}
@@ -227,4 +276,33 @@ func (c *CollectCmd) report(env *Env, out collect.Output, today time.Time) error
 		return &exitError{code: 1, msg: fmt.Sprintf("%d of %d sources failed (%s); the others' documents are written; fix the source and run cairn collect again", len(failed), len(out.Results), strings.Join(failed, ", "))}
 	}
 	return nil
+}
+
+// jsonReport is the report as data.
+func (c *CollectCmd) jsonReport(out collect.Output, today time.Time) collectReport {
+	rep := collectReport{Sources: []collectSource{}}
+	for _, r := range out.Results {
+		s := collectSource{Source: r.Source, Written: []collectWritten{}, Present: r.Present, Empty: r.Empty, Skipped: []collectSkipped{}}
+		for _, w := range r.Written {
+			s.Written = append(s.Written, collectWritten{Path: w.Path, Records: w.Count})
+		}
+		for _, sk := range r.Skipped {
+			reason := fmt.Sprintf("%d bytes, over the %d-byte cap of a note", sk.Size, collect.MaxNoteBytes)
+			if sk.Err != nil {
+				reason = "unreadable: " + sk.Err.Error()
+			}
+			s.Skipped = append(s.Skipped, collectSkipped{Path: sk.Path, Reason: reason})
+		}
+		if r.Quiet != nil {
+			if !r.Quiet.Newest.IsZero() {
+				s.Newest = r.Quiet.Newest.Format(time.DateOnly)
+			}
+			s.Hint = strings.TrimPrefix(c.quietHint(r.Source, *r.Quiet, today), "cairn: collect "+r.Source+": ")
+		}
+		if r.Err != nil {
+			s.Error = r.Err.Error()
+		}
+		rep.Sources = append(rep.Sources, s)
+	}
+	return rep
 }

@@ -165,6 +165,13 @@ func TestCollectGitQuiet(t *testing.T) {
 	if code != 0 || stdout != "" || stderr != want {
 		t.Fatalf("collect exited %d, printed %q and reported %q, want %q", code, stdout, stderr, want)
 	}
+	// The same as data: nothing on stderr, the newest day and the hint.
+	code, stdout, stderr = cairnAt(t, collectNow, "--base", dir, "collect", "git", "--as-of", "2026-11-28", "--format", "json")
+	var rep collectReport
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || code != 0 || stderr != "" || len(rep.Sources) != 1 ||
+		rep.Sources[0].Newest != "2026-08-17" || rep.Sources[0].Empty != 30 || !strings.HasPrefix(rep.Sources[0].Hint, "no commit in the last 30 days") {
+		t.Errorf("--format json: exit %d, %v, %+v, stderr %q", code, err, rep, stderr)
+	}
 	code, stdout, stderr = cairnAt(t, collectNow, "--base", dir, "collect", "git", "--days", "103", "--as-of", "2026-11-28")
 	if code != 0 || stdout != "events/2026-08-17/git.json\n" {
 		t.Errorf("the hint's command exited %d and printed %q:\n%s", code, stdout, stderr)
