@@ -27,6 +27,9 @@ var measurements = []measurement{
 	{"no-op rebuild", measureNoopBuild},
 	{"artifact bytes", measureArtifacts},
 	{"one-record edit", measureOneEdit},
+	{"new day", measureNewDay},
+	{"page edit", measurePageEdit},
+	{"context after an unbuilt edit", measureQueryAfterEdit},
 	{"context indexed", measureContextIndexed},
 	{"context scan", measureContextScan},
 	{"search", measureSearch},
@@ -81,7 +84,9 @@ func measureColdBuild(b *bench) error {
 	recs := float64(b.base.stats.Records + b.base.stats.IndexRecords)
 	b.record(metric{Name: "cold_build_records_per_s", Label: "cold build throughput", Unit: "rec/s", Value: recs / med})
 	b.record(metric{Name: "cold_build_mb_per_s", Label: "cold build throughput", Unit: "MB/s", Value: float64(b.input) / 1e6 / med})
-	b.record(metric{Name: "cold_build_peak_rss_mib", Label: "cold build peak RSS", Unit: "MiB", Value: peakMiB(runs)})
+	b.record(metric{Name: "cold_build_peak_rss_mib", Label: "cold build peak RSS", Unit: "MiB", Value: peakMiB(runs), Target: "<= 250"})
+	cpu := cpuSeconds(runs)
+	b.record(metric{Name: "cold_build_cpu_s", Label: "cold build CPU (user+sys)", Unit: "s", Value: median(cpu), Samples: cpu})
 	return nil
 }
 
@@ -151,6 +156,10 @@ func measureOneEdit(b *bench) error {
 	}
 	ms := durations(runs, time.Millisecond)
 	b.record(metric{Name: "one_edit_build_ms", Label: "one-record edit rebuild", Unit: "ms", Value: median(ms), Samples: ms})
+	cpu := cpuSeconds(runs)
+	if cold, ok := b.value("cold_build_cpu_s"); ok {
+		b.record(metric{Name: "one_edit_cpu_share", Label: "one-record edit CPU / cold build's", Unit: "ratio", Value: median(cpu) / cold, Target: "<= 0.1"})
+	}
 	b.record(metric{Name: "one_edit_build_peak_rss_mib", Label: "one-record edit peak RSS", Unit: "MiB", Value: peakMiB(runs)})
 	return nil
 }
