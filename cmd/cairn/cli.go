@@ -60,11 +60,6 @@ type Env struct {
 	Now func() time.Time
 	// Base is the --base flag as given.
 	Base string
-	// Policy, when set, is called with the selected command once the
-	// command line is parsed and before the command runs: main sets the
-	// process-wide memory policy there (see main.go). Tests leave it nil,
-	// since every command they run shares one process.
-	Policy func(cmd any)
 }
 
 // exitCoder is an error that carries its exit status.
@@ -133,9 +128,6 @@ func runEnv(args []string, env *Env) (code int) {
 		return parseFailed(env, err)
 	}
 	env.Base = cli.Base
-	if env.Policy != nil {
-		env.Policy(kctx.Selected().Target.Addr().Interface())
-	}
 	if err := kctx.Run(env); err != nil {
 		fmt.Fprintf(env.Stderr, "cairn: %v\n", err)
 		var ec exitCoder

@@ -36,9 +36,6 @@ func (McpCmd) Help() string {
     cairn mcp --http 127.0.0.1:8765    # streamable HTTP at http://127.0.0.1:8765/mcp`
 }
 
-// longLived keeps the Go runtime's collector on: the server answers for
-// as long as the agent's session lasts (see processPolicy).
-func (McpCmd) longLived() {}
 
 // mcpName is the server's name in the MCP handshake.
 const mcpName = "cairn"
