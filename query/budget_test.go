@@ -170,7 +170,7 @@ func readPack(t *testing.T, format string, out []byte) (encoded, items int) {
 func TestAddedBytes(t *testing.T) {
 	items := []PackItem{
 		{Score: 120, Kind: "record", Date: "2026-11-09", URI: "events/2026-11-09/tickets.json#PAY-1", Title: "Retry \"budget\" <b>", Source: "tickets", Excerpt: "naïve — ünïcode… and a tab\tinside"},
-		{Score: 10, Kind: "wiki", URI: "wiki/a.md", Title: "", Source: "wiki", Fields: []KV{{"owner", "person:x"}}, Count: 3, Pinned: true,
+		{Score: 10, Kind: "wiki", URI: "wiki/a.md", Title: "", Source: "wiki", Fields: []PackField{{Field: "owner", Values: []string{"person:x", "person:y", "person:z", "person:w"}, More: 2}}, Count: 3, Pinned: true,
 			Reasons: []Reason{{Code: "term", Points: 10, Detail: "a r=1"}}},
 	}
 	for _, format := range []string{FormatText, FormatJSON, FormatJSONL} {
