@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -170,14 +171,21 @@ func readPack(t *testing.T, format string, out []byte) (encoded, items int) {
 func TestAddedBytes(t *testing.T) {
 	items := []PackItem{
 		{Score: 120, Kind: "record", Date: "2026-11-09", URI: "events/2026-11-09/tickets.json#PAY-1", Title: "Retry \"budget\" <b>", Source: "tickets", Excerpt: "naïve — ünïcode… and a tab\tinside"},
-		{Score: 10, Kind: "wiki", URI: "wiki/a.md", Title: "", Source: "wiki", Fields: []KV{{"owner", "person:x"}}, Count: 3, Pinned: true,
+		{Score: 10, Kind: "wiki", URI: "wiki/a.md", Title: "", Source: "wiki", Fields: []PackField{{Field: "owner", Values: []string{"person:x", "person:y", "person:z", "person:w"}, More: 2}}, Count: 3, Pinned: true,
 			Reasons: []Reason{{Code: "term", Points: 10, Detail: "a r=1"}}},
+		// Fields after the source's line with nothing else after them.
+		{Score: 11, Kind: "record", URI: "events/2026-11-09/git.json#a1", Title: "\n      \"source\": x", Source: "git", Fields: []PackField{{Field: "ticket", Values: []string{"ticket:#1", "ticket:#2"}}, {Field: "url", Values: []string{"https://x.test/?a=<b>&c"}}}},
 	}
 	for _, format := range []string{FormatText, FormatJSON, FormatJSONL} {
 		for _, explain := range []bool{false, true} {
 			empty := len(render(nil, &Pack{Items: []PackItem{}}, format, explain))
 			for _, it := range items {
-				one := len(render(nil, &Pack{Items: []PackItem{it}}, format, explain))
+				pack := render(nil, &Pack{Items: []PackItem{it}}, format, explain)
+				one := len(pack)
+				var back Pack
+				if format != FormatText && (json.Unmarshal(pack, &back) != nil || !reflect.DeepEqual(back.Items[0].Fields, it.Fields)) {
+					t.Errorf("%s %s: the pack does not decode to the item's fields:\n%s", format, it.URI, pack)
+				}
 				if got := empty + it.addedBytes(format, explain); got != one {
 					t.Errorf("%s explain=%v %s: empty %d + added %d = %d, a pack of it alone has %d bytes", format, explain, it.URI, empty, got-empty, got, one)
 				}

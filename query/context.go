@@ -237,6 +237,7 @@ type engine struct {
 	built       map[*scored]*entry // rendered candidates, whatever the budget
 	weight      map[string]int     // field weights by name, for excerpts
 	digest      string             // the input digest, once the pool is ranked
+	undated     string             // the warning of a window without dated items (see undatedWarning)
 
 	since    *receipts.Snapshot // the snapshot of --since-receipt; nil for a whole pack
 	delta    *delta             // the pool against since (see prepareDelta)
@@ -271,6 +272,9 @@ func (e *engine) prepare() (prepared, error) {
 	var err error
 	e.window, e.win, err = resolveWindow(e.c, e.parsed.Window, e.req.AsOf)
 	if err != nil {
+		return prepared{}, err
+	}
+	if e.undated, err = e.undatedWarning(); err != nil {
 		return prepared{}, err
 	}
 	ids := e.c.Identities()

@@ -3,19 +3,23 @@ package query
 import (
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/cairn-kb/cairn/stages/govern"
 )
 
-// Caps of a read. Stored text is untrusted and may be huge: a value (and
-// in text, each line of a stored text) is shown whole up to
-// readValueRunes, a stored text (a raw record, a page, a body) up to
-// readTextRunes, in JSON and text alike; what is cut is said, with how
+// Caps of a read. Stored text is untrusted and may be huge. A short value
+// shown on its line (a title, a heading, a note's text) is cut at
+// readValueRunes. A stored text (a page, a raw record, a cached body, and
+// a field value that spans lines or is longer than a short value) is
+// shown whole, line by line, up to readTextRunes: a bound against a huge
+// file, not against a page a person wrote, so a page of a few tens of KB
+// reads whole. JSON and text cut alike, and say what was cut, with how
 // much.
 const (
 	readValueRunes = 4000
-	readTextRunes  = 32000
+	readTextRunes  = 256 << 10
 )
 
 // ReadAnswer is one read: what --format json prints, and what the text
@@ -164,14 +168,40 @@ func inline(s string) string {
 	return capped(govern.Defuse(clean(s)), readValueRunes)
 }
 
-// block writes stored multi-line text, each line behind "  | " so that
-// none can start a heading, a list or a fence, capped as a whole and by
-// line.
-func block(b *strings.Builder, s string) {
+// Markers of a block: every line of a stored text is shown behind one,
+// so that none can start a heading, a list or a fence, and a reader sees
+// where the text starts and ends.
+const (
+	blockMarker      = "  | "
+	fieldBlockMarker = "    | "
+)
+
+// block writes stored multi-line text line by line as stored, each line
+// behind marker and made inert as inline does, but keeping its tabs and
+// its length: only the text as a whole is capped.
+func block(b *strings.Builder, marker, s string) {
 	s = strings.TrimRight(capped(s, readTextRunes), "\n")
 	for _, line := range strings.Split(s, "\n") {
-		fmt.Fprintf(b, "  | %s\n", inline(strings.TrimRight(line, "\r")))
+		fmt.Fprintf(b, "%s%s\n", marker, govern.Defuse(cleanLine(strings.TrimRight(line, "\r"))))
 	}
+}
+
+// cleanLine is clean for one line of a block: a tab is spacing a reader
+// needs (code in a page), so it stays; every other control character
+// becomes a space.
+func cleanLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r != '\t' && unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+// isText reports whether a field value is a text rather than a short
+// value: it spans lines or is longer than a value shown on its line.
+func isText(v string) bool {
+	return strings.Contains(v, "\n") || utf8.RuneCountInString(v) > readValueRunes
 }
 
 // dedent removes from the lines after the first the indentation of the
@@ -204,7 +234,7 @@ func capAnswer(a *ReadAnswer) {
 	t(&a.Raw)
 	t(&a.Text)
 	for i := range a.Fields {
-		c(&a.Fields[i].Value)
+		t(&a.Fields[i].Value) // a long value is shown whole in text too
 	}
 	if a.Body != nil {
 		t(&a.Body.Text)
@@ -255,16 +285,21 @@ func renderReadText(a *ReadAnswer) []byte {
 	if len(a.Fields) > 0 {
 		b.WriteString("fields:\n")
 		for _, kv := range a.Fields {
+			if isText(kv.Value) {
+				fmt.Fprintf(&b, "  %s:\n", kv.Field)
+				block(&b, fieldBlockMarker, kv.Value)
+				continue
+			}
 			fmt.Fprintf(&b, "  %s: %s\n", kv.Field, inline(kv.Value))
 		}
 	}
 	if a.Raw != "" {
 		fmt.Fprintf(&b, "raw record, as stored in %s:\n", a.Document)
-		block(&b, dedent(a.Raw))
+		block(&b, blockMarker, dedent(a.Raw))
 	}
 	if a.Body != nil {
 		fmt.Fprintf(&b, "cached body %s (%d bytes, sha256 %s, verified):\n", a.Body.Path, a.Body.Bytes, a.Body.SHA256)
-		block(&b, a.Body.Text)
+		block(&b, blockMarker, a.Body.Text)
 	}
 	if a.Section != nil {
 		fmt.Fprintf(&b, "section #%s of %s (level %d):\n", a.Section.Anchor, a.Section.Page, a.Section.Level)
@@ -273,7 +308,7 @@ func renderReadText(a *ReadAnswer) []byte {
 		if a.Section == nil {
 			b.WriteString("text:\n")
 		}
-		block(&b, a.Text)
+		block(&b, blockMarker, a.Text)
 	}
 	if len(a.Sections) > 0 {
 		b.WriteString("sections:\n")

@@ -38,6 +38,7 @@ func (e *engine) receipt(rejected []RejectedPin) Receipt {
 		ConsultedBodies:   []string{},
 		TruncatedEntities: nonNil(e.truncated),
 		UnexpandedSeeds:   e.closedSeeds,
+		Warning:           e.undated, // an empty pack says why instead (see warning)
 	}
 	e.deltaReceipt(&r)
 	if len(e.parsed.Terms) == 0 {
@@ -57,6 +58,31 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// undatedWarning is the warning of a pack whose window holds no dated
+// item, events or task pages, so that all it holds is undated: a question
+// about last week on a repository quiet for months would otherwise get
+// pages with no word that nothing is dated then. It names the window and
+// the dated day nearest it. A base with no dated item at all warns only
+// when the query or the flags asked for a time: a plain question there
+// is not about one.
+func (e *engine) undatedWarning() (string, error) {
+	if e.win.dated > 0 {
+		return "", nil
+	}
+	near, before, err := nearestDatedDay(e.c, e.window.Until)
+	if err != nil || (near == "" && e.parsed.Window.DerivedFrom == "") {
+		return "", err
+	}
+	w := fmt.Sprintf("the window %s..%s holds no dated evidence (events, task pages), only pages and snapshots that no window bounds", e.window.Since, e.window.Until)
+	switch {
+	case near == "":
+		return w + "; the base holds no dated item", nil
+	case before:
+		return fmt.Sprintf("%s; the newest dated item is from %s (--since %s reaches it)", w, near, near), nil
+	}
+	return fmt.Sprintf("%s; the next dated item is from %s (--until %s reaches it)", w, near, near), nil
 }
 
 // warning says which of the three empty-pack cases happened: nothing in

@@ -24,17 +24,17 @@ type Pack struct {
 
 // PackItem is one selected record or page.
 type PackItem struct {
-	Score   int      `json:"score"`
-	Kind    string   `json:"kind"`
-	Date    string   `json:"date,omitempty"`
-	URI     string   `json:"uri"`
-	Title   string   `json:"title"`
-	Source  string   `json:"source"`
-	Fields  []KV     `json:"fields,omitempty"`
-	Count   int      `json:"count,omitempty"`
-	Pinned  bool     `json:"pinned,omitempty"`
-	Excerpt string   `json:"excerpt,omitempty"`
-	Reasons []Reason `json:"reasons,omitempty"`
+	Score   int         `json:"score"`
+	Kind    string      `json:"kind"`
+	Date    string      `json:"date,omitempty"`
+	URI     string      `json:"uri"`
+	Title   string      `json:"title"`
+	Source  string      `json:"source"`
+	Fields  []PackField `json:"fields,omitempty"`
+	Count   int         `json:"count,omitempty"`
+	Pinned  bool        `json:"pinned,omitempty"`
+	Excerpt string      `json:"excerpt,omitempty"`
+	Reasons []Reason    `json:"reasons,omitempty"`
 	// frag caches the item's rendering in each form (fragJSON,
 	// fragIndented, fragText): fitting a budget renders the same items
 	// many times over.
@@ -48,7 +48,16 @@ const (
 	fragText
 )
 
-// KV is a field shown on an item's metadata line.
+// PackField is a relation shown on a pack item's metadata line: the field
+// and its values, in the item's order.
+type PackField struct {
+	Field  string   `json:"field"`
+	Values []string `json:"values"`
+	// More counts the values past maxPackValues that the pack leaves out.
+	More int `json:"more,omitempty"`
+}
+
+// KV is a field and one of its values, as a read or a search shows it.
 type KV struct {
 	Field string `json:"field"`
 	Value string `json:"value"`
@@ -258,12 +267,46 @@ func (it *PackItem) json(indent bool) []byte {
 	}
 	if it.frag[k] == nil {
 		if indent {
-			it.frag[k] = marshal(it, "    ", "  ")
+			it.frag[k] = indentedItem(it)
 		} else {
 			it.frag[k] = marshal(it, "", "")
 		}
 	}
 	return it.frag[k]
+}
+
+// indentedItem is the item as indented JSON, with each relation field on
+// one line, {"field":…,"values":[…]}: the encoder would give every value
+// a line of its own, and that indentation would cost a budgeted pack about
+// a tenth of its items. "fields" follows "source", which is never
+// omitted, so the list goes after the source's line; a string holds no
+// raw line break, so that line ends at the first one after its key.
+func indentedItem(it *PackItem) []byte {
+	bare := *it
+	bare.Fields, bare.frag = nil, [3][]byte{}
+	b := marshal(&bare, "    ", "  ")
+	if len(it.Fields) == 0 {
+		return b
+	}
+	const sourceKey = "\n      \"source\": "
+	i := bytes.Index(b, []byte(sourceKey)) + len(sourceKey)
+	end := i + bytes.IndexByte(b[i:], '\n')
+	more := b[end-1] == ',' // keys follow the source
+	if more {
+		end--
+	}
+	out := make([]byte, 0, len(b)+64*len(it.Fields))
+	out = append(out, b[:end]...)
+	out = append(out, ",\n      \"fields\": ["...)
+	for n, f := range it.Fields {
+		if n > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, "\n        "...)
+		out = append(out, marshal(f, "", "")...)
+	}
+	out = append(out, "\n      ]"...)
+	return append(out, b[end:]...)
 }
 
 // text renders the item as text once and keeps it; a request either
@@ -301,8 +344,12 @@ func itemText(it PackItem, explain bool) string {
 	if it.Pinned {
 		b.WriteString(" pinned")
 	}
-	for _, kv := range it.Fields {
-		fmt.Fprintf(&b, " %s=%s", kv.Field, clean(kv.Value))
+	for _, f := range it.Fields {
+		shown := f.Values[:min(len(f.Values), packTextValues)]
+		fmt.Fprintf(&b, " %s=%s", f.Field, clean(strings.Join(shown, ",")))
+		if rest := len(f.Values) - len(shown) + f.More; rest > 0 {
+			fmt.Fprintf(&b, " +%d more", rest)
+		}
 	}
 	b.WriteByte('\n')
 	if it.Excerpt != "" {
@@ -355,8 +402,19 @@ func displayKind(kind string) string {
 	return "record"
 }
 
-// maxShownFields bounds the relation values on a metadata line.
+// maxShownFields bounds the relation fields on a metadata line.
 const maxShownFields = 4
+
+// Relation values of a pack item. Text shows a field's first
+// packTextValues on the metadata line and counts the rest ("+2 more"), so
+// the line stays a line. JSON carries up to maxPackValues and counts the
+// rest in more: a bound against a record that names hundreds (a
+// meeting's invitees), whose list would otherwise take the budget of the
+// items after it.
+const (
+	packTextValues = 3
+	maxPackValues  = 32
+)
 
 // packItem makes the delivered form of a scored item.
 func packItem(s *scored, it *project.Item, excerpt string, reasons []Reason) PackItem {
@@ -369,15 +427,21 @@ func packItem(s *scored, it *project.Item, excerpt string, reasons []Reason) Pac
 	if s.count > 1 {
 		p.Count = s.count
 	}
-	seen := map[string]bool{}
+	// Relations come sorted by field, then value (project's normalise),
+	// so a field's values are adjacent.
 	for _, r := range it.Relations {
-		if len(p.Fields) == maxShownFields {
-			break
+		if n := len(p.Fields); n == 0 || p.Fields[n-1].Field != r.Field {
+			if n == maxShownFields {
+				break
+			}
+			p.Fields = append(p.Fields, PackField{Field: r.Field})
 		}
-		if !seen[r.Field] {
-			seen[r.Field] = true
-			p.Fields = append(p.Fields, KV{Field: r.Field, Value: clean(r.Value)})
+		f := &p.Fields[len(p.Fields)-1]
+		if len(f.Values) == maxPackValues {
+			f.More++
+			continue
 		}
+		f.Values = append(f.Values, clean(r.Value))
 	}
 	p.Reasons = reasons
 	return p

@@ -248,7 +248,9 @@ func (s *searcher) corpusItem(e *engine, sc *scored) (searchItem, error) {
 	p := packItem(sc, it, e.excerpt(sc, it), nil)
 	p.Title, p.Excerpt = inert(p.Title), inert(p.Excerpt)
 	for i := range p.Fields {
-		p.Fields[i].Value = inert(p.Fields[i].Value)
+		for j := range p.Fields[i].Values {
+			p.Fields[i].Values[j] = inert(p.Fields[i].Values[j])
+		}
 	}
 	return &searchHit{p}, nil
 }

@@ -2,6 +2,7 @@ package query
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/cairn-kb/cairn/artifacts"
@@ -23,6 +24,7 @@ type candidates struct {
 	spans    []span
 	excluded []int // undated pages outside their validity, sorted
 	n        int
+	dated    int // of n, the items of dated layers (events, tasks)
 }
 
 func (c *candidates) has(ord int) bool {
@@ -106,6 +108,7 @@ func resolveWindow(c corpus, w Window, asOf time.Time) (Window, *candidates, err
 			return w, nil, err
 		}
 		cand.spans = append(cand.spans, s)
+		cand.dated += s.hi - s.lo
 	}
 	for _, undated := range []string{cfg.Layers.Index, cfg.Layers.Wiki, cfg.Layers.Projects} {
 		s, err := layerSpan(c, undated, "", "")
@@ -148,4 +151,57 @@ func resolveWindow(c corpus, w Window, asOf time.Time) (Window, *candidates, err
 	}
 	cand.n -= len(cand.excluded)
 	return w, cand, nil
+}
+
+// nearestDatedDay is the day folder, among the dated layers' items, that
+// is nearest a window ending on until: the newest on or before it, or
+// when there is none the oldest after it (before says which); "" when the
+// layers hold no item. Two binary searches and one row per layer.
+func nearestDatedDay(c corpus, until string) (near string, before bool, err error) {
+	cfg := c.Config()
+	t, _ := time.Parse(time.DateOnly, until)
+	next := dayString(t.Add(day))
+	var after string
+	for _, layer := range []string{cfg.Layers.Events, cfg.Layers.Tasks} {
+		all, err := layerSpan(c, layer, "", "")
+		if err != nil {
+			return "", false, err
+		}
+		cut, err := c.Search(layer + "/" + next)
+		if err != nil {
+			return "", false, err
+		}
+		cut = min(max(cut, all.lo), all.hi)
+		if cut > all.lo {
+			d, err := dayFolder(c, cut-1, layer)
+			if err != nil {
+				return "", false, err
+			}
+			near = max(near, d)
+		}
+		if cut < all.hi {
+			d, err := dayFolder(c, cut, layer)
+			if err != nil {
+				return "", false, err
+			}
+			if after == "" || d < after {
+				after = d
+			}
+		}
+	}
+	if near != "" {
+		return near, true, nil
+	}
+	return after, false, nil
+}
+
+// dayFolder is the day an item of a dated layer is filed under: the
+// folder after the layer in its URI, which is what a window bounds.
+func dayFolder(c corpus, ord int, layer string) (string, error) {
+	row, err := c.Row(ord)
+	if err != nil {
+		return "", err
+	}
+	d, _, _ := strings.Cut(strings.TrimPrefix(row.URI, layer+"/"), "/")
+	return d, nil
 }

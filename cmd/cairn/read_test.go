@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -108,6 +110,71 @@ func TestReadCommandErrors(t *testing.T) {
 		code, stdout, stderr := cairn(t, append([]string{"--base", dir, "read"}, c.args...)...)
 		if code != 2 || stdout != "" || !strings.Contains(stderr, c.want) {
 			t.Errorf("read %v: exit %d, stdout %q, stderr %q; want 2 mentioning %q", c.args, code, stdout, stderr, c.want)
+		}
+	}
+}
+
+// TestReadWholeText: a note the markdown collector stored and a wiki page,
+// each far over a value's 4,000 characters and the page over 32,000, read
+// whole: every stored line is a line of the text answer, behind the
+// block's marker, and JSON holds the whole string. A control character
+// still reaches the terminal as a space.
+func TestReadWholeText(t *testing.T) {
+	isolate(t)
+	dir := filepath.Join(t.TempDir(), "kb")
+	if code, _, stderr := cairn(t, "init", dir); code != 0 {
+		t.Fatal(stderr)
+	}
+	var lines []string
+	for i := range 150 {
+		lines = append(lines, fmt.Sprintf("Line %03d of the sync design: hash the files in parallel, then upload them in chunks.", i))
+	}
+	lines[7] = "\tindented with a tab, and a bell\x07 here"
+	note := "# Sync design\n\n" + strings.Join(lines, "\n")
+	writeFile(t, filepath.Join(dir, "notes", "sync.md"), note+"\n")
+	var page []string
+	for i := range 500 {
+		page = append(page, fmt.Sprintf("Paragraph line %03d of the long upload page, which a reader wants whole.", i))
+	}
+	pageText := "---\ntitle: Uploads\n---\n\n# Uploads\n\n" + strings.Join(page, "\n") + "\n"
+	writeFile(t, filepath.Join(dir, "wiki", "uploads.md"), pageText)
+	if code, _, stderr := cairnAt(t, collectNow, "--base", dir, "collect", "markdown", "--as-of", "2026-11-28"); code != 0 {
+		t.Fatalf("collect markdown: %s", stderr)
+	}
+	mustBuild(t, dir)
+	for uri, stored := range map[string]string{"index/markdown.json#notes/sync.md": note, "wiki/uploads.md": pageText} {
+		text := runRead(t, dir, uri)
+		shown := map[string]bool{}
+		for _, l := range strings.Split(text, "\n") {
+			if _, after, ok := strings.Cut(l, "| "); ok {
+				shown[after] = true
+			}
+		}
+		for _, l := range strings.Split(strings.TrimRight(stored, "\n"), "\n") {
+			want := strings.ReplaceAll(l, "\x07", " ")
+			if !shown[want] {
+				t.Errorf("%s: the stored line %q is not a line of the text answer:\n%.2000s", uri, want, text)
+				break
+			}
+		}
+		if strings.Contains(text, "[cut ") || strings.Contains(text, "\x07") {
+			t.Errorf("%s: the text answer is cut or holds a bell", uri)
+		}
+		var a struct {
+			Text   string `json:"text"`
+			Fields []struct{ Field, Value string }
+		}
+		if err := json.Unmarshal([]byte(runRead(t, dir, uri, "--format", "json")), &a); err != nil {
+			t.Fatal(err)
+		}
+		got := a.Text
+		for _, kv := range a.Fields {
+			if kv.Field == "body" {
+				got = kv.Value
+			}
+		}
+		if got != stored {
+			t.Errorf("%s: JSON holds %d of the %d stored characters", uri, len(got), len(stored))
 		}
 	}
 }

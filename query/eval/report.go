@@ -51,7 +51,8 @@ type QueryResult struct {
 	// first k of them, to review a change by.
 	Delivered int      `json:"delivered"`
 	Top       []string `json:"top"`
-	// Warning is the pack's own warning (an empty pack says why).
+	// Warning is the pack's own warning: why it is empty, or that its
+	// window holds no dated evidence.
 	Warning string `json:"warning,omitempty"`
 }
 

@@ -1,0 +1,71 @@
+package query
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+)
+
+// staleBase is a repository whose last commit is 103 days before
+// staleAsOf, with one undated page about changes.
+func staleBase(withCommit bool) fstest.MapFS {
+	base := fstest.MapFS{
+		"cairn.yaml":        {Data: []byte("schema: {}\n")},
+		"wiki/changelog.md": {Data: []byte("---\ntitle: Changelog\n---\nWhat changed in the upload API, release by release.\n")},
+		"wiki/storage.md":   {Data: []byte("---\ntitle: Storage\n---\nThe storage layer keeps artifacts.\n")},
+	}
+	if withCommit {
+		base["events/2026-08-20/git.json"] = &fstest.MapFile{Data: []byte(`{"cairn": 1, "source": "git", "fields": {"id": ".sha", "title": ".subject", "time": ".time"},
+  "records": [{"sha": "a1b2c3", "subject": "Changed the upload chunk size", "time": "2026-08-20T10:00:00Z"}]}`)}
+	}
+	return base
+}
+
+var staleAsOf = time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+
+// TestWindowWithoutDatedEvidence: a pack of undated pages whose window
+// holds no dated item says so, naming the window and the newest dated day
+// there is, from the index and the scan alike; a window that holds dated
+// items, or a plain question on a base with none, warns of nothing.
+func TestWindowWithoutDatedEvidence(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		withCommit bool
+		words      string
+		until      string
+		want       string
+	}{
+		{"stale repository, last week", true, "what changed last week", "",
+			"the window 2026-11-23..2026-11-29 holds no dated evidence (events, task pages), only pages and snapshots that no window bounds; the newest dated item is from 2026-08-20 (--since 2026-08-20 reaches it)"},
+		{"stale repository, default window", true, "what changed", "", ""},
+		{"before the first commit", true, "what changed", "2026-06-30",
+			"the window 2026-06-01..2026-06-30 holds no dated evidence (events, task pages), only pages and snapshots that no window bounds; the next dated item is from 2026-08-20 (--until 2026-08-20 reaches it)"},
+		{"no dated items, last week", false, "what changed last week", "",
+			"the window 2026-11-23..2026-11-29 holds no dated evidence (events, task pages), only pages and snapshots that no window bounds; the base holds no dated item"},
+		{"no dated items, plain question", false, "what changed", "", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := builtFS(t, staleBase(c.withCommit))
+			run := func() (string, int) {
+				out, err := Context(context.Background(), dir, Request{Words: strings.Fields(c.words), Until: c.until, Budget: DefaultBudget, Format: FormatJSON, AsOf: staleAsOf})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var p Pack
+				if err := json.Unmarshal(out, &p); err != nil {
+					t.Fatal(err)
+				}
+				return p.Receipt.Warning, len(p.Items)
+			}
+			warning, items := run()
+			var scanned string
+			withoutIndex(t, dir, func() { scanned, _ = run() })
+			if items == 0 || warning != c.want || scanned != warning {
+				t.Errorf("%d items, warning %q (scan %q); want items and %q", items, warning, scanned, c.want)
+			}
+		})
+	}
+}
