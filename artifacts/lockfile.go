@@ -11,8 +11,9 @@ import (
 
 // FileLock is an exclusive lock on one lock file of machine-local state
 // outside a base, such as a base's folder of receipt snapshots: the same
-// fail-fast kernel lock as the build lock (flock on Unix), taken on the
-// file itself, which holds the holder's line while it is held.
+// fail-fast kernel lock as the build lock (flock on Unix, LockFileEx on
+// Windows), taken on the file itself, which holds the holder's line while
+// it is held.
 type FileLock struct {
 	f *os.File
 }
