@@ -104,27 +104,6 @@ func TestBusyErrorWithoutHolder(t *testing.T) {
 	}
 }
 
-// lockChildEnv, when set, makes the test binary act as a lock holder for
-// TestLockHeldByOtherProcess instead of running tests.
-const lockChildEnv = "CAIRN_TEST_LOCK_CHILD_ROOT"
-
-// TestMain lets the test binary act as a lock holder for
-// TestLockHeldByOtherProcess: with lockChildEnv set, it takes the lock, says
-// so on stdout and holds it until killed or until stdin closes.
-func TestMain(m *testing.M) {
-	root := os.Getenv(lockChildEnv)
-	if root == "" {
-		os.Exit(m.Run())
-	}
-	if _, err := AcquireLock(root, "cairn child"); err != nil {
-		fmt.Println("error:", err)
-		os.Exit(1)
-	}
-	fmt.Println("locked")
-	bufio.NewReader(os.Stdin).ReadString('\n')
-	os.Exit(0)
-}
-
 func TestLockHeldByOtherProcess(t *testing.T) {
 	root := t.TempDir()
 	cmd := exec.Command(os.Args[0])
