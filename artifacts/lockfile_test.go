@@ -45,3 +45,30 @@ func TestLockFileBusyRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestLockFileRefusesALink: a link at the lock file's name is refused,
+// on every system, and what it points to is neither created nor written.
+func TestLockFileRefusesALink(t *testing.T) {
+	dir := t.TempDir()
+	for _, target := range []string{"precious.txt", "missing.txt"} {
+		if target == "precious.txt" {
+			if err := os.WriteFile(filepath.Join(dir, target), []byte("mine\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		symlink(t, target, dir, "lock-"+target)
+		held, err := LockFile(filepath.Join(dir, "lock-"+target), "cairn context --save-receipt")
+		if err == nil {
+			held.Release()
+		}
+		if !errors.Is(err, ErrLink) {
+			t.Errorf("link to %s: err = %v, want ErrLink", target, err)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "precious.txt")); err != nil || string(b) != "mine\n" {
+		t.Errorf("precious.txt = %q, %v", b, err)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "missing.txt")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the lock created the file a link names: %v", err)
+	}
+}
