@@ -94,7 +94,7 @@ func openRegular(root *os.Root, name string) (*os.File, fs.FileInfo, error) {
 	if !info.Mode().IsRegular() {
 		return nil, nil, errors.New("not a regular file")
 	}
-	f, err := root.Open(osName)
+	f, err := openShared(root, osName)
 	if err != nil {
 		return nil, nil, err
 	}

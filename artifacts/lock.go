@@ -6,7 +6,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -20,10 +19,15 @@ import (
 // Locking the folder rather than the description file means a finished
 // build leaves no lock file and touches no file's mtime, so a no-op build
 // rewrites nothing and two checkouts hold byte-identical .cairn trees.
+//
+// On Windows, whose byte-range locks need a file, the lock is on the holder
+// file itself, well past the line (a Windows lock also bars reading the
+// bytes it covers), and the file is removed once the lock is given up; the
+// contract is the same.
 type Lock struct {
 	base   *os.Root // the base, through which the holder file is removed
-	dir    *os.File
-	holder string // the holder file (OS path), for messages
+	f      *os.File // what holds the kernel's lock: .cairn, or the holder file on Windows
+	holder string   // the holder file (OS path), for messages
 }
 
 // lockHolderMax bounds how much of a lock file is read to name its holder;
@@ -37,9 +41,10 @@ const lockHolderMax = 4 << 10
 // refused with a *LinkError: the lock, and the build after it, would
 // happen wherever the link points.
 //
-// The lock is the kernel's (flock on Unix), not a file's existence, so it
-// is released when its process exits, however it exits. A holder file left
-// behind by a crashed build is harmless: the next build replaces it.
+// The lock is the kernel's (flock on Unix, LockFileEx on Windows), not a
+// file's existence, so it is released when its process exits, however it
+// exits. A holder file left behind by a crashed build is harmless: the
+// next build replaces it.
 func AcquireLock(root string, holder string) (*Lock, error) {
 	info, err := os.Stat(root)
 	if err != nil {
@@ -64,32 +69,30 @@ func AcquireLock(root string, holder string) (*Lock, error) {
 func lockIn(base *os.Root, holder string) (*Lock, error) {
 	// Only .cairn is created, never the base itself: a mistyped base path
 	// fails in AcquireLock rather than grow a new folder tree.
-	dir := filepath.Join(base.Name(), Dir)
 	if err := base.Mkdir(Dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 		return nil, fmt.Errorf("artifacts: cannot lock the base: %w", err)
 	}
-	d, err := openLockDir(base)
+	name := filepath.Join(base.Name(), filepath.FromSlash(LockPath))
+	f, busy, err := holdLock(base)
 	if err != nil {
 		return nil, err
 	}
-	name := filepath.Join(base.Name(), filepath.FromSlash(LockPath))
-	busy, err := tryLock(d)
-	if err != nil {
-		d.Close()
-		return nil, fmt.Errorf("artifacts: cannot lock %s: %w", dir, err)
-	}
 	if busy {
-		d.Close()
 		return nil, &BusyError{Path: name, Holder: readHolder(base)}
 	}
 	// Only the holder writes the line, after it holds the lock, so two
 	// builds never write it at once.
-	if err := writeHolder(base, holderLine(holder, time.Now())); err != nil {
-		unlock(d)
-		d.Close()
+	if err := putHolder(base, f, holderLine(holder, time.Now())); err != nil {
+		unlock(f)
+		f.Close()
 		return nil, fmt.Errorf("artifacts: cannot write %s: %w", name, err)
 	}
-	return &Lock{base: base, dir: d, holder: name}, nil
+	return &Lock{base: base, f: f, holder: name}, nil
+}
+
+// lockError says the lock of the base could not be taken.
+func lockError(base *os.Root, err error) error {
+	return fmt.Errorf("artifacts: cannot lock %s: %w", filepath.Join(base.Name(), Dir), err)
 }
 
 // openLockDir opens .cairn for locking, after checkDir found it no link:
@@ -119,28 +122,6 @@ func openLockDir(base *os.Root) (*os.File, error) {
 		return nil, fmt.Errorf("artifacts: cannot lock the base: %s is a file where cairn keeps its artifacts folder; move it away and run again", dir)
 	}
 	return d, nil
-}
-
-// writeHolder puts the holder line in place by renaming a fresh file over
-// the holder file, so that a link left there is replaced, never written
-// through, and a reader sees the whole line or none. It is not fsynced:
-// the line only matters while this process lives.
-func writeHolder(base *os.Root, line string) error {
-	tmp, f, err := createTemp(base, Dir, path.Base(LockPath))
-	if err != nil {
-		return err
-	}
-	_, err = f.WriteString(line)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = base.Rename(filepath.FromSlash(tmp), filepath.FromSlash(LockPath))
-	}
-	if err != nil {
-		base.Remove(filepath.FromSlash(tmp))
-	}
-	return err
 }
 
 // holderLine describes the process taking the lock, for the BusyError of
@@ -173,23 +154,14 @@ func readHolder(base *os.Root) string {
 // Release removes the holder file and gives the lock up. Releasing a nil
 // or released Lock does nothing.
 func (l *Lock) Release() error {
-	if l == nil || l.dir == nil {
+	if l == nil || l.f == nil {
 		return nil
 	}
-	d := l.dir
-	l.dir = nil
-	// The holder file goes while the lock is still held, so nobody reads
-	// a holder that has finished. Removing a name never follows a link.
-	errRemove := l.base.Remove(filepath.FromSlash(LockPath))
-	if errors.Is(errRemove, fs.ErrNotExist) {
-		errRemove = nil
-	}
-	// Closing alone would release the lock too; unlocking first makes the
-	// release explicit and independent of descriptors a child may share.
-	errUnlock := unlock(d)
-	errClose := d.Close()
+	f := l.f
+	l.f = nil
+	err := dropLock(l.base, f)
 	l.base.Close()
-	if err := errors.Join(errRemove, errUnlock, errClose); err != nil {
+	if err != nil {
 		return fmt.Errorf("artifacts: cannot release the lock on %s: %w", filepath.Dir(l.holder), err)
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"time"
@@ -11,8 +12,9 @@ import (
 
 // FileLock is an exclusive lock on one lock file of machine-local state
 // outside a base, such as a base's folder of receipt snapshots: the same
-// fail-fast kernel lock as the build lock (flock on Unix), taken on the
-// file itself, which holds the holder's line while it is held.
+// fail-fast kernel lock as the build lock (flock on Unix, LockFileEx on
+// Windows), taken on the file itself, which holds the holder's line while
+// it is held.
 type FileLock struct {
 	f *os.File
 }
@@ -26,8 +28,18 @@ type FileLock struct {
 // The file stays when the lock is released: the kernel's lock, not the
 // file's existence, is what excludes, so a file left behind is harmless.
 func LockFile(path, holder string) (*FileLock, error) {
+	// Where open cannot refuse a link (Windows), a look at the name does,
+	// before the open, which would create what a link names, and after
+	// it, before anything is written.
+	if info, err := os.Lstat(path); err == nil && info.Mode()&fs.ModeSymlink != 0 {
+		return nil, fmt.Errorf("cannot lock %s: %w", path, ErrLink)
+	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|oNoFollow, 0o600)
 	if err != nil {
+		return nil, fmt.Errorf("cannot lock %s: %w", path, err)
+	}
+	if err := sameAsName(f, path); err != nil {
+		f.Close()
 		return nil, fmt.Errorf("cannot lock %s: %w", path, err)
 	}
 	busy, err := tryLock(f)
@@ -52,6 +64,25 @@ func LockFile(path, holder string) (*FileLock, error) {
 		return nil, fmt.Errorf("cannot write %s: %w", path, err)
 	}
 	return &FileLock{f: f}, nil
+}
+
+// sameAsName checks that f, opened at path, is the regular file a
+// no-follow look at path sees now.
+func sameAsName(f *os.File, path string) error {
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	info, err := os.Lstat(path)
+	switch {
+	case err != nil:
+		return err
+	case info.Mode()&fs.ModeSymlink != 0:
+		return ErrLink
+	case !info.Mode().IsRegular() || !os.SameFile(info, st):
+		return errors.New("the file was replaced while it was opened")
+	}
+	return nil
 }
 
 // Release gives the lock up. Releasing a nil or released FileLock does

@@ -31,27 +31,50 @@ type StatEntry struct {
 // between two checkouts of the same base, and keeping them in .cairn/ would
 // make identical bases build different bytes. It lives in
 // $XDG_CACHE_HOME/cairn/stat/<hash of the base's absolute path>.tsv
-// (default ~/.cache/cairn/...). Losing it only costs one full hash pass.
+// (default ~/.cache/cairn/...). Losing it only costs one full hash pass,
+// so a build prunes the folder (pruneStatCaches).
+//
+// The file is statCacheHeader, the base line (statBasePrefix and the
+// base's absolute path, quoted as a Go string), then one row per path.
+// The base line is what lets a build tell a cache whose base is gone.
 type StatCache map[string]StatEntry
 
-const statCacheHeader = "#cairn stat v1\tpath\tbytes\tmtime_ns\txxhash\n"
+// statCacheHeader begins a stat cache. A file with another header (v1
+// had no base line) is not read: its base hashes its files once more.
+const statCacheHeader = "#cairn stat v2\tpath\tbytes\tmtime_ns\txxhash\n"
+
+// statBasePrefix begins the line after the header, which names the base.
+const statBasePrefix = "#base\t"
+
+// statHead is the header and base line of the stat cache of the base at
+// abs, an absolute path.
+func statHead(abs string) string {
+	return statCacheHeader + statBasePrefix + strconv.Quote(abs) + "\n"
+}
 
 // StatCachePath returns where the stat cache of the base at root lives.
 func StatCachePath(root string) (string, error) {
-	abs, err := filepath.Abs(root)
+	_, path, err := statCacheLocation(root)
+	return path, err
+}
+
+// statCacheLocation returns the absolute path of the base at root and
+// where its stat cache lives.
+func statCacheLocation(root string) (abs, path string, err error) {
+	abs, err = filepath.Abs(root)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	dir := os.Getenv("XDG_CACHE_HOME")
 	if dir == "" {
 		home, err := os.UserHomeDir()
 		if err != nil {
-			return "", fmt.Errorf("no cache folder: set XDG_CACHE_HOME or HOME: %w", err)
+			return "", "", fmt.Errorf("no cache folder: set XDG_CACHE_HOME or HOME: %w", err)
 		}
 		dir = filepath.Join(home, ".cache")
 	}
 	sum := sha256.Sum256([]byte(abs))
-	return filepath.Join(dir, "cairn", "stat", hex.EncodeToString(sum[:8])+".tsv"), nil
+	return abs, filepath.Join(dir, "cairn", "stat", hex.EncodeToString(sum[:8])+".tsv"), nil
 }
 
 // ReadStatCache loads the stat cache of the base at root. A missing or
@@ -74,9 +97,10 @@ func ReadStatCache(root string) StatCache {
 }
 
 // readStatRows returns the rows of the stat cache of the base at root,
-// after its header; "" when it is missing, unreadable or not one.
+// after its header and base line; "" when it is missing, unreadable, not
+// one, or another base's.
 func readStatRows(root string) string {
-	path, err := StatCachePath(root)
+	abs, path, err := statCacheLocation(root)
 	if err != nil {
 		return ""
 	}
@@ -84,7 +108,7 @@ func readStatRows(root string) string {
 	if err != nil {
 		return ""
 	}
-	body, ok := bytes.CutPrefix(data, []byte(statCacheHeader))
+	body, ok := bytes.CutPrefix(data, []byte(statHead(abs)))
 	if !ok || len(body) == 0 {
 		return ""
 	}
@@ -170,10 +194,11 @@ func (f StatFile) row(i int) string {
 	return s[:strings.IndexByte(s, '\n')]
 }
 
-// Encode renders the cache sorted by path.
-func (c StatCache) Encode(paths []string) []byte {
+// Encode renders the cache of the base at abs, an absolute path, rows
+// sorted by path.
+func (c StatCache) Encode(abs string, paths []string) []byte {
 	var b bytes.Buffer
-	b.WriteString(statCacheHeader)
+	b.WriteString(statHead(abs))
 	for _, p := range paths {
 		if strings.ContainsAny(p, "\t\n\r") {
 			continue // a row could not hold it; such a file is hashed every build
@@ -230,7 +255,8 @@ func (f StatFile) Refresh(root string, fresh StatCache, start time.Time) error {
 			c[p] = e
 		}
 	}
-	return WriteStatCache(root, c, slices.Sorted(maps.Keys(c)))
+	_, _, err := saveStatCache(root, c, slices.Sorted(maps.Keys(c)))
+	return err
 }
 
 // ConfigCache is the base's configuration as the last good build decoded
@@ -271,42 +297,62 @@ func WriteConfigCache(root string, c ConfigCache) error {
 	if err != nil {
 		return err
 	}
-	return writeCacheFile(strings.TrimSuffix(path, ".tsv")+configCacheSuffix, append([]byte(c.XXHash+"\n"), c.Data...))
+	_, err = writeCacheFile(strings.TrimSuffix(path, ".tsv")+configCacheSuffix, append([]byte(c.XXHash+"\n"), c.Data...))
+	return err
 }
 
-// WriteStatCache replaces the stat cache of the base at root when its bytes
-// changed. paths must be sorted and name every entry to keep.
+// WriteStatCache replaces the stat cache of the base at root when its
+// bytes changed, as a build does. paths must be sorted and name every entry
+// to keep. When the bytes are the same, the file's modification time is
+// renewed instead: it is what tells pruneStatCaches the base is in use.
+// Then the folder of stat caches is pruned, which never fails the write.
 func WriteStatCache(root string, c StatCache, paths []string) error {
-	path, err := StatCachePath(root)
+	path, written, err := saveStatCache(root, c, paths)
 	if err != nil {
 		return err
 	}
-	return writeCacheFile(path, c.Encode(paths))
+	if !written {
+		now := time.Now()
+		os.Chtimes(path, now, now) // failing only ages the entry
+	}
+	pruneStatCaches(filepath.Dir(path), filepath.Base(path))
+	return nil
+}
+
+// saveStatCache writes the stat cache of the base at root when its bytes
+// changed, and says where it is and whether it wrote it.
+func saveStatCache(root string, c StatCache, paths []string) (path string, written bool, err error) {
+	abs, path, err := statCacheLocation(root)
+	if err != nil {
+		return "", false, err
+	}
+	written, err = writeCacheFile(path, c.Encode(abs, paths))
+	return path, written, err
 }
 
 // writeCacheFile replaces a machine-local cache file when its bytes
-// changed, through a temporary file so that a reader never sees half.
-// The cache folder is the user's, outside any base, so links on the way
-// to it are the user's own and followed; a link at the file itself is
-// replaced by the rename, never written through.
-func writeCacheFile(path string, data []byte) error {
+// changed, through a temporary file so that a reader never sees half,
+// and says whether it wrote. The cache folder is the user's, outside any
+// base, so links on the way to it are the user's own and followed; a link
+// at the file itself is replaced by the rename, never written through.
+func writeCacheFile(path string, data []byte) (bool, error) {
 	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
-		return nil
+		return false, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
+		return false, err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".stat-*.tmp")
+	tmp, err := os.CreateTemp(filepath.Dir(path), cacheTempPrefix+"*"+cacheTempSuffix)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer os.Remove(tmp.Name())
 	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
-		return err
+		return false, err
 	}
 	if err := tmp.Close(); err != nil {
-		return err
+		return false, err
 	}
-	return os.Rename(tmp.Name(), path)
+	return true, os.Rename(tmp.Name(), path)
 }

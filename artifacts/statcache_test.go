@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -20,10 +22,21 @@ func TestStatCacheLeavesOutWhatARowCannotHold(t *testing.T) {
 		"b\tc.md":       {Bytes: 3, MtimeNS: 4, XXHash: "h2"},
 		"d\na.md\t9\t9": {Bytes: 5, MtimeNS: 6, XXHash: "h3"},
 	}
-	got := c.Encode([]string{"a.md", "b\tc.md", "d\na.md\t9\t9"})
-	if want := []byte(statCacheHeader + "a.md\t1\t2\th1\n"); !bytes.Equal(got, want) {
+	abs := filepath.Join(t.TempDir(), "base")
+	got := c.Encode(abs, []string{"a.md", "b\tc.md", "d\na.md\t9\t9"})
+	if want := []byte(statCacheHeader + statBasePrefix + strconv.Quote(abs) + "\n" + "a.md\t1\t2\th1\n"); !bytes.Equal(got, want) {
 		t.Errorf("Encode = %q, want %q", got, want)
 	}
+}
+
+// absPath is the absolute path of p.
+func absPath(t *testing.T, p string) string {
+	t.Helper()
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return abs
 }
 
 // TestDropRacy: entries modified within racyWindow before the build's
@@ -62,7 +75,7 @@ func TestStatCacheRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	damaged := statCacheHeader + "a.md\t1\t2\th1\n" +
+	damaged := statHead(absPath(t, root)) + "a.md\t1\t2\th1\n" +
 		"short.md\t1\t2\n" + // a column missing
 		"long.md\t1\t2\th\textra\n" + // one too many
 		"size.md\tx\t2\th\n" + // not a number
@@ -117,11 +130,13 @@ func TestStatFileMatchesStatCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, damaged := range map[string]string{
-		"cut last row":   string(data[:len(data)-5]),
-		"bad rows":       strings.Replace(strings.Replace(string(data), "\t12\t", "\tx\t", 1), "\t50\t", "\t50\t\t", 1),
-		"header only":    statCacheHeader,
-		"another header": "#cairn stat v0\n" + string(data[len(statCacheHeader):]),
-		"empty":          "",
+		"cut last row": string(data[:len(data)-5]),
+		"bad rows":     strings.Replace(strings.Replace(string(data), "\t12\t", "\tx\t", 1), "\t50\t", "\t50\t\t", 1),
+		"header only":  statHead(absPath(t, root)),
+		"no base line": statCacheHeader + string(data[len(statHead(absPath(t, root))):]),
+		"another base": statHead(absPath(t, t.TempDir())) + string(data[len(statHead(absPath(t, root))):]),
+		"version 1":    "#cairn stat v1\tpath\tbytes\tmtime_ns\txxhash\n" + string(data[len(statHead(absPath(t, root))):]),
+		"empty":        "",
 	} {
 		if err := os.WriteFile(path, []byte(damaged), 0o600); err != nil {
 			t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/cairn-kb/cairn/internal/testhome"
 	"github.com/cairn-kb/cairn/stages/model"
 )
 
@@ -49,8 +50,11 @@ func sharedBase(t *testing.T) string {
 	return sharedDir
 }
 
+// TestMain runs the tests in a home of their own (testhome), so that a
+// cairn they run without a cache folder of its own writes none in the
+// user's, and then removes the shared base.
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := testhome.Run(m)
 	if sharedDir != "" {
 		os.RemoveAll(filepath.Dir(sharedDir))
 	}

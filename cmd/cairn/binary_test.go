@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/cairn-kb/cairn/internal/testhome"
 )
 
 // built is the cairn binary the tests that need a real process run,
@@ -24,12 +26,15 @@ var built struct {
 // and have it compile everything, the standard library included.
 var goCache string
 
+// TestMain runs the tests in a home of their own (testhome), so that the
+// builds and queries they run leave no stat cache, config cache or receipt
+// snapshot in the user's, and then removes the binary built for them.
 func TestMain(m *testing.M) {
 	goCache = os.Getenv("GOCACHE")
 	if dir, err := os.UserCacheDir(); goCache == "" && err == nil {
 		goCache = filepath.Join(dir, "go-build")
 	}
-	code := m.Run()
+	code := testhome.Run(m)
 	if built.dir != "" {
 		os.RemoveAll(built.dir)
 	}
