@@ -6,7 +6,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/cairn-kb/cairn/internal/testhome"
+	"github.com/cairn-kb/cairn/golden/testhome"
 )
 
 // lockChildEnv, when set, makes the test binary act as a lock holder for

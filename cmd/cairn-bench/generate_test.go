@@ -19,7 +19,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/cairn-kb/cairn/internal/testhome"
+	"github.com/cairn-kb/cairn/golden/testhome"
 	"github.com/cairn-kb/cairn/stages/model"
 )
 

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/cairn-kb/cairn/internal/testhome"
+	"github.com/cairn-kb/cairn/golden/testhome"
 )
 
 // built is the cairn binary the tests that need a real process run,

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/cairn-kb/cairn/internal/testhome"
+	"github.com/cairn-kb/cairn/golden/testhome"
 )
 
 // TestMain runs the tests in a home of their own (testhome): the queries

@@ -4,7 +4,9 @@
 // $XDG_STATE_HOME (else ~/.local/state), and a test that builds or queries
 // a base would otherwise leave them in the real ones.
 //
-// It is for tests only; nothing else imports it.
+// It is for tests only; nothing else imports it. It lives beside goldentest,
+// the other package every test binary shares, since the top level of the
+// repository is fixed.
 package testhome
 
 import (
