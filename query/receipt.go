@@ -92,6 +92,10 @@ func (e *engine) warning(fitLost bool) string {
 	switch {
 	case len(e.parsed.Terms) == 0 && len(e.req.Pins) == 0:
 		return "empty pack: no candidates, the query has no terms left after normalisation (scaffolding words and words under three letters are dropped); ask with the words that matter"
+	case len(e.pool) == 0 && e.undated != "":
+		// Nothing dated is in the window at all: that, with the dated day
+		// nearest it, is what the user needs to widen it.
+		return fmt.Sprintf("empty pack: no candidates match the query (%d items searched); %s", e.win.n, e.undated)
 	case len(e.pool) == 0:
 		return fmt.Sprintf("empty pack: no candidates in the window %s..%s match the query (%d items searched); widen it with --since/--until, check --as-of, or use other words", e.window.Since, e.window.Until, e.win.n)
 	case !fitLost && e.delta != nil && e.delta.sameOut > 0:

@@ -69,3 +69,29 @@ func TestWindowWithoutDatedEvidence(t *testing.T) {
 		})
 	}
 }
+
+// TestEmptyWindowWithoutDatedEvidence: when nothing in a window without
+// dated items matches at all, the empty pack's warning says that the
+// window holds no dated evidence and where the nearest dated day is, as
+// a pack of pages would.
+func TestEmptyWindowWithoutDatedEvidence(t *testing.T) {
+	dir := builtFS(t, staleBase(true))
+	want := "empty pack: no candidates match the query (2 items searched); the window 2026-11-23..2026-11-29 holds no dated evidence (events, task pages), only pages and snapshots that no window bounds; the newest dated item is from 2026-08-20 (--since 2026-08-20 reaches it)"
+	run := func() (string, int) {
+		out, err := Context(context.Background(), dir, Request{Words: strings.Fields("which retries failed last week"), Budget: DefaultBudget, Format: FormatJSON, AsOf: staleAsOf})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p Pack
+		if err := json.Unmarshal(out, &p); err != nil {
+			t.Fatal(err)
+		}
+		return p.Receipt.Warning, len(p.Items)
+	}
+	warning, items := run()
+	var scanned string
+	withoutIndex(t, dir, func() { scanned, _ = run() })
+	if items != 0 || warning != want || scanned != warning {
+		t.Errorf("%d items, warning %q (scan %q); want none and %q", items, warning, scanned, want)
+	}
+}
