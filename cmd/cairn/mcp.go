@@ -36,7 +36,6 @@ func (McpCmd) Help() string {
     cairn mcp --http 127.0.0.1:8765    # streamable HTTP at http://127.0.0.1:8765/mcp`
 }
 
-
 // mcpName is the server's name in the MCP handshake.
 const mcpName = "cairn"
 
