@@ -8,6 +8,7 @@ import (
 	"maps"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -38,6 +39,15 @@ type StatEntry struct {
 // base's absolute path, quoted as a Go string), then one row per path.
 // The base line is what lets a build tell a cache whose base is gone.
 type StatCache map[string]StatEntry
+
+// FolderMark is the hash column of a folder's row, whose path ends in a
+// slash: a folder has no bytes to hash, only the modification time a walk
+// saw before listing it (see load's folder log). The rows of the corpus's
+// folders are all there or none are: DropRacy and Refresh keep them so.
+const FolderMark = "folder"
+
+// isFolderRow reports whether p is the path of a folder's row.
+func isFolderRow(p string) bool { return strings.HasSuffix(p, "/") }
 
 // statCacheHeader begins a stat cache. A file with another header (v1
 // had no base line) is not read: its base hashes its files once more.
@@ -220,11 +230,38 @@ const racyWindow = 2 * time.Second
 // the moment before the build took its stats, so that the next build
 // hashes those files again instead of trusting a hash that may predate
 // their last write.
+//
+// A folder's row vouches that the files listed are all the folder holds,
+// which holds only while every file and folder row does: when one entry
+// is dropped, every folder row goes with it.
 func (c StatCache) DropRacy(start time.Time) {
 	limit := racyLimit(start)
+	dropped := false
 	for p, e := range c {
 		if e.MtimeNS >= limit {
 			delete(c, p)
+			dropped = true
+		}
+	}
+	if dropped {
+		c.dropFolders()
+	}
+}
+
+// dropFolders removes every folder's row.
+func (c StatCache) dropFolders() {
+	for p := range c {
+		if isFolderRow(p) {
+			delete(c, p)
+		}
+	}
+}
+
+// Each calls fn with every row of the cache f read, in path order.
+func (f StatFile) Each(fn func(path string, e StatEntry)) {
+	for i := range f.starts {
+		if p, e, ok := parseStatRow(f.row(i)); ok {
+			fn(p, e)
 		}
 	}
 }
@@ -240,6 +277,9 @@ func racyLimit(start time.Time) int64 { return start.Add(-racyWindow).UnixNano()
 // cache could not vouch for (written just before the last build, or
 // since), so that the queries after it do not hash them again. It writes
 // nothing when the bytes stay the same.
+//
+// Folder rows in fresh come from a walk and replace all the cache's; a
+// racy entry drops them all (see DropRacy).
 func (f StatFile) Refresh(root string, fresh StatCache, start time.Time) error {
 	c := make(StatCache, len(f.starts)+len(fresh))
 	for i := range f.starts {
@@ -247,13 +287,34 @@ func (f StatFile) Refresh(root string, fresh StatCache, start time.Time) error {
 			c[p] = e
 		}
 	}
+	// A walk's folder rows replace the cache's, and with them go the rows
+	// of files that were in those folders and are not anymore.
+	walked := map[string]bool{}
+	for p := range fresh {
+		if isFolderRow(p) {
+			walked[p] = true
+		}
+	}
+	if len(walked) > 0 {
+		c.dropFolders()
+		for p := range c {
+			if _, ok := fresh[p]; !ok && walked[path.Dir(p)+"/"] {
+				delete(c, p)
+			}
+		}
+	}
 	limit := racyLimit(start)
+	racy := false
 	for p, e := range fresh {
 		if e.MtimeNS >= limit {
 			delete(c, p)
+			racy = true
 		} else {
 			c[p] = e
 		}
+	}
+	if racy {
+		c.dropFolders()
 	}
 	_, _, err := saveStatCache(root, c, slices.Sorted(maps.Keys(c)))
 	return err

@@ -206,3 +206,73 @@ func TestStatFileRefresh(t *testing.T) {
 		t.Errorf("a refresh that changes nothing rewrote the cache (%v, %v)", st.ModTime(), err)
 	}
 }
+
+// TestFolderRowsAllOrNone: folder rows vouch that the cache lists every
+// file of their folders, so they go all at once: DropRacy drops them all
+// when it drops any entry; a Refresh whose fresh stats hold folder rows (a
+// walk) replaces the cache's folder rows and drops the rows of files that
+// were in the walked folders and are not anymore; a racy fresh stat drops
+// them all.
+func TestFolderRowsAllOrNone(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	start := time.Now()
+	old := start.Add(-time.Hour).UnixNano()
+	recent := start.Add(-time.Second).UnixNano()
+	folders := func(c StatCache) []string {
+		var rows []string
+		for p := range c {
+			if isFolderRow(p) {
+				rows = append(rows, p)
+			}
+		}
+		return rows
+	}
+	c := StatCache{
+		"events/":              {MtimeNS: old, XXHash: FolderMark},
+		"events/2026-11-01/":   {MtimeNS: old, XXHash: FolderMark},
+		"events/2026-11-01/a":  {Bytes: 1, MtimeNS: old, XXHash: "a1"},
+		"docs/guide.md":        {Bytes: 4, MtimeNS: recent, XXHash: "g1"},
+		"events/2026-11-01/b/": {MtimeNS: old, XXHash: FolderMark},
+	}
+	c.DropRacy(start)
+	if got := folders(c); len(got) != 0 || c["events/2026-11-01/a"].XXHash != "a1" {
+		t.Errorf("after DropRacy of a racy file: folder rows %v, cache %v; want none, and the other files kept", got, c)
+	}
+
+	root := t.TempDir()
+	c = StatCache{
+		"events/":             {MtimeNS: old, XXHash: FolderMark},
+		"events/2026-11-01/":  {MtimeNS: old, XXHash: FolderMark},
+		"events/2026-11-01/a": {Bytes: 1, MtimeNS: old, XXHash: "a1"},
+		"events/2026-11-01/b": {Bytes: 1, MtimeNS: old, XXHash: "b1"}, // removed since
+		"events/2026-11-09/":  {MtimeNS: old, XXHash: FolderMark},     // removed since
+		"docs/guide.md":       {Bytes: 4, MtimeNS: old, XXHash: "g1"},
+	}
+	if err := WriteStatCache(root, c, slices.Sorted(maps.Keys(c))); err != nil {
+		t.Fatal(err)
+	}
+	walk := StatCache{
+		"events/":             {MtimeNS: old + 5, XXHash: FolderMark},
+		"events/2026-11-01/":  {MtimeNS: old + 5, XXHash: FolderMark},
+		"events/2026-11-01/a": {Bytes: 1, MtimeNS: old, XXHash: "a1"},
+	}
+	if err := ReadStatFile(root).Refresh(root, walk, start); err != nil {
+		t.Fatal(err)
+	}
+	want := StatCache{
+		"events/":             walk["events/"],
+		"events/2026-11-01/":  walk["events/2026-11-01/"],
+		"events/2026-11-01/a": walk["events/2026-11-01/a"],
+		"docs/guide.md":       c["docs/guide.md"],
+	}
+	if got := ReadStatCache(root); !maps.Equal(got, want) {
+		t.Errorf("after a walk's Refresh: %v, want %v", got, want)
+	}
+	racy := StatCache{"events/2026-11-01/a": {Bytes: 2, MtimeNS: recent, XXHash: "a2"}}
+	if err := ReadStatFile(root).Refresh(root, racy, start); err != nil {
+		t.Fatal(err)
+	}
+	if got := folders(ReadStatCache(root)); len(got) != 0 {
+		t.Errorf("after a racy Refresh the cache keeps folder rows %v", got)
+	}
+}

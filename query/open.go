@@ -96,9 +96,9 @@ func openWith(ctx context.Context, root string, memo *load.ConfigMemo) (*Index, 
 	if err != nil {
 		return nil, err
 	}
-	if inv.Hashed > 0 {
+	if inv.Stat != nil {
 		// Best effort: a cache that cannot be written costs the next
-		// query the same hashing, nothing else.
+		// query the same hashing or walk, nothing else.
 		_ = cache.Refresh(root, inv.Stat, start)
 	}
 	m := h.m

@@ -30,7 +30,7 @@ func ContentPaths(fsys fs.FS, cfg model.Config, dirs []string) ([]string, []diag
 			top[strings.SplitN(d, "/", 2)[0]] = true
 		}
 	}
-	entries := walkOnly(fsys, c, &ds, top)
+	entries := walkOnly(fsys, c, &ds, top, nil)
 	var ignores []entry
 	for _, e := range entries {
 		if e.kind == kindGitignore {

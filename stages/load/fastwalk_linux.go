@@ -22,7 +22,10 @@ import (
 // It takes only what needs no judgement: plain folders and files. On a
 // symlink, a path cairn refuses, or any error, ok is false and nothing is
 // reported: walkOnly then walks the base and says what it finds.
-func fastWalk(dir string, c classifier, top map[string]bool) (out []entry, ds diag.List, ok bool) {
+//
+// log, when not nil, logs each folder walked (see folderLog), stamped
+// through its descriptor before it is listed.
+func fastWalk(dir string, c classifier, top map[string]bool, log *folderLog) (out []entry, ds diag.List, ok bool) {
 	root, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, ds, false
@@ -60,7 +63,7 @@ func fastWalk(dir string, c classifier, top map[string]bool) (out []entry, ds di
 	for i, name := range folders {
 		wg.Go(func() {
 			r := &results[i]
-			r.ok = walkFolder(dir, root, name, name, c, &r.ds, &r.out, make([]byte, direntBuf))
+			r.ok = walkFolder(dir, root, name, name, c, &r.ds, &r.out, log, make([]byte, direntBuf))
 		})
 	}
 	wg.Wait()
@@ -80,12 +83,19 @@ const direntBuf = 16 << 10
 
 // walkFolder walks the folder name inside the folder parent; p is its
 // path in the base, which is in the folder dir.
-func walkFolder(dir string, parent int, name, p string, c classifier, ds *diag.List, out *[]entry, buf []byte) bool {
+func walkFolder(dir string, parent int, name, p string, c classifier, ds *diag.List, out *[]entry, folders *folderLog, buf []byte) bool {
 	fd, err := syscall.Openat(parent, name, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return false
 	}
 	defer syscall.Close(fd)
+	if folders != nil {
+		var st syscall.Stat_t
+		if syscall.Fstat(fd, &st) != nil {
+			return false
+		}
+		folders.add(p, mtimeNS(st))
+	}
 	names, types, ok := readDirents(fd, buf)
 	if !ok {
 		return false
@@ -101,7 +111,7 @@ func walkFolder(dir string, parent int, name, p string, c classifier, ds *diag.L
 		switch types[i] {
 		case syscall.DT_DIR:
 			c.notAFile(ds, child, fs.ModeDir)
-			if !walkFolder(dir, fd, n, child, c, ds, out, buf) {
+			if !walkFolder(dir, fd, n, child, c, ds, out, folders, buf) {
 				return false
 			}
 		case syscall.DT_REG:

@@ -43,14 +43,14 @@ func corpusTops() (classifier, map[string]bool) {
 func bothWalks(t *testing.T, dir string) (fast, slow []entry, fastDiags, slowDiags []diag.Diagnostic, ok bool) {
 	t.Helper()
 	c, top := corpusTops()
-	fast, fds, ok := fastWalk(dir, c, top)
+	fast, fds, ok := fastWalk(dir, c, top, nil)
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer root.Close()
 	var sds diag.List
-	slow = walkOnly(root.FS(), c, &sds, top)
+	slow = walkOnly(root.FS(), c, &sds, top, nil)
 	return fast, slow, fds.Sorted(), sds.Sorted(), ok
 }
 

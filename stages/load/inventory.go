@@ -218,8 +218,8 @@ func (c classifier) classify(p string, ds *diag.List) fileKind {
 // A file that the base's .gitignore files ignore is not content; they
 // change nothing else: a layer's files, governance and the rules files
 // are what they are, ignored or not.
-func walk(fsys fs.FS, c classifier, ds *diag.List) []entry {
-	entries := walkOnly(fsys, c, ds, nil)
+func walk(fsys fs.FS, c classifier, ds *diag.List, folders *folderLog) []entry {
+	entries := walkOnly(fsys, c, ds, nil, folders)
 	ignores := slices.DeleteFunc(slices.Clone(entries), func(e entry) bool { return e.kind != kindGitignore })
 	entries = slices.DeleteFunc(entries, func(e entry) bool { return e.kind == kindGitignore })
 	if len(ignores) == 0 {
@@ -237,10 +237,12 @@ func walk(fsys fs.FS, c classifier, ds *diag.List) []entry {
 // statting are system calls, which two cores make in half the time. Every
 // walk keeps its own entries and diagnostics; they are joined and sorted
 // at the end, so the result does not depend on which walk ends first.
-func walkOnly(fsys fs.FS, c classifier, ds *diag.List, top map[string]bool) []entry {
+//
+// folders, when not nil, logs the folders walked (see folderLog).
+func walkOnly(fsys fs.FS, c classifier, ds *diag.List, top map[string]bool, folders *folderLog) []entry {
 	roots, err := fs.ReadDir(fsys, ".")
 	if err != nil {
-		return walkFrom(fsys, ".", c, ds, top) // which reports the error
+		return walkFrom(fsys, ".", c, ds, top, folders) // which reports the error
 	}
 	type walked struct {
 		out []entry
@@ -255,14 +257,14 @@ func walkOnly(fsys fs.FS, c classifier, ds *diag.List, top map[string]bool) []en
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i].out = walkFrom(fsys, d.Name(), c, &results[i].ds, top)
+			results[i].out = walkFrom(fsys, d.Name(), c, &results[i].ds, top, folders)
 		}()
 	}
 	// The files at the top, and the root itself, on this goroutine.
 	last := &results[len(roots)]
 	for _, d := range roots {
 		if !d.IsDir() {
-			visit(fsys, c, &last.ds, top, &last.out, d.Name(), d, nil)
+			visit(fsys, c, &last.ds, top, &last.out, nil, d.Name(), d, nil)
 		}
 	}
 	wg.Wait()
@@ -277,10 +279,10 @@ func walkOnly(fsys fs.FS, c classifier, ds *diag.List, top map[string]bool) []en
 
 // walkFrom walks the tree at start (the root, or a top-level folder),
 // returning its entries sorted by path.
-func walkFrom(fsys fs.FS, start string, c classifier, ds *diag.List, top map[string]bool) []entry {
+func walkFrom(fsys fs.FS, start string, c classifier, ds *diag.List, top map[string]bool, folders *folderLog) []entry {
 	var out []entry
 	err := fs.WalkDir(fsys, start, func(p string, d fs.DirEntry, err error) error {
-		return visit(fsys, c, ds, top, &out, p, d, err)
+		return visit(fsys, c, ds, top, &out, folders, p, d, err)
 	})
 	if err != nil {
 		ds.Errorf(".", 0, 0, "read", "cannot walk the base: %v", err)
@@ -290,8 +292,10 @@ func walkFrom(fsys fs.FS, start string, c classifier, ds *diag.List, top map[str
 }
 
 // visit takes one path the walk meets: it appends an input to out, or
-// reports what is wrong with it, and says whether to skip a folder.
-func visit(fsys fs.FS, c classifier, ds *diag.List, top map[string]bool, out *[]entry, p string, d fs.DirEntry, err error) error {
+// reports what is wrong with it, and says whether to skip a folder. A
+// folder is logged in folders (when not nil) as it is met, before the
+// walk lists it.
+func visit(fsys fs.FS, c classifier, ds *diag.List, top map[string]bool, out *[]entry, folders *folderLog, p string, d fs.DirEntry, err error) error {
 	if top != nil && err == nil && p != "." && !strings.Contains(p, "/") && !IsConfigFile(p) && !top[p] {
 		if d.IsDir() {
 			return fs.SkipDir
@@ -343,6 +347,9 @@ func visit(fsys fs.FS, c classifier, ds *diag.List, top map[string]bool, out *[]
 			return nil
 		}
 		info = target
+	}
+	if d.IsDir() && !symlink {
+		folders.add(p, info.ModTime().UnixNano())
 	}
 	if d.IsDir() || !info.Mode().IsRegular() {
 		c.notAFile(ds, p, info.Mode())

@@ -79,8 +79,10 @@ type Inventory struct {
 	// Groups names the group of each input, parallel to Inputs ("" for
 	// the configuration).
 	Groups []string
-	// Stat is the stats taken, as a stat cache, when Hashed is not zero;
-	// nil when the cache vouched for every input, and has nothing to add.
+	// Stat is the stats taken, as a stat cache, when Hashed is not zero or
+	// the corpus trees were walked (with their folders' rows, so that the
+	// next reader need not walk: see folders.go); nil when the cache
+	// vouched for every input and listed them, and has nothing to add.
 	Stat artifacts.StatCache
 	// Hashed counts the inputs read and hashed because the stat cache
 	// could not vouch for them.
@@ -116,11 +118,19 @@ func Take(ctx context.Context, dir string, fsys fs.FS, stat artifacts.StatLookup
 			top[dir] = true
 		}
 		c := newClassifier(cfg)
-		walked, fast, ok := fastWalk(dir, c, top)
-		if ok {
-			ds.Merge(fast.Sorted())
-		} else {
-			walked = walkOnly(fsys, c, &ds, top)
+		// The stat cache's rows stand for the walk while every folder
+		// keeps its stamp (folders.go); else the walk logs the folders,
+		// for the cache to hold them next time.
+		walked, unwalked := statTake(dir, c, top, stat)
+		var folders *folderLog
+		if !unwalked {
+			folders = newFolderLog()
+			fast, fastDiags, fastOK := fastWalk(dir, c, top, folders)
+			if walked = fast; fastOK {
+				ds.Merge(fastDiags.Sorted())
+			} else {
+				walked = walkOnly(fsys, c, &ds, top, folders)
+			}
 		}
 		entries := make([]entry, 0, len(walked))
 		for _, e := range walked {
@@ -128,9 +138,10 @@ func Take(ctx context.Context, dir string, fsys fs.FS, stat artifacts.StatLookup
 				entries = append(entries, e)
 			}
 		}
-		if inv.Hashed = hashAll(fsys, entries, stat, &ds); inv.Hashed > 0 {
+		if inv.Hashed = hashAll(fsys, entries, stat, &ds); inv.Hashed > 0 || !unwalked {
 			// Only then does anyone read it (see Inventory.Stat).
 			inv.Stat = statCacheOf(entries)
+			addFolderRows(inv.Stat, entries, folders, cfg)
 		}
 		inv.Inputs = make([]artifacts.FileStamp, 0, len(entries))
 		inv.Groups = make([]string, 0, len(entries))
@@ -191,7 +202,8 @@ func Scan(ctx context.Context, in Input) (*Scanned, error) {
 		return s, nil
 	}
 	s.ok, s.cfgRoot, s.cfgHash = true, cfgRoot, cfgHash
-	entries := walk(in.FS, newClassifier(cfg), &s.ds)
+	folders := newFolderLog()
+	entries := walk(in.FS, newClassifier(cfg), &s.ds, folders)
 	if err := ctx.Err(); err != nil {
 		return s, err
 	}
@@ -203,6 +215,7 @@ func Scan(ctx context.Context, in Input) (*Scanned, error) {
 	} else {
 		hashAll(in.FS, entries, in.Stat, &s.ds)
 		out.Stat = statCacheOf(entries)
+		addFolderRows(out.Stat, entries, folders, cfg)
 		for _, e := range entries {
 			out.Inputs = append(out.Inputs, artifacts.FileStamp{Path: e.path, Bytes: e.size, XXHash: e.hash})
 		}
