@@ -49,20 +49,7 @@ func TestWindowWithoutDatedEvidence(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := builtFS(t, staleBase(c.withCommit))
-			run := func() (string, int) {
-				out, err := Context(context.Background(), dir, Request{Words: strings.Fields(c.words), Until: c.until, Budget: DefaultBudget, Format: FormatJSON, AsOf: staleAsOf})
-				if err != nil {
-					t.Fatal(err)
-				}
-				var p Pack
-				if err := json.Unmarshal(out, &p); err != nil {
-					t.Fatal(err)
-				}
-				return p.Receipt.Warning, len(p.Items)
-			}
-			warning, items := run()
-			var scanned string
-			withoutIndex(t, dir, func() { scanned, _ = run() })
+			warning, items, scanned := staleWarning(t, dir, c.words, c.until)
 			if items == 0 || warning != c.want || scanned != warning {
 				t.Errorf("%d items, warning %q (scan %q); want items and %q", items, warning, scanned, c.want)
 			}
@@ -77,8 +64,19 @@ func TestWindowWithoutDatedEvidence(t *testing.T) {
 func TestEmptyWindowWithoutDatedEvidence(t *testing.T) {
 	dir := builtFS(t, staleBase(true))
 	want := "empty pack: no candidates match the query (2 items searched); the window 2026-11-23..2026-11-29 holds no dated evidence (events, task pages), only pages and snapshots that no window bounds; the newest dated item is from 2026-08-20 (--since 2026-08-20 reaches it)"
+	warning, items, scanned := staleWarning(t, dir, "which retries failed last week", "")
+	if items != 0 || warning != want || scanned != warning {
+		t.Errorf("%d items, warning %q (scan %q); want none and %q", items, warning, scanned, want)
+	}
+}
+
+// staleWarning asks words of the built base at dir as of staleAsOf, and
+// returns the pack's warning and item count from the index, and the
+// warning from the scan.
+func staleWarning(t *testing.T, dir, words, until string) (warning string, items int, scanned string) {
+	t.Helper()
 	run := func() (string, int) {
-		out, err := Context(context.Background(), dir, Request{Words: strings.Fields("which retries failed last week"), Budget: DefaultBudget, Format: FormatJSON, AsOf: staleAsOf})
+		out, err := Context(context.Background(), dir, Request{Words: strings.Fields(words), Until: until, Budget: DefaultBudget, Format: FormatJSON, AsOf: staleAsOf})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -88,10 +86,7 @@ func TestEmptyWindowWithoutDatedEvidence(t *testing.T) {
 		}
 		return p.Receipt.Warning, len(p.Items)
 	}
-	warning, items := run()
-	var scanned string
+	warning, items = run()
 	withoutIndex(t, dir, func() { scanned, _ = run() })
-	if items != 0 || warning != want || scanned != warning {
-		t.Errorf("%d items, warning %q (scan %q); want none and %q", items, warning, scanned, want)
-	}
+	return warning, items, scanned
 }

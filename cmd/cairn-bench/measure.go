@@ -127,12 +127,7 @@ func measureOneEdit(b *bench) error {
 	if err != nil {
 		return err
 	}
-	// While the base differs from what the generator wrote, it has no
-	// stamp: an interrupted benchmark regenerates it next time.
-	if err := os.Remove(b.base.stamp); err != nil && !os.IsNotExist(err) {
-		return err
-	}
-	runs, err := b.repeat(func(i int) error {
+	return b.alterAndBuild("one_edit", "one-record edit", func(i int) error {
 		edited, err := editOneRecord(orig, "summary", fmt.Sprintf("Edited by cairn-bench run %d: benchedit%d retry ledger", i+1, i+1))
 		if err != nil {
 			return fmt.Errorf("%s: %w", rel, err)
@@ -141,27 +136,7 @@ func measureOneEdit(b *bench) error {
 			return fmt.Errorf("%s: the edit broke the JSON", rel)
 		}
 		return os.WriteFile(path, edited, 0o644)
-	}, "build", "--quiet")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(path, orig, 0o644); err != nil {
-		return err
-	}
-	if _, err := b.cairn("build", "--quiet"); err != nil {
-		return err
-	}
-	if err := b.base.writeStamp(); err != nil {
-		return err
-	}
-	ms := durations(runs, time.Millisecond)
-	b.record(metric{Name: "one_edit_build_ms", Label: "one-record edit rebuild", Unit: "ms", Value: median(ms), Samples: ms})
-	cpu := cpuSeconds(runs)
-	if cold, ok := b.value("cold_build_cpu_s"); ok {
-		b.record(metric{Name: "one_edit_cpu_share", Label: "one-record edit CPU / cold build's", Unit: "ratio", Value: median(cpu) / cold, Target: "<= 0.1"})
-	}
-	b.record(metric{Name: "one_edit_build_peak_rss_mib", Label: "one-record edit peak RSS", Unit: "MiB", Value: peakMiB(runs)})
-	return nil
+	}, func() error { return os.WriteFile(path, orig, 0o644) })
 }
 
 // editTarget picks the tickets document of the middle day that has one.
