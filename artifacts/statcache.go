@@ -8,7 +8,6 @@ import (
 	"maps"
 	"math"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -288,17 +287,20 @@ func (f StatFile) Refresh(root string, fresh StatCache, start time.Time) error {
 		}
 	}
 	// A walk's folder rows replace the cache's, and with them go the rows
-	// of files that were in those folders and are not anymore.
-	walked := map[string]bool{}
+	// of every file in the trees it walked that it did not find: gone, or
+	// below a folder it did not enter (a link).
+	trees := map[string]bool{}
 	for p := range fresh {
 		if isFolderRow(p) {
-			walked[p] = true
+			first, _, _ := strings.Cut(p, "/")
+			trees[first] = true
 		}
 	}
-	if len(walked) > 0 {
+	if len(trees) > 0 {
 		c.dropFolders()
 		for p := range c {
-			if _, ok := fresh[p]; !ok && walked[path.Dir(p)+"/"] {
+			first, _, nested := strings.Cut(p, "/")
+			if _, ok := fresh[p]; !ok && nested && trees[first] {
 				delete(c, p)
 			}
 		}

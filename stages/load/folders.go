@@ -42,7 +42,10 @@ func (l *folderLog) add(p string, mtimeNS int64) {
 // addFolderRows puts the logged folders of the corpus trees of cfg into c,
 // the stat cache of entries, when c vouches for every corpus input and the
 // configuration: only then is a listing rebuilt from its rows complete. A
-// folder's row holds its modification time and artifacts.FolderMark.
+// folder's row holds its modification time and artifacts.FolderMark. A
+// folder behind a link gets no row (the walk does not enter it), so
+// nothing below it is listed from the rows either, as the walk lists
+// nothing there.
 func addFolderRows(c artifacts.StatCache, entries []entry, log *folderLog, cfg model.Config) {
 	if log == nil || c == nil {
 		return

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"path"
 	"slices"
 	"strings"
 
@@ -25,8 +26,11 @@ type statRows interface {
 // anything differs from what a walk would accept, or on any error.
 //
 // Stats are taken relative to the root's descriptor without following a
-// final link; a link in the middle of a path is a folder row that no
-// longer stats as a folder, which sends the query back to the walk.
+// final link, and a row is taken only once the row of its folder has been
+// checked in the same pass (rows are sorted, so a folder's row comes
+// before what it holds): a folder that became a link, whose row a walk
+// no longer writes, leaves the rows below it without a checked folder,
+// and the query walks rather than stat through the link.
 func statTake(dir string, c classifier, top map[string]bool, stat artifacts.StatLookup) (out []entry, ok bool) {
 	rows, isRows := stat.(statRows)
 	if !isRows {
@@ -60,18 +64,25 @@ func statTake(dir string, c classifier, top map[string]bool, stat artifacts.Stat
 		}
 	}
 	ok = true
+	checked := map[string]bool{} // folders whose rows hold, as "a/b"
 	rows.Each(func(p string, e artifacts.StatEntry) {
 		first, _, nested := strings.Cut(p, "/")
 		if !ok || !nested || !top[first] {
 			return
 		}
-		if folder, isFolder := strings.CutSuffix(p, "/"); isFolder {
+		folder, isFolder := strings.CutSuffix(p, "/")
+		if parent := path.Dir(folder); isFolder && parent != "." && !checked[parent] || !isFolder && !checked[path.Dir(p)] {
+			ok = false
+			return
+		}
+		if isFolder {
 			var st unix.Stat_t
 			if unix.Fstatat(root, folder, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR ||
 				st.Mtim.Nano() != e.MtimeNS {
 				ok = false
 				return
 			}
+			checked[folder] = true
 			if folder == first {
 				trees[first] = true
 			}

@@ -215,3 +215,62 @@ func remove(t *testing.T, dir, p string) {
 		t.Fatal(err)
 	}
 }
+
+// TestTakeAfterFolderChanges: a folder moved out of the base and replaced
+// by a link to it, and a folder deleted with what it held. The walk after
+// each change lists what a walk without any cache lists, and so does
+// every Take after it: none lists a file below the link, stats through
+// it, or keeps walking because of rows the walk left behind.
+func TestTakeAfterFolderChanges(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		change func(t *testing.T, dir string)
+		gone   string
+	}{
+		{"a folder replaced by a link out of the base", func(t *testing.T, dir string) {
+			elsewhere := filepath.Join(t.TempDir(), "deep")
+			if err := os.Rename(filepath.Join(dir, "wiki/deep"), elsewhere); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(elsewhere, filepath.Join(dir, "wiki/deep")); err != nil {
+				t.Fatal(err)
+			}
+		}, "wiki/deep/nested/page.md"},
+		{"a folder deleted", func(t *testing.T, dir string) {
+			remove(t, dir, "wiki/deep/nested/page.md")
+			remove(t, dir, "wiki/deep/nested")
+			remove(t, dir, "wiki/deep")
+		}, "wiki/deep/nested/page.md"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv("XDG_CACHE_HOME", t.TempDir())
+			dir := agedBase(t)
+			take(t, dir)
+			if take(t, dir).Stat != nil {
+				t.Fatal("before the change, Take did not go by the cache's rows")
+			}
+			c.change(t, dir)
+			root, err := os.OpenRoot(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer root.Close()
+			want, err := Take(context.Background(), dir, root.FS(), artifacts.StatCache{}, artifacts.ConfigCache{}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range 3 {
+				got := take(t, dir)
+				if !cmp.Equal(got.Inputs, want.Inputs) || slices.Contains(takenPaths(got), c.gone) {
+					t.Fatalf("Take %d after the change listed %v; a walk without a cache lists %v", i+1, takenPaths(got), takenPaths(want))
+				}
+				if i == 0 {
+					age(t, dir) // the walk's rows, then, are not racy
+				}
+				if i == 2 && got.Stat != nil {
+					t.Errorf("the third Take after the change still walked or hashed")
+				}
+			}
+		})
+	}
+}
