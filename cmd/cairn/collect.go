@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -215,18 +213,7 @@ func reportSkipped(env *Env, r collect.Result) {
 			fmt.Fprintf(env.Stderr, "cairn: collect %s: and %d more skipped\n", r.Source, len(r.Skipped)-maxSkippedNamed)
 			break
 		}
-		if s.Err != nil {
-			// The path is named already; the error's own copy of it is the
-			// absolute one, which says nothing more.
-			reason := s.Err
-			var pe *fs.PathError
-			if errors.As(reason, &pe) {
-				reason = pe.Err
-			}
-			fmt.Fprintf(env.Stderr, "cairn: collect %s: skipped %s: it cannot be read (%v); fix its permissions or move it out of the notes folder\n", r.Source, s.Path, reason)
-		} else {
-			fmt.Fprintf(env.Stderr, "cairn: collect %s: skipped %s: %d bytes, over the %d-byte cap of a note; split it or move it out of the notes folder\n", r.Source, s.Path, s.Size, collect.MaxNoteBytes)
-		}
+		fmt.Fprintf(env.Stderr, "cairn: collect %s: skipped %s: %d bytes, over the %d-byte cap of a note; split it or move it out of the notes folder\n", r.Source, s.Path, s.Size, collect.MaxNoteBytes)
 	}
 }
 
@@ -288,9 +275,6 @@ func (c *CollectCmd) jsonReport(out collect.Output, today time.Time) collectRepo
 		}
 		for _, sk := range r.Skipped {
 			reason := fmt.Sprintf("%d bytes, over the %d-byte cap of a note", sk.Size, collect.MaxNoteBytes)
-			if sk.Err != nil {
-				reason = "unreadable: " + sk.Err.Error()
-			}
 			s.Skipped = append(s.Skipped, collectSkipped{Path: sk.Path, Reason: reason})
 		}
 		if r.Quiet != nil {

@@ -393,12 +393,23 @@ func TestCollectMarkdownExtensions(t *testing.T) {
 	if err := os.Symlink("moved-away.md", filepath.Join(dir, "notes", "gone.md")); err != nil {
 		t.Fatal(err)
 	}
+	// A note that cannot be read fails the source, naming it, and writes
+	// nothing: a snapshot without it would drop its record from the base.
 	code, stdout, stderr := cairnAt(t, collectNow, "--base", dir, "collect", "markdown", "--as-of", "2026-11-28")
+	if code != 1 || stdout != "" || !strings.Contains(stderr, "notes/gone.md cannot be read (no such file or directory); fix its permissions or move it out of the notes folder") {
+		t.Fatalf("collect markdown with an unreadable note: exit %d, %q\n%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "index", "markdown.json")); !os.IsNotExist(err) {
+		t.Fatalf("a snapshot was written without the unreadable note: %v", err)
+	}
+	if err := os.Remove(filepath.Join(dir, "notes", "gone.md")); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = cairnAt(t, collectNow, "--base", dir, "collect", "markdown", "--as-of", "2026-11-28")
 	if code != 0 || stdout != "index/markdown.json\n" {
 		t.Fatalf("collect markdown: exit %d, %q\n%s", code, stdout, stderr)
 	}
-	wantErr := "cairn: collect markdown: 1 written (3 records), 0 present, 2 skipped\n" +
-		"cairn: collect markdown: skipped notes/gone.md: it cannot be read (no such file or directory); fix its permissions or move it out of the notes folder\n" +
+	wantErr := "cairn: collect markdown: 1 written (3 records), 0 present, 1 skipped\n" +
 		"cairn: collect markdown: skipped notes/huge.md: 4194311 bytes, over the 4194304-byte cap of a note; split it or move it out of the notes folder\n"
 	if stderr != wantErr {
 		t.Errorf("stderr %q, want %q", stderr, wantErr)

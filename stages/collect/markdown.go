@@ -31,12 +31,21 @@ const MaxNoteBytes = 4 << 20
 // lines and its tags stay in the body as written).
 var NoteExtensions = []string{".md", ".markdown", ".mdx"}
 
-// Skipped is a note the markdown collector left out of the snapshot, and
-// why: one of Size (over MaxNoteBytes) or Err (it could not be read).
+// Skipped is a note the markdown collector left out of the snapshot: its
+// Size is over MaxNoteBytes.
 type Skipped struct {
 	Path string // as in the snapshot's ids: the folder's name, then the path in it
 	Size int64
-	Err  error
+}
+
+// unwrapPathError is err without the absolute path a *fs.PathError adds:
+// messages name the note by its id already.
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // markdownFieldsMap is the fields map of the markdown collector's snapshot.
@@ -119,9 +128,12 @@ func readBaseFile(dir, p string) ([]byte, error) {
 // NoteExtensions), sorted by path; shown is how the folder is named in ids
 // and messages. Hidden files and folders, and the rules files cairn
 // writes, are not notes, nor is a file of another extension. A note too
-// large or that cannot be read, and a folder that cannot be listed, are
-// left out and returned as skipped, so that the caller says so: one bad
-// file does not cost the snapshot of every other note.
+// large is left out and returned as skipped, so that the caller says so:
+// its size is a fact of the folder, and one such file does not cost the
+// snapshot of every other note. A note that cannot be read, or a folder
+// that cannot be listed, is an error instead: the fault may pass (a
+// permission, a disk), and a snapshot written without those notes would
+// drop their records from the base until the next collection.
 func readNotes(dir, shown string) ([]note, []Skipped, error) {
 	st, err := os.Stat(dir)
 	if err != nil || !st.IsDir() {
@@ -136,10 +148,7 @@ func readNotes(dir, shown string) ([]note, []Skipped, error) {
 			if p == dir {
 				return err
 			}
-			// A folder that cannot be listed is reported once, after its
-			// entry was visited; returning nil goes on past it.
-			skipped = append(skipped, Skipped{Path: id, Err: err})
-			return nil
+			return fmt.Errorf("%s cannot be read (%v); fix its permissions or move it out of the notes folder, then collect again", id, unwrapPathError(err))
 		}
 		name := d.Name()
 		if p != dir && strings.HasPrefix(name, ".") {
@@ -179,18 +188,21 @@ var headingLine = regexp.MustCompile(`(?m)^#[ \t]+(.+?)[ \t#]*$`)
 
 // readNote reads one note: its frontmatter's title and tags, else its
 // first heading, else its file name without its extension, and its text
-// after the frontmatter. A file over MaxNoteBytes, or that cannot be read,
-// is returned as skipped; the size is checked before reading, so a huge
-// file costs a stat, not its bytes.
+// after the frontmatter. A file over MaxNoteBytes is returned as skipped;
+// the size is checked before reading, so a huge file costs a stat, not
+// its bytes. One that cannot be read is an error (see readNotes).
 func readNote(file, id string) (note, *Skipped, error) {
+	unreadable := func(err error) error {
+		return fmt.Errorf("%s cannot be read (%v); fix its permissions or move it out of the notes folder, then collect again", id, unwrapPathError(err))
+	}
 	if st, err := os.Stat(file); err != nil {
-		return note{}, &Skipped{Path: id, Err: err}, nil
+		return note{}, nil, unreadable(err)
 	} else if st.Size() > MaxNoteBytes {
 		return note{}, &Skipped{Path: id, Size: st.Size()}, nil
 	}
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return note{}, &Skipped{Path: id, Err: err}, nil
+		return note{}, nil, unreadable(err)
 	}
 	if len(data) > MaxNoteBytes { // it grew since the stat
 		return note{}, &Skipped{Path: id, Size: int64(len(data))}, nil
