@@ -76,13 +76,23 @@ func (e *engine) undatedWarning() (string, error) {
 		return "", err
 	}
 	w := fmt.Sprintf("the window %s..%s holds no dated evidence (events, task pages), only pages and snapshots that no window bounds", e.window.Since, e.window.Until)
+	// A window the query's own words set cannot take a flag beside it
+	// (that is an error), so the hint says to drop them.
+	flag := "--since"
+	if !before {
+		flag = "--until"
+	}
+	reach := fmt.Sprintf("%s %s reaches it", flag, near)
+	if strings.HasPrefix(e.parsed.Window.DerivedFrom, "query:") {
+		reach = fmt.Sprintf("ask without the query's time words and with %s %s to reach it", flag, near)
+	}
 	switch {
 	case near == "":
 		return w + "; the base holds no dated item", nil
 	case before:
-		return fmt.Sprintf("%s; the newest dated item is from %s (--since %s reaches it)", w, near, near), nil
+		return fmt.Sprintf("%s; the newest dated item is from %s (%s)", w, near, reach), nil
 	}
-	return fmt.Sprintf("%s; the next dated item is from %s (--until %s reaches it)", w, near, near), nil
+	return fmt.Sprintf("%s; the next dated item is from %s (%s)", w, near, reach), nil
 }
 
 // warning says which of the three empty-pack cases happened: nothing in

@@ -39,7 +39,7 @@ func TestWindowWithoutDatedEvidence(t *testing.T) {
 		want       string
 	}{
 		{"stale repository, last week", true, "what changed last week", "",
-			"the window 2026-11-23..2026-11-29 holds no dated evidence (events, task pages), only pages and snapshots that no window bounds; the newest dated item is from 2026-08-20 (--since 2026-08-20 reaches it)"},
+			"the window 2026-11-23..2026-11-29 holds no dated evidence (events, task pages), only pages and snapshots that no window bounds; the newest dated item is from 2026-08-20 (ask without the query's time words and with --since 2026-08-20 to reach it)"},
 		{"stale repository, default window", true, "what changed", "", ""},
 		{"before the first commit", true, "what changed", "2026-06-30",
 			"the window 2026-06-01..2026-06-30 holds no dated evidence (events, task pages), only pages and snapshots that no window bounds; the next dated item is from 2026-08-20 (--until 2026-08-20 reaches it)"},
@@ -63,7 +63,7 @@ func TestWindowWithoutDatedEvidence(t *testing.T) {
 // a pack of pages would.
 func TestEmptyWindowWithoutDatedEvidence(t *testing.T) {
 	dir := builtFS(t, staleBase(true))
-	want := "empty pack: no candidates match the query (2 items searched); the window 2026-11-23..2026-11-29 holds no dated evidence (events, task pages), only pages and snapshots that no window bounds; the newest dated item is from 2026-08-20 (--since 2026-08-20 reaches it)"
+	want := "empty pack: no candidates match the query (2 items searched); the window 2026-11-23..2026-11-29 holds no dated evidence (events, task pages), only pages and snapshots that no window bounds; the newest dated item is from 2026-08-20 (ask without the query's time words and with --since 2026-08-20 to reach it)"
 	warning, items, scanned := staleWarning(t, dir, "which retries failed last week", "")
 	if items != 0 || warning != want || scanned != warning {
 		t.Errorf("%d items, warning %q (scan %q); want none and %q", items, warning, scanned, want)
