@@ -49,7 +49,7 @@ const (
 )
 
 // PackField is a relation shown on a pack item's metadata line: the field
-// and its values, in the item's order.
+// and its values, sorted, as projection leaves them.
 type PackField struct {
 	Field  string   `json:"field"`
 	Values []string `json:"values"`

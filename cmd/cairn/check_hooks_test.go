@@ -34,9 +34,7 @@ type preCommitHook struct {
 // the hooks through it; without, each hook's entry is run as the framework
 // would run it. In CI the framework must be there.
 func TestPreCommitHooks(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skipf("git is not on PATH: %v", err)
-	}
+	needTool(t, "git", "install git")
 	hooks := shippedHooks(t)
 	bin := readmeBuild(t)
 	clone, git := freshRepository(t, "demo")
