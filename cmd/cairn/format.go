@@ -12,9 +12,8 @@ package main
 // Data goes to stdout in every format; progress, warnings and errors go to
 // stderr, so a program parsing the JSON reads stdout alone.
 const (
-	formatText  = "text"
-	formatJSON  = "json"
-	formatJSONL = "jsonl"
+	formatText = "text"
+	formatJSON = "json"
 )
 
 // jsonFormat is the --format flag of a command whose answer is a report:
