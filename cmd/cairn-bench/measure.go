@@ -118,12 +118,7 @@ func measureArtifacts(b *bench) error {
 // the document is restored and rebuilt, untimed, so later measurements
 // see fresh artifacts of the unedited base.
 func measureOneEdit(b *bench) error {
-	rel, err := editTarget(b.base)
-	if err != nil {
-		return err
-	}
-	path := filepath.Join(b.base.dir, filepath.FromSlash(rel))
-	orig, err := os.ReadFile(path)
+	rel, path, orig, err := editDocument(b.base)
 	if err != nil {
 		return err
 	}

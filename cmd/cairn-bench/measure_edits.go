@@ -57,22 +57,12 @@ func measurePageEdit(b *bench) error {
 // wall time, CPU and CPU as a share of the cold build's under name, then
 // restores the base with restore, rebuilds it and writes its stamp back.
 func (b *bench) alterAndBuild(name, label string, alter func(i int) error, restore func() error) error {
-	// While the base differs from what the generator wrote, it has no
-	// stamp: an interrupted benchmark regenerates it next time.
-	if err := os.Remove(b.base.stamp); err != nil && !os.IsNotExist(err) {
+	var runs []childRun
+	err := b.altered(func() (err error) {
+		runs, err = b.repeat(alter, "build", "--quiet")
 		return err
-	}
-	runs, err := b.repeat(alter, "build", "--quiet")
+	}, restore)
 	if err != nil {
-		return err
-	}
-	if err := restore(); err != nil {
-		return err
-	}
-	if _, err := b.cairn("build", "--quiet"); err != nil {
-		return err
-	}
-	if err := b.base.writeStamp(); err != nil {
 		return err
 	}
 	ms := durations(runs, time.Millisecond)
@@ -91,20 +81,30 @@ func (b *bench) alterAndBuild(name, label string, alter func(i int) error, resto
 // the ratio of the two is what an agent pays for asking between an edit
 // and the next build (SPEC §11: at most 3).
 func measureQueryAfterEdit(b *bench) error {
-	rel, err := editTarget(b.base)
+	rel, path, orig, err := editDocument(b.base)
 	if err != nil {
-		return err
-	}
-	path := filepath.Join(b.base.dir, filepath.FromSlash(rel))
-	orig, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	if err := os.Remove(b.base.stamp); err != nil && !os.IsNotExist(err) {
 		return err
 	}
 	args := contextArgs(contextQueries(b.base.params)[0], lastDay(b.base.params).Format(time.DateOnly))
 	var stale, fresh []float64
+	err = b.altered(func() error { return b.askAroundEdits(rel, path, orig, args, &stale, &fresh) },
+		func() error { return os.WriteFile(path, orig, 0o644) })
+	if err != nil {
+		return err
+	}
+	ratios := make([]float64, len(stale))
+	for i := range stale {
+		ratios[i] = stale[i] / fresh[i]
+	}
+	b.record(metric{Name: "context_after_edit_ms", Label: "context after an unbuilt edit", Unit: "ms", Value: median(stale), Samples: stale})
+	b.record(metric{Name: "context_after_edit_ratio", Label: "context after an unbuilt edit / indexed", Unit: "ratio", Value: median(ratios), Samples: ratios, Target: "<= 3"})
+	return nil
+}
+
+// askAroundEdits edits the document at path (rel in the base, orig its
+// bytes) once per run and asks args before the build that follows and
+// after it, appending each query's wall time in ms to stale and fresh.
+func (b *bench) askAroundEdits(rel, path string, orig []byte, args []string, stale, fresh *[]float64) error {
 	for i := range b.runs {
 		edited, err := editOneRecord(orig, "summary", fmt.Sprintf("Edited by cairn-bench query run %d: querybenchedit%d", i+1, i+1))
 		if err != nil {
@@ -125,31 +125,48 @@ func measureQueryAfterEdit(b *bench) error {
 		if err != nil {
 			return err
 		}
-		stale = append(stale, float64(r.wall)/float64(time.Millisecond))
+		*stale = append(*stale, float64(r.wall)/float64(time.Millisecond))
 		if _, err := b.cairn("build", "--quiet"); err != nil {
 			return err
 		}
 		if r, err = b.cairn(args...); err != nil {
 			return err
 		}
-		fresh = append(fresh, float64(r.wall)/float64(time.Millisecond))
+		*fresh = append(*fresh, float64(r.wall)/float64(time.Millisecond))
 	}
-	if err := os.WriteFile(path, orig, 0o644); err != nil {
+	return nil
+}
+
+// altered runs work on a base it changes, then restores the base with
+// restore, rebuilds it untimed and stamps it again, so the measurements
+// after it see fresh artifacts of the generated base. While the base
+// differs from what the generator wrote it has no stamp: an interrupted
+// benchmark regenerates it next time.
+func (b *bench) altered(work, restore func() error) error {
+	if err := os.Remove(b.base.stamp); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	if err := work(); err != nil {
+		return err
+	}
+	if err := restore(); err != nil {
 		return err
 	}
 	if _, err := b.cairn("build", "--quiet"); err != nil {
 		return err
 	}
-	if err := b.base.writeStamp(); err != nil {
-		return err
+	return b.base.writeStamp()
+}
+
+// editDocument is the document the record edits rewrite (editTarget):
+// its path in the base, on disk, and its bytes as generated.
+func editDocument(c cachedBase) (rel, path string, orig []byte, err error) {
+	if rel, err = editTarget(c); err != nil {
+		return "", "", nil, err
 	}
-	ratios := make([]float64, len(stale))
-	for i := range stale {
-		ratios[i] = stale[i] / fresh[i]
-	}
-	b.record(metric{Name: "context_after_edit_ms", Label: "context after an unbuilt edit", Unit: "ms", Value: median(stale), Samples: stale})
-	b.record(metric{Name: "context_after_edit_ratio", Label: "context after an unbuilt edit / indexed", Unit: "ratio", Value: median(ratios), Samples: ratios, Target: "<= 3"})
-	return nil
+	path = filepath.Join(c.dir, filepath.FromSlash(rel))
+	orig, err = os.ReadFile(path)
+	return rel, path, orig, err
 }
 
 // cpuSeconds is each run's user + system time, in seconds.
