@@ -98,17 +98,20 @@ func (c *BuildCmd) Run(env *Env) error {
 	return nil
 }
 
-// committedChanges keeps the changes to files outside the artifacts
-// folder: the rules files, which are committed with the base.
+// committedChanges keeps the changes to committed outputs (committed).
 func committedChanges(changes []artifacts.Change) []artifacts.Change {
 	var kept []artifacts.Change
 	for _, ch := range changes {
-		if !strings.HasPrefix(ch.Path, artifacts.Dir+"/") {
+		if committed(ch.Path) {
 			kept = append(kept, ch)
 		}
 	}
 	return kept
 }
+
+// committed reports whether an output lies outside the artifacts folder:
+// a rules file, which is committed with the base.
+func committed(path string) bool { return !strings.HasPrefix(path, artifacts.Dir+"/") }
 
 // commitHint is what a failed check adds when a committed file is stale:
 // the build writes it, but it only counts once it is committed.
@@ -152,7 +155,7 @@ func (r buildResult) report(check bool, listed []artifacts.Change) buildReport {
 		Changes: []buildChange{}, Unchanged: len(r.sync.Unchanged)}
 	for _, ch := range listed {
 		rep.Changes = append(rep.Changes, buildChange{Action: ch.Action, Path: ch.Path,
-			Committed: !strings.HasPrefix(ch.Path, artifacts.Dir+"/")})
+			Committed: committed(ch.Path)})
 	}
 	return rep
 }

@@ -207,7 +207,7 @@ func (d demo) searchAndRead() error {
 func (d demo) showRules(m *artifacts.Manifest) error {
 	fmt.Fprintln(d.w, "\nrules files written (only the <!-- cairn:rules --> section is cairn's):")
 	for _, o := range m.Outputs {
-		if !strings.HasPrefix(o.Path, artifacts.Dir+"/") {
+		if committed(o.Path) {
 			fmt.Fprintf(d.w, "  %s\n", o.Path)
 		}
 	}
