@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -71,12 +70,12 @@ func At(ctx context.Context, root string, req AtRequest) ([]byte, error) {
 	if (req.Path == "") == (req.Profile == "") {
 		return nil, &UsageError{Msg: "ask about one thing: --at PATH or --profile NAME"}
 	}
-	osRoot, err := os.OpenRoot(root)
+	osRoot, err := load.OpenDir(root)
 	if err != nil {
 		return nil, err
 	}
 	defer osRoot.Close()
-	fsys := osRoot.FS()
+	fsys := osRoot
 	g := req.Governance.Read(fsys)
 	if !g.ConfigOK {
 		return nil, &UsageError{Msg: "cairn.yaml cannot be read: " + diagText(g.Diagnostics)}

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/query/receipts"
+	"github.com/cairn-kb/cairn/stages/load"
 	"github.com/cairn-kb/cairn/stages/project"
 )
 
@@ -126,12 +126,12 @@ func answerOn(ctx context.Context, root string, req Request, parsed Parsed, sinc
 	closeFn()
 	var ce *artifacts.CorruptError
 	if errors.As(err, &ce) && state.State == StateUsed {
-		osRoot, rerr := os.OpenRoot(root)
+		osRoot, rerr := load.OpenDir(root)
 		if rerr != nil {
 			return nil, nil, rerr
 		}
 		defer osRoot.Close()
-		sc, serr := openScan(ctx, osRoot.FS(), lookupWords(parsed.Terms))
+		sc, serr := openScan(ctx, osRoot, lookupWords(parsed.Terms))
 		if serr != nil {
 			return nil, nil, serr
 		}
@@ -183,12 +183,12 @@ func openCorpus(ctx context.Context, root string, terms []string) (corpus, Index
 	case err != nil:
 		return nil, *ix, nil, err
 	}
-	osRoot, err := os.OpenRoot(root)
+	osRoot, err := load.OpenDir(root)
 	if err != nil {
 		f.r.Close()
 		return nil, *ix, nil, err
 	}
-	ic := newIndexCorpus(f, osRoot.FS(), ix.cfg, ix.Manifest)
+	ic := newIndexCorpus(f, osRoot, ix.cfg, ix.Manifest)
 	return ic, *ix, func() { ic.Close(); osRoot.Close() }, nil
 }
 
@@ -200,11 +200,11 @@ type opener func(ctx context.Context, root string, terms []string) (corpus, Inde
 // openScanAs opens the scan of the base at root, answering under verdict ix
 // (stale, missing or corrupt).
 func openScanAs(ctx context.Context, root string, ix Index, terms []string) (corpus, Index, func(), error) {
-	osRoot, err := os.OpenRoot(root)
+	osRoot, err := load.OpenDir(root)
 	if err != nil {
 		return nil, ix, nil, err
 	}
-	sc, err := openScan(ctx, osRoot.FS(), terms)
+	sc, err := openScan(ctx, osRoot, terms)
 	if err != nil {
 		osRoot.Close()
 		return nil, ix, nil, err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/cairn-kb/cairn/artifacts"
@@ -132,11 +131,11 @@ func (r *reader) corpus() (readCorpus, error) {
 		return r.c, nil
 	}
 	if r.forceScan {
-		osRoot, err := os.OpenRoot(r.root)
+		osRoot, err := load.OpenDir(r.root)
 		if err != nil {
 			return nil, err
 		}
-		sc, err := openScan(r.ctx, osRoot.FS(), nil)
+		sc, err := openScan(r.ctx, osRoot, nil)
 		if err != nil {
 			osRoot.Close()
 			return nil, err
@@ -162,12 +161,12 @@ func (r *reader) governance() (*load.Governance, error) {
 	if r.gov != nil {
 		return r.gov, nil
 	}
-	osRoot, err := os.OpenRoot(r.root)
+	osRoot, err := load.OpenDir(r.root)
 	if err != nil {
 		return nil, err
 	}
 	defer osRoot.Close()
-	g := r.memo.Read(osRoot.FS())
+	g := r.memo.Read(osRoot)
 	if !g.ConfigOK {
 		return nil, &UsageError{Msg: "cairn.yaml cannot be read: " + diagText(g.Diagnostics)}
 	}

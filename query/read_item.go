@@ -3,7 +3,6 @@ package query
 import (
 	"cmp"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
@@ -109,12 +108,12 @@ func (r *reader) itemAnswer(c readCorpus, ord int, row artifacts.Doc) (*ReadAnsw
 
 // pageText is a page's file as stored, read inside the base.
 func (r *reader) pageText(path string) (string, error) {
-	osRoot, err := os.OpenRoot(r.root)
+	osRoot, err := load.OpenDir(r.root)
 	if err != nil {
 		return "", err
 	}
 	defer osRoot.Close()
-	data, err := load.ReadCapped(osRoot.FS(), path, load.MaxPageBytes)
+	data, err := load.ReadCapped(osRoot, path, load.MaxPageBytes)
 	if err != nil {
 		return "", &artifacts.CorruptError{Path: path, Msg: "the page cannot be read: " + err.Error()}
 	}

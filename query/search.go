@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -148,7 +147,7 @@ func searchWith(ctx context.Context, root string, req SearchRequest, open opener
 	if len(parsed.Terms) == 0 {
 		return nil, &UsageError{Msg: fmt.Sprintf("the query %q holds no word to search for: %s set aside as scaffolding, short words or a date; search for a word of 3 letters or more or an identifier, or run cairn list LAYER to see a layer's items", parsed.Text, listOrDash(parsed.Filtered))}
 	}
-	osRoot, err := os.OpenRoot(root)
+	osRoot, err := load.OpenDir(root)
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +161,7 @@ func searchWith(ctx context.Context, root string, req SearchRequest, open opener
 	}
 	govc := make(chan governance, 1)
 	go func() {
-		g := memo.Read(osRoot.FS())
+		g := memo.Read(osRoot)
 		govc <- governance{g, &usageOnDemand{check: func() freshness { return usageFreshness(ctx, root, g.Config) }}}
 	}()
 	var gov *governance
@@ -210,7 +209,7 @@ func searchWith(ctx context.Context, root string, req SearchRequest, open opener
 	if errors.As(err, &ce) && state.State == StateUsed {
 		// The artifacts looked current but a read failed: answer from the
 		// scan, and say why.
-		sc, serr := openScan(ctx, osRoot.FS(), lookupWords(parsed.Terms))
+		sc, serr := openScan(ctx, osRoot, lookupWords(parsed.Terms))
 		if serr != nil {
 			return nil, serr
 		}

@@ -3,7 +3,6 @@ package query
 import (
 	"context"
 	"errors"
-	"os"
 	"reflect"
 	"sync"
 	"sync/atomic"
@@ -50,7 +49,7 @@ type Session struct {
 type heldIndex struct {
 	files   *indexFiles
 	corpus  *indexCorpus
-	osRoot  *os.Root
+	osRoot  *load.Dir
 	ix      Index
 	refs    int
 	retired bool
@@ -242,7 +241,7 @@ func (s *Session) acquire(ix *Index) (*heldIndex, error) {
 		f.r.Close()
 		return nil, &artifacts.CorruptError{Path: artifacts.ManifestPath, Msg: "the artifacts changed while they were read; run the request again"}
 	}
-	osRoot, err := os.OpenRoot(s.root)
+	osRoot, err := load.OpenDir(s.root)
 	if err != nil {
 		f.r.Close()
 		return nil, err
@@ -250,7 +249,7 @@ func (s *Session) acquire(ix *Index) (*heldIndex, error) {
 	// Held for many requests, the keys are decoded once and the items
 	// projected are kept (both go with this read of the artifacts).
 	f.r.Hold()
-	c := newIndexCorpus(f, osRoot.FS(), checked.cfg, checked.Manifest)
+	c := newIndexCorpus(f, osRoot, checked.cfg, checked.Manifest)
 	c.items = newReadCache(itemCacheBytes, itemBytes)
 	c.rows = newReadCache(rowCacheBytes, docBytes)
 	h := &heldIndex{files: f, corpus: c, osRoot: osRoot, ix: *checked, refs: 1}

@@ -126,6 +126,9 @@ func Build(ctx context.Context, in Input) (Output, error) {
 	if b.loaded, err = scanned.Parse(ctx, groups); err != nil {
 		return b.out, fmt.Errorf("load: %w", err)
 	}
+	if b.loaded.Keys != nil {
+		b.keys = b.loaded.Keys // with the keys of groups whose parse hashed them
+	}
 	b.mark("load")
 	b.ds.Merge(b.loaded.Diagnostics)
 	b.out.Stat, b.out.Config = b.loaded.Stat, b.loaded.Base.Config

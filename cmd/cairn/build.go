@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -228,14 +227,14 @@ func buildLocked(root string, asOf time.Time, check bool, stderr io.Writer, watc
 		// another format, for Sync to delete those no longer written.
 		fmt.Fprintf(stderr, "cairn: the previous manifest is unreadable (%v); rebuilding everything\n", err)
 	}
-	osRoot, err := os.OpenRoot(root)
+	dir, err := load.OpenDir(root)
 	if err != nil {
 		return res, err
 	}
-	defer osRoot.Close()
+	defer dir.Close()
 	cache := trustedStats(root, check)
 	out, err := stages.Build(context.Background(), stages.Input{
-		FS:          osRoot.FS(),
+		FS:          dir,
 		Stat:        cache,
 		Previous:    prev,
 		Intact:      artifacts.Intact(root, prev, cache),

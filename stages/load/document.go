@@ -107,6 +107,12 @@ func loadDocument(fsys fs.FS, cfg model.Config, p string, ds *diag.List) (model.
 	if !ok {
 		return model.Document{}, false
 	}
+	return parseDocument(cfg, p, text, ds)
+}
+
+// parseDocument is loadDocument of the bytes of document p, as they are
+// on disk: a record's span is an offset into them.
+func parseDocument(cfg model.Config, p string, text string, ds *diag.List) (model.Document, bool) {
 	r := &docReader{path: p, s: text, ds: ds, keys: map[string]int{}, lines: diag.NewLines(text)}
 	doc := model.Document{Path: p}
 	mark := ds.Len()

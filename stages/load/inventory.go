@@ -66,6 +66,9 @@ type entry struct {
 	hash    string
 	symlink bool
 	overCap bool // over its kind's cap: stamped by its stat, never read
+	// unread is an entry whose stat the cache did not vouch for and whose
+	// hash its parse takes as it reads (hashAll); it has no hash until then.
+	unread bool
 }
 
 // isDay reports whether s has the shape YYYY-MM-DD (ASCII digits).
@@ -404,8 +407,10 @@ func (c classifier) add(ds *diag.List, out *[]entry, p string, size, mtimeNS int
 // hashAll fills each entry's hash, stat-first: an entry whose size and
 // modification time match the stat cache keeps its cached hash; others are
 // read and hashed (one that cannot be read is reported and keeps no
-// hash). It returns how many files it hashed.
-func hashAll(fsys fs.FS, entries []entry, cache artifacts.StatLookup, ds *diag.List) (hashed int) {
+// hash), except those unread accepts: they are left for the parse that
+// must follow to hash as it reads (see changed). It returns how many
+// files it hashed.
+func hashAll(fsys fs.FS, entries []entry, cache artifacts.StatLookup, ds *diag.List, unread func(*entry) bool) (hashed int) {
 	var buf []byte // made on the first file hashed: a current base hashes none
 	for i := range entries {
 		e := &entries[i]
@@ -418,6 +423,10 @@ func hashAll(fsys fs.FS, entries []entry, cache artifacts.StatLookup, ds *diag.L
 			// The stamp still changes with the file, so the group's key
 			// does too.
 			e.hash, e.overCap = statStamp(e), true
+			continue
+		}
+		if unread != nil && unread(e) {
+			e.unread = true
 			continue
 		}
 		if buf == nil {

@@ -41,6 +41,9 @@ type countingFS struct {
 	opens map[string]int
 }
 
+// Stat is not counted: it reads no byte of the file.
+func (c *countingFS) Stat(name string) (fs.FileInfo, error) { return fs.Stat(c.FS, name) }
+
 func (c *countingFS) Open(name string) (fs.File, error) {
 	f, err := c.FS.Open(name)
 	if err == nil {
@@ -180,6 +183,10 @@ func TestRunSkipsCurrentGroups(t *testing.T) {
 		{"governance current", []string{"governance"}, []string{"content", "corpus", "governance"}, []string{pointDiag, brokenDiag}},
 		{"everything current", []string{"content", "corpus", "governance"}, []string{}, []string{}},
 	}
+	// The stat cache of a first run vouches for every file, so that each
+	// group's key is known before parsing: without it the corpus files
+	// are hashed as their parse reads them (TestReadOnce).
+	stat := runBase(t, mapBase(files), nil, nil).Stat
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			asked := map[string]string{}
@@ -187,7 +194,7 @@ func TestRunSkipsCurrentGroups(t *testing.T) {
 				asked[group] = key
 				return slices.Contains(c.current, group)
 			}
-			out := runBase(t, mapBase(files), nil, current)
+			out := runBase(t, mapBase(files), stat, current)
 			if diff := cmp.Diff(c.parsed, append([]string{}, out.Parsed...)); diff != "" {
 				t.Errorf("parsed (-want +got):\n%s", diff)
 			}
@@ -296,7 +303,9 @@ func TestStatFirstHashing(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			fsys := &countingFS{FS: mapBase(map[string]string{"cairn.yaml": runConfig, "wiki/a.md": page}), opens: map[string]int{}}
 			stat := artifacts.StatCache{"wiki/a.md": c.cached}
-			all := func(string, string) bool { return true } // nothing parsed: only hashing reads
+			// Every group current: a file is read only to be hashed, by
+			// hashing or by the parse that hashes it as it reads.
+			all := func(string, string) bool { return true }
 			out := runBase(t, fsys, stat, all)
 			i := slices.IndexFunc(out.Inputs, func(s artifacts.FileStamp) bool { return s.Path == "wiki/a.md" })
 			if i < 0 {
@@ -508,5 +517,76 @@ func TestNameShapes(t *testing.T) {
 				t.Errorf("%s(%q) = %v, the pattern says %v", c.name, s, got, want)
 			}
 		}
+	}
+}
+
+// TestReadOnce: a build with no stat cache reads each record document and
+// page once, hashing the bytes its parse reads, and ends with the stamps,
+// stat cache and corpus key of a run that hashed first.
+func TestReadOnce(t *testing.T) {
+	files := map[string]string{
+		"cairn.yaml":                    runConfig,
+		"events/2026-11-02/github.json": goodDocument,
+		"wiki/index.md":                 "\ufeff# Index\n", // the stamp is of the bytes on disk, mark included
+		"projects/p.md":                 "# P\n",
+	}
+	fsys := &countingFS{FS: mapBase(files), opens: map[string]int{}}
+	s, err := Scan(t.Context(), Input{FS: fsys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Keys[GroupCorpus] != "" {
+		t.Errorf("corpus key before the parse = %q, want none", s.Keys[GroupCorpus])
+	}
+	out, err := s.Parse(t.Context(), nil) // the corpus is parsed, though not named
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(out.Parsed, GroupCorpus) || len(out.Base.Documents) != 1 || len(out.Base.Pages) != 2 {
+		t.Fatalf("parsed %v: %d documents, %d pages", out.Parsed, len(out.Base.Documents), len(out.Base.Pages))
+	}
+	for _, p := range []string{"events/2026-11-02/github.json", "wiki/index.md", "projects/p.md"} {
+		if n := fsys.opens[p]; n != 1 {
+			t.Errorf("%s opened %d times, want 1", p, n)
+		}
+		i := slices.IndexFunc(out.Inputs, func(s artifacts.FileStamp) bool { return s.Path == p })
+		want := artifacts.FileStamp{Path: p, Bytes: int64(len(files[p])), XXHash: artifacts.Hash([]byte(files[p]))}
+		if i < 0 || out.Inputs[i] != want {
+			t.Errorf("stamp of %s: %+v, want %+v", p, out.Inputs, want)
+		}
+		if got := out.Stat[p]; got.XXHash != want.XXHash || got.Bytes != want.Bytes {
+			t.Errorf("stat row of %s = %+v, want hash %s", p, got, want.XXHash)
+		}
+	}
+	// A query's inventory hashes every file before anything is parsed
+	// (its folder is absent: it walks fsys).
+	hashed, err := Take(t.Context(), filepath.Join(t.TempDir(), "absent"), mapBase(files), artifacts.StatCache{}, artifacts.ConfigCache{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Keys[GroupCorpus] == "" || out.Keys[GroupCorpus] != hashed.Keys[GroupCorpus] {
+		t.Errorf("corpus key %q, want %q as an inventory that hashed first", out.Keys[GroupCorpus], hashed.Keys[GroupCorpus])
+	}
+	if diff := cmp.Diff(hashed.Inputs, out.Inputs); diff != "" {
+		t.Errorf("stamps differ from an inventory that hashed first (-hashed +read once):\n%s", diff)
+	}
+	// With the last build's stamps, a file of the same size whose stat
+	// the cache does not vouch for may be unchanged: it is hashed first,
+	// and the key is known before any parse. One of another size is not.
+	prev := &artifacts.Manifest{Inputs: out.Inputs}
+	again, err := Scan(t.Context(), Input{FS: mapBase(files), Previous: prev})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Keys[GroupCorpus] != out.Keys[GroupCorpus] {
+		t.Errorf("same sizes: corpus key before the parse %q, want %q", again.Keys[GroupCorpus], out.Keys[GroupCorpus])
+	}
+	files["projects/p.md"] = "# P, longer\n"
+	grown, err := Scan(t.Context(), Input{FS: mapBase(files), Previous: prev})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if grown.Keys[GroupCorpus] != "" {
+		t.Errorf("a page of another size: corpus key before the parse %q, want none", grown.Keys[GroupCorpus])
 	}
 }

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"bytes"
 	"context"
 	"io/fs"
 	"maps"
@@ -138,7 +139,7 @@ func Take(ctx context.Context, dir string, fsys fs.FS, stat artifacts.StatLookup
 				entries = append(entries, e)
 			}
 		}
-		if inv.Hashed = hashAll(fsys, entries, stat, &ds); inv.Hashed > 0 || !unwalked {
+		if inv.Hashed = hashAll(fsys, entries, stat, &ds, nil); inv.Hashed > 0 || !unwalked {
 			// Only then does anyone read it (see Inventory.Stat).
 			inv.Stat = statCacheOf(entries)
 			addFolderRows(inv.Stat, entries, folders, cfg)
@@ -184,6 +185,7 @@ type Scanned struct {
 	cfgRoot *yaml.Node
 	cfgHash string
 	entries []entry
+	folders *folderLog
 	out     Output
 	ds      diag.List
 }
@@ -210,18 +212,13 @@ func Scan(ctx context.Context, in Input) (*Scanned, error) {
 	rulesEntries := slices.DeleteFunc(slices.Clone(entries), func(e entry) bool { return e.kind != kindRules })
 	entries = slices.DeleteFunc(entries, func(e entry) bool { return e.kind == kindRules })
 	out.SemanticsDigest = SemanticsDigest(cfg)
+	s.entries, s.folders = entries, folders
 	if in.Unhashed {
 		openAll(in.FS, entries, &s.ds)
 	} else {
-		hashAll(in.FS, entries, in.Stat, &s.ds)
-		out.Stat = statCacheOf(entries)
-		addFolderRows(out.Stat, entries, folders, cfg)
-		for _, e := range entries {
-			out.Inputs = append(out.Inputs, artifacts.FileStamp{Path: e.path, Bytes: e.size, XXHash: e.hash})
-		}
-		out.Keys = groupKeys(entries, cfgHash, out.SemanticsDigest)
+		hashAll(in.FS, entries, in.Stat, &s.ds, changed(in.Previous))
+		s.stamp()
 	}
-	s.entries = entries
 	// Rules files are read on every build, however current the rest is:
 	// their shape (which exist, which import AGENTS.md, which hold a
 	// section) is part of the rules key.
@@ -231,9 +228,51 @@ func Scan(ctx context.Context, in Input) (*Scanned, error) {
 	return s, ctx.Err()
 }
 
+// changed accepts, for hashAll to leave unread, a record document or page
+// that is sure to have changed since the build of manifest prev: one that
+// build did not read, or read at another size. Its group's stages must
+// run, so its parse hashes it as it reads it, and each is read once. A
+// file of the same size is hashed first, as it may be the same bytes with
+// a new time (a checkout, a copy): then nothing is parsed at all.
+func changed(prev *artifacts.Manifest) func(e *entry) bool {
+	sizes := map[string]int64{}
+	if prev != nil {
+		for _, in := range prev.Inputs {
+			sizes[in.Path] = in.Bytes
+		}
+	}
+	return func(e *entry) bool {
+		size, ok := sizes[e.path]
+		return (e.kind == kindDocument || e.kind == kindPage) && (!ok || size != e.size)
+	}
+}
+
+// stamp sets the inputs' stamps, the stat cache and each group's key from
+// the entries' hashes. A group with an unread entry (see hashAll) has no
+// key until its parse has read it: "" is never a key a build recorded, so
+// the stages of the group run, and Parse stamps again.
+func (s *Scanned) stamp() {
+	out := &s.out
+	out.Stat = statCacheOf(s.entries)
+	addFolderRows(out.Stat, s.entries, s.folders, out.Base.Config)
+	out.Inputs = make([]artifacts.FileStamp, 0, len(s.entries))
+	for _, e := range s.entries {
+		out.Inputs = append(out.Inputs, artifacts.FileStamp{Path: e.path, Bytes: e.size, XXHash: e.hash})
+	}
+	out.Keys = groupKeys(s.entries, s.cfgHash, out.SemanticsDigest)
+	for _, e := range s.entries {
+		if e.unread {
+			out.Keys[e.kind.group()] = ""
+		}
+	}
+	s.Keys = out.Keys
+}
+
 // Parse parses the groups named, and governance too when content is
 // named: counting needs the terms store, and content validation the
-// points, which governance checks. It is called once.
+// points, which governance checks. A group whose key is "" is parsed
+// whether named or not: its key is known once its unread files are. It
+// is called once.
 func (s *Scanned) Parse(ctx context.Context, groups []string) (Output, error) {
 	out, ds, in := s.out, &s.ds, s.in
 	if !s.ok {
@@ -245,6 +284,9 @@ func (s *Scanned) Parse(ctx context.Context, groups []string) (Output, error) {
 	for _, e := range s.entries {
 		if g := e.kind.group(); g != "" {
 			byGroup[g] = append(byGroup[g], e)
+			if e.unread && !slices.Contains(groups, g) {
+				groups = append(groups, g)
+			}
 		}
 	}
 	parse := func(g string) bool { return slices.Contains(groups, g) }
@@ -269,8 +311,13 @@ func (s *Scanned) Parse(ctx context.Context, groups []string) (Output, error) {
 		out.Parsed = append(out.Parsed, GroupGovernance)
 	}
 	if parse(GroupCorpus) {
-		out.Base.Documents, out.Base.Pages, out.Base.Bodies = loadCorpus(ctx, in.FS, cfg, byGroup[GroupCorpus], p, ds)
+		var read []artifacts.FileStamp
+		out.Base.Documents, out.Base.Pages, out.Base.Bodies, read = loadCorpus(ctx, in.FS, cfg, byGroup[GroupCorpus], p, ds)
 		out.Parsed = append(out.Parsed, GroupCorpus)
+		if s.took(read) {
+			s.stamp()
+			out.Stat, out.Inputs, out.Keys = s.out.Stat, s.out.Inputs, s.out.Keys
+		}
 	}
 	if parse(GroupContent) {
 		out.Base.Content, out.KeptContent = loadContent(in.FS, cfg, byGroup[GroupContent], prev, p, ds)
@@ -280,6 +327,30 @@ func (s *Scanned) Parse(ctx context.Context, groups []string) (Output, error) {
 	slices.Sort(out.Parsed)
 	out.Diagnostics = ds.Sorted()
 	return out, ctx.Err()
+}
+
+// took gives the unread entries the stamps their parse read; it reports
+// whether there were any.
+func (s *Scanned) took(read []artifacts.FileStamp) bool {
+	at := map[string]artifacts.FileStamp{}
+	for _, r := range read {
+		at[r.Path] = r
+	}
+	any := false
+	for i := range s.entries {
+		e := &s.entries[i]
+		if !e.unread {
+			continue
+		}
+		any = true
+		if r, ok := at[e.path]; ok {
+			e.size, e.hash = r.Bytes, r.XXHash
+		}
+		// One that could not be read keeps no hash, as with hashAll; its
+		// parse reported it.
+		e.unread = false
+	}
+	return any
 }
 
 // Run scans the base and parses the groups named, every group when none
@@ -372,10 +443,11 @@ func groupKeys(entries []entry, cfgHash, semantics string) map[string]string {
 // loadCorpus parses record documents, pages and cached bodies. Documents
 // and pages are parsed in parallel; each worker writes only its own slot,
 // so the result is in input order whatever the scheduling.
-func loadCorpus(ctx context.Context, fsys fs.FS, cfg model.Config, entries []entry, p *progress, ds *diag.List) ([]model.Document, []model.Page, []model.Body) {
+func loadCorpus(ctx context.Context, fsys fs.FS, cfg model.Config, entries []entry, p *progress, ds *diag.List) ([]model.Document, []model.Page, []model.Body, []artifacts.FileStamp) {
 	type result struct {
 		doc   *model.Document
 		page  *model.Page
+		read  artifacts.FileStamp // an unread entry's stamp, as read
 		diags diag.List
 	}
 	var bodiesManifest string
@@ -394,17 +466,25 @@ func loadCorpus(ctx context.Context, fsys fs.FS, cfg model.Config, entries []ent
 	results := make([]result, len(work))
 	parallel(ctx, len(work), func(i int) {
 		e, r := work[i], &results[i]
+		defer p.step()
+		raw, ok := readFileRaw(fsys, e.path, capOf(e.kind), &r.diags)
+		if !ok {
+			return
+		}
+		if e.unread {
+			r.read = artifacts.FileStamp{Path: e.path, Bytes: int64(len(raw)), XXHash: artifacts.HashSum(xxhash.Sum64(raw))}
+		}
 		if e.kind == kindDocument {
-			if d, ok := loadDocument(fsys, cfg, e.path, &r.diags); ok {
+			if d, ok := parseDocument(cfg, e.path, asString(raw), &r.diags); ok {
 				r.doc = &d
 			}
-		} else if pg, ok := loadPage(fsys, cfg, e.path, &r.diags); ok {
+		} else if pg, ok := parsePage(cfg, e.path, bytes.TrimPrefix(raw, []byte(bom)), &r.diags); ok {
 			r.page = &pg
 		}
-		p.step()
 	})
 	var docs []model.Document
 	var pages []model.Page
+	var read []artifacts.FileStamp
 	for i := range results {
 		r := &results[i]
 		ds.Merge(r.diags.Sorted())
@@ -414,12 +494,15 @@ func loadCorpus(ctx context.Context, fsys fs.FS, cfg model.Config, entries []ent
 		if r.page != nil {
 			pages = append(pages, *r.page)
 		}
+		if r.read.Path != "" {
+			read = append(read, r.read)
+		}
 	}
 	var bodies []model.Body
 	if bodiesManifest != "" {
 		bodies = loadBodies(fsys, cfg, bodiesManifest, bodyFiles, ds)
 	}
-	return docs, pages, bodies
+	return docs, pages, bodies, read
 }
 
 // parallel runs fn(0..n-1) on GOMAXPROCS workers.

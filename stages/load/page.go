@@ -135,6 +135,11 @@ func loadPage(fsys fs.FS, cfg model.Config, p string, ds *diag.List) (model.Page
 	if !ok {
 		return model.Page{}, false
 	}
+	return parsePage(cfg, p, data, ds)
+}
+
+// parsePage parses the bytes of page p, a leading byte order mark dropped.
+func parsePage(cfg model.Config, p string, data []byte, ds *diag.List) (model.Page, bool) {
 	data = utf8Text(p, data, ds)
 	mark := ds.Len()
 	fm, body, bodyLine, ok := decodeFrontmatter(p, data, ds)

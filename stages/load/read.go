@@ -80,8 +80,14 @@ var errNotRegular = errors.New("not a regular file")
 // gigabyte file is read to find it too large. The read itself stops one
 // byte past limit, for a file that grew since its stat. Every reader of
 // this stage goes through it, and so does the query stage when it shows
-// a page whole.
+// a page whole. From a Dir, the stat is the open file's, taken after an
+// open that cannot block (see Dir).
 func ReadCapped(fsys fs.FS, path string, limit int64) ([]byte, error) {
+	if d, ok := fsys.(*Dir); ok {
+		if data, done, err := d.readCapped(path, limit); done {
+			return data, err
+		}
+	}
 	st, err := fs.Stat(fsys, path)
 	if err != nil {
 		return nil, err
