@@ -4,17 +4,28 @@ import (
 	"context"
 )
 
-// Exists reports, for each URI, whether the base at root holds an item
-// (record or page) of exactly that URI, read from the artifacts when they
-// are current and from a scan otherwise. An eval suite checks its URIs
-// with it, so that a misspelt URI is an error rather than a miss.
-func Exists(ctx context.Context, root string, uris []string) ([]bool, error) {
+// Identity is what Identify says of one URI: whether the base holds an
+// item of exactly that URI and, when it does, its kind as a pack shows it
+// (record, wiki, project, task) and its source (a record's source, a
+// page's layer).
+type Identity struct {
+	Found  bool
+	Kind   string
+	Source string
+}
+
+// Identify reports, for each URI, whether the base at root holds an item
+// (record or page) of exactly that URI and what kind of item it is, read
+// from the artifacts when they are current and from a scan otherwise. An
+// eval suite checks its URIs with it, so that a misspelt URI is an error
+// rather than a miss, and reports its figures by kind of expected item.
+func Identify(ctx context.Context, root string, uris []string) ([]Identity, error) {
 	c, _, closeFn, err := openCorpus(ctx, root, nil)
 	if err != nil {
 		return nil, err
 	}
 	defer closeFn()
-	out := make([]bool, len(uris))
+	out := make([]Identity, len(uris))
 	for i, u := range uris {
 		ord, err := c.Search(u)
 		if err != nil {
@@ -27,7 +38,9 @@ func Exists(ctx context.Context, root string, uris []string) ([]bool, error) {
 		if err != nil {
 			return nil, err
 		}
-		out[i] = row.URI == u
+		if row.URI == u {
+			out[i] = Identity{Found: true, Kind: displayKind(row.Kind), Source: row.Source}
+		}
 	}
 	return out, nil
 }

@@ -21,7 +21,8 @@ none matches. A peer's rank is in its whole ranking, since a peer has no token
 budget, where cairn's is in its pack; recall@k is not affected by that.
 
 cairn's own figures come from the dump (the ranks it gave), or from the report
-with --report. Needs only Python 3 with sqlite3 (FTS5 built in).
+with --report. Every ranker's figures are then given again by the kind of item
+each question expects (pages, records) and by its source. Needs only Python 3 with sqlite3 (FTS5 built in).
 """
 
 import argparse
@@ -187,6 +188,21 @@ def main():
     print("%-16s %s" % ("ranker", "   ".join("%-14s %5s" % ("%s recall@%d" % (part, k), "MRR") for part in ("all", "odd", "even"))))
     for n in names:
         print(line(n, ranks[n], k))
+    for title, key in (("kind", "expected_kinds"), ("source", "expected_sources")):
+        groups = {}
+        for i, q in enumerate(queries):
+            got = set(q.get(key) or [])
+            if got:
+                groups.setdefault(got.pop() if len(got) == 1 else "mixed", []).append(i)
+        order = sorted(groups, key=lambda g: (g == "mixed", g))
+        print()
+        print("%-16s %s" % ("by " + title, "   ".join("%-14s %5s" % ("%s recall@%d" % (g[:8], k), "MRR") for g in order)))
+        for n in names:
+            cells = []
+            for g in order:
+                hits, of, mrr = figures([ranks[n][i] for i in groups[g]], k)
+                cells.append("%2d/%-2d = %.3f  %.3f" % (hits, of, hits / of if of else 0.0, mrr))
+            print("%-16s %s" % (n, "   ".join(cells)))
 
 
 if __name__ == "__main__":

@@ -9,18 +9,18 @@ import (
 // lists each expected URI that moved and each question that flipped.
 func TestCompare(t *testing.T) {
 	prev := Report{K: 5, RankingVersion: 1, Queries: []QueryResult{
-		{N: 1, Question: "a", Pass: true, Expected: []Ranked{{"u1", 1}}},
-		{N: 2, Question: "b", Pass: false, Reasons: []string{"expected u2: not delivered"}, Expected: []Ranked{{"u2", 0}}},
-		{N: 3, Question: "c", Pass: true, Expected: []Ranked{{"u3", 2}, {"u4", 3}}},
+		{N: 1, Question: "a", Pass: true, Expected: []Ranked{{URI: "u1", Rank: 1}}},
+		{N: 2, Question: "b", Pass: false, Reasons: []string{"expected u2: not delivered"}, Expected: []Ranked{{URI: "u2", Rank: 0}}},
+		{N: 3, Question: "c", Pass: true, Expected: []Ranked{{URI: "u3", Rank: 2}, {URI: "u4", Rank: 3}}},
 		{N: 4, Question: "gone", Pass: true},
-		{N: 5, Question: "c", Pass: true, Expected: []Ranked{{"u3", 4}}}, // the same question again
+		{N: 5, Question: "c", Pass: true, Expected: []Ranked{{URI: "u3", Rank: 4}}}, // the same question again
 	}}
 	cur := Report{K: 5, Queries: []QueryResult{
 		{N: 1, Question: "new", Pass: true},
-		{N: 2, Question: "a", Pass: false, Reasons: []string{"expected u1: rank 7, beyond k=5"}, Expected: []Ranked{{"u1", 7}}},
-		{N: 3, Question: "b", Pass: true, Expected: []Ranked{{"u2", 3}}},
-		{N: 4, Question: "c", Pass: true, Expected: []Ranked{{"u3", 1}, {"u4", 3}}},
-		{N: 5, Question: "c", Pass: true, Expected: []Ranked{{"u3", 4}}},
+		{N: 2, Question: "a", Pass: false, Reasons: []string{"expected u1: rank 7, beyond k=5"}, Expected: []Ranked{{URI: "u1", Rank: 7}}},
+		{N: 3, Question: "b", Pass: true, Expected: []Ranked{{URI: "u2", Rank: 3}}},
+		{N: 4, Question: "c", Pass: true, Expected: []Ranked{{URI: "u3", Rank: 1}, {URI: "u4", Rank: 3}}},
+		{N: 5, Question: "c", Pass: true, Expected: []Ranked{{URI: "u3", Rank: 4}}},
 	}}
 	d := Compare("prev.json", prev, cur)
 	wantMoves := []Move{

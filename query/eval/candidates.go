@@ -36,14 +36,18 @@ type DumpItem struct {
 
 // DumpQuery is a query line of the candidate dump.
 type DumpQuery struct {
-	Kind       string   `json:"kind"`
-	N          int      `json:"n"`
-	Question   string   `json:"question"`
-	K          int      `json:"k"`
-	Expected   []string `json:"expected"`
-	Candidates []string `json:"candidates"`
-	CairnRank  int      `json:"cairn_rank"`
-	CairnRanks []int    `json:"cairn_ranks"`
+	Kind     string   `json:"kind"`
+	N        int      `json:"n"`
+	Question string   `json:"question"`
+	K        int      `json:"k"`
+	Expected []string `json:"expected"`
+	// ExpectedKinds and ExpectedSources are each expected item's kind
+	// group (pages or records) and source, for the figures by kind.
+	ExpectedKinds   []string `json:"expected_kinds"`
+	ExpectedSources []string `json:"expected_sources"`
+	Candidates      []string `json:"candidates"`
+	CairnRank       int      `json:"cairn_rank"`
+	CairnRanks      []int    `json:"cairn_ranks"`
 }
 
 // identifierFields go into a dumped item's id column, with relation values.
@@ -70,9 +74,12 @@ func (d *dumper) query(ctx context.Context, root string, req query.Request, res 
 	if err != nil {
 		return err
 	}
-	q := DumpQuery{Kind: "query", N: res.N, Question: res.Question, K: d.k, Expected: []string{}, CairnRanks: []int{}, Candidates: make([]string, 0, len(cands)), CairnRank: res.FirstRelevantRank}
+	q := DumpQuery{Kind: "query", N: res.N, Question: res.Question, K: d.k, Expected: []string{}, ExpectedKinds: []string{}, ExpectedSources: []string{},
+		CairnRanks: []int{}, Candidates: make([]string, 0, len(cands)), CairnRank: res.FirstRelevantRank}
 	for _, e := range res.Expected {
 		q.Expected = append(q.Expected, e.URI)
+		q.ExpectedKinds = append(q.ExpectedKinds, kindGroup(e.Kind))
+		q.ExpectedSources = append(q.ExpectedSources, e.Source)
 		q.CairnRanks = append(q.CairnRanks, e.Rank)
 	}
 	for _, c := range cands {

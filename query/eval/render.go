@@ -46,6 +46,8 @@ func RenderText(r Report) []byte {
 	fmt.Fprintf(&b, "%s · in-pack recall %s · excerpts %s\n", figures(t, r.K), ratioText(t.InPackRecall), ratioText(t.Excerpts))
 	fmt.Fprintf(&b, "odd questions:  %s\n", figures(r.Odd, r.K))
 	fmt.Fprintf(&b, "even questions: %s\n", figures(r.Even, r.K))
+	renderGroups(&b, "by kind of expected item", r.ByKind, r.K)
+	renderGroups(&b, "by source of expected item", r.BySource, r.K)
 	if d := r.Baseline; d != nil {
 		renderDiff(&b, d, r)
 	}
@@ -81,6 +83,21 @@ func renderDiff(b *bytes.Buffer, d *Diff, r Report) {
 	}
 	if len(d.Removed) > 0 {
 		fmt.Fprintf(b, "  removed questions (numbered as in the baseline): %s\n", numbers(d.Removed))
+	}
+}
+
+// renderGroups writes a heading and a line per group, names aligned.
+func renderGroups(b *bytes.Buffer, heading string, groups []Group, k int) {
+	if len(groups) == 0 {
+		return
+	}
+	width := 0
+	for _, g := range groups {
+		width = max(width, len(g.Name))
+	}
+	fmt.Fprintf(b, "%s:\n", heading)
+	for _, g := range groups {
+		fmt.Fprintf(b, "  %-*s  %s\n", width, g.Name, figures(g.Totals, k))
 	}
 }
 

@@ -1,8 +1,11 @@
 package eval
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 )
 
 // Report is what a suite's run found: each question's result and the
@@ -22,6 +25,13 @@ type Report struct {
 	// checked on the other.
 	Odd  Totals `json:"odd"`
 	Even Totals `json:"even"`
+	// ByKind and BySource are the totals of the questions grouped by what
+	// they expect: by kind ("pages" or "records") and by source (a
+	// record's source, a page's layer). A question expecting items of two
+	// kinds or sources counts in a group "mixed"; one expecting nothing
+	// counts in none. Groups are sorted by name, mixed last.
+	ByKind   []Group `json:"by_kind"`
+	BySource []Group `json:"by_source"`
 	// Baseline, when the run was compared with an earlier report, says
 	// what moved.
 	Baseline *Diff `json:"baseline,omitempty"`
@@ -56,10 +66,63 @@ type QueryResult struct {
 	Warning string `json:"warning,omitempty"`
 }
 
-// Ranked is a URI and its 1-based rank in the pack, 0 when not delivered.
+// Ranked is a URI and its 1-based rank in the pack, 0 when not delivered,
+// with the kind of item it is (record, wiki, project, task) and its source.
 type Ranked struct {
-	URI  string `json:"uri"`
-	Rank int    `json:"rank"`
+	URI    string `json:"uri"`
+	Rank   int    `json:"rank"`
+	Kind   string `json:"kind"`
+	Source string `json:"source"`
+}
+
+// Group is the totals of the questions that expect one kind or source of
+// item.
+type Group struct {
+	Name   string `json:"name"`
+	Totals Totals `json:"totals"`
+}
+
+// mixed names the group of a question whose expected items differ.
+const mixed = "mixed"
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// kindGroup is the kind group of a pack kind: records, or pages.
+func kindGroup(kind string) string {
+	if kind == "record" {
+		return "records"
+	}
+	return "pages"
+}
+
+// groupBy puts each question that expects an item into the group name
+// gives all its expected items, or into mixed, and totals each group.
+func groupBy(results []QueryResult, k int, name func(Ranked) string) []Group {
+	by := map[string][]QueryResult{}
+	for _, q := range results {
+		if len(q.Expected) == 0 {
+			continue
+		}
+		g := name(q.Expected[0])
+		for _, e := range q.Expected[1:] {
+			if name(e) != g {
+				g = mixed
+			}
+		}
+		by[g] = append(by[g], q)
+	}
+	out := []Group{}
+	for _, g := range slices.Sorted(maps.Keys(by)) {
+		out = append(out, Group{Name: g, Totals: summarize(by[g], k)})
+	}
+	// mixed goes last: it is what the others leave.
+	slices.SortStableFunc(out, func(a, b Group) int { return cmp.Compare(boolRank(a.Name == mixed), boolRank(b.Name == mixed)) })
+	return out
 }
 
 // ExcerptResult is one expected_excerpts check (the fragments the
@@ -190,6 +253,8 @@ func (r *Report) total() {
 		}
 	}
 	r.Odd, r.Even = summarize(odd, r.K), summarize(even, r.K)
+	r.ByKind = groupBy(r.Queries, r.K, func(e Ranked) string { return kindGroup(e.Kind) })
+	r.BySource = groupBy(r.Queries, r.K, func(e Ranked) string { return e.Source })
 }
 
 // DecodeReport reads a report RenderJSON wrote, for --baseline.

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"testing"
@@ -15,22 +16,39 @@ import (
 // expect nothing stay out of both.
 func TestTotals(t *testing.T) {
 	r := Report{K: 5, Queries: []QueryResult{
-		{N: 1, Pass: true, FirstRelevantRank: 1, Expected: []Ranked{{"a", 1}}, Excerpts: []ExcerptResult{{Pass: true}}},
-		{N: 2, FirstRelevantRank: 3, Expected: []Ranked{{"a", 3}, {"b", 7}}, Excerpts: []ExcerptResult{{Pass: false}}},
-		{N: 3, Expected: []Ranked{{"a", 0}}},
-		{N: 4, Pass: true, Forbidden: []Ranked{{"f", 0}}},
+		{N: 1, Pass: true, FirstRelevantRank: 1, Expected: []Ranked{{URI: "a", Rank: 1, Kind: "wiki", Source: "wiki"}}, Excerpts: []ExcerptResult{{Pass: true}}},
+		{N: 2, FirstRelevantRank: 3, Expected: []Ranked{{URI: "a", Rank: 3, Kind: "wiki", Source: "wiki"}, {URI: "b", Rank: 7, Kind: "record", Source: "git"}}, Excerpts: []ExcerptResult{{Pass: false}}},
+		{N: 3, Expected: []Ranked{{URI: "c", Rank: 0, Kind: "project", Source: "projects"}}},
+		{N: 4, Pass: true, Forbidden: []Ranked{{URI: "f", Rank: 0, Kind: "record", Source: "git"}}},
+		{N: 5, Pass: true, FirstRelevantRank: 2, Expected: []Ranked{{URI: "d", Rank: 2, Kind: "record", Source: "git"}}},
 	}}
 	r.total()
-	want := Totals{Queries: 4, Passed: 2, RecallAtK: Ratio{1, 3, 0.3333}, InPackRecall: Ratio{3, 4, 0.75}, MRR: 0.4444, Excerpts: Ratio{1, 2, 0.5}}
+	want := Totals{Queries: 5, Passed: 3, RecallAtK: Ratio{2, 4, 0.5}, InPackRecall: Ratio{4, 5, 0.8}, MRR: 0.4583, Excerpts: Ratio{1, 2, 0.5}}
 	r.Totals.RecallAtK.Rate, r.Totals.MRR, r.Even.MRR = round4(r.Totals.RecallAtK.Rate), round4(r.Totals.MRR), round4(r.Even.MRR)
+	r.Odd.RecallAtK.Rate, r.Odd.InPackRecall.Rate, r.Odd.MRR = round4(r.Odd.RecallAtK.Rate), round4(r.Odd.InPackRecall.Rate), round4(r.Odd.MRR)
 	if r.Totals != want {
 		t.Errorf("totals = %+v\nwant     %+v", r.Totals, want)
 	}
-	if odd := (Totals{Queries: 2, Passed: 1, RecallAtK: Ratio{1, 2, 0.5}, InPackRecall: Ratio{1, 2, 0.5}, MRR: 0.5, Excerpts: Ratio{1, 1, 1}}); r.Odd != odd {
+	if odd := (Totals{Queries: 3, Passed: 2, RecallAtK: Ratio{2, 3, 0.6667}, InPackRecall: Ratio{2, 3, 0.6667}, MRR: 0.5, Excerpts: Ratio{1, 1, 1}}); r.Odd != odd {
 		t.Errorf("odd = %+v\nwant  %+v", r.Odd, odd)
 	}
 	if even := (Totals{Queries: 2, Passed: 1, RecallAtK: Ratio{0, 1, 0}, InPackRecall: Ratio{2, 2, 1}, MRR: 0.3333, Excerpts: Ratio{0, 1, 0}}); r.Even != even {
 		t.Errorf("even = %+v\nwant   %+v", r.Even, even)
+	}
+	// By what they expect: question 2 expects a page and a record, 4
+	// nothing; 3 is a project page of another layer.
+	var kinds, sources []string
+	for _, g := range r.ByKind {
+		kinds = append(kinds, fmt.Sprintf("%s %d/%d", g.Name, g.Totals.RecallAtK.Hits, g.Totals.RecallAtK.Of))
+	}
+	for _, g := range r.BySource {
+		sources = append(sources, fmt.Sprintf("%s %d/%d", g.Name, g.Totals.RecallAtK.Hits, g.Totals.RecallAtK.Of))
+	}
+	if want := []string{"pages 1/2", "records 1/1", "mixed 0/1"}; !slices.Equal(kinds, want) {
+		t.Errorf("by kind = %q, want %q", kinds, want)
+	}
+	if want := []string{"git 1/1", "projects 0/1", "wiki 1/1", "mixed 0/1"}; !slices.Equal(sources, want) {
+		t.Errorf("by source = %q, want %q", sources, want)
 	}
 	var fe *FailedError
 	if err := r.Err(); !errors.As(err, &fe) || fe.ExitCode() != 1 || fe.Failed != 2 {
@@ -54,7 +72,8 @@ func TestCheck(t *testing.T) {
 		ExpectedReads:    []Fragments{{"a", []string{"MORE", "absent"}}, {"c", []string{"read"}}},
 	}
 	var res QueryResult
-	check(&res, q, items, 4, map[string]string{"a": "There is more.", "c": "Read whatever the pack delivered."})
+	ids := map[string]query.Identity{"a": {Found: true, Kind: "wiki", Source: "wiki"}, "f": {Found: true, Kind: "record", Source: "git"}}
+	check(&res, q, items, 4, map[string]string{"a": "There is more.", "c": "Read whatever the pack delivered."}, ids)
 	want := []string{
 		"expected b: rank 5, beyond k=4",
 		"expected c: not delivered",
@@ -69,14 +88,15 @@ func TestCheck(t *testing.T) {
 	if res.Pass || res.FirstRelevantRank != 2 || res.Delivered != 5 || !slices.Equal(res.Top, []string{"x", "a", "f", "y"}) {
 		t.Errorf("result = %+v", res)
 	}
-	if !slices.Equal(res.Expected, []Ranked{{"a", 2}, {"b", 5}, {"c", 0}}) || !slices.Equal(res.Forbidden, []Ranked{{"f", 3}, {"g", 0}}) {
+	if !slices.Equal(res.Expected, []Ranked{{URI: "a", Rank: 2, Kind: "wiki", Source: "wiki"}, {URI: "b", Rank: 5}, {URI: "c"}}) ||
+		!slices.Equal(res.Forbidden, []Ranked{{URI: "f", Rank: 3, Kind: "record", Source: "git"}, {URI: "g"}}) {
 		t.Errorf("ranks = %+v %+v", res.Expected, res.Forbidden)
 	}
 	if e := res.Excerpts[0]; e.Pass || !slices.Equal(e.Missing, []string{"emulation"}) {
 		t.Errorf("excerpt = %+v", e)
 	}
 	res = QueryResult{}
-	check(&res, Query{ExpectedURIs: []string{"a"}, ExpectedExcerpts: []Fragments{{"a", []string{"native"}}}}, items, 4, nil)
+	check(&res, Query{ExpectedURIs: []string{"a"}, ExpectedExcerpts: []Fragments{{"a", []string{"native"}}}}, items, 4, nil, ids)
 	if !res.Pass || len(res.Reasons) != 0 {
 		t.Errorf("a question that holds: %+v", res)
 	}

@@ -30,7 +30,8 @@ type Options struct {
 // budget too small) is a failure of that question with cairn's message.
 func Run(ctx context.Context, root string, s Suite, opts Options) (Report, error) {
 	r := Report{Suite: s.Name, AsOf: s.AsOf.Format("2006-01-02"), K: s.K, Budget: s.Budget}
-	if err := checkURIs(ctx, root, s); err != nil {
+	ids, err := checkURIs(ctx, root, s)
+	if err != nil {
 		return r, err
 	}
 	var dump *dumper
@@ -63,7 +64,7 @@ func Run(ctx context.Context, root string, s Suite, opts Options) (Report, error
 		if err != nil {
 			return r, fmt.Errorf("question %d (%s:%d): %w", q.N, s.Name, q.Line, err)
 		}
-		check(&res, q, pack.Items, s.K, reads)
+		check(&res, q, pack.Items, s.K, reads, ids)
 		if dump != nil {
 			if err := dump.query(ctx, root, req, res); err != nil {
 				return r, fmt.Errorf("question %d: dumping its candidates: %w", q.N, err)
@@ -83,8 +84,9 @@ func refused(err error) bool {
 }
 
 // checkURIs makes every URI a suite names one the base holds: a misspelt
-// URI would otherwise be a miss that no ranking could fix.
-func checkURIs(ctx context.Context, root string, s Suite) error {
+// URI would otherwise be a miss that no ranking could fix. It returns what
+// each is, by URI.
+func checkURIs(ctx context.Context, root string, s Suite) (map[string]query.Identity, error) {
 	var all []uriAt
 	for _, q := range s.Queries {
 		all = append(all, q.uris...)
@@ -93,21 +95,23 @@ func checkURIs(ctx context.Context, root string, s Suite) error {
 	for i, u := range all {
 		uris[i] = u.uri
 	}
-	found, err := query.Exists(ctx, root, uris)
+	found, err := query.Identify(ctx, root, uris)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	ids := map[string]query.Identity{}
 	var problems []Problem
-	for i, ok := range found {
-		if !ok {
+	for i, id := range found {
+		ids[uris[i]] = id
+		if !id.Found {
 			problems = append(problems, Problem{File: s.Name, Line: all[i].line, Col: all[i].col,
 				Msg: fmt.Sprintf("%s is not an item of the base; write a record or page URI as cairn context prints it", all[i].uri)})
 		}
 	}
 	if len(problems) > 0 {
-		return &SuiteError{Problems: problems}
+		return nil, &SuiteError{Problems: problems}
 	}
-	return nil
+	return ids, nil
 }
 
 // readAll reads each URI of a question's expected_reads as `cairn read
@@ -131,7 +135,7 @@ func readAll(ctx context.Context, root string, reads []Fragments) (map[string]st
 // expected_reads, and decides whether the question passed. The reasons
 // come in the suite's order: expected URIs, excerpts, reads, forbidden
 // URIs.
-func check(res *QueryResult, q Query, items []query.PackItem, k int, reads map[string]string) {
+func check(res *QueryResult, q Query, items []query.PackItem, k int, reads map[string]string, ids map[string]query.Identity) {
 	rank := map[string]int{}
 	excerpt := map[string]string{}
 	for i, it := range items {
@@ -150,7 +154,7 @@ func check(res *QueryResult, q Query, items []query.PackItem, k int, reads map[s
 	}
 	for _, u := range q.ExpectedURIs {
 		r := rank[u]
-		res.Expected = append(res.Expected, Ranked{URI: u, Rank: r})
+		res.Expected = append(res.Expected, Ranked{URI: u, Rank: r, Kind: ids[u].Kind, Source: ids[u].Source})
 		if r > 0 && (res.FirstRelevantRank == 0 || r < res.FirstRelevantRank) {
 			res.FirstRelevantRank = r
 		}
@@ -197,7 +201,7 @@ func check(res *QueryResult, q Query, items []query.PackItem, k int, reads map[s
 	}
 	for _, u := range q.ForbiddenURIs {
 		r := rank[u]
-		res.Forbidden = append(res.Forbidden, Ranked{URI: u, Rank: r})
+		res.Forbidden = append(res.Forbidden, Ranked{URI: u, Rank: r, Kind: ids[u].Kind, Source: ids[u].Source})
 		if r > 0 {
 			res.Reasons = append(res.Reasons, fmt.Sprintf("forbidden %s: delivered at rank %d", u, r))
 		}
