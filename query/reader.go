@@ -19,7 +19,7 @@ import (
 // read calls and cost more in fresh memory than they save.
 const (
 	probeChunk = 256
-	keyPad     = 64
+	keyPad     = 64 // bytes a probe reads past its byte, for the key of a line starting just before it
 	maxChunk   = 1 << 20
 	sweepChunk = 128 << 10
 )
@@ -61,7 +61,24 @@ type file struct {
 	// mem, when set, is the file's bytes, read whole by hold; set before
 	// the reader is shared and only read after.
 	mem []byte
+	// probes remembers where locate's probes landed (see probe): the first
+	// steps of every binary search are the same, and a probe that lands in
+	// a long line pays the distance to its start.
+	probeMu sync.Mutex
+	probes  map[int64]probed
 }
+
+// probed is the line a probe at some byte landed in: where it starts
+// and its first column, or s = -1 when it starts at or below floor.
+type probed struct {
+	s     int64
+	key   string
+	floor int64
+}
+
+// maxProbes bounds the probes a file remembers: enough for the top
+// levels of the searches of a long session, a few hundred KiB at most.
+const maxProbes = 4096
 
 // Expected headers, taken from the encoders themselves so that the
 // artifacts package stays the only place that spells them.

@@ -128,7 +128,7 @@ func (a *file) locate(key string) (start int64, klen int, found bool, err error)
 	want := []byte(key)
 	for floor, hi := int64(0), a.size; hi-floor > 1; {
 		mid := floor + (hi-floor)/2
-		s, k, err := a.lineOf(floor, mid)
+		s, k, err := a.probe(floor, mid)
 		if err != nil {
 			return 0, 0, false, err
 		}
@@ -146,6 +146,35 @@ func (a *file) locate(key string) (start int64, klen int, found bool, err error)
 		}
 	}
 	return 0, 0, false, nil
+}
+
+// probe is lineOf, answered from an earlier probe at mid when it tells:
+// the line holding mid starts at the same byte whatever the floor, and
+// lineOf finds it only when it starts above floor; a probe that found no
+// start above its floor says the same of every higher floor.
+func (a *file) probe(floor, mid int64) (int64, []byte, error) {
+	a.probeMu.Lock()
+	p, ok := a.probes[mid]
+	a.probeMu.Unlock()
+	switch {
+	case ok && p.s >= 0 && p.s > floor:
+		return p.s, []byte(p.key), nil
+	case ok && p.s >= 0, ok && floor >= p.floor:
+		return -1, nil, nil
+	}
+	s, k, err := a.lineOf(floor, mid)
+	if err != nil {
+		return s, k, err
+	}
+	a.probeMu.Lock()
+	if a.probes == nil {
+		a.probes = map[int64]probed{}
+	}
+	if len(a.probes) < maxProbes {
+		a.probes[mid] = probed{s: s, key: string(k), floor: floor}
+	}
+	a.probeMu.Unlock()
+	return s, k, nil
 }
 
 // lineOf finds the start s of the line holding byte mid by scanning back

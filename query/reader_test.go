@@ -461,6 +461,22 @@ func TestReaderLongLines(t *testing.T) {
 			t.Logf("Incoming(%q, 1): %d bytes of a %d-byte file", node, read, a.size)
 		}
 	}
+	// The same searches again land where the first ones did: their probes
+	// are remembered, so a key that is absent reads nothing.
+	for _, node := range []string{"hub0", "a029990", "zz"} {
+		before := a.read.Load()
+		if _, found, err := r.Incoming(node, 1); err != nil || found {
+			t.Fatalf("Incoming(%q) = %v, %v; want absent", node, found, err)
+		}
+		first := a.read.Load() - before
+		before = a.read.Load()
+		if _, _, err := r.Incoming(node, 1); err != nil {
+			t.Fatal(err)
+		}
+		if again := a.read.Load() - before; again != 0 {
+			t.Errorf("Incoming(%q) read %d bytes the first time and %d again", node, first, again)
+		}
+	}
 }
 
 // mustEncodePostings is artifacts.EncodePostings on valid test input.
