@@ -98,7 +98,7 @@ func TestManifestSortsAndFixesFormat(t *testing.T) {
 	want := `{
   "cairn-manifest": 1,
   "format": 2,
-  "ranking_version": 2,
+  "ranking_version": 3,
   "tool_version": "",
   "semantics_digest": "0000000000000000",
   "outputs": [],

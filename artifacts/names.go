@@ -46,7 +46,7 @@ const (
 
 // RankingVersion is the version of the ranking arithmetic. It is part of
 // the semantics digest, so a change makes every index stale.
-const RankingVersion = 2
+const RankingVersion = 3
 
 // Fingerprint identifies every artifact layout at once: a hash of the
 // format version and each TSV's header, which names its columns. Build

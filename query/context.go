@@ -223,6 +223,7 @@ type engine struct {
 	win         *candidates
 	terms       []*termStats
 	roles       []string // role flags the query names (private, received)
+	event       bool     // the question asks for an event: records first (see eventQuestion)
 	pool        []*scored
 	avgLen      []int              // each field's average length over the hits (see averageLengths)
 	facts       map[int]textFacts  // what items' text says of the query, by ordinal (see textFactsOf)
@@ -292,6 +293,14 @@ func (e *engine) prepare() (prepared, error) {
 	if err := e.score(); err != nil {
 		return prepared{}, err
 	}
+	event, err := eventQuestion(e.parsed.Text, e.sourceNames)
+	if err != nil {
+		return prepared{}, err
+	}
+	e.event = event
+	if err := e.corroborate(); err != nil {
+		return prepared{}, err
+	}
 	if e.req.Expand {
 		if err := e.expand(); err != nil {
 			return prepared{}, err
@@ -302,7 +311,7 @@ func (e *engine) prepare() (prepared, error) {
 		return prepared{}, err
 	}
 	// The digest covers the pool as a set, in ordinal order, which the
-	// pool is still in before it is ranked (unless expansion added to it).
+	// pool is still in before it is ranked.
 	e.digest = e.inputDigest()
 	e.order()
 	if pins, err = e.prepareDelta(pins); err != nil {

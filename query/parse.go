@@ -71,7 +71,7 @@ func parseErrorf(format string, args ...any) error {
 //  5. The rest becomes Terms exactly as the index tokenises text
 //     (lex.Identifiers and lex.Words): identifier-shaped tokens are
 //     one term; plain words need MinPlainRunes runes; scaffolding words
-//     (a "last" in the middle included) are dropped into Filtered.
+//     are dropped into Filtered; a "last" in the middle is a term.
 //
 // A query left without terms (only scaffolding, or only a temporal
 // expression such as "what happened yesterday") is not an error: Terms is
@@ -240,9 +240,17 @@ func (ps *parsing) combineWindow(since, until string, sinceDay, untilDay time.Ti
 func (ps *parsing) takeTerms() {
 	terms := newOrderedSet()
 	for i, c := range ps.rest {
-		if !ps.start.covers(i) && !ps.end.covers(i) {
-			chunkTerms(c, terms.add, ps.filtered.add)
+		if ps.start.covers(i) || ps.end.covers(i) {
+			continue
 		}
+		if w, ok := singleWordOf(c); ok && w == "last" {
+			// Only a "last" at either end is the boundary operator; in
+			// the middle ("released after its last use") it is a word
+			// the question needs.
+			terms.add(w)
+			continue
+		}
+		chunkTerms(c, terms.add, ps.filtered.add)
 	}
 	ps.p.Terms, ps.p.Filtered = terms.list, ps.filtered.list
 }

@@ -22,6 +22,7 @@ func (e *engine) receipt(rejected []RejectedPin) Receipt {
 		Query:             e.parsed.Text,
 		Terms:             nonNil(e.parsed.Terms),
 		FilteredTerms:     nonNil(e.parsed.Filtered),
+		Order:             e.orderName(),
 		Window:            e.window,
 		AsOf:              dayString(e.req.AsOf),
 		Budget:            e.req.Budget,

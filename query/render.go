@@ -65,9 +65,15 @@ type KV struct {
 
 // Receipt explains how a pack was made.
 type Receipt struct {
-	Query             string        `json:"query"`
-	Terms             []string      `json:"terms"`
-	FilteredTerms     []string      `json:"filtered_terms"`
+	Query         string   `json:"query"`
+	Terms         []string `json:"terms"`
+	FilteredTerms []string `json:"filtered_terms"`
+	// Order names how the candidates were ordered: "relevance"; "last"
+	// (the query's boundary operator: dated evidence first, newest
+	// first); or "event" (a question asking when something happened or
+	// which record did it: records first among items matching as many
+	// terms).
+	Order             string        `json:"order"`
 	Window            Window        `json:"window"`
 	AsOf              string        `json:"as_of"`
 	Budget            int           `json:"budget"`
@@ -164,8 +170,12 @@ func render(dst []byte, p *Pack, format string, explain bool) []byte {
 	r := &p.Receipt
 	b = fmt.Appendf(b, "receipt: index=%s %s · window=%s..%s (%s) · as_of=%s · candidates=%d selected=%d dropped=%d\n",
 		r.Index.Path, r.Index.State, r.Window.Since, r.Window.Until, clean(orDash(r.Window.DerivedFrom)), r.AsOf, r.Candidates, r.Selected, r.DroppedTotal)
-	b = fmt.Appendf(b, "receipt: terms=%s · filtered=%s · floor=%d · tokens used=%d encoded=%d budget=%d · digest=%s · ranking=%d\n",
-		listOrDash(r.Terms), listOrDash(r.FilteredTerms), r.RelevanceFloor, r.UsedTokens, r.EncodedTokens, r.Budget, r.InputDigest, r.RankingVersion)
+	order := ""
+	if r.Order != orderRelevance {
+		order = " · order=" + r.Order
+	}
+	b = fmt.Appendf(b, "receipt: terms=%s · filtered=%s%s · floor=%d · tokens used=%d encoded=%d budget=%d · digest=%s · ranking=%d\n",
+		listOrDash(r.Terms), listOrDash(r.FilteredTerms), order, r.RelevanceFloor, r.UsedTokens, r.EncodedTokens, r.Budget, r.InputDigest, r.RankingVersion)
 	var notes []string
 	if r.Warning != "" {
 		notes = append(notes, "warning="+r.Warning)

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages/lex"
@@ -208,7 +210,7 @@ func (e *engine) scoreWholeQuery() error {
 			if err != nil {
 				return err
 			}
-			if titleIs(row.Title, e.parsed.Terms) {
+			if titleIs(row.Title, e.parsed.Terms, e.parsed.Filtered) {
 				s.titled = true
 				s.score += pointsTitle
 			}
@@ -237,16 +239,21 @@ func (e *engine) scoreTerm(s *scored, ti int, h *termHit, fields []artifacts.Fie
 	s.terms++
 	if h.exact || len(h.ps) > 0 {
 		s.own++
-		if st.meaningful {
-			s.matched++ // a folded variant alone does not count
-		}
+	}
+	if st.meaningful && (h.exact || len(h.ps) > 0 || foldedInWeightedField(h, fields)) {
+		// A folded variant in a weighted field (a title, an identifier)
+		// counts as a match of the term: "retry the failed upload" is a
+		// commit about failing uploads. One in a body only is scored, at
+		// foldedPercent, but does not count: a long page holds the
+		// inflections of most words.
+		s.matched++
 	}
 	own, err := e.termNamesItself(s, st)
 	if err != nil {
 		return err
 	}
 	switch {
-	case h.exact || own:
+	case h.exact && e.corroborated(s, ti) || own:
 		// An exact identifier entry, or the term is the record's own id.
 		s.direct = true
 		s.identity = s.identity || own
@@ -264,6 +271,38 @@ func (e *engine) scoreTerm(s *scored, ti int, h *termHit, fields []artifacts.Fie
 		}
 	}
 	return nil
+}
+
+// foldedInWeightedField reports whether a hit holds a folded variant of
+// its term in a field weighted above 1.
+func foldedInWeightedField(h *termHit, fields []artifacts.Field) bool {
+	for _, p := range h.folded {
+		if int(p.Field) < len(fields) && fields[p.Field].Weight > 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// corroborated reports whether an exact identifier hit of term ti on s
+// counts as one: always for an identifier-shaped term (har-142,
+// person:email/…) and for a query of one term (a lookup); a plain word
+// ("and", "redis") only when s also matches another meaningful term of
+// the query. A relation value or slug that is a common word would
+// otherwise put its item first for every question holding the word.
+func (e *engine) corroborated(s *scored, ti int) bool {
+	if len(e.terms) == 1 || lex.IsIdentifierShaped(e.terms[ti].term) {
+		return true
+	}
+	for tj, other := range e.terms {
+		if tj == ti || !other.meaningful {
+			continue
+		}
+		if _, ok := other.hit(s.ord); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // termPoints is what a term gives: ⌊10 · idf · sat⌋, where idf is in
@@ -423,7 +462,15 @@ func (e *engine) uriTerm(t string) (int, bool, error) {
 // titleIs reports whether a title normalises like a query to the query's
 // terms: its kept words, each once, in the order they first appear, are
 // the terms. It stops at the first word that differs.
-func titleIs(title string, terms []string) bool {
+func titleIs(title string, terms, filtered []string) bool {
+	for _, w := range strings.FieldsFunc(title, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		// A short word that names something ("v1" in "Retention policy
+		// v1", "CI" in "CI runners") is more than the query holds, unless
+		// the query said it too.
+		if low := strings.ToLower(w); !lex.KeepAsTerm(low) && namingShortWord(w) && !slices.Contains(filtered, low) {
+			return false
+		}
+	}
 	n := 0 // the title's kept words so far are terms[:n]
 	for w := range lex.QueryWords(title) {
 		if !lex.KeepAsTerm(w) || slices.Contains(terms[:n], w) {
@@ -435,6 +482,23 @@ func titleIs(title string, terms []string) bool {
 		n++
 	}
 	return n == len(terms)
+}
+
+// namingShortWord reports whether a word too short to be a term names
+// something, so that a title holding it says more than its terms: it has
+// a digit (v1, 3d) or is an acronym in capitals (CI, UI). Other short
+// words (a, of, to) only join the title's terms.
+func namingShortWord(w string) bool {
+	upper := 0
+	for _, r := range w {
+		switch {
+		case unicode.IsDigit(r):
+			return true
+		case unicode.IsUpper(r):
+			upper++
+		}
+	}
+	return upper >= 2 && upper == utf8.RuneCountInString(w)
 }
 
 // queryWords splits text the way a query is split into terms, keeping

@@ -13,7 +13,15 @@ import (
 // in first-seen order, joined by spaces, are the terms joined by spaces;
 // titleIs decides that without building the string, and must agree.
 func TestTitleIs(t *testing.T) {
-	joined := func(title string) string { // the definition
+	naming := func(title string) bool { // a short word naming something
+		for _, w := range strings.FieldsFunc(title, func(r rune) bool { return r == ' ' || r == ',' || r == ':' || r == '!' || r == '(' || r == ')' }) {
+			if !lex.KeepAsTerm(strings.ToLower(w)) && namingShortWord(w) {
+				return true
+			}
+		}
+		return false
+	}
+	joined := func(title string) string { // the title's terms
 		var kept []string
 		for _, w := range queryWords(title) {
 			if lex.KeepAsTerm(w) && !slices.Contains(kept, w) {
@@ -23,12 +31,13 @@ func TestTitleIs(t *testing.T) {
 		return strings.Join(kept, " ")
 	}
 	titles := []string{"", "Certificate renewal", "certificate renewal, renewal of the certificate", "The certificate: renewal!",
-		"Fix WEB-100 (certificate renewal)", "WEB-100", "web-100 web-100", "renewal certificate", "Ünïcode renewal", "a an the of"}
+		"Fix WEB-100 (certificate renewal)", "WEB-100", "web-100 web-100", "renewal certificate", "Ünïcode renewal", "a an the of",
+		"Certificate renewal v2", "CI certificate renewal", "Go certificate renewal"}
 	queries := [][]string{{}, {"certificate", "renewal"}, {"renewal", "certificate"}, {"web-100"}, {"fix", "web-100", "certificate", "renewal"},
 		{"certificate"}, {"ünïcode", "renewal"}, {"renewal", "renewal"}}
 	for _, title := range titles {
 		for _, terms := range queries {
-			got, want := titleIs(title, terms), joined(title) == strings.Join(terms, " ")
+			got, want := titleIs(title, terms, nil), !naming(title) && joined(title) == strings.Join(terms, " ")
 			if got != want {
 				t.Errorf("titleIs(%q, %q) = %v, want %v", title, terms, got, want)
 			}
@@ -63,6 +72,28 @@ func TestIDFAndTermPoints(t *testing.T) {
 		c := artifacts.NormOf(n)
 		if l := artifacts.NormLength(c); l*100 < n*75 || l*100 > n*125 {
 			t.Errorf("NormOf(%d) = %d stands for %d words, more than 25%% off", n, c, l)
+		}
+	}
+}
+
+// TestTitleIsWithShortWords: a short word that names something keeps a
+// title from being the query unless the query said it too.
+func TestTitleIsWithShortWords(t *testing.T) {
+	terms := []string{"retention", "policy"}
+	for _, c := range []struct {
+		title    string
+		filtered []string
+		want     bool
+	}{
+		{"Retention policy", nil, true},
+		{"Retention policy v1", nil, false},
+		{"Retention policy v1", []string{"v1"}, true},
+		{"The retention of policy", []string{"the"}, true}, // "of" only joins the terms
+		{"CI retention policy", nil, false},
+		{"Go retention policy", nil, true}, // "Go" is a capitalised word, not an acronym
+	} {
+		if got := titleIs(c.title, terms, c.filtered); got != c.want {
+			t.Errorf("titleIs(%q, %q, filtered %q) = %v, want %v", c.title, terms, c.filtered, got, c.want)
 		}
 	}
 }

@@ -86,16 +86,141 @@ func (e *engine) find(ord int) *scored {
 	return nil
 }
 
+// personPrefix starts the URI of a person entity.
+const personPrefix = "person:"
+
+// corroborate lifts a record that holds one meaningful query term and
+// shares an entity with one of the strongest candidates that match
+// several: the commit "PEP 828: Mark as Accepted" for "when was yield
+// from inside async generators accepted", whose other words are on the
+// page of PEP 828. The entity stands for the terms the record lacks, so
+// it counts as matching several (multiTerm) and gains pointsExpand; a
+// record matching no query term is never lifted. The entity must be what
+// the seed is about: not a person, and not one that most items of the
+// window name. Seeds and crowded neighbourhoods are bounded as --expand
+// bounds them.
+func (e *engine) corroborate() error {
+	var weak []*scored
+	for _, s := range e.pool {
+		if s.matched == 1 && s.key.Flags&artifacts.KeyRecord != 0 {
+			weak = append(weak, s)
+		}
+	}
+	if len(weak) == 0 {
+		return nil
+	}
+	seeds := e.strongest(expandSeeds, func(s *scored) bool { return s.matched >= multiTerm && s.score >= relevanceFloor })
+	shared := map[int]string{}     // weak records' ordinals: the entity and the seed
+	followed := map[string][]int{} // an entity's items in the window; nil for a hub
+	for _, seed := range seeds {
+		row, err := e.rowOf(seed)
+		if err != nil {
+			return err
+		}
+		links, err := e.c.Outgoing(row.URI)
+		if err != nil {
+			return err
+		}
+		var entities []string
+		for _, l := range links {
+			// A person is who did the work, not what it is about.
+			if strings.HasPrefix(l.Kind, artifacts.EdgeRelPrefix) && isEntity(l.Node) && !strings.HasPrefix(l.Node, personPrefix) {
+				entities = append(entities, l.Node)
+			}
+		}
+		if len(entities) > maxSeedEntities {
+			continue
+		}
+		for _, ent := range entities {
+			inWindow, done := followed[ent]
+			if !done {
+				if inWindow, err = e.entityItems(ent); err != nil {
+					return err
+				}
+				followed[ent] = inWindow
+			}
+			for _, ord := range inWindow {
+				if _, done := shared[ord]; !done && ord != seed.ord {
+					shared[ord] = ent + " with " + row.URI
+				}
+			}
+		}
+	}
+	for _, s := range weak {
+		if why, ok := shared[s.ord]; ok {
+			s.matched = multiTerm
+			s.score += pointsExpand
+			s.moreOf().later = append(s.moreOf().later, Reason{Code: "corroborated", Points: pointsExpand, Detail: "holds a query term and shares " + why})
+		}
+	}
+	return nil
+}
+
+// entityItems lists the window's items that relate to ent, or nil when
+// ent is a hub: more than hubInbound items name it, or so many of the
+// window's that it is not meaningful, as a term in most items is not.
+func (e *engine) entityItems(ent string) ([]int, error) {
+	in, err := e.c.Incoming(ent, hubInbound+1)
+	if err != nil || len(in) > hubInbound {
+		return nil, err
+	}
+	var inWindow []int
+	for _, l := range in {
+		if ord, ok := itemRef(l.Node); ok && e.win.has(ord) {
+			inWindow = append(inWindow, ord)
+		}
+	}
+	if !meaningful(e.win.n, len(inWindow)) {
+		return nil, nil
+	}
+	return inWindow, nil
+}
+
+// strongest gives, in ranking order, the first k items of the pool that
+// keep holds, without ordering the whole pool.
+func (e *engine) strongest(k int, keep func(*scored) bool) []*scored {
+	nextAction := fieldOrdinal(e.c.Fields(), "next_action")
+	type keyed struct {
+		s      *scored
+		packed uint64
+	}
+	ahead := func(a, b keyed) bool { // a before b, as order puts them
+		if a.packed != b.packed {
+			return a.packed > b.packed
+		}
+		return a.s.key.Chrono < b.s.key.Chrono
+	}
+	var top []keyed // sorted, at most k
+	for _, s := range e.pool {
+		if !keep(s) {
+			continue
+		}
+		c := keyed{s, e.standing(s, nextAction)}
+		if len(top) == k && !ahead(c, top[k-1]) {
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(top, c, func(x, y keyed) int {
+			if ahead(x, y) {
+				return -1
+			}
+			return 1
+		})
+		top = slices.Insert(top, i, c)
+		if len(top) > k {
+			top = top[:k]
+		}
+	}
+	out := make([]*scored, len(top))
+	for i, c := range top {
+		out[i] = c.s
+	}
+	return out
+}
+
 // expand gives the join bonus to matched items that share an entity with
 // one of the strongest candidates.
 func (e *engine) expand() error {
-	e.order()
-	var seeds []*scored
-	for _, s := range e.pool {
-		if s.score >= relevanceFloor && len(seeds) < expandSeeds {
-			seeds = append(seeds, s)
-		}
-	}
+	seeds := e.strongest(expandSeeds, func(s *scored) bool { return s.score >= relevanceFloor })
 	joined := map[int]bool{}
 	var hubs, closed []string
 	seen := map[string]bool{}
@@ -223,7 +348,12 @@ func (e *engine) standing(s *scored, nextAction int) uint64 {
 	if e.parsed.Last {
 		return bit(commitment, 63) | bit(s.key.Flags&artifacts.KeyDated != 0, 62) | bit(s.direct, 61) | bit(s.related, 60) | signed(s.bestWeight)
 	}
-	return bit(commitment, 63) | bit(s.direct, 62) | uint64(min(s.matched, multiTerm))<<36 | bit(s.related, 35) | signed(s.score)<<1 | bit(isPage(s.key), 0)
+	// An item a term names by its own id or URI comes before those whose
+	// relations name it; in a question asking for an event, records come
+	// first among items matching as many terms.
+	record := e.event && s.key.Flags&artifacts.KeyRecord != 0
+	return bit(commitment, 63) | bit(s.identity, 62) | bit(s.direct, 61) | uint64(min(s.matched, multiTerm))<<37 | bit(record, 36) |
+		bit(s.related, 35) | signed(s.score)<<1 | bit(isPage(s.key), 0)
 }
 
 // admissible keeps the pool's unpinned items above the floor whose policy

@@ -206,10 +206,10 @@ func TestSourceCapOnGoldenPacks(t *testing.T) {
 			if _, err := Parse(req.Words, req.AsOf, req.Since, req.Until); err != nil {
 				continue // the golden error cases
 			}
-			for _, budget := range []int{req.Budget, 3072, 2048, 1536, 1024} {
-				if budget > req.Budget {
-					continue
-				}
+			// The golden budget, then every 256 tokens below it: where a
+			// budget falls against the items' sizes decides which packs
+			// reach the cap.
+			for budget := req.Budget; budget >= 1024; budget -= 256 {
 				r := req
 				r.Budget = budget
 				parsed, _ := Parse(r.Words, r.AsOf, r.Since, r.Until)
@@ -415,7 +415,10 @@ func TestPagesKeepTheirShare(t *testing.T) {
 		t.Fatal(err)
 	}
 	shared := 0
-	for b := 800; b <= 2400; b += 80 {
+	// Every 8 tokens: whether the records a page's slot turns away are
+	// left out for page_share or for the budget depends on where the
+	// budget falls against the items' sizes.
+	for b := 800; b <= 2400; b += 8 {
 		p := mustFitCapPack(t, sc, Request{Words: words, AsOf: asOf, Budget: b, ToolVersion: "test"})
 		name := fmt.Sprintf("budget %d", b)
 		checkSourceCap(t, name, p)
