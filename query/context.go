@@ -124,8 +124,7 @@ func answerOn(ctx context.Context, root string, req Request, parsed Parsed, sinc
 	e := &engine{c: c, req: req, parsed: parsed, state: state, since: since}
 	out, err := e.run()
 	closeFn()
-	var ce *artifacts.CorruptError
-	if errors.As(err, &ce) && state.State == StateUsed {
+	if verdict, again := fallback(err, state); again {
 		osRoot, rerr := load.OpenDir(root)
 		if rerr != nil {
 			return nil, nil, rerr
@@ -135,7 +134,7 @@ func answerOn(ctx context.Context, root string, req Request, parsed Parsed, sinc
 		if serr != nil {
 			return nil, nil, serr
 		}
-		e = &engine{c: sc, req: req, parsed: parsed, state: Index{Path: state.Path, State: StateCorrupt, Reason: ce.Error()}, since: since}
+		e = &engine{c: sc, req: req, parsed: parsed, state: verdict, since: since}
 		out, err = e.run()
 	}
 	if err != nil {

@@ -302,7 +302,14 @@ func (c *indexCorpus) project(ord int, row artifacts.Doc) (project.Item, error) 
 	if it.URI != row.URI {
 		return it, &artifacts.CorruptError{Path: artifacts.DocsPath, Msg: fmt.Sprintf("row %d names %s but its span holds %s", ord, row.URI, it.URI)}
 	}
-	it.Flags, it.Digest = row.Flags, row.Digest
+	// The text was read after Open found the build current: an edit in
+	// between (a page renamed over, a document rewritten at the same size)
+	// gives other text than the build indexed, and an answer mixing the
+	// two would match neither.
+	if it.Digest != row.Digest {
+		return it, &changedError{uri: row.URI}
+	}
+	it.Flags = row.Flags
 	return it, nil
 }
 

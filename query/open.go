@@ -193,3 +193,30 @@ func isNonIndexInput(path string, inv load.Inventory) bool {
 	}
 	return !load.IsConfigFile(path)
 }
+
+// changedError says that an item read to answer from the artifacts is no
+// longer what the build indexed: the base changed after Open checked it.
+type changedError struct{ uri string }
+
+func (e *changedError) Error() string {
+	return e.uri + " changed since the build"
+}
+
+// fallback decides, when an answer from artifacts Open found current
+// failed with err, whether to answer again from the scan, and under which
+// verdict: stale when an item changed since the build, corrupt when an
+// artifact does not read.
+func fallback(err error, state Index) (Index, bool) {
+	if state.State != StateUsed {
+		return state, false
+	}
+	var ce *artifacts.CorruptError
+	var changed *changedError
+	switch {
+	case errors.As(err, &changed):
+		return Index{Path: state.Path, State: StateStale, Reason: changed.Error()}, true
+	case errors.As(err, &ce):
+		return Index{Path: state.Path, State: StateCorrupt, Reason: ce.Error()}, true
+	}
+	return state, false
+}

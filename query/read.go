@@ -2,11 +2,9 @@ package query
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
-	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages/lex"
 	"github.com/cairn-kb/cairn/stages/load"
 )
@@ -80,13 +78,13 @@ func readWith(ctx context.Context, root string, req ReadRequest, open opener, me
 	r := &reader{ctx: ctx, root: root, req: req, uri: uri, open: open, memo: memo}
 	defer r.close()
 	a, err := r.answer()
-	var ce *artifacts.CorruptError
-	if errors.As(err, &ce) && r.state.State == StateUsed {
-		// The artifacts looked current but a read failed: answer from the
-		// scan, and say why, as a context pack does.
+	if verdict, again := fallback(err, r.state); again {
+		// The artifacts looked current but a read failed, or an item
+		// changed since: answer from the scan, and say why, as a context
+		// pack does.
 		r.close()
 		r.c, r.forceScan = nil, true
-		r.state = Index{Path: r.state.Path, State: StateCorrupt, Reason: ce.Error()}
+		r.state = verdict
 		a, err = r.answer()
 	}
 	if err != nil {

@@ -2,7 +2,6 @@ package query
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -205,15 +204,14 @@ func searchWith(ctx context.Context, root string, req SearchRequest, open opener
 	}
 	doc, err := answer(c, state)
 	closeFn()
-	var ce *artifacts.CorruptError
-	if errors.As(err, &ce) && state.State == StateUsed {
-		// The artifacts looked current but a read failed: answer from the
-		// scan, and say why.
+	if verdict, again := fallback(err, state); again {
+		// The artifacts looked current but a read failed, or an item
+		// changed since: answer from the scan, and say why.
 		sc, serr := openScan(ctx, osRoot, lookupWords(parsed.Terms))
 		if serr != nil {
 			return nil, serr
 		}
-		doc, err = answer(sc, Index{Path: state.Path, State: StateCorrupt, Reason: ce.Error()})
+		doc, err = answer(sc, verdict)
 	}
 	if err != nil {
 		return nil, err

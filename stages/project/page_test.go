@@ -236,3 +236,41 @@ func TestLinksRespectFenceLength(t *testing.T) {
 		}
 	}
 }
+
+// TestReReadDigest: a page or record projected again, as a query re-reads
+// a candidate, has the digest the build gave it, links and the superseded
+// flag another page sets included; the query compares the two to know
+// the text it shows is the text the build indexed.
+func TestReReadDigest(t *testing.T) {
+	old := page("wiki/old.md", model.LayerWiki, "old", model.Frontmatter{Title: "Old"}, "See [the new one](new.md).\n")
+	current := page("wiki/new.md", model.LayerWiki, "new", model.Frontmatter{Title: "New", Supersedes: []string{"wiki/old.md"}}, "Replaces [old](old.md) and links [out](https://x.test/a).\n")
+	doc := document(githubDoc, model.LayerEvents, "github", "2026-11-02", githubFields, recHAR, recDessert)
+	b := model.Base{Config: testConfig(), Pages: []model.Page{old, current}, Documents: []model.Document{doc}}
+	out := run(t, b)
+	p := NewProjector(b)
+	var s Scratch
+	for _, pg := range b.Pages {
+		built := item(t, out, pg.Path)
+		if again := p.Page(pg, &s); again.Digest != built.Digest {
+			t.Errorf("%s: re-read digest %s, built %s", pg.Path, again.Digest, built.Digest)
+		}
+	}
+	if oldItem := item(t, out, "wiki/old.md"); !oldItem.HasFlag(FlagSuperseded) {
+		t.Fatal("wiki/old.md is not superseded, so the test does not cover the flag")
+	}
+	for _, rec := range doc.Records {
+		again, ok := p.Record(doc, rec, &s)
+		if !ok {
+			t.Fatalf("record at %d does not project again", rec.Offset)
+		}
+		if built := item(t, out, again.URI); again.Digest != built.Digest {
+			t.Errorf("%s: re-read digest %s, built %s", again.URI, again.Digest, built.Digest)
+		}
+	}
+	// A changed text gives another digest.
+	edited := current
+	edited.Body = "Replaces [old](old.md) and links [out](https://x.test/b).\n"
+	if p.Page(edited, &s).Digest == item(t, out, current.Path).Digest {
+		t.Error("a page whose link changed keeps its digest")
+	}
+}

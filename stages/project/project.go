@@ -498,10 +498,10 @@ func dropValues(it *Item) {
 }
 
 // Record projects one record of doc (doc.Records is not read) the way
-// Document would, but without terms or digest: the query re-reads a
-// candidate from its span with it, to show its values, and has its
-// digest and the flags other items set (superseded) from its row. ok is
-// false when the record has a mistake.
+// Document would, but without terms: the query re-reads a candidate from
+// its span with it, to show its values, and compares its digest with its
+// row's to know the text is still what the build indexed. ok is false
+// when the record has a mistake.
 func (p *Projector) Record(doc model.Document, rec model.Record, s *Scratch) (Item, bool) {
 	plan, ok := p.Plan(doc)
 	if !ok {
@@ -541,19 +541,30 @@ func (p *Projector) RecordIn(plan *DocumentPlan, rec model.Record, s *Scratch) (
 	if len(items) != 1 || ds.HasErrors() {
 		return Item{}, false
 	}
-	return items[0], true
+	it := items[0]
+	p.settle(&it, s)
+	return it, true
 }
 
-// Page projects one page the way Pages would, but like Record without
-// terms or digest, and without its links: the query re-reading a candidate
-// has those from the index.
-func (p *Projector) Page(pg model.Page, s *Scratch) Item {
-	s.tk.skip = true
-	it := projectPage(p.cfg, p.ids, &s.tk, pg)
-	s.tk.skip = false
+// settle gives a re-read item what Document and Pages give every item
+// after projecting it: the superseded flag another page sets, and the
+// digest.
+func (p *Projector) settle(it *Item, s *Scratch) {
 	if p.superseded[it.URI] && !it.HasFlag(FlagSuperseded) {
 		it.Flags = append(it.Flags, FlagSuperseded)
 		slices.Sort(it.Flags)
 	}
+	it.Digest = digest(it, &s.tk.buf)
+}
+
+// Page projects one page the way Pages would, but like Record without
+// terms: the query re-reading a candidate has those from the index. Its
+// links are read, since its digest covers them.
+func (p *Projector) Page(pg model.Page, s *Scratch) Item {
+	s.tk.skip = true
+	it := projectPage(p.cfg, p.ids, &s.tk, pg)
+	s.tk.skip = false
+	it.Links = Links(pg.Path, pg.Body)
+	p.settle(&it, s)
 	return it
 }
