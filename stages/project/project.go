@@ -558,13 +558,15 @@ func (p *Projector) settle(it *Item, s *Scratch) {
 }
 
 // Page projects one page the way Pages would, but like Record without
-// terms: the query re-reading a candidate has those from the index. Its
-// links are read, since its digest covers them.
+// terms, and without its links: the query re-reading a candidate has
+// those from the index. The links are read for the digest, which covers
+// them, and let go.
 func (p *Projector) Page(pg model.Page, s *Scratch) Item {
 	s.tk.skip = true
 	it := projectPage(p.cfg, p.ids, &s.tk, pg)
 	s.tk.skip = false
 	it.Links = Links(pg.Path, pg.Body)
 	p.settle(&it, s)
+	it.Links = nil
 	return it
 }
