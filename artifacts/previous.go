@@ -183,7 +183,7 @@ func Intact(root string, m *Manifest, cache StatLookup) func(path string) bool {
 		if err != nil || !st.Mode().IsRegular() || st.Size() != stamp.Bytes {
 			return false
 		}
-		if c, ok := cache.Lookup(p); ok && c.Bytes == st.Size() && c.MtimeNS == st.ModTime().UnixNano() && c.XXHash == stamp.XXHash {
+		if c, ok := cache.Lookup(p); ok && c.VouchesFor(st) && c.XXHash == stamp.XXHash {
 			return true
 		}
 		f, _, err := openRegular(base, p)
@@ -222,7 +222,7 @@ func FirstChangedInput(root string, m *Manifest, cache StatLookup) (path, why st
 		case st.Size() != in.Bytes:
 			return in.Path, "changed since the build"
 		}
-		if c, ok := cache.Lookup(in.Path); ok && c.Bytes == st.Size() && c.MtimeNS == st.ModTime().UnixNano() && c.XXHash == in.XXHash {
+		if c, ok := cache.Lookup(in.Path); ok && c.VouchesFor(st) && c.XXHash == in.XXHash {
 			continue
 		}
 		if sum, err := hashFile(base, name); err != nil || sum != in.XXHash {
@@ -275,6 +275,6 @@ func StampOutputs(root string, m *Manifest, cache StatCache) {
 			delete(cache, o.Path)
 			continue
 		}
-		cache[o.Path] = StatEntry{Bytes: o.Bytes, MtimeNS: st.ModTime().UnixNano(), XXHash: o.XXHash}
+		cache[o.Path] = StatEntry{Bytes: o.Bytes, MtimeNS: st.ModTime().UnixNano(), CtimeNS: ChangeNS(st), XXHash: o.XXHash}
 	}
 }

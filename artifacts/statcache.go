@@ -16,13 +16,31 @@ import (
 	"unsafe"
 )
 
-// StatEntry remembers the size, modification time and hash of one input as
-// this machine last saw it, so that a build hashes only files whose stat
-// changed.
+// StatEntry remembers the size, modification and change times and hash of
+// one file as this machine last saw it, so that a build hashes only files
+// whose stat changed.
+//
+// The change time (ctime) is what no program can set: a file rewritten in
+// place and given back its old modification time (cp -p, rsync -t, touch
+// -d, a hand edit undone that way) keeps its size and mtime but not its
+// ctime, so the cache does not vouch for it and it is hashed again. It is
+// 0 where the system keeps none (see ChangeNS) and for folder rows.
 type StatEntry struct {
 	Bytes   int64
 	MtimeNS int64
+	CtimeNS int64
 	XXHash  string
+}
+
+// Vouches reports whether e holds for a file of that size, modification
+// and change times: then its hash is the file's.
+func (e StatEntry) Vouches(size, mtimeNS, ctimeNS int64) bool {
+	return e.Bytes == size && e.MtimeNS == mtimeNS && e.CtimeNS == ctimeNS
+}
+
+// VouchesFor is Vouches for a file's stat.
+func (e StatEntry) VouchesFor(st os.FileInfo) bool {
+	return e.Vouches(st.Size(), st.ModTime().UnixNano(), ChangeNS(st))
 }
 
 // StatCache maps a base-relative input path to its last known stat.
@@ -49,8 +67,9 @@ const FolderMark = "folder"
 func isFolderRow(p string) bool { return strings.HasSuffix(p, "/") }
 
 // statCacheHeader begins a stat cache. A file with another header (v1
-// had no base line) is not read: its base hashes its files once more.
-const statCacheHeader = "#cairn stat v2\tpath\tbytes\tmtime_ns\txxhash\n"
+// had no base line, v2 no change times) is not read: its base hashes its
+// files once more.
+const statCacheHeader = "#cairn stat v3\tpath\tbytes\tmtime_ns\tctime_ns\txxhash\n"
 
 // statBasePrefix begins the line after the header, which names the base.
 const statBasePrefix = "#base\t"
@@ -128,16 +147,18 @@ func readStatRows(root string) string {
 func parseStatRow(line string) (string, StatEntry, bool) {
 	p, line, ok1 := strings.Cut(line, "\t")
 	sz, line, ok2 := strings.Cut(line, "\t")
-	mt, sum, ok3 := strings.Cut(line, "\t")
-	if !ok1 || !ok2 || !ok3 || strings.Contains(sum, "\t") {
+	mt, line, ok3 := strings.Cut(line, "\t")
+	ct, sum, ok4 := strings.Cut(line, "\t")
+	if !ok1 || !ok2 || !ok3 || !ok4 || strings.Contains(sum, "\t") {
 		return "", StatEntry{}, false
 	}
 	size, err1 := strconv.ParseInt(sz, 10, 64)
 	mtime, err2 := strconv.ParseInt(mt, 10, 64)
-	if err1 != nil || err2 != nil {
+	ctime, err3 := strconv.ParseInt(ct, 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil {
 		return "", StatEntry{}, false
 	}
-	return p, StatEntry{Bytes: size, MtimeNS: mtime, XXHash: sum}, true
+	return p, StatEntry{Bytes: size, MtimeNS: mtime, CtimeNS: ctime, XXHash: sum}, true
 }
 
 // StatLookup finds the stat cache entry of a path.
@@ -213,7 +234,7 @@ func (c StatCache) Encode(abs string, paths []string) []byte {
 			continue // a row could not hold it; such a file is hashed every build
 		}
 		e := c[p]
-		fmt.Fprintf(&b, "%s\t%d\t%d\t%s\n", p, e.Bytes, e.MtimeNS, e.XXHash)
+		fmt.Fprintf(&b, "%s\t%d\t%d\t%d\t%s\n", p, e.Bytes, e.MtimeNS, e.CtimeNS, e.XXHash)
 	}
 	return b.Bytes()
 }
@@ -236,6 +257,9 @@ const racyWindow = 2 * time.Second
 func (c StatCache) DropRacy(start time.Time) {
 	limit := racyLimit(start)
 	dropped := false
+	// The change time is left out: a file given an old modification time
+	// just now (cp -p, touch -d) and rewritten again within the same tick
+	// of the change time after the hash would need two such writes.
 	for p, e := range c {
 		if e.MtimeNS >= limit {
 			delete(c, p)

@@ -18,13 +18,13 @@ import (
 // out, and the file is hashed on every build instead.
 func TestStatCacheLeavesOutWhatARowCannotHold(t *testing.T) {
 	c := StatCache{
-		"a.md":          {Bytes: 1, MtimeNS: 2, XXHash: "h1"},
+		"a.md":          {Bytes: 1, MtimeNS: 2, CtimeNS: 7, XXHash: "h1"},
 		"b\tc.md":       {Bytes: 3, MtimeNS: 4, XXHash: "h2"},
 		"d\na.md\t9\t9": {Bytes: 5, MtimeNS: 6, XXHash: "h3"},
 	}
 	abs := filepath.Join(t.TempDir(), "base")
 	got := c.Encode(abs, []string{"a.md", "b\tc.md", "d\na.md\t9\t9"})
-	if want := []byte(statCacheHeader + statBasePrefix + strconv.Quote(abs) + "\n" + "a.md\t1\t2\th1\n"); !bytes.Equal(got, want) {
+	if want := []byte(statCacheHeader + statBasePrefix + strconv.Quote(abs) + "\n" + "a.md\t1\t2\t7\th1\n"); !bytes.Equal(got, want) {
 		t.Errorf("Encode = %q, want %q", got, want)
 	}
 }
@@ -47,11 +47,14 @@ func TestDropRacy(t *testing.T) {
 		"old.md":    {MtimeNS: start.Add(-racyWindow - time.Nanosecond).UnixNano()},
 		"edge.md":   {MtimeNS: start.Add(-racyWindow).UnixNano()},
 		"recent.md": {MtimeNS: start.Add(-time.Second).UnixNano()},
-		"future.md": {MtimeNS: start.Add(time.Hour).UnixNano()},
+		// Given back an old modification time just now: the stats vouch
+		// for it, change time included.
+		"restored.md": {MtimeNS: start.Add(-time.Hour).UnixNano(), CtimeNS: start.Add(-time.Second).UnixNano()},
+		"future.md":   {MtimeNS: start.Add(time.Hour).UnixNano()},
 	}
 	c.DropRacy(start)
-	if _, ok := c["old.md"]; !ok || len(c) != 1 {
-		t.Errorf("left %v, want only old.md", c)
+	if _, ok := c["old.md"]; !ok || len(c) != 2 {
+		t.Errorf("left %v, want old.md and restored.md", c)
 	}
 }
 
@@ -62,7 +65,7 @@ func TestStatCacheRoundTrip(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	root := t.TempDir()
 	c := StatCache{
-		"a.md":      {Bytes: 1, MtimeNS: 1796041208936295093, XXHash: "39219a977eedeb56"},
+		"a.md":      {Bytes: 1, MtimeNS: 1796041208936295093, CtimeNS: 1796041208936295100, XXHash: "39219a977eedeb56"},
 		"café/b.md": {Bytes: 0, MtimeNS: -5, XXHash: "0000000000000000"},
 	}
 	if err := WriteStatCache(root, c, []string{"a.md", "café/b.md"}); err != nil {
@@ -75,15 +78,16 @@ func TestStatCacheRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	damaged := statHead(absPath(t, root)) + "a.md\t1\t2\th1\n" +
-		"short.md\t1\t2\n" + // a column missing
-		"long.md\t1\t2\th\textra\n" + // one too many
-		"size.md\tx\t2\th\n" + // not a number
-		"cut.md\t1\t2\t39219a97" // no LF: the hash may be cut short
+	damaged := statHead(absPath(t, root)) + "a.md\t1\t2\t3\th1\n" +
+		"short.md\t1\t2\th\n" + // a column missing (a row of v2)
+		"long.md\t1\t2\t3\th\textra\n" + // one too many
+		"size.md\tx\t2\t3\th\n" + // not a number
+		"change.md\t1\t2\tx\th\n" + // not a number
+		"cut.md\t1\t2\t3\t39219a97" // no LF: the hash may be cut short
 	if err := os.WriteFile(path, []byte(damaged), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	want := StatCache{"a.md": {Bytes: 1, MtimeNS: 2, XXHash: "h1"}}
+	want := StatCache{"a.md": {Bytes: 1, MtimeNS: 2, CtimeNS: 3, XXHash: "h1"}}
 	if got := ReadStatCache(root); !maps.Equal(got, want) {
 		t.Errorf("ReadStatCache of a damaged cache = %v, want %v", got, want)
 	}

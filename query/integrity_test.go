@@ -58,11 +58,11 @@ func TestEditedGraphIsNotUsed(t *testing.T) {
 	}
 }
 
-// TestSameStatEditIsTrusted documents the limit of a query's check: an
-// artifact edited in place with its size and modification time kept is
-// trusted, because the stat cache vouches for it and the query reads no
-// bytes to check. `cairn build --check` hashes it (see cmd/cairn).
-func TestSameStatEditIsTrusted(t *testing.T) {
+// TestSameStatEditIsSeen: an artifact edited in place with its size and
+// modification time kept is no longer vouched for by the stat cache,
+// whose entry holds the change time no program can set back: the query
+// hashes it, finds it differs, and answers from the scan.
+func TestSameStatEditIsSeen(t *testing.T) {
 	dir := builtDemo(t)
 	m, err := artifacts.ReadPrevious(dir)
 	if err != nil {
@@ -73,6 +73,9 @@ func TestSameStatEditIsTrusted(t *testing.T) {
 	if err := artifacts.WriteStatCache(dir, cache, []string{artifacts.EdgesDstPath}); err != nil {
 		t.Fatal(err)
 	}
+	if ix := open(t, dir); ix.State != StateUsed {
+		t.Fatalf("state %s (%q) before the edit", ix.State, ix.Reason)
+	}
 	p := filepath.Join(dir, filepath.FromSlash(artifacts.EdgesDstPath))
 	st, err := os.Stat(p)
 	if err != nil {
@@ -82,8 +85,11 @@ func TestSameStatEditIsTrusted(t *testing.T) {
 	if err := os.Chtimes(p, st.ModTime(), st.ModTime()); err != nil {
 		t.Fatal(err)
 	}
-	if ix := open(t, dir); ix.State != StateUsed {
-		t.Errorf("state %s (%q): a same-size, same-mtime edit is what a query cannot see, and it trusts the file", ix.State, ix.Reason)
+	if after, err := os.Stat(p); err != nil || after.Size() != st.Size() || !after.ModTime().Equal(st.ModTime()) {
+		t.Fatalf("the edit changed the size or time (%v): the test needs a same-stat edit", err)
+	}
+	if ix := open(t, dir); ix.State != StateCorrupt || !strings.Contains(ix.Reason, artifacts.EdgesDstPath) {
+		t.Errorf("state %s (%q) after a same-size, same-mtime edit; want corrupt, naming %s", ix.State, ix.Reason, artifacts.EdgesDstPath)
 	}
 }
 

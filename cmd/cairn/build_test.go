@@ -371,3 +371,61 @@ func TestContentEditRerunsUsageOnly(t *testing.T) {
 		t.Errorf("usage.tsv after an incremental build:\n%s\nfrom scratch:\n%s", got, want)
 	}
 }
+
+// TestBuildRepairsArtifactEditedInPlace: an artifact changed in place and
+// given back its size and modification time is what build --check
+// --artifacts lists; a query must not serve it as current, and cairn
+// build must rewrite it. Its change time, which no program sets, is what
+// gives it away.
+func TestBuildRepairsArtifactEditedInPlace(t *testing.T) {
+	isolate(t)
+	dir := copyBase(t, "demo")
+	mustBuild(t, dir)
+	docs := filepath.Join(dir, ".cairn", "docs.tsv")
+	built, err := os.ReadFile(docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A second build stamps the outputs' stats, as a long-lived base has.
+	if code, _, stderr := cairn(t, "--base", dir, "build"); code != 0 || !strings.Contains(stderr, "nothing to do") {
+		t.Fatalf("second build: exit %d, stderr %q", code, stderr)
+	}
+	tampered := bytes.Replace(built, []byte("\tRetention policy\n"), []byte("\tDetention policy\n"), 1)
+	if bytes.Equal(tampered, built) {
+		t.Fatal("the edit did not apply")
+	}
+	f, err := os.OpenFile(docs, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt(tampered, 0); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := os.Chtimes(docs, st.ModTime(), st.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+
+	code, stdout, _ := cairn(t, "--base", dir, "build", "--check", "--artifacts")
+	if code != 1 || !strings.Contains(stdout, "update\t.cairn/docs.tsv\n") {
+		t.Fatalf("check: exit %d, stdout %q; want 1 and docs.tsv listed", code, stdout)
+	}
+	_, stdout, _ = cairn(t, "--base", dir, "context", "--as-of", "2026-11-10", "retention", "policy")
+	if strings.Contains(stdout, "Detention") || strings.Contains(stdout, "index=.cairn/manifest.json used") {
+		t.Errorf("a query served the edited artifact as current:\n%s", stdout)
+	}
+	code, _, stderr := cairn(t, "--base", dir, "build")
+	if code != 0 || strings.Contains(stderr, "nothing to do") {
+		t.Fatalf("build after the edit: exit %d, stderr %q; want it to rewrite docs.tsv", code, stderr)
+	}
+	if got, err := os.ReadFile(docs); err != nil || !bytes.Equal(got, built) {
+		t.Errorf("docs.tsv is not the built bytes again (%v)", err)
+	}
+	if code, stdout, _ := cairn(t, "--base", dir, "build", "--check", "--artifacts"); code != 0 {
+		t.Errorf("check after the repair: exit %d, stdout %q", code, stdout)
+	}
+}

@@ -109,7 +109,7 @@ func cachedConfig(fsys fs.FS, stat artifacts.StatLookup, cached artifacts.Config
 		return cfg, "", false
 	}
 	st, err := fs.Stat(fsys, file)
-	if err != nil || !st.Mode().IsRegular() || st.Size() != e.Bytes || st.ModTime().UnixNano() != e.MtimeNS {
+	if err != nil || !st.Mode().IsRegular() || !e.VouchesFor(st) {
 		return cfg, "", false
 	}
 	if memo == nil {

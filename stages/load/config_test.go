@@ -211,7 +211,7 @@ func TestConfigCache(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		stat := artifacts.StatCache{ConfigFile: {Bytes: st.Size(), MtimeNS: st.ModTime().UnixNano(), XXHash: hash}}
+		stat := artifacts.StatCache{ConfigFile: {Bytes: st.Size(), MtimeNS: st.ModTime().UnixNano(), CtimeNS: artifacts.ChangeNS(st), XXHash: hash}}
 		cached := artifacts.ConfigCache{XXHash: hash, Data: EncodeConfigCache(want)}
 		// Without a memo, then twice with one: the second answer is the
 		// memo's, and all three are the configuration YAML decodes to.
@@ -232,6 +232,11 @@ func TestConfigCache(t *testing.T) {
 			"touched since": func() (artifacts.StatCache, artifacts.ConfigCache) {
 				e := stat[ConfigFile]
 				e.MtimeNS++
+				return artifacts.StatCache{ConfigFile: e}, cached
+			},
+			"changed since": func() (artifacts.StatCache, artifacts.ConfigCache) {
+				e := stat[ConfigFile]
+				e.CtimeNS++
 				return artifacts.StatCache{ConfigFile: e}, cached
 			},
 			"no stat entry": func() (artifacts.StatCache, artifacts.ConfigCache) { return nil, cached },

@@ -44,7 +44,7 @@ func fastWalk(dir string, c classifier, top map[string]bool, log *folderLog) (ou
 			if !ok || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
 				return nil, ds, false
 			}
-			c.add(&ds, &out, name, st.Size, mtimeNS(st), false)
+			c.add(&ds, &out, name, st.Size, mtimeNS(st), ctimeNS(st), false)
 		case !top[name] || strings.HasPrefix(name, "."):
 			// walkOnly skips these too
 		case types[i] == syscall.DT_DIR && !strings.ContainsAny(name, "\t\n\r\\"):
@@ -119,7 +119,7 @@ func walkFolder(dir string, parent int, name, p string, c classifier, ds *diag.L
 			if !ok || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
 				return false
 			}
-			c.add(ds, out, child, st.Size, mtimeNS(st), false)
+			c.add(ds, out, child, st.Size, mtimeNS(st), ctimeNS(st), false)
 		case syscall.DT_FIFO:
 			c.notAFile(ds, child, fs.ModeNamedPipe)
 		case syscall.DT_SOCK:
@@ -170,4 +170,9 @@ func readDirents(fd int, buf []byte) (names []string, types []uint8, ok bool) {
 
 func mtimeNS(st syscall.Stat_t) int64 {
 	return int64(st.Mtim.Sec)*1e9 + int64(st.Mtim.Nsec)
+}
+
+// ctimeNS is the change time, as artifacts.ChangeNS reads it.
+func ctimeNS(st syscall.Stat_t) int64 {
+	return int64(st.Ctim.Sec)*1e9 + int64(st.Ctim.Nsec)
 }

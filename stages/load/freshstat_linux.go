@@ -50,11 +50,11 @@ func statTake(dir string, c classifier, top map[string]bool, stat artifacts.Stat
 	for i, name := range names {
 		switch {
 		case IsConfigFile(name):
-			size, mtime, regular := statFile(root, name)
+			size, mtime, ctime, regular := statFile(root, name)
 			if !regular {
 				return nil, false
 			}
-			c.add(&ds, &out, name, size, mtime, false)
+			c.add(&ds, &out, name, size, mtime, ctime, false)
 		case !top[name] || strings.HasPrefix(name, "."):
 			// walkOnly skips these too
 		case types[i] == unix.DT_DIR:
@@ -91,12 +91,12 @@ func statTake(dir string, c classifier, top map[string]bool, stat artifacts.Stat
 		if k := c.classify(p, &ds); k != kindConfig && k.group() != GroupCorpus {
 			return
 		}
-		size, mtime, regular := statFile(root, p)
+		size, mtime, ctime, regular := statFile(root, p)
 		if !regular {
 			ok = false
 			return
 		}
-		c.add(&ds, &out, p, size, mtime, false)
+		c.add(&ds, &out, p, size, mtime, ctime, false)
 	})
 	for _, held := range trees {
 		ok = ok && held
@@ -110,10 +110,10 @@ func statTake(dir string, c classifier, top map[string]bool, stat artifacts.Stat
 
 // statFile stats the path p below the folder open as fd without following
 // a final link, and reports whether it is a regular file.
-func statFile(fd int, p string) (size, mtimeNS int64, regular bool) {
+func statFile(fd int, p string) (size, mtimeNS, ctimeNS int64, regular bool) {
 	var st unix.Stat_t
 	if unix.Fstatat(fd, p, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
-	return st.Size, st.Mtim.Nano(), true
+	return st.Size, st.Mtim.Nano(), st.Ctim.Nano(), true
 }

@@ -63,6 +63,7 @@ type entry struct {
 	kind    fileKind
 	size    int64
 	mtimeNS int64
+	ctimeNS int64 // see artifacts.StatEntry
 	hash    string
 	symlink bool
 	overCap bool // over its kind's cap: stamped by its stat, never read
@@ -358,7 +359,7 @@ func visit(fsys fs.FS, c classifier, ds *diag.List, top map[string]bool, out *[]
 		c.notAFile(ds, p, info.Mode())
 		return nil
 	}
-	c.add(ds, out, p, info.Size(), info.ModTime().UnixNano(), symlink)
+	c.add(ds, out, p, info.Size(), info.ModTime().UnixNano(), artifacts.ChangeNS(info), symlink)
 	return nil
 }
 
@@ -392,7 +393,7 @@ func (c classifier) notAFile(ds *diag.List, p string, mode fs.FileMode) {
 
 // add takes a regular file the walk found: an input is appended to out,
 // a file of no kind is left out, and a path cairn refuses is reported.
-func (c classifier) add(ds *diag.List, out *[]entry, p string, size, mtimeNS int64, symlink bool) {
+func (c classifier) add(ds *diag.List, out *[]entry, p string, size, mtimeNS, ctimeNS int64, symlink bool) {
 	k := c.classify(p, ds)
 	if k == kindIgnored {
 		return
@@ -401,7 +402,7 @@ func (c classifier) add(ds *diag.List, out *[]entry, p string, size, mtimeNS int
 		ds.Errorf(p, 0, 0, "bad-path", "the path holds #, which in a URI starts a record id or a heading anchor; rename the file")
 		return
 	}
-	*out = append(*out, entry{path: p, kind: k, size: size, mtimeNS: mtimeNS, symlink: symlink})
+	*out = append(*out, entry{path: p, kind: k, size: size, mtimeNS: mtimeNS, ctimeNS: ctimeNS, symlink: symlink})
 }
 
 // hashAll fills each entry's hash, stat-first: an entry whose size and
@@ -414,7 +415,7 @@ func hashAll(fsys fs.FS, entries []entry, cache artifacts.StatLookup, ds *diag.L
 	var buf []byte // made on the first file hashed: a current base hashes none
 	for i := range entries {
 		e := &entries[i]
-		if c, ok := cache.Lookup(e.path); ok && c.Bytes == e.size && c.MtimeNS == e.mtimeNS && c.XXHash != "" {
+		if c, ok := cache.Lookup(e.path); ok && c.Vouches(e.size, e.mtimeNS, e.ctimeNS) && c.XXHash != "" {
 			e.hash = c.XXHash
 			continue
 		}
@@ -455,7 +456,7 @@ func statCacheOf(entries []entry) artifacts.StatCache {
 	c := make(artifacts.StatCache, len(entries))
 	for _, e := range entries {
 		if e.hash != "" && !e.overCap {
-			c[e.path] = artifacts.StatEntry{Bytes: e.size, MtimeNS: e.mtimeNS, XXHash: e.hash}
+			c[e.path] = artifacts.StatEntry{Bytes: e.size, MtimeNS: e.mtimeNS, CtimeNS: e.ctimeNS, XXHash: e.hash}
 		}
 	}
 	return c
