@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -206,26 +205,26 @@ func newestBefore(ctx context.Context, in Input, repo, head string) (time.Time, 
 	return time.Date(when.Year(), when.Month(), when.Day(), 0, 0, 0, 0, time.UTC), nil
 }
 
-// runGit runs one git command in repo and returns its stdout.
+// runGit runs one git command in repo and returns its stdout, refusing
+// more than maxOutputBytes of it.
 func runGit(ctx context.Context, in Input, repo string, args ...string) ([]byte, error) {
-	return runGitCapped(ctx, in, repo, 0, args...)
+	return runGitCapped(ctx, in, repo, maxOutputBytes, args...)
 }
 
-// runGitCapped is runGit refusing more than max bytes of stdout (0: no
-// cap), for a call whose answer has a known size.
+// runGitCapped is runGit refusing more than max bytes of stdout: git is
+// stopped at the cap, and nothing past it is kept.
 func runGitCapped(ctx context.Context, in Input, repo string, max int, args ...string) ([]byte, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", repo}, args...)...)
 	cmd.Env = in.Environ
-	var stdout limitedBuffer
-	stdout.max = max
-	if max == 0 {
-		stdout.max = math.MaxInt
-	}
+	cmd.WaitDelay = waitDelay
+	stdout := cappedBuffer{max: max, stop: cancel}
 	var stderr tailBuffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
-	if err == nil && stdout.over {
-		return nil, fmt.Errorf("git %s in %s printed more than the %d bytes cairn reads of it", args[0], repo, max)
+	if stdout.over {
+		return nil, fmt.Errorf("git %s in %s printed more than %d bytes, the cap of what cairn reads of it, and was stopped; collect fewer days at once (--days)", args[0], repo, max)
 	}
 	if err != nil {
 		var ee *exec.ExitError
@@ -237,7 +236,7 @@ func runGitCapped(ctx context.Context, in Input, repo string, max int, args ...s
 		}
 		return nil, fmt.Errorf("git %s in %s failed (%v)%s; pass --repo PATH or set sources.git.path to a repository", args[0], repo, err, stderr.suffix())
 	}
-	return stdout.Bytes(), nil
+	return stdout.buf, nil
 }
 
 // parseCommit reads one commit of gitFormat's output.
