@@ -114,6 +114,7 @@ func runCommand(ctx context.Context, in Input, s source, win window, timeout tim
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = in.Dir
 	cmd.Env = append(append([]string(nil), in.Environ...), "CAIRN_SINCE="+since, "CAIRN_UNTIL="+until, "CAIRN_SOURCE="+s.name)
+	ownGroup(cmd)
 	cmd.WaitDelay = waitDelay
 	stdout := cappedBuffer{max: maxOutputBytes, stop: cancel}
 	var stderr tailBuffer
