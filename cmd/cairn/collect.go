@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/cairn-kb/cairn/artifacts"
@@ -97,7 +99,17 @@ func (c *CollectCmd) Run(env *Env) error {
 		return err
 	}
 	defer lock.Release()
-	out, err := collect.Run(context.Background(), in)
+	// Each command runs in a process group of its own, which a terminal's
+	// Ctrl-C does not reach: the interrupt cancels the collection instead,
+	// which stops every command with what it started, and the lock is
+	// released on the way out.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	out, err := collect.Run(ctx, in)
+	if ctx.Err() != nil {
+		c.report(env, out, today)
+		return &exitError{code: 130, msg: "interrupted; the documents listed are written, and cairn collect fills the other days when run again"}
+	}
 	if err != nil {
 		return err
 	}

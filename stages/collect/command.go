@@ -125,6 +125,8 @@ func runCommand(ctx context.Context, in Input, s source, win window, timeout tim
 		return nil, fmt.Errorf("%s printed more than %d bytes, the cap of a record document, and was stopped; have it print fewer or shorter records, or split the source in two", commandName(s), maxOutputBytes)
 	case ctx.Err() == context.DeadlineExceeded:
 		return nil, fmt.Errorf("%s timed out after %s%s; raise its timeout in cairn.yaml or make it faster", commandName(s), timeout, stderr.suffix())
+	case ctx.Err() != nil:
+		return nil, fmt.Errorf("%s was stopped: the collection was interrupted", commandName(s))
 	case err != nil:
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
