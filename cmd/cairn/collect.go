@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/cairn-kb/cairn/artifacts"
@@ -37,6 +39,9 @@ type collectSource struct {
 	Present int              `json:"present"`
 	Empty   int              `json:"without_commits"`
 	Skipped []collectSkipped `json:"skipped"`
+	// BadCommits are the commits the git collector left out, each with
+	// what is wrong with it.
+	BadCommits []collectBadCommit `json:"bad_commits,omitempty"`
 	// Newest is, when the git source's window held no commit, the author
 	// day of the newest commit before it ("" for none), and Hint the
 	// sentence the text report prints.
@@ -55,6 +60,12 @@ type collectWritten struct {
 type collectSkipped struct {
 	Path   string `json:"path"`
 	Reason string `json:"reason"`
+}
+
+// collectBadCommit is a commit left out, and why.
+type collectBadCommit struct {
+	SHA     string `json:"sha"`
+	Problem string `json:"problem"`
 }
 
 // Help is the detail under the summary of `cairn collect --help`.
@@ -97,7 +108,17 @@ func (c *CollectCmd) Run(env *Env) error {
 		return err
 	}
 	defer lock.Release()
-	out, err := collect.Run(context.Background(), in)
+	// Each command runs in a process group of its own, which a terminal's
+	// Ctrl-C does not reach: the interrupt cancels the collection instead,
+	// which stops every command with what it started, and the lock is
+	// released on the way out.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	out, err := collect.Run(ctx, in)
+	if ctx.Err() != nil {
+		c.report(env, out, today)
+		return &exitError{code: 130, msg: "interrupted; the documents listed are written, and cairn collect fills the other days when run again"}
+	}
 	if err != nil {
 		return err
 	}
@@ -174,8 +195,9 @@ func (c *CollectCmd) quietHint(source string, q collect.Quiet, today time.Time) 
 	line := head + fmt.Sprintf("no commit in the last %d days; the newest is from %s, %d days ago", c.Days, q.Newest.Format(time.DateOnly), ago)
 	switch {
 	case ago <= c.Days:
-		// Only a commit dated by its author after its committer falls
-		// here: git's walk, bounded by committer date, passed it by.
+		// Only a commit the window could not hold falls here: one
+		// authored on the as-of day or later but committed before it,
+		// or one the walk's slack of older commits stopped short of.
 		return line
 	case ago > maxCollectDays:
 		return line + fmt.Sprintf(", further back than --days reaches (%d)", maxCollectDays)
@@ -201,8 +223,8 @@ func shellWord(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// maxSkippedNamed bounds the skipped notes named one by one: the count
-// says how many more there are.
+// maxSkippedNamed bounds the skipped notes, and the commits left out,
+// named one by one: the count says how many more there are.
 const maxSkippedNamed = 10
 
 // reportSkipped names the notes the markdown collector left out, and why,
@@ -214,6 +236,18 @@ func reportSkipped(env *Env, r collect.Result) {
 			break
 		}
 		fmt.Fprintf(env.Stderr, "cairn: collect %s: skipped %s: %d bytes, over the %d-byte cap of a note; split it or move it out of the notes folder\n", r.Source, s.Path, s.Size, collect.MaxNoteBytes)
+	}
+}
+
+// reportBadCommits names the commits the git collector left out, and what
+// is wrong with each, on lines of their own.
+func reportBadCommits(env *Env, r collect.Result) {
+	for i, b := range r.BadCommits {
+		if i == maxSkippedNamed {
+			fmt.Fprintf(env.Stderr, "cairn: collect %s: and %d more commits left out\n", r.Source, len(r.BadCommits)-maxSkippedNamed)
+			break
+		}
+		fmt.Fprintf(env.Stderr, "cairn: collect %s: left out commit %s: %s; the other commits are collected\n", r.Source, b.SHA, b.Problem)
 	}
 }
 
@@ -239,11 +273,15 @@ func (c *CollectCmd) report(env *Env, out collect.Output, today time.Time) error
 		if len(r.Skipped) > 0 {
 			line += fmt.Sprintf(", %d skipped", len(r.Skipped))
 		}
+		if len(r.BadCommits) > 0 {
+			line += fmt.Sprintf(", %d left out", len(r.BadCommits))
+		}
 		fmt.Fprintln(env.Stderr, line)
 		if r.Quiet != nil {
 			fmt.Fprintln(env.Stderr, c.quietHint(r.Source, *r.Quiet, today))
 		}
 		reportSkipped(env, r)
+		reportBadCommits(env, r)
 		if r.Err != nil {
 			fmt.Fprintf(env.Stderr, "cairn: %v\n", r.Err)
 		}
@@ -276,6 +314,9 @@ func (c *CollectCmd) jsonReport(out collect.Output, today time.Time) collectRepo
 		for _, sk := range r.Skipped {
 			reason := fmt.Sprintf("%d bytes, over the %d-byte cap of a note", sk.Size, collect.MaxNoteBytes)
 			s.Skipped = append(s.Skipped, collectSkipped{Path: sk.Path, Reason: reason})
+		}
+		for _, b := range r.BadCommits {
+			s.BadCommits = append(s.BadCommits, collectBadCommit{SHA: b.SHA, Problem: b.Problem})
 		}
 		if r.Quiet != nil {
 			if !r.Quiet.Newest.IsZero() {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -500,4 +501,37 @@ func equalStamps(a, b map[string]time.Time) bool {
 		}
 	}
 	return true
+}
+
+// TestCollectGitBadCommit: a commit whose author date cannot be read is
+// named on stderr and left out; the commits around it are collected and
+// the exit is 0.
+func TestCollectGitBadCommit(t *testing.T) {
+	isolate(t)
+	dir := gitBase(t, testCommits[:2])
+	git := func(stdin string, args ...string) string {
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=Ada", "-c", "user.email=ada@example.test"}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
+		cmd.Stdin = strings.NewReader(stdin)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("git %v: %v", args, err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	obj := fmt.Sprintf("tree %s\nparent %s\nauthor Mallory <mallory@example.test> soon +0000\ncommitter Ada <ada@example.test> %d +0000\n\nUndated\n",
+		git("", "rev-parse", "HEAD^{tree}"), git("", "rev-parse", "HEAD"), time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC).Unix())
+	bad := git(obj, "hash-object", "--literally", "-t", "commit", "-w", "--stdin")
+	git("", "update-ref", "HEAD", bad)
+	code, stdout, stderr := cairnAt(t, collectNow, "--base", dir, "collect", "git", "--as-of", "2026-11-28")
+	want := "cairn: collect git: 1 written (2 records), 0 present, 29 without commits, 1 left out\n" +
+		"cairn: collect git: left out commit " + bad + `: its author line "Mallory <mallory@example.test> soon +0000" has the date "soon", which is not seconds since 1970; the other commits are collected` + "\n"
+	if code != 0 || stdout != "events/2026-11-23/git.json\n" || stderr != want {
+		t.Errorf("exit %d, %q, stderr %q; want %q", code, stdout, stderr, want)
+	}
+	code, stdout, _ = cairnAt(t, collectNow, "--base", dir, "collect", "git", "--as-of", "2026-11-28", "--refresh", "--format", "json")
+	var rep collectReport
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || code != 0 || len(rep.Sources[0].BadCommits) != 1 || rep.Sources[0].BadCommits[0].SHA != bad {
+		t.Errorf("--format json: exit %d, %v, %+v", code, err, rep)
+	}
 }

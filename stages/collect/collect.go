@@ -77,6 +77,9 @@ type Result struct {
 	// its snapshot: too large, or unreadable. Files that are not notes are
 	// not listed.
 	Skipped []Skipped
+	// BadCommits lists the commits the git collector could not read and
+	// left out, in the order it met them; the others are collected.
+	BadCommits []BadCommit
 	// Err is what stopped the source, naming it; nil when it finished.
 	Err error
 }

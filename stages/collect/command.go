@@ -1,7 +1,6 @@
 package collect
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +15,11 @@ import (
 // MaxStderrBytes bounds what a failing command's error keeps of its
 // stderr: the end, where a traceback says what went wrong.
 const MaxStderrBytes = 2048
+
+// maxOutputBytes bounds what cairn reads of a collect command's stdout,
+// and of a git call's: the cap of the record document it becomes. A
+// variable, so a test can lower it.
+var maxOutputBytes = load.MaxDocumentBytes
 
 // waitDelay is how long a killed command's children may hold its pipes
 // open before cairn stops waiting for them.
@@ -110,17 +114,19 @@ func runCommand(ctx context.Context, in Input, s source, win window, timeout tim
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = in.Dir
 	cmd.Env = append(append([]string(nil), in.Environ...), "CAIRN_SINCE="+since, "CAIRN_UNTIL="+until, "CAIRN_SOURCE="+s.name)
+	ownGroup(cmd)
 	cmd.WaitDelay = waitDelay
-	var stdout limitedBuffer
-	stdout.max = load.MaxDocumentBytes
+	stdout := cappedBuffer{max: maxOutputBytes, stop: cancel}
 	var stderr tailBuffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	switch {
+	case stdout.over:
+		return nil, fmt.Errorf("%s printed more than %d bytes, the cap of a record document, and was stopped; have it print fewer or shorter records, or split the source in two", commandName(s), maxOutputBytes)
 	case ctx.Err() == context.DeadlineExceeded:
 		return nil, fmt.Errorf("%s timed out after %s%s; raise its timeout in cairn.yaml or make it faster", commandName(s), timeout, stderr.suffix())
-	case stdout.over:
-		return nil, fmt.Errorf("%s printed more than %d bytes, the cap of a record document", commandName(s), load.MaxDocumentBytes)
+	case ctx.Err() != nil:
+		return nil, fmt.Errorf("%s was stopped: the collection was interrupted", commandName(s))
 	case err != nil:
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
@@ -128,26 +134,45 @@ func runCommand(ctx context.Context, in Input, s source, win window, timeout tim
 		}
 		return nil, fmt.Errorf("cannot run %s: %w; fix run in cairn.yaml", commandName(s), err)
 	}
-	return stdout.Bytes(), nil
+	return stdout.buf, nil
 }
 
 func commandName(s source) string {
 	return fmt.Sprintf("the command %q", strings.Join(s.policy.Run, " "))
 }
 
-// limitedBuffer keeps at most max bytes and notes when more came.
-type limitedBuffer struct {
-	bytes.Buffer
+// errOverCap stops the copy of a command's output at its cap.
+var errOverCap = errors.New("output over its cap")
+
+// cappedBuffer keeps a command's stdout, up to max bytes. The write that
+// would pass max keeps none of it, marks the buffer over and fails, which
+// ends exec's copy from the command's pipe; stop, when set, then ends the
+// command, whose further output nobody reads. So cairn holds at most max
+// bytes, however much the command prints.
+//
+// It has a Write and nothing else on purpose: io.Copy prefers a
+// destination's ReadFrom, and one promoted from an embedded bytes.Buffer
+// would read the whole output past the cap. exec's own copy is kept,
+// rather than a read of cmd.StdoutPipe through an io.LimitReader, because
+// exec bounds it with WaitDelay: a grandchild holding the pipe open cannot
+// keep it waiting.
+type cappedBuffer struct {
+	buf  []byte
 	max  int
 	over bool
+	stop func()
 }
 
-func (b *limitedBuffer) Write(p []byte) (int, error) {
-	if b.Len()+len(p) > b.max {
+func (b *cappedBuffer) Write(p []byte) (int, error) {
+	if len(p) > b.max-len(b.buf) {
 		b.over = true
-		return len(p), nil
+		if b.stop != nil {
+			b.stop()
+		}
+		return 0, errOverCap
 	}
-	return b.Buffer.Write(p)
+	b.buf = append(b.buf, p...)
+	return len(p), nil
 }
 
 // tailBuffer keeps the last MaxStderrBytes written to it.

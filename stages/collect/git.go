@@ -7,24 +7,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/cairn-kb/cairn/stages/model"
 )
-
-// gitFormat is one commit of `git log` output: a record separator, then
-// the fields below split by unit separators; --name-only -z follows the
-// last one with the changed paths, each ending in NUL.
-const gitFormat = "%x1e%H%x1f%P%x1f%aI%x1f%ae%x1f%an%x1f%s%x1f%b%x1f%(trailers:only,unfold)%x1f"
-
-// gitFields is how many unit-separated parts a commit has, the paths last.
-const gitFields = 9
 
 // gitFieldsMap is the fields map of the git collector's documents.
 var gitFieldsMap = map[string]model.FieldPaths{
@@ -80,10 +72,11 @@ var (
 // not a ticket: UTF-8 is not ticket 8 of project UTF.
 var notTickets = []string{"AES", "ARM", "CVE", "HTTP", "ISO", "MD", "RFC", "SHA", "SSL", "TLS", "UTF", "X86"}
 
-// collectGit reads the repository's commits for every missing day with
-// one `git log` and writes a document for each day that has commits. A day
-// with none writes nothing: reading it again costs nothing, since the one
-// process reads the whole window anyway.
+// collectGit reads the repository's commits for every missing day in one
+// walk of its history and writes a document for each day that has commits.
+// A day with none writes nothing: reading it again costs nothing, since
+// the one walk reads the whole window anyway. A commit it cannot read is
+// named in the result and left out; the others are collected.
 func collectGit(ctx context.Context, in Input, s source) (Result, error) {
 	var res Result
 	days, present, err := missingDays(in, s)
@@ -92,7 +85,8 @@ func collectGit(ctx context.Context, in Input, s source) (Result, error) {
 		return res, err
 	}
 	repo := gitRepo(in, s)
-	commits, head, err := gitLog(ctx, in, repo, days[0])
+	commits, bad, head, err := gitLog(ctx, in, repo, days[0])
+	res.BadCommits = bad
 	if err != nil {
 		return res, err
 	}
@@ -147,39 +141,6 @@ func gitRepo(in Input, s source) string {
 	return in.Dir
 }
 
-// gitLog lists HEAD's commits authored from the first day to before
-// Today, and HEAD's commit id, "" in a repository with no commit yet.
-// git's own --since filters on the committer date, which is never before
-// the author date when clocks are sane, so it only bounds the walk; the
-// author day decides the document.
-func gitLog(ctx context.Context, in Input, repo string, first time.Time) ([]gitCommit, string, error) {
-	out, err := runGit(ctx, in, repo, "rev-parse", "--verify", "-q", "HEAD")
-	if err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) && ee.ExitCode() == 1 {
-			return nil, "", nil // a repository with no commit yet
-		}
-		return nil, "", err
-	}
-	head := strings.TrimSpace(string(out))
-	out, err = runGit(ctx, in, repo, "log", "--no-color", "--no-show-signature", "--no-renames", "--name-only", "-z",
-		"--format="+gitFormat, "--since="+first.Format(time.RFC3339), head, "--")
-	if err != nil {
-		return nil, head, err
-	}
-	var commits []gitCommit
-	for _, chunk := range strings.Split(string(out), "\x1e")[1:] {
-		c, err := parseCommit(chunk)
-		if err != nil {
-			return nil, head, err
-		}
-		if !c.day.Before(first) && c.day.Before(in.Today) {
-			commits = append(commits, c)
-		}
-	}
-	return commits, head, nil
-}
-
 // maxNewestBytes bounds what newestBefore's git call may print: one date
 // and a newline.
 const maxNewestBytes = 64
@@ -189,8 +150,8 @@ const maxNewestBytes = 64
 // walk stops at the first commit it prints. --until passes by the commits
 // of the as-of day and after, which no --days can reach.
 func newestBefore(ctx context.Context, in Input, repo, head string) (time.Time, error) {
-	out, err := runGitCapped(ctx, in, repo, maxNewestBytes, "log", "-1", "--no-color", "--no-show-signature",
-		"--format=%aI", "--until="+in.Today.Format(time.RFC3339), head, "--")
+	out, err := runGitCapped(ctx, in, repo, maxNewestBytes, "", "log", "-1", "--no-color", "--no-show-signature",
+		"--format=%at", "--until="+in.Today.Format(time.RFC3339), head, "--")
 	if err != nil {
 		return time.Time{}, err
 	}
@@ -198,34 +159,42 @@ func newestBefore(ctx context.Context, in Input, repo, head string) (time.Time, 
 	if text == "" {
 		return time.Time{}, nil
 	}
-	when, err := time.Parse(time.RFC3339, text)
+	// The seconds, not %aI: git prints a zone it took (+9959) in an ISO
+	// date that no parser takes back.
+	secs, err := strconv.ParseInt(text, 10, 64)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("git log printed the author date %q, which cairn cannot read: %v", text, err)
+		return time.Time{}, fmt.Errorf("git log printed the author date %q, which cairn cannot read", text)
 	}
-	when = when.UTC()
+	when := time.Unix(secs, 0).UTC()
 	return time.Date(when.Year(), when.Month(), when.Day(), 0, 0, 0, 0, time.UTC), nil
 }
 
-// runGit runs one git command in repo and returns its stdout.
+// runGit runs one git command in repo and returns its stdout, refusing
+// more than maxOutputBytes of it.
 func runGit(ctx context.Context, in Input, repo string, args ...string) ([]byte, error) {
-	return runGitCapped(ctx, in, repo, 0, args...)
+	return runGitCapped(ctx, in, repo, maxOutputBytes, "", args...)
 }
 
-// runGitCapped is runGit refusing more than max bytes of stdout (0: no
-// cap), for a call whose answer has a known size.
-func runGitCapped(ctx context.Context, in Input, repo string, max int, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", repo}, args...)...)
-	cmd.Env = in.Environ
-	var stdout limitedBuffer
-	stdout.max = max
-	if max == 0 {
-		stdout.max = math.MaxInt
+// runGitInput is runGit with stdin.
+func runGitInput(ctx context.Context, in Input, repo, stdin string, args ...string) ([]byte, error) {
+	return runGitCapped(ctx, in, repo, maxOutputBytes, stdin, args...)
+}
+
+// runGitCapped is runGit refusing more than max bytes of stdout: git is
+// stopped at the cap, and nothing past it is kept.
+func runGitCapped(ctx context.Context, in Input, repo string, max int, stdin string, args ...string) ([]byte, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cmd := gitCommand(ctx, in, repo, args...)
+	if stdin != "" {
+		cmd.Stdin = strings.NewReader(stdin)
 	}
+	stdout := cappedBuffer{max: max, stop: cancel}
 	var stderr tailBuffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
-	if err == nil && stdout.over {
-		return nil, fmt.Errorf("git %s in %s printed more than the %d bytes cairn reads of it", args[0], repo, max)
+	if stdout.over {
+		return nil, fmt.Errorf("git %s in %s printed more than %d bytes, the cap of what cairn reads of it, and was stopped; collect fewer days at once (--days)", args[0], repo, max)
 	}
 	if err != nil {
 		var ee *exec.ExitError
@@ -233,55 +202,33 @@ func runGitCapped(ctx context.Context, in Input, repo string, max int, args ...s
 			return nil, err
 		}
 		if errors.Is(err, exec.ErrNotFound) {
-			return nil, errors.New("the git collector needs the git binary on PATH; install git")
+			return nil, gitStartError(err)
 		}
-		return nil, fmt.Errorf("git %s in %s failed (%v)%s; pass --repo PATH or set sources.git.path to a repository", args[0], repo, err, stderr.suffix())
+		return nil, gitFailed(args[0], repo, err, &stderr)
 	}
-	return stdout.Bytes(), nil
+	return stdout.buf, nil
 }
 
-// parseCommit reads one commit of gitFormat's output.
-func parseCommit(chunk string) (gitCommit, error) {
-	parts := strings.SplitN(chunk, "\x1f", gitFields)
-	if len(parts) != gitFields {
-		return gitCommit{}, fmt.Errorf("git log printed a commit cairn cannot read (%d parts, want %d); is the git binary older than 2.9?", len(parts), gitFields)
+// gitCommand is one git command in repo, in the collection's environment.
+func gitCommand(ctx context.Context, in Input, repo string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", repo}, args...)...)
+	cmd.Env = in.Environ
+	cmd.WaitDelay = waitDelay
+	return cmd
+}
+
+// gitStartError is the error of a git that could not start.
+func gitStartError(err error) error {
+	if errors.Is(err, exec.ErrNotFound) {
+		return errors.New("the git collector needs the git binary on PATH; install git")
 	}
-	when, err := time.Parse(time.RFC3339, parts[2])
-	if err != nil {
-		return gitCommit{}, fmt.Errorf("commit %s: author date %q: %v", parts[0], parts[2], err)
-	}
-	when = when.UTC()
-	trailersText := strings.TrimRight(parts[7], "\n")
-	c := gitCommit{
-		SHA:        parts[0],
-		Parents:    strings.Fields(parts[1]),
-		Subject:    parts[5],
-		Body:       strings.TrimSpace(strings.TrimSuffix(strings.TrimRight(parts[6], "\n"), trailersText)),
-		Time:       when.Format(time.RFC3339),
-		Author:     personURI(parts[3]),
-		AuthorName: parts[4],
-		day:        time.Date(when.Year(), when.Month(), when.Day(), 0, 0, 0, 0, time.UTC),
-	}
-	c.Merge = len(c.Parents) > 1
-	for _, p := range strings.Split(parts[8], "\x00") {
-		if p = strings.TrimLeft(p, "\n"); p != "" {
-			c.Paths = append(c.Paths, p)
-		}
-	}
-	for _, t := range strings.Split(trailersText, "\n") {
-		if t = strings.TrimSpace(t); t == "" {
-			continue
-		}
-		c.Trailers = append(c.Trailers, t)
-		key, value, _ := strings.Cut(t, ":")
-		if strings.EqualFold(strings.TrimSpace(key), "co-authored-by") {
-			if m := emailIn.FindStringSubmatch(value); m != nil {
-				c.CoAuthors = appendNew(c.CoAuthors, personURI(m[1]))
-			}
-		}
-	}
-	c.Tickets = ticketsIn(c.Subject + "\n" + parts[6])
-	return c, nil
+	return fmt.Errorf("cannot run git: %w", err)
+}
+
+// gitFailed is the error of a git command that failed, with the end of
+// its stderr.
+func gitFailed(command, repo string, err error, stderr *tailBuffer) error {
+	return fmt.Errorf("git %s in %s failed (%v)%s; pass --repo PATH or set sources.git.path to a repository", command, repo, err, stderr.suffix())
 }
 
 // personURI is an author's entity URI; addresses are compared without case.

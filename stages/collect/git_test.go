@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -52,5 +53,22 @@ func TestGitNoCommit(t *testing.T) {
 	}
 	if r := collectQuiet(t, repo, DefaultDays); r.Quiet == nil || !r.Quiet.NoCommit || !r.Quiet.Newest.IsZero() {
 		t.Errorf("an empty repository gave %+v", r.Quiet)
+	}
+}
+
+// TestGitOutputCap: git's output is held to the cap too.
+func TestGitOutputCap(t *testing.T) {
+	repo := filepath.Join(t.TempDir(), "repo")
+	generateRepo(t, repo, 200, 10)
+	defer func(max int) { maxOutputBytes = max }(maxOutputBytes)
+	maxOutputBytes = 4 << 10
+	in := Input{Dir: t.TempDir(), Config: model.Config{}.WithDefaults(), Sources: []string{"git"}, Today: benchToday,
+		Days: 10, Now: benchToday, Repo: repo, Environ: os.Environ()}
+	out, err := Run(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := out.Results[0].Err; got == nil || !strings.Contains(got.Error(), "more than 4096 bytes") {
+		t.Errorf("git printing past a 4 KiB cap gave %v, want the cap's error", got)
 	}
 }
