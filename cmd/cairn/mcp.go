@@ -58,9 +58,9 @@ func (c *McpCmd) Run(env *Env) error {
 	s := newMCPServer(root, env, c.AsOf)
 	defer s.session.Close()
 	if c.HTTP == "" {
-		// The SDK's stdio transport is the process's own stdin and stdout:
-		// nothing else may write to stdout while it serves.
-		err := s.server.Run(ctx, &mcp.StdioTransport{})
+		// The transport is the process's own stdin and stdout: nothing
+		// else may write to stdout while it serves.
+		err := s.server.Run(ctx, &lineTransport{in: os.Stdin, out: env.Stdout, refused: s.logRefused})
 		if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 			return nil
 		}
@@ -162,6 +162,14 @@ func (s *mcpServer) logCall(what string, items int, start time.Time, digest stri
 	s.logMu.Lock()
 	defer s.logMu.Unlock()
 	fmt.Fprintf(s.env.Stderr, "cairn mcp: %s items=%d ms=%d input=%s %s\n", what, items, time.Since(start).Milliseconds(), digest, outcome)
+}
+
+// logRefused writes the line a refused stdio line leaves on stderr: its
+// number and what was wrong with it, never its text.
+func (s *mcpServer) logRefused(line int, why string) {
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
+	fmt.Fprintf(s.env.Stderr, "cairn mcp: line %d refused: %s\n", line, why)
 }
 
 // inputDigest names a request in the log and in its cursors: 16 hex

@@ -17,7 +17,7 @@ import (
 
 // mcpCommand is the built binary serving dir over stdio, at the golden
 // as-of day, with its stderr in errb.
-func mcpCommand(t *testing.T, dir string, errb *bytes.Buffer, args ...string) *exec.Cmd {
+func mcpCommand(t *testing.T, dir string, errb io.Writer, args ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(builtCairn(t), append([]string{"--base", dir, "mcp"}, args...)...)
 	cmd.Env = append(os.Environ(), "CAIRN_AS_OF="+goldenAsOf)
