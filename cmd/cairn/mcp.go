@@ -124,6 +124,9 @@ type mcpServer struct {
 	// replyCap is the most bytes of an answer one tool result carries;
 	// the rest is behind a cursor.
 	replyCap int
+	// redactor takes the base's location out of every error a client is
+	// sent.
+	redactor baseRedactor
 	logMu    sync.Mutex
 }
 
@@ -133,7 +136,7 @@ const mcpReplyCap = 64 << 10
 
 // newMCPServer builds the server with every tool and resource template.
 func newMCPServer(root string, env *Env, asOf string) *mcpServer {
-	s := &mcpServer{root: root, env: env, asOf: asOf, session: query.NewSession(root), seen: &query.Seen{}, replyCap: mcpReplyCap}
+	s := &mcpServer{root: root, env: env, asOf: asOf, session: query.NewSession(root), seen: &query.Seen{}, replyCap: mcpReplyCap, redactor: newBaseRedactor(root)}
 	s.server = mcp.NewServer(&mcp.Implementation{Name: mcpName, Title: "cairn", Version: Version}, &mcp.ServerOptions{
 		Instructions: mcpInstructions,
 		Capabilities: &mcp.ServerCapabilities{},
