@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"sync"
@@ -23,9 +21,11 @@ import (
 // McpCmd is `cairn mcp`: the base served to an agent over the Model
 // Context Protocol, with the same answers as the CLI verbs.
 type McpCmd struct {
-	HTTP        string `name:"http" help:"Serve the streamable HTTP transport at this address (127.0.0.1:PORT) instead of stdio." placeholder:"ADDR"`
-	AllowRemote bool   `help:"Let --http listen on an address that is not loopback (anyone who reaches it can read the base)."`
-	AsOf        string `help:"The day every date rule is evaluated at (default: $CAIRN_AS_OF, else today, UTC, at each request)." placeholder:"DAY"`
+	HTTP           string        `name:"http" help:"Serve the streamable HTTP transport at this address (127.0.0.1:PORT) instead of stdio." placeholder:"ADDR"`
+	AllowRemote    bool          `help:"Let --http listen on an address that is not loopback (anyone who reaches it can read the base)."`
+	AsOf           string        `help:"The day every date rule is evaluated at (default: $CAIRN_AS_OF, else today, UTC, at each request)." placeholder:"DAY"`
+	SessionTimeout time.Duration `help:"With --http, close a session that has sent no request for this long; its client starts a new one." default:"1h" placeholder:"DURATION"`
+	ReadTimeout    time.Duration `help:"With --http, the most a request's headers, and then its body, may take to arrive." default:"10s" placeholder:"DURATION"`
 }
 
 // Help is the detail under the summary of `cairn mcp --help`.
@@ -33,7 +33,12 @@ func (McpCmd) Help() string {
 	return `Examples:
 
     claude mcp add cairn -- cairn --base ~/notes mcp
-    cairn mcp --http 127.0.0.1:8765    # streamable HTTP at http://127.0.0.1:8765/mcp`
+    cairn mcp --http 127.0.0.1:8765    # streamable HTTP at http://127.0.0.1:8765/mcp
+
+Over HTTP, a session that sends no request for --session-timeout is closed
+(its client starts a new one), a request's body must arrive within
+--read-timeout, and a request whose Origin header names another site than
+the server's own is refused with 403.`
 }
 
 // mcpName is the server's name in the MCP handshake.
@@ -67,44 +72,6 @@ func (c *McpCmd) Run(env *Env) error {
 		return err
 	}
 	return c.serveHTTP(ctx, env, s)
-}
-
-// serveHTTP serves the streamable HTTP transport at --http, refusing an
-// address that is not loopback unless --allow-remote says so.
-func (c *McpCmd) serveHTTP(ctx context.Context, env *Env, s *mcpServer) error {
-	host, _, err := net.SplitHostPort(c.HTTP)
-	if err != nil {
-		return usageError("--http %q: give HOST:PORT, e.g. --http 127.0.0.1:8765", c.HTTP)
-	}
-	if !isLoopback(host) && !c.AllowRemote {
-		return usageError("--http %q is not a loopback address: anyone who reaches it could read the base; use 127.0.0.1:PORT, or add --allow-remote if that is what you mean", c.HTTP)
-	}
-	ln, err := net.Listen("tcp", c.HTTP)
-	if err != nil {
-		return &exitError{code: 3, msg: fmt.Sprintf("--http %s: %v", c.HTTP, err)}
-	}
-	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.server }, nil)
-	hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		<-ctx.Done()
-		shut, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		_ = hs.Shutdown(shut)
-	}()
-	fmt.Fprintf(env.Stderr, "cairn mcp: serving streamable HTTP at http://%s/mcp\n", ln.Addr())
-	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
-}
-
-// isLoopback reports whether host names this machine only.
-func isLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // mcpServer is one running server over one base: the SDK's server with

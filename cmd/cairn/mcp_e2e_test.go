@@ -175,6 +175,11 @@ func TestMCPHTTP(t *testing.T) {
 	if code, _, stderr := cairn(t, "--base", dir, "mcp", "--http", "8080"); code != 2 || !strings.Contains(stderr, "give HOST:PORT") {
 		t.Errorf("--http 8080: exit %d, %s", code, stderr)
 	}
+	for _, flag := range []string{"--session-timeout", "--read-timeout"} {
+		if code, _, stderr := cairn(t, "--base", dir, "mcp", "--http", "127.0.0.1:0", flag, "0s"); code != 2 || !strings.Contains(stderr, "above zero") {
+			t.Errorf("%s 0s: exit %d, %s", flag, code, stderr)
+		}
+	}
 	cmd := exec.Command(builtCairn(t), "--base", dir, "mcp", "--http", "127.0.0.1:0")
 	cmd.Env = append(os.Environ(), "CAIRN_AS_OF="+goldenAsOf)
 	stderr, err := cmd.StderrPipe()
