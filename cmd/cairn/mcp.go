@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"sync"
@@ -23,9 +21,11 @@ import (
 // McpCmd is `cairn mcp`: the base served to an agent over the Model
 // Context Protocol, with the same answers as the CLI verbs.
 type McpCmd struct {
-	HTTP        string `name:"http" help:"Serve the streamable HTTP transport at this address (127.0.0.1:PORT) instead of stdio." placeholder:"ADDR"`
-	AllowRemote bool   `help:"Let --http listen on an address that is not loopback (anyone who reaches it can read the base)."`
-	AsOf        string `help:"The day every date rule is evaluated at (default: $CAIRN_AS_OF, else today, UTC, at each request)." placeholder:"DAY"`
+	HTTP           string        `name:"http" help:"Serve the streamable HTTP transport at this address (127.0.0.1:PORT) instead of stdio." placeholder:"ADDR"`
+	AllowRemote    bool          `help:"Let --http listen on an address that is not loopback (anyone who reaches it can read the base)."`
+	AsOf           string        `help:"The day every date rule is evaluated at (default: $CAIRN_AS_OF, else today, UTC, at each request)." placeholder:"DAY"`
+	SessionTimeout time.Duration `help:"With --http, close a session that has sent no request for this long; its client starts a new one." default:"1h" placeholder:"DURATION"`
+	ReadTimeout    time.Duration `help:"With --http, the most a request's headers, and then its body, may take to arrive." default:"10s" placeholder:"DURATION"`
 }
 
 // Help is the detail under the summary of `cairn mcp --help`.
@@ -33,7 +33,12 @@ func (McpCmd) Help() string {
 	return `Examples:
 
     claude mcp add cairn -- cairn --base ~/notes mcp
-    cairn mcp --http 127.0.0.1:8765    # streamable HTTP at http://127.0.0.1:8765/mcp`
+    cairn mcp --http 127.0.0.1:8765    # streamable HTTP at http://127.0.0.1:8765/mcp
+
+Over HTTP, a session that sends no request for --session-timeout is closed
+(its client starts a new one), a request's body must arrive within
+--read-timeout, and a request whose Origin header names another site than
+the server's own is refused with 403.`
 }
 
 // mcpName is the server's name in the MCP handshake.
@@ -58,53 +63,15 @@ func (c *McpCmd) Run(env *Env) error {
 	s := newMCPServer(root, env, c.AsOf)
 	defer s.session.Close()
 	if c.HTTP == "" {
-		// The SDK's stdio transport is the process's own stdin and stdout:
-		// nothing else may write to stdout while it serves.
-		err := s.server.Run(ctx, &mcp.StdioTransport{})
+		// The transport is the process's own stdin and stdout: nothing
+		// else may write to stdout while it serves.
+		err := s.server.Run(ctx, &lineTransport{in: os.Stdin, out: env.Stdout, refused: s.logRefused})
 		if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 			return nil
 		}
 		return err
 	}
 	return c.serveHTTP(ctx, env, s)
-}
-
-// serveHTTP serves the streamable HTTP transport at --http, refusing an
-// address that is not loopback unless --allow-remote says so.
-func (c *McpCmd) serveHTTP(ctx context.Context, env *Env, s *mcpServer) error {
-	host, _, err := net.SplitHostPort(c.HTTP)
-	if err != nil {
-		return usageError("--http %q: give HOST:PORT, e.g. --http 127.0.0.1:8765", c.HTTP)
-	}
-	if !isLoopback(host) && !c.AllowRemote {
-		return usageError("--http %q is not a loopback address: anyone who reaches it could read the base; use 127.0.0.1:PORT, or add --allow-remote if that is what you mean", c.HTTP)
-	}
-	ln, err := net.Listen("tcp", c.HTTP)
-	if err != nil {
-		return &exitError{code: 3, msg: fmt.Sprintf("--http %s: %v", c.HTTP, err)}
-	}
-	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.server }, nil)
-	hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		<-ctx.Done()
-		shut, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		_ = hs.Shutdown(shut)
-	}()
-	fmt.Fprintf(env.Stderr, "cairn mcp: serving streamable HTTP at http://%s/mcp\n", ln.Addr())
-	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
-}
-
-// isLoopback reports whether host names this machine only.
-func isLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // mcpServer is one running server over one base: the SDK's server with
@@ -124,6 +91,9 @@ type mcpServer struct {
 	// replyCap is the most bytes of an answer one tool result carries;
 	// the rest is behind a cursor.
 	replyCap int
+	// redactor takes the base's location out of every error a client is
+	// sent.
+	redactor baseRedactor
 	logMu    sync.Mutex
 }
 
@@ -133,7 +103,7 @@ const mcpReplyCap = 64 << 10
 
 // newMCPServer builds the server with every tool and resource template.
 func newMCPServer(root string, env *Env, asOf string) *mcpServer {
-	s := &mcpServer{root: root, env: env, asOf: asOf, session: query.NewSession(root), seen: &query.Seen{}, replyCap: mcpReplyCap}
+	s := &mcpServer{root: root, env: env, asOf: asOf, session: query.NewSession(root), seen: &query.Seen{}, replyCap: mcpReplyCap, redactor: newBaseRedactor(root)}
 	s.server = mcp.NewServer(&mcp.Implementation{Name: mcpName, Title: "cairn", Version: Version}, &mcp.ServerOptions{
 		Instructions: mcpInstructions,
 		Capabilities: &mcp.ServerCapabilities{},
@@ -162,6 +132,14 @@ func (s *mcpServer) logCall(what string, items int, start time.Time, digest stri
 	s.logMu.Lock()
 	defer s.logMu.Unlock()
 	fmt.Fprintf(s.env.Stderr, "cairn mcp: %s items=%d ms=%d input=%s %s\n", what, items, time.Since(start).Milliseconds(), digest, outcome)
+}
+
+// logRefused writes the line a refused stdio line leaves on stderr: its
+// number and what was wrong with it, never its text.
+func (s *mcpServer) logRefused(line int, why string) {
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
+	fmt.Fprintf(s.env.Stderr, "cairn mcp: line %d refused: %s\n", line, why)
 }
 
 // inputDigest names a request in the log and in its cursors: 16 hex

@@ -17,7 +17,7 @@ import (
 
 // mcpCommand is the built binary serving dir over stdio, at the golden
 // as-of day, with its stderr in errb.
-func mcpCommand(t *testing.T, dir string, errb *bytes.Buffer, args ...string) *exec.Cmd {
+func mcpCommand(t *testing.T, dir string, errb io.Writer, args ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(builtCairn(t), append([]string{"--base", dir, "mcp"}, args...)...)
 	cmd.Env = append(os.Environ(), "CAIRN_AS_OF="+goldenAsOf)
@@ -174,6 +174,11 @@ func TestMCPHTTP(t *testing.T) {
 	}
 	if code, _, stderr := cairn(t, "--base", dir, "mcp", "--http", "8080"); code != 2 || !strings.Contains(stderr, "give HOST:PORT") {
 		t.Errorf("--http 8080: exit %d, %s", code, stderr)
+	}
+	for _, flag := range []string{"--session-timeout", "--read-timeout"} {
+		if code, _, stderr := cairn(t, "--base", dir, "mcp", "--http", "127.0.0.1:0", flag, "0s"); code != 2 || !strings.Contains(stderr, "above zero") {
+			t.Errorf("%s 0s: exit %d, %s", flag, code, stderr)
+		}
 	}
 	cmd := exec.Command(builtCairn(t), "--base", dir, "mcp", "--http", "127.0.0.1:0")
 	cmd.Env = append(os.Environ(), "CAIRN_AS_OF="+goldenAsOf)

@@ -86,9 +86,9 @@ func (s *mcpServer) readResource(ctx context.Context, req *mcp.ReadResourceReque
 	if err != nil {
 		var ue *query.UsageError
 		if errors.As(err, &ue) {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: ue.Msg}
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: s.redactor.redact(ue.Msg)}
 		}
-		return nil, err
+		return nil, s.redactor.clientError(err)
 	}
 	mime := mimeMarkdown
 	if format == query.FormatJSON {

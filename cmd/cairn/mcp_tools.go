@@ -116,7 +116,7 @@ func (s *mcpServer) handle(t mcpTool) mcp.ToolHandler {
 		s.logCall(t.name, reply.items, start, digest, err)
 		if err != nil {
 			res = &mcp.CallToolResult{}
-			res.SetError(err)
+			res.SetError(s.redactor.clientError(err))
 		}
 		return res, nil
 	}
