@@ -10,6 +10,7 @@ import (
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages/diag"
+	"github.com/cairn-kb/cairn/stages/escape"
 	"github.com/cairn-kb/cairn/stages/load"
 	"github.com/cairn-kb/cairn/stages/model"
 	"github.com/cairn-kb/cairn/stages/notes"
@@ -159,7 +160,7 @@ func recordNote(env *Env, req notes.Request, format jsonFormat) error {
 // noteLine is what cairn note prints of a recorded operation, and what the
 // context_note tool answers: its id, kind and target.
 func noteLine(op model.LogOp) string {
-	return fmt.Sprintf("%s\t%s\t%s\n", op.Op, op.Kind, op.Target)
+	return fmt.Sprintf("%s\t%s\t%s\n", op.Op, op.Kind, clean(op.Target))
 }
 
 // recorded is what recordOp did: the operation appended, and the refresh
@@ -311,8 +312,9 @@ func (c *NoteListCmd) Run(env *Env) error {
 	return nil
 }
 
-// clean keeps a stored value on its line and in its column: the log is
-// anyone's to write.
+// clean keeps a stored value on its line and in its column, and keeps it
+// from acting on the terminal of the person who reviews it: the log is
+// anyone's to write, an agent's suggestion included.
 func clean(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	return strings.Join(strings.Fields(escape.Line(s)), " ")
 }
