@@ -153,7 +153,7 @@ func recordNote(env *Env, req notes.Request, format jsonFormat) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(env.Stderr, "cairn: "+rec.summary())
+	fmt.Fprintln(env.Stderr, "cairn: "+escape.Text(rec.summary()))
 	return nil
 }
 
