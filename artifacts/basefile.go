@@ -23,7 +23,8 @@ const baseLinkFix = "cairn writes the files of a base only in real folders and n
 // way Sync writes artifacts: through a temporary file in the same folder,
 // fsynced and renamed, inside the base. Temporary files that a killed
 // write of the same file left are removed first. The caller holds the
-// base lock, so that two writers never interleave and no temporary file
+// lock of the file's writers (the base lock, or LockLog's for the notes
+// log), so that two writers never interleave and no temporary file
 // removed belongs to a write under way.
 func WriteBaseFile(dir, name string, data []byte) error {
 	root, err := openBaseFile(dir, name, "write")

@@ -42,6 +42,12 @@ func LockFile(path, holder string) (*FileLock, error) {
 		f.Close()
 		return nil, fmt.Errorf("cannot lock %s: %w", path, err)
 	}
+	return lockOpened(f, path, holder)
+}
+
+// lockOpened takes the lock on f, the lock file opened at path, and
+// writes the holder's line in it; f is closed unless the lock is taken.
+func lockOpened(f *os.File, path, holder string) (*FileLock, error) {
 	busy, err := tryLock(f)
 	if err != nil {
 		f.Close()

@@ -23,6 +23,8 @@ const (
 	UsagePath     = Dir + "/usage.tsv"
 	ContentPath   = Dir + "/content.tsv"
 	LockPath      = Dir + "/lock"
+	// LogLockPath is the lock file of the notes log (see LockLog).
+	LogLockPath = Dir + "/log.lock"
 )
 
 // FormatVersion is the version of every artifact layout in this package.

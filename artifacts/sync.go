@@ -40,8 +40,8 @@ type Plan struct {
 	// their folder no longer has: deleted.
 	Delete []string
 	// Swept are base files other commands write (the notes log): the
-	// build writes none of them, but removes, under the lock, the
-	// temporary files a killed writer of one left beside it.
+	// build writes none of them, but removes, under the log's lock (see
+	// LockLog), the temporary files a killed writer of one left beside it.
 	Swept []string
 }
 
@@ -241,10 +241,10 @@ func staleOutputs(p Plan) []string {
 		wanted[name] = true
 	}
 	wanted[p.Manifest.Path] = true
-	// LockPath (see AcquireLock) is never deleted, even if a damaged
-	// manifest names it: deleting a held lock file would let a second
-	// build lock a fresh one.
-	wanted[LockPath] = true
+	// LockPath (see AcquireLock) and LogLockPath (see LockLog) are never
+	// deleted, even if a damaged manifest names them: deleting a held lock
+	// file would let a second writer lock a fresh one.
+	wanted[LockPath], wanted[LogLockPath] = true, true
 	gone := slices.Clone(p.Delete)
 	for _, name := range p.Previous {
 		if !wanted[name] && strings.HasPrefix(name, Dir+"/") {
@@ -310,8 +310,8 @@ func checkPlanPaths(p Plan) error {
 		if err := checkPath(name); err != nil {
 			return fmt.Errorf("artifacts: refusing %s %q: %w", role, name, err)
 		}
-		if name == LockPath {
-			return fmt.Errorf("artifacts: refusing %s %q: the path is reserved for the build lock", role, name)
+		if name == LockPath || name == LogLockPath {
+			return fmt.Errorf("artifacts: refusing %s %q: the path is reserved for a lock", role, name)
 		}
 		if first, dup := seen[name]; dup {
 			if first == role {

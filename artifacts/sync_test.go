@@ -266,6 +266,22 @@ func TestSyncNeverDeletesLock(t *testing.T) {
 	if _, err := Sync(p); err == nil || !strings.Contains(err.Error(), "reserved") {
 		t.Errorf("writing the lock path: err = %v, want a refusal", err)
 	}
+	// The notes log's lock file alike.
+	logLock, err := LockLog(root, "cairn note")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logLock.Release()
+	if _, err := Sync(Plan{Root: root, Manifest: manifest("m"), Previous: []string{LogLockPath}}); err != nil {
+		t.Fatal(err)
+	}
+	if !exists(root, LogLockPath) {
+		t.Error("Sync deleted the log's lock file")
+	}
+	p = Plan{Root: root, Manifest: manifest("m"), Files: []File{{Path: LogLockPath}}}
+	if _, err := Sync(p); err == nil || !strings.Contains(err.Error(), "reserved") {
+		t.Errorf("writing the log's lock path: err = %v, want a refusal", err)
+	}
 }
 
 func TestSyncKeep(t *testing.T) {

@@ -22,8 +22,9 @@ import (
 //   - The name starts with TempPrefix, which the .gitignore of cairn init
 //     ignores, so `git add -A` never commits one, and the leading dot
 //     keeps it out of cairn's own walk.
-//   - The next writer of the same folder, which holds the base lock as
-//     every writer in a base does, removes the temporary files of the
+//   - The next writer of the same folder, which holds the lock every
+//     writer of those files holds (the base lock, or for the notes log
+//     the log's own, see LockLog), removes the temporary files of the
 //     files it writes there: Sync those of its outputs and rules files
 //     (and of the notes log, Plan.Swept, so a killed note's go with the
 //     next build), WriteBaseFile those of the one file it writes. It
@@ -103,36 +104,46 @@ func isLowerHex(s string) bool {
 
 // sweepTemps removes from the folder dir of the base the temporary files
 // of cairn's whose target ours accepts. A missing folder holds none. The
-// caller holds the base lock, so no write that could own one is under way.
+// caller holds the lock their writers hold (the base lock, or the log's
+// for the notes log), so no write that could own one is under way.
 func sweepTemps(root *os.Root, dir string, ours func(target string) bool) error {
+	names, err := tempsIn(root, dir, ours)
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		if err := root.Remove(filepath.FromSlash(name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("artifacts: cannot remove %s, a temporary file a killed cairn left: %w; remove it by hand", name, err)
+		}
+	}
+	if len(names) > 0 {
+		return syncDir(root, dir)
+	}
+	return nil
+}
+
+// tempsIn lists, as base-relative paths, the temporary files of cairn's
+// in the folder dir whose target ours accepts.
+func tempsIn(root *os.Root, dir string, ours func(target string) bool) ([]string, error) {
 	d, err := root.Open(filepath.FromSlash(dir))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return fmt.Errorf("artifacts: cannot list %s for stale temporary files: %w", dir, err)
+		return nil, fmt.Errorf("artifacts: cannot list %s for stale temporary files: %w", dir, err)
 	}
 	ents, err := d.ReadDir(-1)
 	d.Close()
 	if err != nil {
-		return fmt.Errorf("artifacts: cannot list %s for stale temporary files: %w", dir, err)
+		return nil, fmt.Errorf("artifacts: cannot list %s for stale temporary files: %w", dir, err)
 	}
-	removed := false
+	var names []string
 	for _, e := range ents {
-		target, ok := tempTarget(e.Name())
-		if !ok || !e.Type().IsRegular() || !ours(target) {
-			continue
+		if target, ok := tempTarget(e.Name()); ok && e.Type().IsRegular() && ours(target) {
+			names = append(names, path.Join(dir, e.Name()))
 		}
-		name := path.Join(dir, e.Name())
-		if err := root.Remove(filepath.FromSlash(name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("artifacts: cannot remove %s, a temporary file a killed cairn left: %w; remove it by hand", name, err)
-		}
-		removed = true
 	}
-	if removed {
-		return syncDir(root, dir)
-	}
-	return nil
+	return names, nil
 }
 
 // linkOnWay returns the first element of name, a base-relative path, that
@@ -161,24 +172,24 @@ func linkOnWay(root *os.Root, name string) (string, error) {
 // sweepPlanTemps removes the temporary files a killed build left in the
 // folders the plan p writes in: in a folder of the artifacts folder, any
 // of cairn's (the folder is cairn's alone, and an output may have been
-// dropped since); beside a rules file or a swept file (the notes log),
-// only those of the rules and swept files the plan names there. A folder
-// outside .cairn reached through a link is left alone: the build writes
-// nothing through one. Folders go in sorted order, so a failure is the
-// same on every run.
+// dropped since); beside a rules file, only those of the rules files the
+// plan names there; and beside a swept file (the notes log), see
+// sweepSwept. A folder outside .cairn reached through a link is left
+// alone: the build writes nothing through one. Folders go in sorted
+// order, so a failure is the same on every run.
 func sweepPlanTemps(root *os.Root, p Plan) error {
 	named := slices.Concat(p.Keep, p.Delete, p.Previous, []string{p.Manifest.Path, LockPath})
 	for _, f := range slices.Concat(p.Files, p.Release) {
 		named = append(named, f.Path)
 	}
 	targets := map[string]map[string]bool{} // folder -> rules file names; nil under .cairn
-	for _, name := range slices.Concat(named, p.Swept) {
+	for _, name := range named {
 		dir := path.Dir(name)
 		if dir == Dir || strings.HasPrefix(dir, Dir+"/") {
 			targets[dir] = nil
 			continue
 		}
-		if !IsRulesFile(name) && !slices.Contains(p.Swept, name) {
+		if !IsRulesFile(name) {
 			continue
 		}
 		if link, err := linkOnWay(root, dir); err != nil || link != "" {
@@ -192,6 +203,46 @@ func sweepPlanTemps(root *os.Root, p Plan) error {
 	for _, dir := range slices.Sorted(maps.Keys(targets)) {
 		only := targets[dir]
 		if err := sweepTemps(root, dir, func(t string) bool { return only == nil || only[t] }); err != nil {
+			return err
+		}
+	}
+	return sweepSwept(root, p.Swept)
+}
+
+// sweepSwept removes the temporary files a killed writer left beside each
+// swept file (the notes log). Their writers hold the log's lock, not the
+// build lock (see LockLog), so they are removed only under the log's
+// lock; it is taken only when there is one to remove, so a build of a
+// base where no note was killed leaves no lock file, and when a note
+// holds it they are left to the next sweep, since one may be that note's
+// append under way.
+func sweepSwept(root *os.Root, swept []string) error {
+	for _, name := range slices.Sorted(slices.Values(swept)) {
+		dir, base := path.Dir(name), path.Base(name)
+		if link, err := linkOnWay(root, dir); err != nil || link != "" {
+			continue
+		}
+		ours := func(t string) bool { return t == base }
+		found, err := tempsIn(root, dir, ours)
+		if err != nil {
+			return err
+		}
+		if len(found) == 0 {
+			continue
+		}
+		lock, err := lockLogIn(root, "cairn build")
+		var busy *FileBusyError
+		if errors.As(err, &busy) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		err = sweepTemps(root, dir, ours)
+		if rerr := lock.Release(); err == nil {
+			err = rerr
+		}
+		if err != nil {
 			return err
 		}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages/diag"
+	"github.com/cairn-kb/cairn/stages/escape"
 	"github.com/cairn-kb/cairn/stages/govern"
 	"github.com/cairn-kb/cairn/stages/load"
 	"github.com/cairn-kb/cairn/stages/model"
@@ -118,7 +119,7 @@ func At(ctx context.Context, root string, req AtRequest) ([]byte, error) {
 	if req.Format == FormatJSON {
 		return append(marshal(doc, "", "  "), '\n'), nil
 	}
-	return []byte(doc.markdown(req.Explain)), nil
+	return []byte(escape.Text(doc.markdown(req.Explain))), nil
 }
 
 // placeOf is the place in the governance of the asked path: its clean

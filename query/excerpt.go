@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/cairn-kb/cairn/stages/escape"
 	"github.com/cairn-kb/cairn/stages/lex"
 	"github.com/cairn-kb/cairn/stages/project"
 )
@@ -210,7 +211,7 @@ func appendPassage(out []string, p string) []string {
 
 // cut trims a passage to maxExcerptBytes on a word boundary.
 func cut(s string) string {
-	s = strings.Join(strings.Fields(clean(s)), " ")
+	s = strings.Join(strings.Fields(escape.Line(s)), " ")
 	if len(s) <= maxExcerptBytes {
 		return s
 	}

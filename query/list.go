@@ -12,6 +12,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/escape"
 	"github.com/cairn-kb/cairn/stages/project"
 )
 
@@ -260,7 +261,7 @@ func listText(doc *ListAnswer) []byte {
 	var b strings.Builder
 	f := doc.Filter
 	fmt.Fprintf(&b, "list: %s · %d item(s) · source=%s tag=%s status=%s type=%s since=%s until=%s\n", doc.Layer, doc.Count,
-		listOrDash(f.Sources), clean(listOrDash(f.Tags)), clean(orDash(f.Status)), clean(orDash(f.Type)), orDash(f.Since), orDash(f.Until))
+		listOrDash(f.Sources), escape.Line(listOrDash(f.Tags)), escape.Line(orDash(f.Status)), escape.Line(orDash(f.Type)), orDash(f.Since), orDash(f.Until))
 	for _, it := range doc.Items {
 		fmt.Fprintf(&b, "%s %s %s %s · source=%s", it.Kind, orDash(it.Date), it.URI, orDash(it.Title), it.Source)
 		if it.Status != "" {
@@ -282,5 +283,5 @@ func listText(doc *ListAnswer) []byte {
 		fmt.Fprintf(&b, " · index_reason=%s", doc.Index.Reason)
 	}
 	fmt.Fprintf(&b, "\n%s\n", doc.Notice)
-	return []byte(b.String())
+	return escape.Bytes([]byte(b.String()))
 }

@@ -6,6 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/cairn-kb/cairn/stages/escape"
 	"github.com/cairn-kb/cairn/stages/govern"
 )
 
@@ -162,10 +163,10 @@ func capped(s string, limit int) string {
 }
 
 // inline makes one stored line inert for text: control characters become
-// spaces (render.go's clean), comment delimiters and code fences go
-// (govern.Defuse), and the line is capped.
+// spaces and bidirectional controls escapes (escape.Line), comment
+// delimiters and code fences go (govern.Defuse), and the line is capped.
 func inline(s string) string {
-	return capped(govern.Defuse(clean(s)), readValueRunes)
+	return capped(govern.Defuse(escape.Line(s)), readValueRunes)
 }
 
 // Markers of a block: every line of a stored text is shown behind one,
@@ -186,16 +187,17 @@ func block(b *strings.Builder, marker, s string) {
 	}
 }
 
-// cleanLine is clean for one line of a block: a tab is spacing a reader
-// needs (code in a page), so it stays; every other control character
-// becomes a space.
+// cleanLine is escape.Line for one line of a block: a tab is spacing a
+// reader needs (code in a page), so it stays; every other control
+// character becomes a space, and what else could act on the display is
+// escaped (escape.Text).
 func cleanLine(s string) string {
-	return strings.Map(func(r rune) rune {
+	return escape.Text(strings.Map(func(r rune) rune {
 		if r != '\t' && unicode.IsControl(r) {
 			return ' '
 		}
 		return r
-	}, s)
+	}, s))
 }
 
 // isText reports whether a field value is a text rather than a short
@@ -353,7 +355,7 @@ func renderReadText(a *ReadAnswer) []byte {
 	}
 	b.WriteString(a.Notice)
 	b.WriteByte('\n')
-	return []byte(b.String())
+	return escape.Bytes([]byte(b.String()))
 }
 
 func renderNoteText(b *strings.Builder, n *ReadNote) {

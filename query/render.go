@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode"
 
+	"github.com/cairn-kb/cairn/stages/escape"
 	"github.com/cairn-kb/cairn/stages/project"
 )
 
@@ -169,7 +169,7 @@ func render(dst []byte, p *Pack, format string, explain bool) []byte {
 	}
 	r := &p.Receipt
 	b = fmt.Appendf(b, "receipt: index=%s %s · window=%s..%s (%s) · as_of=%s · candidates=%d selected=%d dropped=%d\n",
-		r.Index.Path, r.Index.State, r.Window.Since, r.Window.Until, clean(orDash(r.Window.DerivedFrom)), r.AsOf, r.Candidates, r.Selected, r.DroppedTotal)
+		r.Index.Path, r.Index.State, r.Window.Since, r.Window.Until, escape.Line(orDash(r.Window.DerivedFrom)), r.AsOf, r.Candidates, r.Selected, r.DroppedTotal)
 	order := ""
 	if r.Order != orderRelevance {
 		order = " · order=" + r.Order
@@ -213,9 +213,15 @@ func render(dst []byte, p *Pack, format string, explain bool) []byte {
 	if r.Index.Reason != "" {
 		notes = append([]string{"index_reason=" + r.Index.Reason}, notes...)
 	}
-	b = fmt.Appendf(b, "receipt: %s\n", clean(strings.Join(notes, " · ")))
+	b = fmt.Appendf(b, "receipt: %s\n", escape.Line(strings.Join(notes, " · ")))
 	b = append(b, Notice...)
-	return append(b, '\n')
+	b = append(b, '\n')
+	// The items come escaped (PackItem.text); the receipt's lines are
+	// escaped here, before fixTokens measures the pack.
+	if e := escape.Bytes(b[len(dst):]); len(e) != len(b)-len(dst) {
+		b = append(b[:len(dst)], e...)
+	}
+	return b
 }
 
 // renderJSON appends {"query", "items", "receipt"} to dst, indented by two
@@ -323,13 +329,17 @@ func indentedItem(it *PackItem) []byte {
 // explains every item or none, so one slot serves it.
 func (it *PackItem) text(explain bool) []byte {
 	if it.frag[fragText] == nil {
-		it.frag[fragText] = []byte(itemText(*it, explain))
+		it.frag[fragText] = []byte(escape.Text(itemText(*it, explain)))
 	}
 	return it.frag[fragText]
 }
 
 // marshal is json.Marshal without HTML escaping, indented when indent is
-// set, without a trailing newline.
+// set, without a trailing newline. What could act on a reader's display
+// is escaped (escape.Bytes): encoding/json escapes the C0 controls and
+// U+2028 and U+2029, not DEL, the C1 controls or the bidirectional
+// controls, and the escape of one of those in a string decodes back to
+// it, so a program still reads the value as stored.
 func marshal(v any, prefix, indent string) []byte {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -340,14 +350,14 @@ func marshal(v any, prefix, indent string) []byte {
 	if err := enc.Encode(v); err != nil {
 		panic(err) // strings, numbers and slices always encode
 	}
-	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'})
+	return escape.Bytes(bytes.TrimSuffix(b.Bytes(), []byte{'\n'}))
 }
 
 // itemText is one item's metadata line, excerpt and, with --explain, its
 // reasons.
 func itemText(it PackItem, explain bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d %s %s %s %s · source=%s", it.Score, it.Kind, orDash(it.Date), it.URI, clean(orDash(it.Title)), it.Source)
+	fmt.Fprintf(&b, "%d %s %s %s %s · source=%s", it.Score, it.Kind, orDash(it.Date), it.URI, escape.Line(orDash(it.Title)), it.Source)
 	if it.Count > 1 {
 		fmt.Fprintf(&b, " count=%d", it.Count)
 	}
@@ -356,32 +366,19 @@ func itemText(it PackItem, explain bool) string {
 	}
 	for _, f := range it.Fields {
 		shown := f.Values[:min(len(f.Values), packTextValues)]
-		fmt.Fprintf(&b, " %s=%s", f.Field, clean(strings.Join(shown, ",")))
+		fmt.Fprintf(&b, " %s=%s", f.Field, escape.Line(strings.Join(shown, ",")))
 		if rest := len(f.Values) - len(shown) + f.More; rest > 0 {
 			fmt.Fprintf(&b, " +%d more", rest)
 		}
 	}
 	b.WriteByte('\n')
 	if it.Excerpt != "" {
-		fmt.Fprintf(&b, "  %s\n", clean(it.Excerpt))
+		fmt.Fprintf(&b, "  %s\n", escape.Line(it.Excerpt))
 	}
 	if explain && len(it.Reasons) > 0 {
-		fmt.Fprintf(&b, "  why: %s\n", clean(fmtReasons(it.Reasons)))
+		fmt.Fprintf(&b, "  why: %s\n", escape.Line(fmtReasons(it.Reasons)))
 	}
 	return b.String()
-}
-
-// clean turns control characters into spaces so a value stays on its line.
-func clean(s string) string {
-	if !strings.ContainsFunc(s, unicode.IsControl) {
-		return s
-	}
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, s)
 }
 
 func orDash(s string) string {
@@ -432,7 +429,7 @@ func packItem(s *scored, it *project.Item, excerpt string, reasons []Reason) Pac
 	// characters in values become spaces).
 	p := PackItem{
 		Score: s.score, Kind: displayKind(s.row.Kind), Date: s.row.Date, URI: s.row.URI,
-		Title: clean(s.row.Title), Source: s.row.Source, Pinned: s.pinned, Excerpt: clean(excerpt),
+		Title: escape.Line(s.row.Title), Source: s.row.Source, Pinned: s.pinned, Excerpt: escape.Line(excerpt),
 	}
 	if s.count > 1 {
 		p.Count = s.count
@@ -451,7 +448,7 @@ func packItem(s *scored, it *project.Item, excerpt string, reasons []Reason) Pac
 			f.More++
 			continue
 		}
-		f.Values = append(f.Values, clean(r.Value))
+		f.Values = append(f.Values, escape.Line(r.Value))
 	}
 	p.Reasons = reasons
 	return p

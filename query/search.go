@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/escape"
 	"github.com/cairn-kb/cairn/stages/govern"
 	"github.com/cairn-kb/cairn/stages/load"
 	"github.com/cairn-kb/cairn/stages/model"
@@ -294,7 +295,7 @@ type searchFailed struct {
 	Err string `json:"error"`
 }
 
-func (f *searchFailed) text() string { return "(unreadable: " + clean(f.Err) + ")\n" }
+func (f *searchFailed) text() string { return "(unreadable: " + escape.Line(f.Err) + ")\n" }
 
 // page replaces the answer's groups by the one page a cursor asks for.
 func (s *searcher) page(doc *SearchAnswer, cur searchCursor) error {
@@ -467,7 +468,7 @@ func corpusLayers(l model.Layers) map[string]string {
 // characters and line breaks become spaces, comment delimiters and code
 // fences go, heading markers at its start go (govern.Plain, as the
 // by-location answer does), and it is capped at maxValueRunes.
-func inert(s string) string { return govern.CapLine(govern.Plain(clean(s)), maxValueRunes) }
+func inert(s string) string { return govern.CapLine(govern.Plain(escape.Line(s)), maxValueRunes) }
 
 // maxValueRunes caps every stored value an answer shows.
 const maxValueRunes = 280

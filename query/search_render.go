@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+
+	"github.com/cairn-kb/cairn/stages/escape"
 )
 
 // renderSearch renders an answer in its format. With counts only, the
@@ -56,9 +58,9 @@ func searchText(doc *SearchAnswer, countOnly bool) []byte {
 		window += " (" + doc.Window.DerivedFrom + ")"
 	}
 	fmt.Fprintf(&b, "search: %s · terms=%s · filtered=%s · window=%s · as_of=%s · scope=%s\n",
-		clean(doc.Query), listOrDash(doc.Terms), listOrDash(doc.FilteredTerms), window, doc.AsOf, doc.Scope)
+		escape.Line(doc.Query), listOrDash(doc.Terms), listOrDash(doc.FilteredTerms), window, doc.AsOf, doc.Scope)
 	if f := doc.Filters; len(f.Sources) > 0 || f.Layer != "" || len(f.Where) > 0 {
-		fmt.Fprintf(&b, "filters: source=%s · layer=%s · where=%s\n", listOrDash(f.Sources), orDash(f.Layer), clean(listOrDash(f.Where)))
+		fmt.Fprintf(&b, "filters: source=%s · layer=%s · where=%s\n", listOrDash(f.Sources), orDash(f.Layer), escape.Line(listOrDash(f.Where)))
 	}
 	cov := doc.Coverage
 	fmt.Fprintf(&b, "coverage: %s · has=%s · missing=%s · pending suggestions=%d\n", cov.Grade, listOrDash(cov.Kinds), listOrDash(cov.Missing), cov.Pending)
@@ -91,5 +93,5 @@ func searchText(doc *SearchAnswer, countOnly bool) []byte {
 		fmt.Fprintf(&b, " · index_reason=%s", doc.Index.Reason)
 	}
 	fmt.Fprintf(&b, " · ranking=%d\n%s\n", doc.RankingVersion, Notice)
-	return []byte(b.String())
+	return escape.Bytes([]byte(b.String()))
 }

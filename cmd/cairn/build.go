@@ -13,6 +13,7 @@ import (
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages"
 	"github.com/cairn-kb/cairn/stages/diag"
+	"github.com/cairn-kb/cairn/stages/escape"
 	"github.com/cairn-kb/cairn/stages/load"
 )
 
@@ -76,7 +77,7 @@ func (c *BuildCmd) Run(env *Env) error {
 		}
 	} else if c.Check || c.FailOnChange {
 		for _, ch := range listed {
-			fmt.Fprintf(env.Stdout, "%s\t%s\n", ch.Action, ch.Path)
+			fmt.Fprintf(env.Stdout, "%s\t%s\n", ch.Action, escape.Line(ch.Path))
 		}
 	}
 	switch {

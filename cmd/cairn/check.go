@@ -11,6 +11,7 @@ import (
 
 	"github.com/cairn-kb/cairn/stages/check"
 	"github.com/cairn-kb/cairn/stages/diag"
+	"github.com/cairn-kb/cairn/stages/escape"
 	"github.com/cairn-kb/cairn/stages/govern"
 	"github.com/cairn-kb/cairn/stages/load"
 )
@@ -79,7 +80,7 @@ func (c *CheckCmd) Run(env *Env) error {
 		printDiagnostics(env, sel.Diagnostics)
 		refused = sel.Diagnostics
 		for _, p := range sel.Skipped {
-			fmt.Fprintf(env.Stderr, "cairn: %s is not a content file of the base (cairn.yaml's content globs, less layer folders, rules files and .gitignore); not checked\n", p)
+			fmt.Fprintf(env.Stderr, "cairn: %s is not a content file of the base (cairn.yaml's content globs, less layer folders, rules files and .gitignore); not checked\n", escape.Line(p))
 		}
 		files = sel.Files
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/cairn-kb/cairn/query"
+	"github.com/cairn-kb/cairn/stages/escape"
 	"github.com/cairn-kb/cairn/stages/load"
 )
 
@@ -76,12 +78,19 @@ func (e *exitError) Error() string { return e.msg }
 func (e *exitError) ExitCode() int { return e.code }
 
 // writeJSON prints v as `--format json` prints every answer of the CLI:
-// indented two spaces, HTML left unescaped, one newline at the end.
+// indented two spaces, HTML left unescaped, one newline at the end, and
+// what could act on a reader's display escaped in its strings
+// (escape.Bytes), which decode to the values as they are.
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(escape.Bytes(b.Bytes()))
+	return err
 }
 
 // usageError is invalid input from the command line or the environment.
@@ -129,7 +138,8 @@ func runEnv(args []string, env *Env) (code int) {
 	}
 	env.Base = cli.Base
 	if err := kctx.Run(env); err != nil {
-		fmt.Fprintf(env.Stderr, "cairn: %v\n", err)
+		// An error may quote what was asked or stored: a URI, a path.
+		fmt.Fprintf(env.Stderr, "cairn: %s\n", escape.Text(err.Error()))
 		var ec exitCoder
 		if errors.As(err, &ec) {
 			return ec.ExitCode()
@@ -160,7 +170,7 @@ func parse(args []string, env *Env) (*CLI, *kong.Context, error) {
 func parseFailed(env *Env, err error) int {
 	var perr *kong.ParseError
 	if !errors.As(err, &perr) || perr.Context == nil {
-		fmt.Fprintf(env.Stderr, "cairn: %v\n", err)
+		fmt.Fprintf(env.Stderr, "cairn: %s\n", escape.Text(err.Error()))
 		return 2
 	}
 	kctx := perr.Context
@@ -183,7 +193,7 @@ func parseFailed(env *Env, err error) int {
 		}
 		msg = fmt.Sprintf("unknown command %q%s", word, more)
 	}
-	fmt.Fprintf(env.Stderr, "cairn: %s\n", withHelpHint(msg, node.FullPath()+" --help"))
+	fmt.Fprintf(env.Stderr, "cairn: %s\n", escape.Text(withHelpHint(msg, node.FullPath()+" --help")))
 	return 2
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages/collect"
 	"github.com/cairn-kb/cairn/stages/diag"
+	"github.com/cairn-kb/cairn/stages/escape"
 	"github.com/cairn-kb/cairn/stages/load"
 )
 
@@ -235,7 +236,7 @@ func reportSkipped(env *Env, r collect.Result) {
 			fmt.Fprintf(env.Stderr, "cairn: collect %s: and %d more skipped\n", r.Source, len(r.Skipped)-maxSkippedNamed)
 			break
 		}
-		fmt.Fprintf(env.Stderr, "cairn: collect %s: skipped %s: %d bytes, over the %d-byte cap of a note; split it or move it out of the notes folder\n", r.Source, s.Path, s.Size, collect.MaxNoteBytes)
+		fmt.Fprintf(env.Stderr, "cairn: collect %s: skipped %s: %d bytes, over the %d-byte cap of a note; split it or move it out of the notes folder\n", r.Source, escape.Line(s.Path), s.Size, collect.MaxNoteBytes)
 	}
 }
 
@@ -283,7 +284,7 @@ func (c *CollectCmd) report(env *Env, out collect.Output, today time.Time) error
 		reportSkipped(env, r)
 		reportBadCommits(env, r)
 		if r.Err != nil {
-			fmt.Fprintf(env.Stderr, "cairn: %v\n", r.Err)
+			fmt.Fprintf(env.Stderr, "cairn: %s\n", escape.Text(r.Err.Error()))
 		}
 	}
 	return collectFailure(out)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cairn-kb/cairn/artifacts"
 )
 
 // TestKilledWriteLeavesGitClean: the temporary files a killed build,
@@ -209,7 +211,36 @@ func TestBuildRemovesKilledBuildsTemps(t *testing.T) {
 	}
 }
 
-// TestNoteRemovesKilledNotesTemps: `cairn note`, under the base lock,
+// TestBuildLeavesANoteAppendUnderWay: a note appends under the log's
+// own lock, not the build lock, so a build that finds a temporary file
+// beside the log while a note holds that lock leaves it (it may be the
+// note's append under way) and removes it once the lock is free; and a
+// build with nothing to sweep there leaves no lock file behind.
+func TestBuildLeavesANoteAppendUnderWay(t *testing.T) {
+	dir := builtDemo(t)
+	if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(artifacts.LogLockPath))); err == nil {
+		t.Errorf("a build with nothing to sweep beside the log made %s", artifacts.LogLockPath)
+	}
+	tmp := filepath.Join(dir, "governance", ".cairn-tmp-log.jsonl.0123456789ab")
+	writeFile(t, tmp, "a note's append under way")
+	lock, err := artifacts.LockLog(dir, "cairn note")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustBuild(t, dir)
+	if _, err := os.Lstat(tmp); err != nil {
+		t.Errorf("the build removed the temporary file of a note holding the log's lock: %v", err)
+	}
+	if err := lock.Release(); err != nil {
+		t.Fatal(err)
+	}
+	mustBuild(t, dir)
+	if _, err := os.Lstat(tmp); err == nil {
+		t.Errorf("with the log's lock free the build left %s", tmp)
+	}
+}
+
+// TestNoteRemovesKilledNotesTemps: `cairn note`, under the log's lock,
 // removes the temp files a killed note left beside the log, of either
 // naming, and no other file in governance/.
 func TestNoteRemovesKilledNotesTemps(t *testing.T) {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/query"
+	"github.com/cairn-kb/cairn/stages/escape"
 )
 
 // HookCmd is `cairn hook HARNESS`: what an agent harness's session-start
@@ -272,7 +273,8 @@ func ownerRepo(url string) string {
 }
 
 // writeEnvelope prints text in the shape the harness's session-start hook
-// reads (see the README's `cairn hook HARNESS` for what each one is).
+// reads (see the README's `cairn hook HARNESS` for what each one is), with
+// what could act on a reader's display escaped (escape.Bytes).
 func writeEnvelope(env *Env, harness, text string) error {
 	var v any
 	switch harness {
@@ -281,7 +283,7 @@ func writeEnvelope(env *Env, harness, text string) error {
 	case "cursor":
 		v = map[string]any{"additional_context": text}
 	default: // copilot reads plain text
-		_, err := fmt.Fprint(env.Stdout, text)
+		_, err := fmt.Fprint(env.Stdout, escape.Text(text))
 		return err
 	}
 	var b bytes.Buffer
@@ -290,6 +292,6 @@ func writeEnvelope(env *Env, harness, text string) error {
 	if err := enc.Encode(v); err != nil {
 		return err
 	}
-	_, err := env.Stdout.Write(b.Bytes())
+	_, err := env.Stdout.Write(escape.Bytes(b.Bytes()))
 	return err
 }

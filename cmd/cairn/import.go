@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/escape"
 	"github.com/cairn-kb/cairn/stages/kapi"
 	"github.com/cairn-kb/cairn/stages/load"
 )
@@ -68,7 +69,7 @@ func (c *ImportKapiCmd) Run(env *Env) error {
 		return err
 	}
 	for _, f := range out.Unmapped {
-		fmt.Fprintf(env.Stderr, "cairn: import kapi: %s\n", f)
+		fmt.Fprintf(env.Stderr, "cairn: import kapi: %s\n", escape.Line(fmt.Sprint(f)))
 	}
 	lock, err := artifacts.AcquireLock(root, "cairn import kapi")
 	if err != nil {
@@ -89,7 +90,7 @@ func (c *ImportKapiCmd) Run(env *Env) error {
 		return writeJSON(env.Stdout, rep)
 	}
 	for _, p := range written {
-		fmt.Fprintln(env.Stdout, p)
+		fmt.Fprintln(env.Stdout, escape.Line(p))
 	}
 	fmt.Fprintf(env.Stderr, "cairn: import kapi: %d term(s), %d voice(s) (%s); %d file(s) written, %d unchanged; run `cairn build`\n",
 		out.Terms, len(out.Voices), strings.Join(out.Voices, ", "), len(written), len(out.Files)-len(written))

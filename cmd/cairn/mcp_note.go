@@ -44,9 +44,9 @@ func (in contextNoteInput) check() error {
 }
 
 // answerContextNote records a suggestion as the calling client, through
-// the function cairn note uses: the log appended under the base lock, then
-// the rules files refreshed. Its answer is the line cairn note suggest
-// prints.
+// the function cairn note uses: the log appended under its own lock, then
+// the rules files refreshed unless a build is running. Its answer is the
+// line cairn note suggest prints.
 func answerContextNote(_ context.Context, s *mcpServer, call *mcp.CallToolRequest, args []byte) (toolReply, error) {
 	var in contextNoteInput
 	if err := decodeArgs(args, &in); err != nil {
@@ -66,7 +66,7 @@ func answerContextNote(_ context.Context, s *mcpServer, call *mcp.CallToolReques
 	}
 	// The build's own messages would interleave with the call log; what
 	// matters of them is in the error.
-	op, _, err := recordOp(s.root, req, asOf, io.Discard)
+	rec, err := recordOp(s.root, req, asOf, io.Discard)
 	var derr *diag.Errors
 	if errors.As(err, &derr) {
 		lines := make([]string, len(derr.Diagnostics))
@@ -78,7 +78,7 @@ func answerContextNote(_ context.Context, s *mcpServer, call *mcp.CallToolReques
 	if err != nil {
 		return toolReply{}, err
 	}
-	return toolReply{body: []byte(noteLine(op)), items: 1}, nil
+	return toolReply{body: []byte(noteLine(rec.op)), items: 1}, nil
 }
 
 // unknownClient stands for a client that gave no name in the handshake.

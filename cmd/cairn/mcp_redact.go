@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/cairn-kb/cairn/stages/escape"
 )
 
 // An error is written for the person at the terminal, who knows where
@@ -35,11 +37,17 @@ func newBaseRedactor(root string) baseRedactor {
 	return baseRedactor{roots: roots}
 }
 
-// redact rewrites msg: a path under the root becomes relative to it, the
-// root alone becomes "the base" ("outside the base /home/you/notes"
-// reads "outside the base"). A path that merely starts with the same
-// letters (/home/you/notes-old) is left as it is.
+// redact rewrites msg for a client: a path under the root becomes
+// relative to it, the root alone becomes "the base" ("outside the base
+// /home/you/notes" reads "outside the base"), and what could drive a
+// display is escaped (escape.Text). A path that merely starts with the
+// same letters (/home/you/notes-old) is left as it is.
 func (r baseRedactor) redact(msg string) string {
+	return escape.Text(r.relative(msg))
+}
+
+// relative is redact without the escaping.
+func (r baseRedactor) relative(msg string) string {
 	for _, root := range r.roots {
 		if root == string(filepath.Separator) || root == "." {
 			continue // every path would match: nothing can be told

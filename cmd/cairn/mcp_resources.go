@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cairn-kb/cairn/query"
+	"github.com/cairn-kb/cairn/stages/escape"
 )
 
 // The resource templates: the by-location answer at an address. The
@@ -83,6 +84,8 @@ func (s *mcpServer) readResource(ctx context.Context, req *mcp.ReadResourceReque
 		items = 1
 	}
 	s.logCall("resources/read", items, start, digest, err)
+	// What a person may read is escaped (escape.Text), as in the tools'
+	// answers (see handle).
 	if err != nil {
 		var ue *query.UsageError
 		if errors.As(err, &ue) {
@@ -94,7 +97,7 @@ func (s *mcpServer) readResource(ctx context.Context, req *mcp.ReadResourceReque
 	if format == query.FormatJSON {
 		mime = mimeJSON
 	}
-	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: mime, Text: string(out)}}}, nil
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: mime, Text: string(escape.Bytes(out))}}}, nil
 }
 
 // parseContextURI reads context://PATH?format=F or

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cairn-kb/cairn/query"
+	"github.com/cairn-kb/cairn/stages/escape"
 )
 
 // mcpTool is one tool of cairn mcp: its name and input schema, which the
@@ -99,7 +100,11 @@ func withCursor(schema json.RawMessage) json.RawMessage {
 }
 
 // handle wraps an answer function: bounds the arguments, pages the
-// answer, turns errors into tool errors and logs the call.
+// answer, turns errors into tool errors and logs the call. The answer and
+// an error's text are escaped (escape.Bytes): a client shows them to a
+// person, and stored text, or an argument an error quotes, could
+// otherwise act on that person's display. The query functions escape
+// their answers already, so the CLI's bytes pass unchanged.
 func (s *mcpServer) handle(t mcpTool) mcp.ToolHandler {
 	return func(ctx context.Context, call *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		start := time.Now()
@@ -111,7 +116,7 @@ func (s *mcpServer) handle(t mcpTool) mcp.ToolHandler {
 		}
 		var res *mcp.CallToolResult
 		if err == nil {
-			res, err = s.page(t.name, reply.body, cursor, digest)
+			res, err = s.page(t.name, escape.Bytes(reply.body), cursor, digest)
 		}
 		s.logCall(t.name, reply.items, start, digest, err)
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages/diag"
+	"github.com/cairn-kb/cairn/stages/escape"
 	"github.com/cairn-kb/cairn/stages/load"
 	"github.com/cairn-kb/cairn/stages/model"
 	"github.com/cairn-kb/cairn/stages/notes"
@@ -118,9 +119,9 @@ func (NoteDropCmd) Help() string {
 // Run records the drop.
 func (c *NoteDropCmd) Run(env *Env) error { return c.record(env, model.OpDrop) }
 
-// recordNote appends one operation under the base lock and then refreshes
-// the build, which writes the rules files, holding the same lock.
-// With --format json the operation prints as one object of
+// recordNote appends one operation to the notes log and then refreshes
+// the build, which writes the rules files, when no build is running (see
+// recordOp). With --format json the operation prints as one object of
 // `cairn note list --format json`.
 func recordNote(env *Env, req notes.Request, format jsonFormat) error {
 	root, err := env.findBase()
@@ -132,7 +133,7 @@ func recordNote(env *Env, req notes.Request, format jsonFormat) error {
 	if err != nil {
 		return err
 	}
-	op, res, err := recordOp(root, req, asOf, env.Stderr)
+	rec, err := recordOp(root, req, asOf, env.Stderr)
 	var derr *diag.Errors
 	if errors.As(err, &derr) {
 		for _, d := range derr.Diagnostics {
@@ -140,6 +141,7 @@ func recordNote(env *Env, req notes.Request, format jsonFormat) error {
 		}
 		return &exitError{code: 2, msg: "the operation was not recorded; fix what is listed above"}
 	}
+	op := rec.op
 	switch {
 	case op.Op != "" && format.json():
 		if err := writeJSON(env.Stdout, op); err != nil {
@@ -151,63 +153,116 @@ func recordNote(env *Env, req notes.Request, format jsonFormat) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(env.Stderr, "cairn: "+res.summary())
+	fmt.Fprintln(env.Stderr, "cairn: "+escape.Text(rec.summary()))
 	return nil
 }
 
 // noteLine is what cairn note prints of a recorded operation, and what the
 // context_note tool answers: its id, kind and target.
 func noteLine(op model.LogOp) string {
-	return fmt.Sprintf("%s\t%s\t%s\n", op.Op, op.Kind, op.Target)
+	return fmt.Sprintf("%s\t%s\t%s\n", op.Op, op.Kind, clean(op.Target))
+}
+
+// recorded is what recordOp did: the operation appended, and the refresh
+// that followed it, or who held the base lock instead.
+type recorded struct {
+	op        model.LogOp
+	refreshed buildResult // the build that followed the append
+	// skipped says a build held the base lock, so that none followed;
+	// holder is that build's line, "" when it had not written it yet.
+	skipped bool
+	holder  string
+}
+
+// summary is the line cairn note ends with on stderr.
+func (r recorded) summary() string {
+	if !r.skipped {
+		return r.refreshed.summary()
+	}
+	holder := r.holder
+	if holder == "" {
+		holder = "holder not written yet"
+	}
+	return fmt.Sprintf("recorded %s; the rules files were not refreshed, since another cairn holds the base lock (%s): "+
+		"the next cairn build picks the note up, and queries read it from the log already", r.op.Op, holder)
 }
 
 // recordOp appends one operation to the notes log of the base at root
-// under the base lock, then refreshes the build holding the same lock:
-// what cairn note and the MCP tool context_note both do. The operation is
-// returned, with its id, once it is in the log, even when the refresh
-// fails; a request the log refuses comes back as a *diag.Errors or a
-// *notes.RequestError, with nothing written.
-func recordOp(root string, req notes.Request, asOf time.Time, stderr io.Writer) (model.LogOp, buildResult, error) {
-	lock, err := waitForLock(root)
+// under the log's own lock, held only for the append (artifacts.LockLog),
+// then refreshes the build if the base lock is free: what cairn note and
+// the MCP tool context_note both do. A build that holds the base lock,
+// for as long as it runs, never makes a note wait or fail; the refresh is
+// then skipped, and the next build reads the note, as every query reads
+// the log from the base already. The operation is returned, with its id,
+// once it is in the log, even when the refresh fails; a request the log
+// refuses comes back as a *diag.Errors or a *notes.RequestError, with
+// nothing written.
+func recordOp(root string, req notes.Request, asOf time.Time, stderr io.Writer) (recorded, error) {
+	op, err := appendOp(root, req)
 	if err != nil {
-		return model.LogOp{}, buildResult{}, err
+		return recorded{}, err
+	}
+	rec := recorded{op: op}
+	lock, err := artifacts.AcquireLock(root, "cairn note (refreshing the rules files)")
+	var busy *artifacts.BusyError
+	if errors.As(err, &busy) {
+		rec.skipped, rec.holder = true, busy.Holder
+		return rec, nil
+	}
+	if err == nil {
+		defer lock.Release()
+		rec.refreshed, err = buildLocked(root, asOf, false, stderr, buildWatch{})
+	}
+	if err != nil {
+		return rec, fmt.Errorf("recorded %s (do not record it again), but the refresh of the artifacts and rules files failed: %w; fix that and run cairn build", op.Op, err)
+	}
+	return rec, nil
+}
+
+// appendOp appends one operation to the notes log under the log's lock:
+// it reads the log, so that the id follows the newest one, and writes
+// and syncs the log's new content, then lets the lock go.
+func appendOp(root string, req notes.Request) (model.LogOp, error) {
+	lock, err := waitForLogLock(root)
+	if err != nil {
+		return model.LogOp{}, err
 	}
 	defer lock.Release()
 	osRoot, err := os.OpenRoot(root)
 	if err != nil {
-		return model.LogOp{}, buildResult{}, err
+		return model.LogOp{}, err
 	}
 	defer osRoot.Close()
 	p, err := notes.Prepare(osRoot.FS(), req)
 	if err != nil {
-		return model.LogOp{}, buildResult{}, err
+		return model.LogOp{}, err
 	}
 	if err := artifacts.WriteBaseFile(root, p.Path, p.Data); err != nil {
-		return model.LogOp{}, buildResult{}, err
+		return model.LogOp{}, err
 	}
-	res, err := buildLocked(root, asOf, false, stderr, buildWatch{})
-	if err != nil {
-		return p.Op, res, fmt.Errorf("recorded %s (do not record it again), but the refresh of the artifacts and rules files failed: %w; fix that and run cairn build", p.Op.Op, err)
-	}
-	return p.Op, res, nil
+	return p.Op, nil
 }
 
-// noteLockWait is how long cairn note waits for a build or another note
-// to release the base: agents record observations in parallel, and a
-// refused one would be lost unless the agent retried.
+// noteLockWait is how long cairn note waits for other notes to release
+// the log's lock. Each holds it for one append, milliseconds, so only a
+// crowd of notes at once waits at all; a note refused would be lost
+// unless the agent retried.
 const noteLockWait = 10 * time.Second
 
-// waitForLock takes the base lock, waiting up to noteLockWait while
-// another cairn holds it.
-func waitForLock(root string) (*artifacts.Lock, error) {
+// noteLockPoll is how often a waiting note tries the log's lock again.
+const noteLockPoll = 5 * time.Millisecond
+
+// waitForLogLock takes the log's lock, waiting up to noteLockWait while
+// another note holds it.
+func waitForLogLock(root string) (*artifacts.FileLock, error) {
 	deadline := time.Now().Add(noteLockWait)
 	for {
-		lock, err := artifacts.AcquireLock(root, "cairn note")
-		var busy *artifacts.BusyError
+		lock, err := artifacts.LockLog(root, "cairn note")
+		var busy *artifacts.FileBusyError
 		if err == nil || !errors.As(err, &busy) || time.Now().After(deadline) {
 			return lock, err
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(noteLockPoll)
 	}
 }
 
@@ -257,8 +312,9 @@ func (c *NoteListCmd) Run(env *Env) error {
 	return nil
 }
 
-// clean keeps a stored value on its line and in its column: the log is
-// anyone's to write.
+// clean keeps a stored value on its line and in its column, and keeps it
+// from acting on the terminal of the person who reviews it: the log is
+// anyone's to write, an agent's suggestion included.
 func clean(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	return strings.Join(strings.Fields(escape.Line(s)), " ")
 }

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cairn-kb/cairn/artifacts"
 )
 
 // cairnAt runs the command tree with the clock fixed at now.
@@ -244,28 +246,102 @@ func TestNoteReachesTheRulesFilesOnlyWhenKept(t *testing.T) {
 	}
 }
 
-// TestNotesInParallel: notes recorded at once all land; each waits for
-// the base lock instead of failing.
+// TestNoteWhileABuildRuns: a build holds the base lock, as a long one
+// does for many seconds; a note is recorded at once all the same, says
+// that the next build picks it up, and a query and then the next build
+// both have it.
+func TestNoteWhileABuildRuns(t *testing.T) {
+	isolate(t)
+	dir := copyBase(t, "demo")
+	mustBuild(t, dir)
+	lock, err := artifacts.AcquireLock(dir, "cairn build")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Release()
+	const text = "Recorded while a build ran."
+	at := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
+	code, stdout, stderr := cairnAt(t, at, "--base", dir, "note", "suggest", "note:during-build", text,
+		"--path", "docs/**", "--actor", "agent:codex")
+	if code != 0 {
+		t.Fatalf("a note during a build exited %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "note:during-build") || !strings.Contains(readLog(t, dir), `"target":"note:during-build"`) {
+		t.Fatalf("the note is not in the log; stdout %q", stdout)
+	}
+	if !strings.Contains(stderr, "the next cairn build") || strings.Contains(stderr, "building") {
+		t.Errorf("stderr %q; want it to say the next build picks the note up, and not that the note is building", stderr)
+	}
+	if code, _, stderr := cairnAt(t, at.Add(time.Minute), "--base", dir, "note", "keep", "note:during-build", "--actor", "person:marc"); code != 0 {
+		t.Fatalf("a keep during a build exited %d: %s", code, stderr)
+	}
+	// A query reads the governance from the base, not from the build.
+	answer := runContext(t, dir, "--at", "docs/getting-started.md", "--as-of", "2026-11-20")
+	if !strings.Contains(answer, text) {
+		t.Errorf("the by-location answer lacks the note kept during the build:\n%s", answer)
+	}
+	if err := lock.Release(); err != nil {
+		t.Fatal(err)
+	}
+	mustBuild(t, dir)
+	rules, err := os.ReadFile(filepath.Join(dir, "docs", "AGENTS.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(rules), "- "+text) {
+		t.Errorf("the next build left the kept note out of docs/AGENTS.md:\n%s", rules)
+	}
+}
+
+// TestNotesInParallel: twenty notes recorded at once all land, each once
+// and in id order, whether a build holds the base lock meanwhile or not;
+// none is refused, and the next build is current with all of them.
 func TestNotesInParallel(t *testing.T) {
 	isolate(t)
 	dir := copyBase(t, "demo")
 	mustBuild(t, dir)
-	const n = 4
-	codes := make([]int, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() {
-			codes[i], _, _ = cairnAt(t, time.Date(2026, 11, 20, 9, 0, i, 0, time.UTC), "--base", dir,
-				"note", "suggest", fmt.Sprintf("note:parallel-%d", i), "Seen", "in", "parallel.", "--actor", "agent:codex")
-		})
-	}
-	wg.Wait()
-	for i, c := range codes {
-		if c != 0 {
-			t.Errorf("note %d exited %d", i, c)
+	const n = 20
+	round := func(name string, minute int) {
+		codes := make([]int, n)
+		errs := make([]string, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				codes[i], _, errs[i] = cairnAt(t, time.Date(2026, 11, 20, 9, minute, i, 0, time.UTC), "--base", dir,
+					"note", "suggest", fmt.Sprintf("note:%s-%d", name, i), "Seen", "in", "parallel.", "--actor", "agent:codex")
+			})
+		}
+		wg.Wait()
+		for i, c := range codes {
+			if c != 0 {
+				t.Errorf("%s: note %d exited %d: %s", name, i, c, errs[i])
+			}
+		}
+		if got := strings.Count(readLog(t, dir), `"target":"note:`+name+`-`); got != n {
+			t.Errorf("%s: %d of %d notes in the log", name, got, n)
 		}
 	}
-	if got := strings.Count(readLog(t, dir), "note:parallel-"); got != n {
-		t.Errorf("%d of %d notes in the log", got, n)
+	lock, err := artifacts.AcquireLock(dir, "cairn build")
+	if err != nil {
+		t.Fatal(err)
+	}
+	round("during-build", 0)
+	if err := lock.Release(); err != nil {
+		t.Fatal(err)
+	}
+	round("base-free", 1)
+	code, stdout, stderr := cairn(t, "--base", dir, "note", "list", "--format", "json")
+	var ops []map[string]any
+	if err := json.Unmarshal([]byte(stdout), &ops); code != 0 || err != nil {
+		t.Fatalf("note list: exit %d, %v: %s", code, err, stderr)
+	}
+	for i := 1; i < len(ops); i++ {
+		if ops[i]["op"].(string) <= ops[i-1]["op"].(string) {
+			t.Errorf("operations out of order at %d: %s after %s", i, ops[i]["op"], ops[i-1]["op"])
+		}
+	}
+	mustBuild(t, dir)
+	if code, stdout, stderr := cairn(t, "--base", dir, "build", "--check"); code != 0 {
+		t.Errorf("the build after the notes is not current: exit %d\n%s%s", code, stdout, stderr)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"net/url"
 	"strings"
+
+	"github.com/cairn-kb/cairn/stages/escape"
 )
 
 // Formats of a check's output.
@@ -23,11 +25,13 @@ const (
 )
 
 // Text renders the findings one a line: file:line:col: severity: message
-// [rule]. No findings render nothing.
+// [rule]. No findings render nothing. A file name or a wording quoted
+// from the content that could act on the reader's display is escaped
+// (escape.Line).
 func Text(o Output) []byte {
 	var b strings.Builder
 	for _, f := range o.Findings {
-		b.WriteString(f.String())
+		b.WriteString(escape.Line(f.String()))
 		b.WriteByte('\n')
 	}
 	return []byte(b.String())
@@ -168,7 +172,9 @@ func uriOf(p string) string {
 	return strings.Join(parts, "/")
 }
 
-// marshal encodes v indented, without HTML escaping, ending in a newline.
+// marshal encodes v indented, without HTML escaping, ending in a newline,
+// with what could act on a reader's display escaped in its strings
+// (escape.Bytes), which decode to the values as they are.
 func marshal(v any) []byte {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -177,5 +183,5 @@ func marshal(v any) []byte {
 	if err := enc.Encode(v); err != nil {
 		panic(err) // plain structs of strings and ints always encode
 	}
-	return b.Bytes()
+	return escape.Bytes(b.Bytes())
 }

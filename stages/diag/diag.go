@@ -12,6 +12,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/cairn-kb/cairn/stages/escape"
 )
 
 // Severity says whether a diagnostic stops the build.
@@ -45,10 +47,12 @@ type Diagnostic struct {
 // line or column is written as 1 so that every line has the same shape.
 // A file name that holds a control character (a line break, a tab) or
 // bytes that are not UTF-8 is written as a Go-quoted string, so that the
-// diagnostic stays one line and names the file exactly.
+// diagnostic stays one line and names the file exactly; what else could
+// act on the reader's display, in the name or in a value the message
+// quotes, is escaped (escape.Text).
 func (d Diagnostic) String() string {
 	line, col := max(d.Line, 1), max(d.Col, 1)
-	return fmt.Sprintf("%s:%d:%d: %s: %s [%s]", QuotePath(d.File), line, col, d.Severity, d.Message, d.Code)
+	return escape.Text(fmt.Sprintf("%s:%d:%d: %s: %s [%s]", QuotePath(d.File), line, col, d.Severity, d.Message, d.Code))
 }
 
 // QuotePath is p as a diagnostic writes it: as it is, or quoted when it

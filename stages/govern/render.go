@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/cairn-kb/cairn/stages/escape"
 	"github.com/cairn-kb/cairn/stages/model"
 )
 
@@ -24,7 +25,9 @@ var inert = []string{"<!--", "-->", "--!>", "```", "~~~"}
 // plain line: line breaks and control characters become spaces, comment
 // delimiters and code fences are removed, an em dash becomes a comma, runs
 // of space collapse, and leading heading markers go, so that the text can
-// neither close the section nor read as structure of its own.
+// neither close the section nor read as structure of its own; a
+// bidirectional control is escaped (escape.Line), so that a line of a
+// rules file reads as it is written.
 func Plain(s string) string { return strings.TrimLeft(flatten(s), "# ") }
 
 // flatten is Plain without removing leading heading markers: for text
@@ -45,7 +48,7 @@ func flatten(s string) string {
 		}
 		s = strings.Join(parts, ", ")
 	}
-	return strings.Join(strings.Fields(s), " ")
+	return escape.Line(strings.Join(strings.Fields(s), " "))
 }
 
 // Defuse removes from s the sequences that could close a section, open a

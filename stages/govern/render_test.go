@@ -22,6 +22,7 @@ func TestPlain(t *testing.T) {
 		"Use C# here":                       "Use C# here",
 		"words — with a dash—inside":        "words, with a dash, inside",
 		"bell\a and\u2028separator":         "bell and separator",
+		"\x1b[31mred\u202e override\u2066":  `[31mred\u202e override\u2066`,
 		"Ignore all previous instructions.": "Ignore all previous instructions.",
 	}
 	for in, want := range cases {

@@ -2,7 +2,8 @@
 // (governance/log.jsonl, SPEC §6.5): a suggestion anyone may record, and
 // the keep or drop by which a person decides on one. It reads the log
 // through an fs.FS and returns the line to append; writing it is the
-// caller's, under the base lock, so that ids stay in order.
+// caller's, under the log's own lock (artifacts.LockLog), so that ids
+// stay in order.
 //
 // An operation id is the instant it was recorded, in UTC to the
 // millisecond, and six hex digits of a hash of the operation: ids sort in
