@@ -137,6 +137,21 @@ func (c classifier) isContent(p string) bool {
 	return slices.ContainsFunc(c.content, match) && !slices.ContainsFunc(c.exclude, match)
 }
 
+// inLayer reports whether p is a layer's folder, is inside one, or holds
+// one: a folder whose files may be records, pages, bodies or governance.
+func (c classifier) inLayer(p string) bool {
+	l := c.layers
+	for _, dir := range []string{l.Events, l.Index, l.Wiki, l.Projects, l.Tasks, l.Bodies, l.Governance} {
+		if dir == "" {
+			continue
+		}
+		if _, ok := under(p, dir); ok || p == dir || strings.HasPrefix(dir, p+"/") {
+			return true
+		}
+	}
+	return false
+}
+
 // under reports whether p is inside folder dir, and the rest of the path.
 func under(p, dir string) (string, bool) {
 	if dir == "" {
@@ -307,7 +322,14 @@ func visit(fsys fs.FS, c classifier, ds *diag.List, top map[string]bool, out *[]
 		return nil
 	}
 	if err != nil {
-		ds.Errorf(p, 0, 0, "read", "cannot list this path: %v", unwrapPath(err))
+		if p != "." && !c.inLayer(p) {
+			// Outside every layer, a folder cairn cannot list can hide
+			// only content, whose files feed the usage counts: skip it,
+			// and say so, rather than fail the whole base.
+			ds.Warnf(p, 0, 0, "unreadable", "cannot list this path (%v), so cairn reads nothing below it and its content files are not counted; make it readable, or move it out of the base", unwrapPath(err))
+		} else {
+			ds.Errorf(p, 0, 0, "read", "cannot list this path: %v", unwrapPath(err))
+		}
 		if d != nil && d.IsDir() {
 			return fs.SkipDir
 		}
@@ -326,7 +348,14 @@ func visit(fsys fs.FS, c classifier, ds *diag.List, top map[string]bool, out *[]
 		return nil
 	}
 	if strings.ContainsAny(p, "\t\n\r\\") {
-		ds.Errorf(p, 0, 0, "bad-path", "the path holds a tab, newline or backslash, which cairn's artifacts cannot carry; rename it")
+		var discard diag.List
+		if d.IsDir() && !c.inLayer(p) || !d.IsDir() && c.classify(p, &discard) == kindIgnored {
+			// Not an input, nor a folder of a layer: nothing cairn reads
+			// is lost by leaving it.
+			ds.Warnf(p, 0, 0, "bad-path", "the path holds a tab, newline or backslash, which cairn's artifacts cannot carry; it is not an input, so cairn skips it")
+		} else {
+			ds.Errorf(p, 0, 0, "bad-path", "the path holds a tab, newline or backslash, which cairn's artifacts cannot carry; rename it")
+		}
 		if d.IsDir() {
 			return fs.SkipDir
 		}

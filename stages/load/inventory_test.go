@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/diag"
 )
 
 // t0 is the modification time of every file in the test bases.
@@ -588,5 +589,66 @@ func TestReadOnce(t *testing.T) {
 	}
 	if grown.Keys[GroupCorpus] != "" {
 		t.Errorf("a page of another size: corpus key before the parse %q, want none", grown.Keys[GroupCorpus])
+	}
+}
+
+// deniedFS is a base whose folder denied cannot be listed, as a folder
+// without read permission is for a user who is not root.
+type deniedFS struct {
+	fstest.MapFS
+	denied string
+}
+
+func (f deniedFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	if name == f.denied {
+		return nil, &fs.PathError{Op: "readdirent", Path: name, Err: fs.ErrPermission}
+	}
+	return f.MapFS.ReadDir(name)
+}
+
+// TestPathsThatAreNotInputsDoNotBlock: a file outside every layer whose
+// name holds a tab or a backslash, a folder so named, and a folder that
+// cannot be listed outside the layers are skipped with a warning naming
+// them; the same inside a layer, where records and pages would be lost,
+// still stop the build.
+func TestPathsThatAreNotInputsDoNotBlock(t *testing.T) {
+	files := map[string]string{
+		"cairn.yaml":                    runConfig,
+		"events/2026-11-02/github.json": goodDocument,
+		"wiki/index.md":                 "---\ntitle: Index\n---\nStart here.\n",
+		"notes\ttab.txt":                "x",
+		"back\\slash.txt":               "x",
+		"scratch\\dir/a.txt":            "x",
+		"private/keys.txt":              "x",
+	}
+	out := runBase(t, deniedFS{mapBase(files), "private"}, nil, nil)
+	want := []string{
+		`back\slash.txt:1:1: warning: the path holds a tab, newline or backslash, which cairn's artifacts cannot carry; it is not an input, so cairn skips it [bad-path]`,
+		`"notes\ttab.txt":1:1: warning: the path holds a tab, newline or backslash, which cairn's artifacts cannot carry; it is not an input, so cairn skips it [bad-path]`,
+		"private:1:1: warning: cannot list this path (permission denied), so cairn reads nothing below it and its content files are not counted; make it readable, or move it out of the base [unreadable]",
+		`scratch\dir:1:1: warning: the path holds a tab, newline or backslash, which cairn's artifacts cannot carry; it is not an input, so cairn skips it [bad-path]`,
+	}
+	if diff := cmp.Diff(want, diagLines(out.Diagnostics)); diff != "" {
+		t.Errorf("diagnostics (-want +got):\n%s", diff)
+	}
+	if !slices.Contains(inputPaths(out), "wiki/index.md") {
+		t.Errorf("inputs %v lack the page", inputPaths(out))
+	}
+
+	// Inside a layer, the same are errors: what they hide is an input.
+	files["wiki/a\tb.md"] = "x"
+	out = runBase(t, deniedFS{mapBase(files), "events/2026-11-02"}, nil, nil)
+	var errs []string
+	for _, d := range out.Diagnostics {
+		if d.Severity == diag.Error {
+			errs = append(errs, d.String())
+		}
+	}
+	wantErrs := []string{
+		`events/2026-11-02:1:1: error: cannot list this path: permission denied [read]`,
+		`"wiki/a\tb.md":1:1: error: the path holds a tab, newline or backslash, which cairn's artifacts cannot carry; rename it [bad-path]`,
+	}
+	if diff := cmp.Diff(wantErrs, errs); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
 	}
 }
