@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -122,5 +123,32 @@ func TestSessionSeesEditedGraph(t *testing.T) {
 	edit(t, dir, artifacts.EdgesDstPath, "\tlink=#44\n", "\tlink=#45\n")
 	if ix := state(); ix.State != string(StateCorrupt) || !strings.Contains(ix.Reason, artifacts.EdgesDstPath) {
 		t.Errorf("after edges.dst.tsv was edited: index %+v, want corrupt naming it", ix)
+	}
+}
+
+// TestUnreadableArtifactIsCorrupt: an artifact the system will not open
+// (a folder or a link in its place here; its permissions for a user who
+// is not root) is a CorruptError, so the query answers from the scan
+// rather than exiting with the system's error.
+func TestUnreadableArtifactIsCorrupt(t *testing.T) {
+	for name, replace := range map[string]func(p string) error{
+		"a folder": func(p string) error { return os.Mkdir(p, 0o755) },
+		"a link":   func(p string) error { return os.Symlink("docs.tsv", p) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := builtDemo(t)
+			p := filepath.Join(dir, filepath.FromSlash(artifacts.PostingsPath))
+			if err := os.Remove(p); err != nil {
+				t.Fatal(err)
+			}
+			if err := replace(p); err != nil {
+				t.Fatal(err)
+			}
+			_, err := OpenReader(dir)
+			var ce *artifacts.CorruptError
+			if !errors.As(err, &ce) || ce.Path != artifacts.PostingsPath {
+				t.Errorf("OpenReader: %v (%T), want a CorruptError of %s", err, err, artifacts.PostingsPath)
+			}
+		})
 	}
 }

@@ -163,7 +163,9 @@ func openArtifact(root *os.Root, p string, hdr []byte) (*file, error) {
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, &artifacts.CorruptError{Path: p, Msg: "the file is missing"}
 	} else if err != nil {
-		return nil, err
+		// Unreadable (its permissions, a link in its place, the disk): the
+		// artifacts cannot answer, and the caller scans the base instead.
+		return nil, unreadable(p, err)
 	}
 	a := &file{f: f, info: st, path: p, size: st.Size()}
 	if hdr == nil {
@@ -227,4 +229,14 @@ func (r *Reader) BytesRead() map[string]int64 {
 		m[path.Base(a.path)] = a.read.Load()
 	}
 	return m
+}
+
+// unreadable is the CorruptError of an artifact the system refuses to
+// open or read, with the system's reason.
+func unreadable(p string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return &artifacts.CorruptError{Path: p, Msg: "the file cannot be read: " + err.Error()}
 }

@@ -59,7 +59,7 @@ func (a *file) readInto(buf []byte, off int64, n int) ([]byte, error) {
 	m, err := a.pread(buf, off)
 	if m < n {
 		if err != nil && err != io.EOF {
-			return nil, err
+			return nil, unreadable(a.path, err)
 		}
 		return nil, a.corrupt(0, "the file is shorter than the %d bytes it had when opened; it was truncated", a.size)
 	}
