@@ -162,9 +162,12 @@ func openArtifact(root *os.Root, p string, hdr []byte) (*file, error) {
 	f, st, err := artifacts.OpenArtifact(root, p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, &artifacts.CorruptError{Path: p, Msg: "the file is missing"}
+	} else if le := (*artifacts.LinkError)(nil); errors.As(err, &le) {
+		return nil, err // a linked .cairn is the user's to remove, and says how
 	} else if err != nil {
-		// Unreadable (its permissions, a link in its place, the disk): the
-		// artifacts cannot answer, and the caller scans the base instead.
+		// Unreadable (its permissions, a link or a folder in its place, the
+		// disk): the artifacts cannot answer, and the caller scans the
+		// base instead.
 		return nil, unreadable(p, err)
 	}
 	a := &file{f: f, info: st, path: p, size: st.Size()}
