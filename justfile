@@ -28,26 +28,26 @@ lint:
 
 # Fuzz the parsers and decoders for a while each (FUZZTIME=30s by default).
 fuzz FUZZTIME="30s":
-    go test ./stages/fieldpath -run '^$' -fuzz FuzzParse$ -fuzztime {{FUZZTIME}}
-    go test ./stages/fieldpath -run '^$' -fuzz FuzzParseJSON -fuzztime {{FUZZTIME}}
-    go test ./stages/fieldpath -run '^$' -fuzz FuzzSkipValue -fuzztime {{FUZZTIME}}
-    go test ./stages/load -run '^$' -fuzz FuzzLoadPage -fuzztime {{FUZZTIME}}
-    go test ./stages/load -run '^$' -fuzz FuzzGovernanceLog -fuzztime {{FUZZTIME}}
-    go test ./stages/load -run '^$' -fuzz FuzzDecodeYAML -fuzztime {{FUZZTIME}}
-    go test ./stages/load -run '^$' -fuzz FuzzQuickFrontmatter -fuzztime {{FUZZTIME}}
-    go test ./stages/project -run '^$' -fuzz FuzzFoldKey -fuzztime {{FUZZTIME}}
-    go test ./stages/project -run '^$' -fuzz FuzzDecodeID -fuzztime {{FUZZTIME}}
-    go test ./stages/project -run '^$' -fuzz FuzzExact -fuzztime {{FUZZTIME}}
-    go test ./stages/usage -run '^$' -fuzz FuzzCount -fuzztime {{FUZZTIME}}
-    go test ./query -run '^$' -fuzz FuzzParse -fuzztime {{FUZZTIME}}
-    go test ./query -run '^$' -fuzz FuzzFinder -fuzztime {{FUZZTIME}}
-    go test ./query -run '^$' -fuzz FuzzPassages -fuzztime {{FUZZTIME}}
-    go test ./artifacts -run '^$' -fuzz FuzzManifestHead -fuzztime {{FUZZTIME}}
-    go test ./artifacts -run '^$' -fuzz FuzzDecodeDocRow -fuzztime {{FUZZTIME}}
-    go test ./artifacts -run '^$' -fuzz FuzzDecodeKey -fuzztime {{FUZZTIME}}
-    go test ./artifacts -run '^$' -fuzz FuzzParseHexBytes -fuzztime {{FUZZTIME}}
-    go test ./artifacts -run '^$' -fuzz FuzzDecodePostingsLine -fuzztime {{FUZZTIME}}
-    go test ./artifacts -run '^$' -fuzz FuzzDecodeUsage -fuzztime {{FUZZTIME}}
+    go test ./artifacts -run '^$' -fuzz '^FuzzDecodeDocRow$' -fuzztime {{FUZZTIME}}
+    go test ./artifacts -run '^$' -fuzz '^FuzzDecodeKey$' -fuzztime {{FUZZTIME}}
+    go test ./artifacts -run '^$' -fuzz '^FuzzDecodePostingsLine$' -fuzztime {{FUZZTIME}}
+    go test ./artifacts -run '^$' -fuzz '^FuzzDecodeUsage$' -fuzztime {{FUZZTIME}}
+    go test ./artifacts -run '^$' -fuzz '^FuzzManifestHead$' -fuzztime {{FUZZTIME}}
+    go test ./artifacts -run '^$' -fuzz '^FuzzParseHex$' -fuzztime {{FUZZTIME}}
+    go test ./query -run '^$' -fuzz '^FuzzFinder$' -fuzztime {{FUZZTIME}}
+    go test ./query -run '^$' -fuzz '^FuzzParse$' -fuzztime {{FUZZTIME}}
+    go test ./query -run '^$' -fuzz '^FuzzPassages$' -fuzztime {{FUZZTIME}}
+    go test ./stages/fieldpath -run '^$' -fuzz '^FuzzParse$' -fuzztime {{FUZZTIME}}
+    go test ./stages/fieldpath -run '^$' -fuzz '^FuzzParseJSON$' -fuzztime {{FUZZTIME}}
+    go test ./stages/fieldpath -run '^$' -fuzz '^FuzzSkipValue$' -fuzztime {{FUZZTIME}}
+    go test ./stages/lex -run '^$' -fuzz '^FuzzDecodeID$' -fuzztime {{FUZZTIME}}
+    go test ./stages/lex -run '^$' -fuzz '^FuzzExact$' -fuzztime {{FUZZTIME}}
+    go test ./stages/lex -run '^$' -fuzz '^FuzzFold$' -fuzztime {{FUZZTIME}}
+    go test ./stages/lex -run '^$' -fuzz '^FuzzFoldKey$' -fuzztime {{FUZZTIME}}
+    go test ./stages/load -run '^$' -fuzz '^FuzzDecodeYAML$' -fuzztime {{FUZZTIME}}
+    go test ./stages/load -run '^$' -fuzz '^FuzzGovernanceLog$' -fuzztime {{FUZZTIME}}
+    go test ./stages/load -run '^$' -fuzz '^FuzzLoadPage$' -fuzztime {{FUZZTIME}}
+    go test ./stages/usage -run '^$' -fuzz '^FuzzCount$' -fuzztime {{FUZZTIME}}
 
 # Benchmark builds on synthetic bases (SIZES=10k,100k by default; add 1m for the large one).
 bench SIZES="10k,100k":
