@@ -134,7 +134,7 @@ func runCommand(ctx context.Context, in Input, s source, win window, timeout tim
 		}
 		return nil, fmt.Errorf("cannot run %s: %w; fix run in cairn.yaml", commandName(s), err)
 	}
-	return stdout.buf, nil
+	return stdout.bytes(), nil
 }
 
 func commandName(s source) string {
@@ -150,29 +150,58 @@ var errOverCap = errors.New("output over its cap")
 // command, whose further output nobody reads. So cairn holds at most max
 // bytes, however much the command prints.
 //
-// It has a Write and nothing else on purpose: io.Copy prefers a
+// It has a Write and no ReadFrom on purpose: io.Copy prefers a
 // destination's ReadFrom, and one promoted from an embedded bytes.Buffer
 // would read the whole output past the cap. exec's own copy is kept,
 // rather than a read of cmd.StdoutPipe through an io.LimitReader, because
 // exec bounds it with WaitDelay: a grandchild holding the pipe open cannot
 // keep it waiting.
+//
+// The bytes are kept in blocks of outputBlock, never copied while the
+// command runs: a slice grown by append would hold its old and new
+// arrays at once and leave the old ones to the collector, about four
+// times the cap at its peak. bytes joins them once, at the end.
 type cappedBuffer struct {
-	buf  []byte
-	max  int
-	over bool
-	stop func()
+	blocks [][]byte
+	n      int // bytes kept
+	max    int
+	over   bool
+	stop   func()
 }
 
+// outputBlock is the size of a cappedBuffer's blocks.
+const outputBlock = 1 << 20
+
 func (b *cappedBuffer) Write(p []byte) (int, error) {
-	if len(p) > b.max-len(b.buf) {
+	if len(p) > b.max-b.n {
 		b.over = true
 		if b.stop != nil {
 			b.stop()
 		}
 		return 0, errOverCap
 	}
-	b.buf = append(b.buf, p...)
+	for rest := p; len(rest) > 0; {
+		if len(b.blocks) == 0 || len(b.blocks[len(b.blocks)-1]) == cap(b.blocks[len(b.blocks)-1]) {
+			b.blocks = append(b.blocks, make([]byte, 0, outputBlock))
+		}
+		last := &b.blocks[len(b.blocks)-1]
+		k := min(len(rest), cap(*last)-len(*last))
+		*last = append(*last, rest[:k]...)
+		rest = rest[k:]
+	}
+	b.n += len(p)
 	return len(p), nil
+}
+
+// bytes joins the kept output, letting the blocks go as it copies them.
+func (b *cappedBuffer) bytes() []byte {
+	out := make([]byte, 0, b.n)
+	for i, blk := range b.blocks {
+		out = append(out, blk...)
+		b.blocks[i] = nil
+	}
+	b.blocks = nil
+	return out
 }
 
 // tailBuffer keeps the last MaxStderrBytes written to it.

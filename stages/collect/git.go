@@ -206,7 +206,7 @@ func runGitCapped(ctx context.Context, in Input, repo string, max int, stdin str
 		}
 		return nil, gitFailed(args[0], repo, err, &stderr)
 	}
-	return stdout.buf, nil
+	return stdout.bytes(), nil
 }
 
 // gitCommand is one git command in repo, in the collection's environment.

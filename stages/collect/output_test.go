@@ -1,6 +1,7 @@
 package collect
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 	"time"
@@ -92,5 +93,30 @@ func TestDocumentEncode(t *testing.T) {
 `
 	if got := string(d.encode()); got != want {
 		t.Errorf("encode:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestCappedBufferKeepsBytesInBlocks: whatever the sizes of the writes,
+// across block boundaries, the kept output is the bytes written, and a
+// write that would pass the cap keeps nothing of itself.
+func TestCappedBufferKeepsBytesInBlocks(t *testing.T) {
+	want := make([]byte, 3*outputBlock+12345)
+	for i := range want {
+		want[i] = byte(i * 7)
+	}
+	stopped := false
+	b := cappedBuffer{max: len(want) + 10, stop: func() { stopped = true }}
+	for rest, size := want, 1; len(rest) > 0; size = size*3 + 1 {
+		k := min(size, len(rest))
+		if n, err := b.Write(rest[:k]); n != k || err != nil {
+			t.Fatalf("Write(%d bytes) = %d, %v", k, n, err)
+		}
+		rest = rest[k:]
+	}
+	if _, err := b.Write(make([]byte, 11)); err == nil || !b.over || !stopped {
+		t.Fatalf("a write past the cap: err %v, over %v, stopped %v", err, b.over, stopped)
+	}
+	if got := b.bytes(); !bytes.Equal(got, want) {
+		t.Fatalf("kept %d bytes, not the %d written", len(got), len(want))
 	}
 }
