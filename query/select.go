@@ -113,20 +113,10 @@ func (e *engine) corroborate() error {
 	shared := map[int]string{}     // weak records' ordinals: the entity and the seed
 	followed := map[string][]int{} // an entity's items in the window; nil for a hub
 	for _, seed := range seeds {
-		row, err := e.rowOf(seed)
+		// A person is who did the work, not what it is about.
+		uri, entities, err := e.entitiesOf(seed, func(node string) bool { return !strings.HasPrefix(node, personPrefix) })
 		if err != nil {
 			return err
-		}
-		links, err := e.c.Outgoing(row.URI)
-		if err != nil {
-			return err
-		}
-		var entities []string
-		for _, l := range links {
-			// A person is who did the work, not what it is about.
-			if strings.HasPrefix(l.Kind, artifacts.EdgeRelPrefix) && isEntity(l.Node) && !strings.HasPrefix(l.Node, personPrefix) {
-				entities = append(entities, l.Node)
-			}
 		}
 		if len(entities) > maxSeedEntities {
 			continue
@@ -141,7 +131,7 @@ func (e *engine) corroborate() error {
 			}
 			for _, ord := range inWindow {
 				if _, done := shared[ord]; !done && ord != seed.ord {
-					shared[ord] = ent + " with " + row.URI
+					shared[ord] = ent + " with " + uri
 				}
 			}
 		}
@@ -154,6 +144,26 @@ func (e *engine) corroborate() error {
 		}
 	}
 	return nil
+}
+
+// entitiesOf gives a seed's URI and the entities its relations name that
+// keep accepts.
+func (e *engine) entitiesOf(seed *scored, keep func(node string) bool) (string, []string, error) {
+	row, err := e.rowOf(seed)
+	if err != nil {
+		return "", nil, err
+	}
+	links, err := e.c.Outgoing(row.URI)
+	if err != nil {
+		return "", nil, err
+	}
+	var entities []string
+	for _, l := range links {
+		if strings.HasPrefix(l.Kind, artifacts.EdgeRelPrefix) && isEntity(l.Node) && keep(l.Node) {
+			entities = append(entities, l.Node)
+		}
+	}
+	return row.URI, entities, nil
 }
 
 // entityItems lists the window's items that relate to ent, or nil when
@@ -225,22 +235,12 @@ func (e *engine) expand() error {
 	var hubs, closed []string
 	seen := map[string]bool{}
 	for _, seed := range seeds {
-		row, err := e.rowOf(seed)
+		uri, entities, err := e.entitiesOf(seed, func(string) bool { return true })
 		if err != nil {
 			return err
-		}
-		links, err := e.c.Outgoing(row.URI)
-		if err != nil {
-			return err
-		}
-		var entities []string
-		for _, l := range links {
-			if strings.HasPrefix(l.Kind, artifacts.EdgeRelPrefix) && isEntity(l.Node) {
-				entities = append(entities, l.Node)
-			}
 		}
 		if len(entities) > maxSeedEntities {
-			closed = append(closed, row.URI)
+			closed = append(closed, uri)
 			continue
 		}
 		for _, ent := range entities {
