@@ -19,7 +19,7 @@ test:
 
 # Rewrite the golden outputs from the current code; review the diff like code.
 golden:
-    go test ./cmd/cairn -run TestGolden -update
+    CAIRN_UPDATE_GOLDEN=1 go test ./...
 
 # Check formatting and vet.
 lint:

@@ -30,7 +30,7 @@ func checkedBase(t *testing.T, name string) string {
 }
 
 // TestCheckGolden checks the demo and rules bases in every format and
-// compares the findings with testdata/check/<case>.<format>; -update
+// compares the findings with testdata/check/<case>.<format>; CAIRN_UPDATE_GOLDEN=1
 // rewrites them. Both bases hold an error finding, so both exit 1.
 func TestCheckGolden(t *testing.T) {
 	for _, name := range []string{"demo", "rules"} {
@@ -54,10 +54,10 @@ func TestCheckGolden(t *testing.T) {
 }
 
 // compareGolden compares got with the file at p, or rewrites it under
-// -update.
+// CAIRN_UPDATE_GOLDEN=1.
 func compareGolden(t *testing.T, p, got string) {
 	t.Helper()
-	if *update {
+	if update() {
 		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -65,7 +65,7 @@ func compareGolden(t *testing.T, p, got string) {
 	}
 	want, err := os.ReadFile(p)
 	if err != nil {
-		t.Fatalf("%v (run go test ./cmd/cairn -run TestCheck -update to write it)", err)
+		t.Fatalf("%v (run CAIRN_UPDATE_GOLDEN=1 go test ./cmd/cairn -run TestCheck to write it)", err)
 	}
 	if diff := cmp.Diff(string(want), got); diff != "" {
 		t.Errorf("%s differs (-want +got):\n%s", p, diff)

@@ -15,7 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// update is the shared -update flag: go test ./... -update rewrites want/.
+// update reports whether CAIRN_UPDATE_GOLDEN=1 asks to rewrite want/.
 var update = goldentest.Update
 
 // goldenRoot is the golden folder, relative to this package.
@@ -125,7 +125,7 @@ func outputs(t *testing.T, base, built map[string][]byte) map[string][]byte {
 
 // TestGolden builds every golden base with the real CLI and compares the
 // whole output tree, plus the build's exit code and diagnostics, with
-// golden/<case>/want. Run `go test ./cmd/cairn -update` to rewrite them.
+// golden/<case>/want. Run `CAIRN_UPDATE_GOLDEN=1 go test ./cmd/cairn` to rewrite them.
 func TestGolden(t *testing.T) {
 	for _, name := range goldenCases(t) {
 		t.Run(name, func(t *testing.T) {
@@ -159,10 +159,10 @@ func TestGolden(t *testing.T) {
 }
 
 // compareTree fails with a diff for every missing, extra or differing file,
-// or rewrites want with -update.
+// or rewrites want under CAIRN_UPDATE_GOLDEN=1.
 func compareTree(t *testing.T, wantDir string, got map[string][]byte) {
 	t.Helper()
-	if *update {
+	if update() {
 		if err := os.RemoveAll(wantDir); err != nil {
 			t.Fatal(err)
 		}
@@ -179,7 +179,7 @@ func compareTree(t *testing.T, wantDir string, got map[string][]byte) {
 	}
 	want := readTree(t, wantDir)
 	if len(want) == 0 {
-		t.Fatalf("%s is empty; run go test ./cmd/cairn -update and review the result", wantDir)
+		t.Fatalf("%s is empty; run CAIRN_UPDATE_GOLDEN=1 go test ./cmd/cairn and review the result", wantDir)
 	}
 	paths := map[string]bool{}
 	for p := range want {

@@ -84,7 +84,7 @@ func TestHookClaudeGolden(t *testing.T) {
 			t.Errorf("the hook's text lacks %q", want)
 		}
 	}
-	if *update {
+	if update() {
 		if err := os.WriteFile(hookGolden, []byte(out), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -92,7 +92,7 @@ func TestHookClaudeGolden(t *testing.T) {
 	}
 	want, err := os.ReadFile(hookGolden)
 	if err != nil || string(want) != out {
-		t.Errorf("cairn hook claude differs from %s (run with -update and review):\n%s", hookGolden, cmp.Diff(string(want), out))
+		t.Errorf("cairn hook claude differs from %s (run with CAIRN_UPDATE_GOLDEN=1 and review):\n%s", hookGolden, cmp.Diff(string(want), out))
 	}
 }
 

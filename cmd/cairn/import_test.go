@@ -37,7 +37,7 @@ func kapiBaseWithoutImport(t *testing.T) string {
 // TestImportKapiGolden imports golden/kapi/kapi into the kapi golden base
 // and compares what it writes with the base's governance files, and what
 // it prints with golden/kapi/import.out: TestGolden then builds that base
-// and answers --at on it. -update rewrites both.
+// and answers --at on it. CAIRN_UPDATE_GOLDEN=1 rewrites both.
 func TestImportKapiGolden(t *testing.T) {
 	isolate(t)
 	dir := kapiBaseWithoutImport(t)
@@ -56,7 +56,7 @@ func TestImportKapiGolden(t *testing.T) {
 	}
 	for p, data := range got {
 		want := filepath.Join(goldenRoot, "kapi", p)
-		if *update {
+		if update() {
 			if err := os.WriteFile(want, data, 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -64,7 +64,7 @@ func TestImportKapiGolden(t *testing.T) {
 		}
 		w, err := os.ReadFile(want)
 		if err != nil {
-			t.Fatalf("%v; run go test ./cmd/cairn -run TestImportKapiGolden -update and review the result", err)
+			t.Fatalf("%v; run CAIRN_UPDATE_GOLDEN=1 go test ./cmd/cairn -run TestImportKapiGolden and review the result", err)
 		}
 		if string(w) != string(data) {
 			t.Errorf("golden/kapi/%s differs (-want +got):\n%s", p, cmp.Diff(string(w), string(data)))

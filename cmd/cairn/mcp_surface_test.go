@@ -27,8 +27,8 @@ type surface struct {
 
 // TestMCPSurfaceSnapshot locks the tool names, input schemas,
 // annotations and resource templates as a contract: names and addresses
-// may be added (run with -update and review), never renamed or dropped,
-// which the second half checks against the snapshot whatever -update says.
+// may be added (run with CAIRN_UPDATE_GOLDEN=1 and review), never renamed or dropped,
+// which the second half checks against the snapshot whatever CAIRN_UPDATE_GOLDEN says.
 func TestMCPSurfaceSnapshot(t *testing.T) {
 	ts := serve(t, builtDemo(t))
 	ctx := context.Background()
@@ -47,7 +47,7 @@ func TestMCPSurfaceSnapshot(t *testing.T) {
 	}
 	data = append(data, '\n')
 	old, readErr := os.ReadFile(surfacePath)
-	if *update {
+	if update() {
 		if err := os.MkdirAll(filepath.Dir(surfacePath), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -55,7 +55,7 @@ func TestMCPSurfaceSnapshot(t *testing.T) {
 			t.Fatal(err)
 		}
 	} else if readErr != nil || string(old) != string(data) {
-		t.Errorf("the MCP surface differs from %s (run with -update and review):\n%s", surfacePath, cmp.Diff(string(old), string(data)))
+		t.Errorf("the MCP surface differs from %s (run with CAIRN_UPDATE_GOLDEN=1 and review):\n%s", surfacePath, cmp.Diff(string(old), string(data)))
 	}
 	if readErr != nil {
 		return

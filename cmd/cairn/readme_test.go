@@ -89,7 +89,7 @@ type readmeCommand struct {
 	want   []string // printed lines, without the [exit N] line
 	status int
 	// first, end are the indexes in the block's lines of the printed lines
-	// (want and the exit line), for -update.
+	// (want and the exit line), for CAIRN_UPDATE_GOLDEN=1.
 	first, end int
 }
 
@@ -318,7 +318,7 @@ func (s *readmeSession) run(t *testing.T, c readmeCommand) ([]string, int) {
 //     checkout, reads <revision>;
 //   - spaces and tabs at line ends, and blank lines at the end, are dropped.
 //
-// go test ./cmd/cairn -run README -update rewrites the printed lines in the
+// CAIRN_UPDATE_GOLDEN=1 go test ./cmd/cairn -run README rewrites the printed lines in the
 // README from what the binary prints (a command whose lines hold "..." is
 // left as it is); review the diff like code.
 //
@@ -408,7 +408,7 @@ func readmeExamples(t *testing.T, bin, text string, blocks []readmeBlock) {
 				if status == c.status && readmeMatch(readmeNormalise(c.want), readmeNormalise(got)) {
 					continue
 				}
-				if *goldentest.Update && !slices.Contains(c.want, "...") {
+				if goldentest.Update() && !slices.Contains(c.want, "...") {
 					with := got
 					if status != 0 {
 						with = append(with, fmt.Sprintf("[exit %d]", status))

@@ -1,10 +1,17 @@
-// Package goldentest holds the -update flag of cairn's golden tests. Every
-// test package imports it, so that `go test ./... -update` is accepted by
-// every test binary, and the packages with golden files rewrite them.
+// Package goldentest says whether cairn's golden tests rewrite their
+// expected files. It is one environment variable rather than a test flag:
+// a flag exists only in the test binaries that define it, and
+// `go test ./... -update` fails in every package that does not, while
+// `CAIRN_UPDATE_GOLDEN=1 go test ./...` runs everywhere and rewrites the
+// expected files of every package that has them.
 package goldentest
 
-import "flag"
+import "os"
 
-// Update asks golden tests to rewrite their expected files from the
-// current output instead of comparing; review the diff like code.
-var Update = flag.Bool("update", false, "rewrite golden files from the current output; review the diff like code")
+// Env is the variable that, set to 1, asks golden tests to rewrite their
+// expected files from the current output instead of comparing: review the
+// diff like code.
+const Env = "CAIRN_UPDATE_GOLDEN"
+
+// Update reports whether golden tests rewrite their expected files.
+func Update() bool { return os.Getenv(Env) == "1" }

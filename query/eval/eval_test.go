@@ -80,11 +80,11 @@ func run(t testing.TB, root string, s Suite, opts Options) Report {
 	return r
 }
 
-// golden compares got with testdata/name, or rewrites it under -update.
+// golden compares got with testdata/name, or rewrites it under CAIRN_UPDATE_GOLDEN=1.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
-	if *goldentest.Update {
+	if goldentest.Update() {
 		if err := os.WriteFile(path, got, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -92,10 +92,10 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v; run go test ./query/eval/ -update to write it", err)
+		t.Fatalf("%v; run CAIRN_UPDATE_GOLDEN=1 go test ./query/eval/ to write it", err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (-want +got); if the change is intended, run go test ./query/eval/ -update and review the diff:\n%s", path, cmp.Diff(string(want), string(got)))
+		t.Errorf("%s differs (-want +got); if the change is intended, run CAIRN_UPDATE_GOLDEN=1 go test ./query/eval/ and review the diff:\n%s", path, cmp.Diff(string(want), string(got)))
 	}
 }
 

@@ -1,4 +1,0 @@
-package artifacts
-
-// The shared -update flag, so that go test ./... -update runs here too.
-import _ "github.com/cairn-kb/cairn/golden/goldentest"
