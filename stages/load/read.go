@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"unsafe"
 
 	"github.com/cairn-kb/cairn/stages/diag"
 )
@@ -189,10 +188,7 @@ func readTextRaw(fsys fs.FS, path string, limit int64, ds *diag.List) (string, b
 	return asString(data), ok
 }
 
-// asString shares data's bytes as a string; they are never changed after.
-func asString(data []byte) string {
-	if len(data) == 0 {
-		return ""
-	}
-	return unsafe.String(&data[0], len(data))
-}
+// asString is data as a string. A copy: sharing the bytes through unsafe
+// measured no faster (a cold build of the 100k benchmark base, paired: 1.02x
+// CPU, the same peak memory).
+func asString(data []byte) string { return string(data) }
