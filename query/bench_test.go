@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cairn-kb/cairn/query/tables"
 )
 
 // benchBase is the base the query benchmarks read: $CAIRN_BENCH_BASE (a
@@ -55,7 +57,7 @@ func BenchmarkOpen(b *testing.B) {
 // identifier-shaped query term ($CAIRN_BENCH_TERM, else a ticket id).
 func BenchmarkTermsWith(b *testing.B) {
 	dir, _ := benchBase(b)
-	r, err := OpenReader(dir)
+	r, err := tables.Open(dir)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/query/tables"
 	"github.com/cairn-kb/cairn/stages/lex"
 	"github.com/cairn-kb/cairn/stages/load"
 	"github.com/cairn-kb/cairn/stages/model"
@@ -25,7 +26,7 @@ import (
 type indexCorpus struct {
 	cfg       model.Config
 	semantics string
-	r         *Reader
+	r         *tables.Reader
 	fields    []artifacts.Field // the reader's, read once
 	fsys      fs.FS
 	documents map[string]artifacts.Document
@@ -63,7 +64,7 @@ func openIndex(root string, fsys fs.FS, cfg model.Config, m *artifacts.Manifest)
 // knows the base's configuration, so that it can be read while Open
 // decides whether the artifacts are current.
 type indexFiles struct {
-	r      *Reader
+	r      *tables.Reader
 	docs   []artifacts.Document
 	bodies []artifacts.Body
 	// read names every file read, with what fstat said of it then.
@@ -72,11 +73,11 @@ type indexFiles struct {
 
 // readIndexFiles opens the reader and reads documents.tsv and bodies.tsv.
 func readIndexFiles(root string) (*indexFiles, error) {
-	r, err := OpenReader(root)
+	r, err := tables.Open(root)
 	if err != nil {
 		return nil, err
 	}
-	f := &indexFiles{r: r, read: r.infos()}
+	f := &indexFiles{r: r, read: r.Infos()}
 	if f.docs, err = loadArtifact(root, artifacts.DocumentsPath, artifacts.DecodeDocuments, f.read); err != nil {
 		r.Close()
 		return nil, err

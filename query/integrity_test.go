@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/query/tables"
 )
 
 // expanded runs a JSON context query with --expand on dir.
@@ -144,10 +145,10 @@ func TestUnreadableArtifactIsCorrupt(t *testing.T) {
 			if err := replace(p); err != nil {
 				t.Fatal(err)
 			}
-			_, err := OpenReader(dir)
+			_, err := tables.Open(dir)
 			var ce *artifacts.CorruptError
 			if !errors.As(err, &ce) || ce.Path != artifacts.PostingsPath {
-				t.Errorf("OpenReader: %v (%T), want a CorruptError of %s", err, err, artifacts.PostingsPath)
+				t.Errorf("tables.Open: %v (%T), want a CorruptError of %s", err, err, artifacts.PostingsPath)
 			}
 		})
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/query/tables"
 	"github.com/cairn-kb/cairn/stages"
 )
 
@@ -272,11 +273,11 @@ func TestOpenLinkedArtifactsFolder(t *testing.T) {
 			// The artifact reader refuses the link too, even one that
 			// stays inside the base.
 			var linked *artifacts.LinkError
-			if r, err := OpenReader(dir); !errors.As(err, &linked) {
+			if r, err := tables.Open(dir); !errors.As(err, &linked) {
 				if r != nil {
 					r.Close()
 				}
-				t.Errorf("OpenReader through a linked %s: %v, want a *artifacts.LinkError", artifacts.Dir, err)
+				t.Errorf("tables.Open through a linked %s: %v, want a *artifacts.LinkError", artifacts.Dir, err)
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package query
+package tables
 
 import (
 	"bytes"
@@ -89,10 +89,10 @@ var (
 	wantEdgesDst, _        = artifacts.EncodeEdgesDst(nil)
 )
 
-// OpenReader opens the artifacts under root/.cairn, checks every header,
+// Open opens the artifacts under root/.cairn, checks every header,
 // that every file ends with LF, reads fields.tsv whole and takes the item
 // count from the size of docs.key. It reads a few bytes of each file.
-func OpenReader(root string) (_ *Reader, err error) {
+func Open(root string) (_ *Reader, err error) {
 	osRoot, err := os.OpenRoot(root)
 	if err != nil {
 		return nil, err
@@ -208,9 +208,9 @@ func (r *Reader) Close() error {
 	return errors.Join(errs...)
 }
 
-// infos returns, per artifact path, what fstat said of the file the
+// Infos returns, per artifact path, what fstat said of the file the
 // Reader opened there.
-func (r *Reader) infos() map[string]os.FileInfo {
+func (r *Reader) Infos() map[string]os.FileInfo {
 	m := map[string]os.FileInfo{artifacts.FieldsPath: r.fieldsInfo}
 	for _, a := range []*file{r.docs, r.key, r.terms, r.post, r.edges, r.edgesDst} {
 		m[a.path] = a.info
@@ -225,7 +225,7 @@ func (r *Reader) Items() int { return r.items }
 func (r *Reader) Fields() []artifacts.Field { return append([]artifacts.Field(nil), r.fields...) }
 
 // BytesRead returns, per artifact file name (docs.tsv, postings.tsv, ...),
-// the bytes read so far, the headers checked by OpenReader included.
+// the bytes read so far, the headers checked by Open included.
 func (r *Reader) BytesRead() map[string]int64 {
 	m := map[string]int64{path.Base(artifacts.FieldsPath): r.fieldsRead}
 	for _, a := range []*file{r.docs, r.key, r.terms, r.post, r.edges, r.edgesDst} {

@@ -1,4 +1,4 @@
-package query
+package tables
 
 import (
 	"bytes"
@@ -37,9 +37,9 @@ func writeArtifact(t *testing.T, dir, rel string, data []byte) {
 	}
 }
 
-func mustOpenReader(t *testing.T, dir string) *Reader {
+func mustOpen(t *testing.T, dir string) *Reader {
 	t.Helper()
-	r, err := OpenReader(dir)
+	r, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func checkAdjacency(t *testing.T, rows []artifacts.Adjacency, get func(string, i
 
 func TestReaderMatchesFullDecodes(t *testing.T) {
 	dir := builtDemo(t)
-	r := mustOpenReader(t, dir)
+	r := mustOpen(t, dir)
 	fields := must(artifacts.DecodeFields(readArtifact(t, dir, artifacts.FieldsPath)))
 	if !reflect.DeepEqual(r.Fields(), fields) {
 		t.Errorf("Fields() = %v, want %v", r.Fields(), fields)
@@ -194,7 +194,7 @@ func TestReaderMatchesFullDecodes(t *testing.T) {
 	}
 	checkTables(t, r, dir, 1)
 	// A reader holding its keys and dictionary in memory reads the same.
-	held := mustOpenReader(t, dir)
+	held := mustOpen(t, dir)
 	held.Hold()
 	if held.held == nil || held.terms.mem == nil {
 		t.Fatal("Hold held nothing of the demo's artifacts")
@@ -320,7 +320,7 @@ func TestReaderCorruption(t *testing.T) {
 			// holding what it can in memory: the same error either way.
 			var errs [2]error
 			for i, hold := range []bool{false, true} {
-				r, err := OpenReader(dir)
+				r, err := Open(dir)
 				if err == nil {
 					if hold {
 						r.Hold()
@@ -368,7 +368,7 @@ func writeBase(t *testing.T, docs []artifacts.Doc, fields []artifacts.Field, ter
 
 func TestReaderEmptyTables(t *testing.T) {
 	dir := writeBase(t, nil, nil, nil, nil, nil)
-	r := mustOpenReader(t, dir)
+	r := mustOpen(t, dir)
 	if r.Items() != 0 || len(r.Fields()) != 0 {
 		t.Fatalf("%d items, %d fields", r.Items(), len(r.Fields()))
 	}
@@ -422,14 +422,14 @@ func TestReaderLongLines(t *testing.T) {
 	edges = append(append(append(edges, short("r/0", 2000)...), out), short("r/9", 2000)...)
 
 	dir := writeBase(t, docs, []artifacts.Field{{Name: "body", Weight: 1}, {Name: "title", Weight: 5}}, terms, edges, dst)
-	r := mustOpenReader(t, dir)
+	r := mustOpen(t, dir)
 	if r.terms.size <= maxChunk {
 		t.Errorf("terms.tsv has %d bytes, not more than one chunk of TermsWith", r.terms.size)
 	}
 	checkTables(t, r, dir, 97)
 	// Again with TermsWith sweeping in parts whose first cuts land in
 	// short lines and in the long term.
-	defer func(n int64, procs int) { minSweepPart = n; runtime.GOMAXPROCS(procs) }(minSweepPart, runtime.GOMAXPROCS(maxParts))
+	defer func(n int64, procs int) { minSweepPart = n; runtime.GOMAXPROCS(procs) }(minSweepPart, runtime.GOMAXPROCS(MaxParts))
 	minSweepPart = 1 << 10
 	checkTables(t, r, dir, 97)
 

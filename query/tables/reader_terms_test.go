@@ -1,4 +1,4 @@
-package query
+package tables
 
 import (
 	"slices"
@@ -11,7 +11,7 @@ import (
 // ranges of postings.tsv and nothing else of it.
 func TestPostingsReadsOnlyRanges(t *testing.T) {
 	dir := builtDemo(t)
-	r := mustOpenReader(t, dir)
+	r := mustOpen(t, dir)
 	terms := must(artifacts.DecodeTerms(readArtifact(t, dir, artifacts.TermsPath)))
 	slices.SortFunc(terms, func(a, b artifacts.TermEntry) int { return b.DF - a.DF })
 	before := r.BytesRead()

@@ -1,84 +1,17 @@
 package query
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"os"
 	"reflect"
 	"runtime"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/query/tables"
 )
-
-// TestRowsMatchesRow reads many rows at once, dense and sparse, in one
-// part and in several, and compares each with Row.
-func TestRowsMatchesRow(t *testing.T) {
-	dir := builtDemo(t)
-	r, err := OpenReader(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	var all, sparse []int
-	for i := range r.Items() {
-		all = append(all, i)
-		if i%7 == 0 || i == r.Items()-1 {
-			sparse = append(sparse, i)
-		}
-	}
-	defer func(n, procs int) { minPartRows = n; runtime.GOMAXPROCS(procs) }(minPartRows, runtime.GOMAXPROCS(maxParts))
-	for _, minPart := range []int{minPartRows, 3} { // one part; then up to maxParts
-		minPartRows = minPart
-		for _, ords := range [][]int{all, sparse, {0}, {r.Items() - 1}, {}} {
-			rows, err := r.Rows(ords)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(rows) != len(ords) {
-				t.Fatalf("Rows(%d ordinals) gave %d rows", len(ords), len(rows))
-			}
-			for i, o := range ords {
-				want, err := r.Row(o)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !reflect.DeepEqual(rows[i], want) {
-					t.Errorf("parts of %d rows: Rows gave %+v for ordinal %d, Row gives %+v", minPart, rows[i], o, want)
-				}
-			}
-		}
-		if _, err := r.Rows(append(slices.Clone(all), r.Items())); err == nil {
-			t.Errorf("parts of %d rows: Rows accepted an ordinal past the end", minPart)
-		}
-	}
-}
-
-// TestDocsKeyErrorNamesItsLine: a damaged key line is reported with its
-// line in docs.key, whether one row, a batch of rows or the keys read it.
-func TestDocsKeyErrorNamesItsLine(t *testing.T) {
-	dir := builtDemo(t)
-	d := readArtifact(t, dir, artifacts.DocsKeyPath)
-	width := bytes.IndexByte(d, '\n') + 1
-	d[3*width+5] = 'x' // row 2's line, the file's fourth
-	writeArtifact(t, dir, artifacts.DocsKeyPath, d)
-	r := mustOpenReader(t, dir)
-	for name, read := range map[string]func() error{
-		"Row":  func() error { _, err := r.Row(2); return err },
-		"Rows": func() error { _, err := r.Rows([]int{0, 1, 2, 3}); return err },
-		"Keys": func() error { _, err := r.Keys([]int{0, 1, 2, 3}); return err },
-		"Key":  func() error { _, err := r.Key(2); return err },
-	} {
-		var ce *artifacts.CorruptError
-		if err := read(); !errors.As(err, &ce) || ce.Path != artifacts.DocsKeyPath || ce.Line != 4 {
-			t.Errorf("%s: %v; want a CorruptError at %s line 4", name, err, artifacts.DocsKeyPath)
-		}
-	}
-}
 
 // TestPacksDoNotDependOnParts: reading rows and sweeping terms.tsv in
 // parts on several cores gives the packs one part on one core gives, byte
@@ -98,18 +31,15 @@ func TestPacksDoNotDependOnParts(t *testing.T) {
 		return string(out)
 	}
 	queries := [][]string{{"why", "did", "the", "arm64", "nightly", "time", "out"}, {"HAR-142"}, {"marc@x.test"}, {"last", "deploy"}, {"the", "release", "process"}}
-	defer func(rows int, sweep int64, procs int) {
-		minPartRows, minSweepPart = rows, sweep
-		runtime.GOMAXPROCS(procs)
-	}(minPartRows, minSweepPart, runtime.GOMAXPROCS(1))
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	want := map[string]string{}
 	for _, q := range queries {
 		for _, f := range []string{FormatText, FormatJSON, FormatJSONL} {
 			want[strings.Join(q, " ")+" "+f] = answer(q, f)
 		}
 	}
-	runtime.GOMAXPROCS(maxParts)
-	minPartRows, minSweepPart = 2, 256
+	runtime.GOMAXPROCS(tables.MaxParts)
+	defer tables.PartSizes(2, 256)()
 	for _, q := range queries {
 		for _, f := range []string{FormatText, FormatJSON, FormatJSONL} {
 			if got := answer(q, f); got != want[strings.Join(q, " ")+" "+f] {
@@ -128,7 +58,11 @@ func TestScanKeysMatchTheIndex(t *testing.T) {
 	for _, name := range []string{"demo", "edge", "rules"} {
 		t.Run(name, func(t *testing.T) {
 			dir := builtGolden(t, name)
-			r := mustOpenReader(t, dir)
+			r, err := tables.Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
 			root, err := os.OpenRoot(dir)
 			if err != nil {
 				t.Fatal(err)

@@ -1,4 +1,4 @@
-package query
+package tables
 
 import (
 	"bytes"
@@ -163,7 +163,7 @@ const (
 // Rows reads the rows of many ordinals (sorted, distinct) in a few
 // positioned reads: ordinals close together share one read of docs.key and
 // one of docs.tsv. It checks each row as Row does. Many rows are read in
-// parts, one per core (up to maxParts): copying the bytes out of the
+// parts, one per core (up to MaxParts): copying the bytes out of the
 // page cache is most of the cost, and cores do it side by side.
 func (r *Reader) Rows(ords []int) ([]artifacts.Doc, error) { return readInParts(ords, r.rowsInto) }
 
@@ -171,7 +171,7 @@ func (r *Reader) Rows(ords []int) ([]artifacts.Doc, error) { return readInParts(
 // core when there are many.
 func readInParts[T any](ords []int, into func(ords []int, out []T) error) ([]T, error) {
 	out := make([]T, len(ords))
-	parts := max(1, min(runtime.GOMAXPROCS(0), maxParts, len(ords)/minPartRows))
+	parts := max(1, min(runtime.GOMAXPROCS(0), MaxParts, len(ords)/minPartRows))
 	err := inParts(parts, func(p int) error {
 		lo, hi := p*len(ords)/parts, (p+1)*len(ords)/parts
 		return into(ords[lo:hi], out[lo:hi])
@@ -186,8 +186,18 @@ func readInParts[T any](ords []int, into func(ords []int, out []T) error) ([]T, 
 // variable so that tests can read a small base in parts).
 var minPartRows = 512
 
-// maxParts bounds the goroutines one read is split across.
-const maxParts = 4
+// MaxParts bounds the goroutines one read is split across.
+const MaxParts = 4
+
+// PartSizes sets the fewest rows (minPartRows) and terms.tsv bytes
+// (minSweepPart) worth a part of their own, and returns what restores
+// them: a test sets them low to read the demo's small tables in many
+// parts. Not for use while a Reader reads.
+func PartSizes(rows int, sweep int64) (restore func()) {
+	oldRows, oldSweep := minPartRows, minSweepPart
+	minPartRows, minSweepPart = rows, sweep
+	return func() { minPartRows, minSweepPart = oldRows, oldSweep }
+}
 
 // inParts runs part(0)..part(n-1), each on a goroutine of its own when
 // there are several, and returns the error of the first part that failed:

@@ -1,4 +1,4 @@
-package query
+package tables
 
 import "github.com/cairn-kb/cairn/artifacts"
 

@@ -1,4 +1,4 @@
-package query
+package tables
 
 import (
 	"bytes"
@@ -19,7 +19,7 @@ func TestIncomingCorruptLink(t *testing.T) {
 	i := start + bytes.IndexByte(line, '=')
 	d[i] = '-'
 	writeArtifact(t, dir, artifacts.EdgesDstPath, d)
-	r := mustOpenReader(t, dir)
+	r := mustOpen(t, dir)
 	for _, limit := range []int{0, 1, 100} {
 		var ce *artifacts.CorruptError
 		if _, _, err := r.Incoming(string(node), limit); !errors.As(err, &ce) {

@@ -1,4 +1,4 @@
-package query
+package tables
 
 import (
 	"bytes"
@@ -32,14 +32,14 @@ func (r *Reader) Term(term string) (artifacts.TermEntry, bool, error) {
 // dictionary order. It reads terms.tsv in full, in large chunks, and
 // decodes only the rows where sub occurs: a finder finds them, so the
 // cost is a memory scan rather than a parse of every row. A large file is
-// swept in parts, one per core (up to maxParts), each a run of whole
+// swept in parts, one per core (up to MaxParts), each a run of whole
 // lines, and the parts' entries joined in file order.
 func (r *Reader) TermsWith(sub string) ([]artifacts.TermEntry, error) {
 	a, want := r.terms, []byte(sub)
 	if strings.ContainsAny(sub, "\t\n") {
 		return nil, nil // no term holds a separator
 	}
-	parts := int(min(int64(runtime.GOMAXPROCS(0)), maxParts, (a.size-a.start)/minSweepPart))
+	parts := int(min(int64(runtime.GOMAXPROCS(0)), MaxParts, (a.size-a.start)/minSweepPart))
 	if parts <= 1 {
 		return a.sweepTerms(want, a.start, a.size)
 	}
