@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-kb/cairn/query/question"
 	"github.com/cairn-kb/cairn/query/receipts"
 )
 
@@ -60,7 +61,7 @@ func TestBudgetIsExact(t *testing.T) {
 // with more URIs the base does not hold than a receipt names.
 func halfChangedSnapshot(t *testing.T, c corpus, req Request) *receipts.Snapshot {
 	t.Helper()
-	parsed, err := Parse(req.Words, req.AsOf, "", "")
+	parsed, err := question.Parse(req.Words, req.AsOf, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +93,7 @@ func halfChangedSnapshot(t *testing.T, c corpus, req Request) *receipts.Snapshot
 // budgetIsExact checks the delivery contract of one request, made a
 // delta pack against since when it is not nil.
 func budgetIsExact(t *testing.T, sc corpus, req Request, since *receipts.Snapshot) {
-	parsed, err := Parse(req.Words, req.AsOf, "", "")
+	parsed, err := question.Parse(req.Words, req.AsOf, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}

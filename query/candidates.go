@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/query/question"
 )
 
 // Candidate is one item of a request's candidate window, as a peer
@@ -30,7 +31,7 @@ type CandidateField struct {
 // decides which candidates get their field values (nil: all); an eval
 // that meets a URI in several windows asks for its text once.
 func Candidates(ctx context.Context, root string, req Request, withText func(uri string) bool) ([]Candidate, error) {
-	parsed, err := Parse(req.Words, req.AsOf, req.Since, req.Until)
+	parsed, err := question.Parse(req.Words, req.AsOf, req.Since, req.Until)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/query/question"
 	"github.com/cairn-kb/cairn/query/receipts"
 	"github.com/cairn-kb/cairn/stages/load"
 	"github.com/cairn-kb/cairn/stages/project"
@@ -104,23 +105,23 @@ func Context(ctx context.Context, root string, req Request) ([]byte, error) {
 }
 
 // parseRequest checks a request's budget and format and parses its query.
-func parseRequest(req Request) (Parsed, error) {
+func parseRequest(req Request) (question.Parsed, error) {
 	if req.Budget <= 0 {
-		return Parsed{}, &UsageError{Msg: fmt.Sprintf("--budget %d: give a positive number of tokens", req.Budget)}
+		return question.Parsed{}, &UsageError{Msg: fmt.Sprintf("--budget %d: give a positive number of tokens", req.Budget)}
 	}
 	switch req.Format {
 	case FormatText, FormatJSON, FormatJSONL:
 	default:
-		return Parsed{}, &UsageError{Msg: fmt.Sprintf("--format %q: use text, json or jsonl", req.Format)}
+		return question.Parsed{}, &UsageError{Msg: fmt.Sprintf("--format %q: use text, json or jsonl", req.Format)}
 	}
-	return Parse(req.Words, req.AsOf, req.Since, req.Until)
+	return question.Parse(req.Words, req.AsOf, req.Since, req.Until)
 }
 
 // answerOn runs a parsed request on corpus c, then lets it go with closeFn;
 // since, when given, makes it a delta pack. When the artifacts looked
 // current but a read of them fails, it answers from the scan instead and
 // says why. It returns the snapshot to save when the request saves one.
-func answerOn(ctx context.Context, root string, req Request, parsed Parsed, since *receipts.Snapshot, c corpus, state Index, closeFn func()) ([]byte, *receipts.Snapshot, error) {
+func answerOn(ctx context.Context, root string, req Request, parsed question.Parsed, since *receipts.Snapshot, c corpus, state Index, closeFn func()) ([]byte, *receipts.Snapshot, error) {
 	e := &engine{c: c, req: req, parsed: parsed, state: state, since: since}
 	out, err := e.run()
 	closeFn()
@@ -215,10 +216,10 @@ func openScanAs(ctx context.Context, root string, ix Index, terms []string) (cor
 type engine struct {
 	c      corpus
 	req    Request
-	parsed Parsed
+	parsed question.Parsed
 	state  Index
 
-	window      Window
+	window      question.Window
 	win         *candidates
 	terms       []*termStats
 	roles       []string // role flags the query names (private, received)

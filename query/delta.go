@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cairn-kb/cairn/query/question"
 	"github.com/cairn-kb/cairn/query/receipts"
 )
 
@@ -46,7 +47,7 @@ func (d *delta) unchanged(s *scored) bool { return d != nil && d.known[s.key.Dig
 // as asked (--since, --until, the temporal expression as written), pins
 // and --expand. Not the as-of day, the budget or the format: a delta
 // answers the same question on a later day, at any size, in any form.
-func queryKey(req Request, parsed Parsed) string {
+func queryKey(req Request, parsed question.Parsed) string {
 	h := newGroupHash()
 	h.add(append([]string{"terms"}, parsed.Terms...)...)
 	h.add("window", req.Since, req.Until, parsed.Temporal, strconv.FormatBool(parsed.Last))
@@ -87,7 +88,7 @@ func receiptStore(req Request, root string) (receipts.Store, error) {
 
 // loadSince reads the snapshot --since-receipt names and checks that it
 // answered this query.
-func loadSince(store receipts.Store, req Request, parsed Parsed) (*receipts.Snapshot, error) {
+func loadSince(store receipts.Store, req Request, parsed question.Parsed) (*receipts.Snapshot, error) {
 	fail := func(problem string) error {
 		return &SnapshotError{Digest: req.SinceReceipt, Problem: problem, Seed: SeedCommand(req, parsed)}
 	}
@@ -108,7 +109,7 @@ func loadSince(store receipts.Store, req Request, parsed Parsed) (*receipts.Snap
 
 // SeedCommand is the command that saves a snapshot of a request's query:
 // the query with its window, pins and --expand, and --save-receipt.
-func SeedCommand(req Request, parsed Parsed) string {
+func SeedCommand(req Request, parsed question.Parsed) string {
 	b := []string{"cairn", "context", "--save-receipt"}
 	if req.Since != "" {
 		b = append(b, "--since", ShellWord(req.Since))

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/cairn-kb/cairn/query/question"
 )
 
 // TestSnapshotIsCapped saves the snapshot of a query that matches more
@@ -38,7 +40,7 @@ func TestSnapshotIsCapped(t *testing.T) {
 	}
 	asOf := time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)
 	req := Request{Words: words, AsOf: asOf, Budget: DefaultBudget, Format: FormatJSON, SaveReceipt: true, ToolVersion: "test"}
-	parsed, err := Parse(words, asOf, "", "")
+	parsed, err := question.Parse(words, asOf, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/query/question"
 )
 
 // hubBase has 250 records that relate to one repository (ten of them
@@ -47,7 +48,7 @@ func TestExpandBoundsHubsAndFailsClosed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	parsed, _ := Parse(words, asOf, "", "")
+	parsed, _ := question.Parse(words, asOf, "", "")
 	e := &engine{c: sc, req: Request{Words: words, Budget: DefaultBudget, AsOf: asOf, Expand: true, Format: FormatJSON}, parsed: parsed, state: Index{State: StateMissing}}
 	if _, err := e.prepare(); err != nil {
 		t.Fatal(err)
@@ -94,7 +95,7 @@ func TestOrderAgreesWithItsKeys(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, last := range []bool{false, true} {
-		e := &engine{c: sc, parsed: Parsed{Last: last}, terms: []*termStats{{term: "a"}, {term: "b"}}}
+		e := &engine{c: sc, parsed: question.Parsed{Last: last}, terms: []*termStats{{term: "a"}, {term: "b"}}}
 		var pool []*scored
 		for i := range 3000 {
 			k := &artifacts.Key{Chrono: uint32(r.IntN(3000)), Flags: artifacts.KeyFlags(r.IntN(1 << 14))}

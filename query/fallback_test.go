@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/query/question"
 )
 
 // answer runs a JSON context query on dir and returns the pack.
@@ -116,7 +117,7 @@ func indexedEngine(t *testing.T, words ...string) (string, *indexCorpus, *engine
 	t.Cleanup(func() { c.Close() })
 	asOf := time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC)
 	req := Request{Words: words, Budget: DefaultBudget, AsOf: asOf, Format: FormatText}
-	parsed, err := Parse(req.Words, asOf, "", "")
+	parsed, err := question.Parse(req.Words, asOf, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}

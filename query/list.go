@@ -12,6 +12,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/query/question"
 	"github.com/cairn-kb/cairn/stages/escape"
 	"github.com/cairn-kb/cairn/stages/project"
 )
@@ -88,7 +89,7 @@ func listWith(ctx context.Context, root string, req ListRequest, open opener) ([
 	}
 	for _, d := range []struct{ flag, v string }{{"--since", req.Since}, {"--until", req.Until}} {
 		if d.v != "" {
-			if _, err := parseFlagDay(d.flag, d.v); err != nil {
+			if _, err := question.FlagDay(d.flag, d.v); err != nil {
 				return nil, err
 			}
 		}

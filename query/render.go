@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cairn-kb/cairn/query/question"
 	"github.com/cairn-kb/cairn/stages/escape"
 	"github.com/cairn-kb/cairn/stages/project"
 )
@@ -73,22 +74,22 @@ type Receipt struct {
 	// first); or "event" (a question asking when something happened or
 	// which record did it: records first among items matching as many
 	// terms).
-	Order             string        `json:"order"`
-	Window            Window        `json:"window"`
-	AsOf              string        `json:"as_of"`
-	Budget            int           `json:"budget"`
-	Format            string        `json:"format"`
-	UsedTokens        int           `json:"used_tokens"`
-	EncodedTokens     int           `json:"encoded_tokens"`
-	Candidates        int           `json:"candidates"`
-	Selected          int           `json:"selected"`
-	Dropped           []Dropped     `json:"dropped"`
-	DroppedTotal      int           `json:"dropped_total"`
-	RejectedPins      []RejectedPin `json:"rejected_pins"`
-	RelevanceFloor    int           `json:"relevance_floor"`
-	RecencyModel      []HalfLife    `json:"recency_model"`
-	ConsultedBodies   []string      `json:"consulted_bodies"`
-	TruncatedEntities []string      `json:"truncated_entities"`
+	Order             string          `json:"order"`
+	Window            question.Window `json:"window"`
+	AsOf              string          `json:"as_of"`
+	Budget            int             `json:"budget"`
+	Format            string          `json:"format"`
+	UsedTokens        int             `json:"used_tokens"`
+	EncodedTokens     int             `json:"encoded_tokens"`
+	Candidates        int             `json:"candidates"`
+	Selected          int             `json:"selected"`
+	Dropped           []Dropped       `json:"dropped"`
+	DroppedTotal      int             `json:"dropped_total"`
+	RejectedPins      []RejectedPin   `json:"rejected_pins"`
+	RelevanceFloor    int             `json:"relevance_floor"`
+	RecencyModel      []HalfLife      `json:"recency_model"`
+	ConsultedBodies   []string        `json:"consulted_bodies"`
+	TruncatedEntities []string        `json:"truncated_entities"`
 	// UnexpandedSeeds are --expand seeds whose outgoing neighbourhood was
 	// too large to follow: expansion fails closed for them.
 	UnexpandedSeeds []string   `json:"unexpanded_seeds,omitempty"`

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/query/question"
 	"github.com/cairn-kb/cairn/stages/escape"
 	"github.com/cairn-kb/cairn/stages/govern"
 	"github.com/cairn-kb/cairn/stages/load"
@@ -56,15 +57,15 @@ type SearchRequest struct {
 
 // SearchAnswer is a by-content answer as a document.
 type SearchAnswer struct {
-	Query         string         `json:"query"`
-	Terms         []string       `json:"terms"`
-	FilteredTerms []string       `json:"filtered_terms"`
-	Window        Window         `json:"window"`
-	AsOf          string         `json:"as_of"`
-	Filters       SearchFilters  `json:"filters"`
-	Scope         string         `json:"scope"`
-	Coverage      AtCoverage     `json:"coverage"`
-	Groups        []*SearchGroup `json:"groups"`
+	Query         string          `json:"query"`
+	Terms         []string        `json:"terms"`
+	FilteredTerms []string        `json:"filtered_terms"`
+	Window        question.Window `json:"window"`
+	AsOf          string          `json:"as_of"`
+	Filters       SearchFilters   `json:"filters"`
+	Scope         string          `json:"scope"`
+	Coverage      AtCoverage      `json:"coverage"`
+	Groups        []*SearchGroup  `json:"groups"`
 	// HeldBack counts received and private records that match but stay
 	// out, as they stay out of a pack, unless the query names their role.
 	HeldBack int `json:"held_back"`
@@ -140,7 +141,7 @@ func searchWith(ctx context.Context, root string, req SearchRequest, open opener
 		}
 		cur = &c
 	}
-	parsed, err := Parse(req.Words, req.AsOf, req.Since, req.Until)
+	parsed, err := question.Parse(req.Words, req.AsOf, req.Since, req.Until)
 	if err != nil {
 		return nil, err
 	}
@@ -223,10 +224,10 @@ func searchWith(ctx context.Context, root string, req SearchRequest, open opener
 // searcher is one search in flight.
 type searcher struct {
 	req    SearchRequest
-	parsed Parsed
+	parsed question.Parsed
 	wheres []where
 	layer  string // the layer's folder, governance's included; "" for all
-	window Window
+	window question.Window
 	index  Index
 	held   int
 	// groups are the ranked matches of each group, by name.

@@ -10,6 +10,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/query/question"
 )
 
 // searchCorpus finds every record and page that holds a query term, by
@@ -264,7 +265,7 @@ func (h *searchHit) text() string { return itemText(h.PackItem, false) }
 // items between the bounds (every day when there are none), and every
 // undated item, pages outside their validity included: a search leaves
 // nothing out that holds a term. With a layer, that layer only.
-func searchWindow(c corpus, w Window, layer string) (*candidates, error) {
+func searchWindow(c corpus, w question.Window, layer string) (*candidates, error) {
 	cfg := c.Config()
 	cand := &candidates{}
 	for _, l := range []string{cfg.Layers.Events, cfg.Layers.Tasks, cfg.Layers.Index, cfg.Layers.Wiki, cfg.Layers.Projects} {

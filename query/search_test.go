@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-kb/cairn/query/question"
 	"github.com/cairn-kb/cairn/stages/lex"
 	"github.com/cairn-kb/cairn/stages/load"
 	"github.com/cairn-kb/cairn/stages/project"
@@ -100,7 +101,7 @@ func TestSearchIsExhaustive(t *testing.T) {
 				if strings.HasPrefix(term, lex.ExactPrefix) {
 					continue
 				}
-				p, err := Parse([]string{term}, asOf, "", "")
+				p, err := question.Parse([]string{term}, asOf, "", "")
 				if err != nil || p.Temporal != "" || !slices.Equal(p.Terms, []string{term}) {
 					continue // a query cannot ask for it alone (scaffolding, a date)
 				}

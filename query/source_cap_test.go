@@ -13,6 +13,8 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/cairn-kb/cairn/query/question"
 )
 
 // capPack is what a fitting chose: the sources of the items the real
@@ -35,7 +37,7 @@ type capItem struct {
 func fitCapPack(t *testing.T, c corpus, req Request) (*capPack, error) {
 	t.Helper()
 	req.Format = FormatJSON
-	parsed, err := Parse(req.Words, req.AsOf, req.Since, req.Until)
+	parsed, err := question.Parse(req.Words, req.AsOf, req.Since, req.Until)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +205,7 @@ func TestSourceCapOnGoldenPacks(t *testing.T) {
 		}
 		dir := builtGolden(t, name)
 		for qname, req := range reqs {
-			if _, err := Parse(req.Words, req.AsOf, req.Since, req.Until); err != nil {
+			if _, err := question.Parse(req.Words, req.AsOf, req.Since, req.Until); err != nil {
 				continue // the golden error cases
 			}
 			// The golden budget, then every 256 tokens below it: where a
@@ -212,7 +214,7 @@ func TestSourceCapOnGoldenPacks(t *testing.T) {
 			for budget := req.Budget; budget >= 1024; budget -= 256 {
 				r := req
 				r.Budget = budget
-				parsed, _ := Parse(r.Words, r.AsOf, r.Since, r.Until)
+				parsed, _ := question.Parse(r.Words, r.AsOf, r.Since, r.Until)
 				c, _, closeFn, err := openCorpus(context.Background(), dir, parsed.Terms)
 				if err != nil {
 					t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/query/question"
 )
 
 // windowDays is how many populated event days a query looks back by
@@ -81,7 +82,7 @@ func populatedDays(c corpus, until string, n int) []string {
 // window. Without bounds the window starts at the oldest of the last 30
 // populated event days and ends at the as-of day; a base without events
 // looks back 30 calendar days.
-func resolveWindow(c corpus, w Window, asOf time.Time) (Window, *candidates, error) {
+func resolveWindow(c corpus, w question.Window, asOf time.Time) (question.Window, *candidates, error) {
 	cfg := c.Config()
 	today := dayString(asOf)
 	if w.Until == "" {

@@ -1,4 +1,4 @@
-package query
+package question
 
 import (
 	"fmt"
@@ -85,11 +85,11 @@ func Parse(words []string, asOf time.Time, since, until string) (Parsed, error) 
 	}
 	y, m, d := asOf.UTC().Date()
 	ps.today = time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
-	sinceDay, err := parseFlagDay("--since", since)
+	sinceDay, err := FlagDay("--since", since)
 	if err != nil {
 		return ps.p, err
 	}
-	untilDay, err := parseFlagDay("--until", until)
+	untilDay, err := FlagDay("--until", until)
 	if err != nil {
 		return ps.p, err
 	}
@@ -255,8 +255,9 @@ func (ps *parsing) takeTerms() {
 	ps.p.Terms, ps.p.Filtered = terms.list, ps.filtered.list
 }
 
-// parseFlagDay validates a --since or --until value.
-func parseFlagDay(flag, v string) (time.Time, error) {
+// FlagDay validates a --since or --until value: a day, YYYY-MM-DD, or
+// nothing.
+func FlagDay(flag, v string) (time.Time, error) {
 	if v == "" {
 		return time.Time{}, nil
 	}
