@@ -91,9 +91,10 @@ const personPrefix = "person:"
 
 // corroborate lifts a record that holds one meaningful query term and
 // shares an entity with one of the strongest candidates that match
-// several: the commit "PEP 828: Mark as Accepted" for "when was yield
-// from inside async generators accepted", whose other words are on the
-// page of PEP 828. The entity stands for the terms the record lacks, so
+// several: the commit "Mark the proposal approved" (ticket:RFC-9) for
+// "when was chunked upload resume approved", whose other words are on
+// the design page of RFC-9. The entity stands for the terms the record
+// lacks, so
 // it counts as matching several (multiTerm) and gains pointsExpand; a
 // record matching no query term is never lifted. The entity must be what
 // the seed is about: not a person, and not one that most items of the
