@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/golden/goldentest"
 	"github.com/cairn-kb/cairn/query/tables"
-	"github.com/cairn-kb/cairn/stages"
 )
 
 // builtDemo copies the demo base into a temporary folder and builds it the
@@ -37,26 +37,8 @@ func builtFS(t testing.TB, base fs.FS) string {
 	if err := os.CopyFS(dir, base); err != nil {
 		t.Fatal(err)
 	}
-	rebuild(t, dir)
+	goldentest.Build(t, dir)
 	return dir
-}
-
-// rebuild builds the base at dir in place, as `cairn build` does.
-func rebuild(t testing.TB, dir string) {
-	t.Helper()
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
-	out, err := stages.Build(context.Background(), stages.Input{FS: root.FS(), ToolVersion: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out.Plan.Root = dir
-	if _, err := artifacts.Sync(out.Plan); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func open(t *testing.T, dir string) *Index {

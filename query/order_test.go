@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cairn-kb/cairn/golden/goldentest"
 )
 
 // orderAsOf is the as-of day of the ordering tests' bases.
@@ -23,7 +25,7 @@ func ask(t *testing.T, files map[string]string, words ...string) orderPack {
 	t.Helper()
 	root := t.TempDir()
 	for name, data := range files {
-		writeArtifact(t, root, name, []byte(data))
+		goldentest.WriteFile(t, root, name, []byte(data))
 	}
 	out, err := Context(context.Background(), root, Request{Words: words, Budget: DefaultBudget, Format: FormatJSON, Explain: true, AsOf: orderAsOf})
 	if err != nil {

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/cairn-kb/cairn/golden/goldentest"
 )
 
 // raceFiles is a base whose page and record say one colour or the other:
@@ -52,10 +54,10 @@ func TestNoMixedAnswerUnderEdits(t *testing.T) {
 	const amber, green = "amber", "green"
 	dir := filepath.Join(t.TempDir(), "base")
 	for name, data := range raceFiles(amber, amber) {
-		writeArtifact(t, dir, name, []byte(data))
+		goldentest.WriteFile(t, dir, name, []byte(data))
 	}
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
-	rebuild(t, dir)
+	goldentest.Build(t, dir)
 	req := Request{Words: []string{"amber", "harbour"}, Budget: DefaultBudget, Format: FormatJSON, AsOf: time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)}
 
 	// What each state answers, from a copy that is never touched.
@@ -64,7 +66,7 @@ func TestNoMixedAnswerUnderEdits(t *testing.T) {
 		for _, rc := range []string{amber, green} {
 			still := t.TempDir()
 			for name, data := range raceFiles(pc, rc) {
-				writeArtifact(t, still, name, []byte(data))
+				goldentest.WriteFile(t, still, name, []byte(data))
 			}
 			out, err := Context(context.Background(), still, req)
 			if err != nil {

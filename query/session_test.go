@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cairn-kb/cairn/golden/goldentest"
 )
 
 // sessionQueries are asked of a session and of Context side by side.
@@ -147,7 +149,7 @@ func TestSessionFollowsTheBaseItWatches(t *testing.T) {
 		state  string
 	}{
 		{"a record document edited", appendTo(filepath.Join("events", "2026-11-04", "tickets.json"), "\n"), "stale"},
-		{"rebuilt", func() { rebuild(t, dir) }, "used"},
+		{"rebuilt", func() { goldentest.Build(t, dir) }, "used"},
 		{"a day folder added", func() {
 			if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(newDay)), 0o755); err != nil {
 				t.Fatal(err)
@@ -160,9 +162,9 @@ func TestSessionFollowsTheBaseItWatches(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, "stale"},
-		{"rebuilt with the new day", func() { rebuild(t, dir) }, "used"},
+		{"rebuilt with the new day", func() { goldentest.Build(t, dir) }, "used"},
 		{"a document in the new folder edited", appendTo(newDay, "\n"), "stale"},
-		{"rebuilt again", func() { rebuild(t, dir) }, "used"},
+		{"rebuilt again", func() { goldentest.Build(t, dir) }, "used"},
 		{"cairn.yaml touched, its bytes kept", func() {
 			later := time.Now().Add(time.Hour)
 			if err := os.Chtimes(filepath.Join(dir, "cairn.yaml"), later, later); err != nil {

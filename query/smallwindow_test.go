@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cairn-kb/cairn/golden/goldentest"
 )
 
 // TestSmallWindowKeepsCommonTerm: in a window of three items, a term that
@@ -22,7 +24,7 @@ func TestSmallWindowKeepsCommonTerm(t *testing.T) {
 		"events/2026-11-02/tickets.json": `{"cairn": 1, "source": "tickets", "fields": {"id": ".id", "title": ".t", "body": ".b", "time": ".at"}, "records": [{"id": "HAR-1", "t": "Uploads fail when storage returns 503", "b": "Users see errors.", "at": "2026-11-02T10:00:00Z"}, {"id": "HAR-2", "t": "Rotate keys", "b": "Key rotation schedule.", "at": "2026-11-02T11:00:00Z"}]}`,
 	}
 	for name, data := range files {
-		writeArtifact(t, root, name, []byte(data))
+		goldentest.WriteFile(t, root, name, []byte(data))
 	}
 	out, err := Context(context.Background(), root, Request{Words: []string{"uploads"}, Budget: DefaultBudget, Format: FormatJSON,
 		AsOf: time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)})
@@ -55,7 +57,7 @@ func TestBelowFloorSaysSo(t *testing.T) {
 		"wiki/rotation.md": "---\ntitle: Rotation\n---\nKeys rotate monthly.\n",
 	}
 	for name, data := range files {
-		writeArtifact(t, root, name, []byte(data))
+		goldentest.WriteFile(t, root, name, []byte(data))
 	}
 	out, err := Context(context.Background(), root, Request{Words: []string{"zebra"}, Budget: DefaultBudget, Format: FormatJSON,
 		AsOf: time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)})

@@ -1,5 +1,6 @@
-// Package goldentest says whether cairn's golden tests rewrite their
-// expected files. It is one environment variable rather than a test flag:
+// Package goldentest holds what cairn's tests share: whether golden
+// tests rewrite their expected files, and building a base in place. The
+// rewrite switch is one environment variable rather than a test flag:
 // a flag exists only in the test binaries that define it, and
 // `go test ./... -update` fails in every package that does not, while
 // `CAIRN_UPDATE_GOLDEN=1 go test ./...` runs everywhere and rewrites the

@@ -1,14 +1,12 @@
 package tables
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/golden/goldentest"
 	"github.com/cairn-kb/cairn/golden/testhome"
-	"github.com/cairn-kb/cairn/stages"
 )
 
 // TestMain runs the tests in a home of their own (testhome), as the
@@ -30,18 +28,6 @@ func builtGolden(t testing.TB, name string) string {
 	if err := os.CopyFS(dir, os.DirFS(filepath.Join("../../golden", name, "base"))); err != nil {
 		t.Fatal(err)
 	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
-	out, err := stages.Build(context.Background(), stages.Input{FS: root.FS(), ToolVersion: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out.Plan.Root = dir
-	if _, err := artifacts.Sync(out.Plan); err != nil {
-		t.Fatal(err)
-	}
+	goldentest.Build(t, dir)
 	return dir
 }

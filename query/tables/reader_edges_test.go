@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/golden/goldentest"
 )
 
 // TestIncomingCorruptLink: a link of edges.dst.tsv that lost its "=" is
@@ -18,7 +19,7 @@ func TestIncomingCorruptLink(t *testing.T) {
 	node, _, _ := bytes.Cut(line, []byte{'\t'})
 	i := start + bytes.IndexByte(line, '=')
 	d[i] = '-'
-	writeArtifact(t, dir, artifacts.EdgesDstPath, d)
+	goldentest.WriteFile(t, dir, artifacts.EdgesDstPath, d)
 	r := mustOpen(t, dir)
 	for _, limit := range []int{0, 1, 100} {
 		var ce *artifacts.CorruptError

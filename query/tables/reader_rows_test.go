@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/golden/goldentest"
 )
 
 // TestRowsMatchesRow reads many rows at once, dense and sparse, in one
@@ -61,7 +62,7 @@ func TestDocsKeyErrorNamesItsLine(t *testing.T) {
 	d := readArtifact(t, dir, artifacts.DocsKeyPath)
 	width := bytes.IndexByte(d, '\n') + 1
 	d[3*width+5] = 'x' // row 2's line, the file's fourth
-	writeArtifact(t, dir, artifacts.DocsKeyPath, d)
+	goldentest.WriteFile(t, dir, artifacts.DocsKeyPath, d)
 	r := mustOpen(t, dir)
 	for name, read := range map[string]func() error{
 		"Row":  func() error { _, err := r.Row(2); return err },

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/golden/goldentest"
 	"github.com/cairn-kb/cairn/stages/model"
 	"github.com/cairn-kb/cairn/stages/project"
 )
@@ -24,17 +25,6 @@ func readArtifact(t *testing.T, dir, rel string) []byte {
 		t.Fatal(err)
 	}
 	return data
-}
-
-func writeArtifact(t *testing.T, dir, rel string, data []byte) {
-	t.Helper()
-	p := filepath.Join(dir, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func mustOpen(t *testing.T, dir string) *Reader {
@@ -245,7 +235,7 @@ func sweep(r *Reader) error {
 
 func TestReaderCorruption(t *testing.T) {
 	change := func(rel string, fn func(data []byte) []byte) func(*testing.T, string) {
-		return func(t *testing.T, dir string) { writeArtifact(t, dir, rel, fn(readArtifact(t, dir, rel))) }
+		return func(t *testing.T, dir string) { goldentest.WriteFile(t, dir, rel, fn(readArtifact(t, dir, rel))) }
 	}
 	half := func(d []byte) []byte { return d[:len(d)/2] }
 	dropLastLine := func(d []byte) []byte { return d[:bytes.LastIndexByte(d[:len(d)-1], '\n')+1] }
@@ -361,7 +351,7 @@ func writeBase(t *testing.T, docs []artifacts.Doc, fields []artifacts.Field, ter
 		artifacts.DocsPath: d, artifacts.DocsKeyPath: key, artifacts.FieldsPath: artifacts.EncodeFields(fields),
 		artifacts.TermsPath: dict, artifacts.PostingsPath: post, artifacts.EdgesPath: e, artifacts.EdgesDstPath: ed,
 	} {
-		writeArtifact(t, dir, rel, data)
+		goldentest.WriteFile(t, dir, rel, data)
 	}
 	return dir
 }
