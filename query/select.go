@@ -191,31 +191,16 @@ func (e *engine) entityItems(ent string) ([]int, error) {
 // keep holds, without ordering the whole pool.
 func (e *engine) strongest(k int, keep func(*scored) bool) []*scored {
 	nextAction := fieldOrdinal(e.c.Fields(), "next_action")
-	type keyed struct {
-		s      *scored
-		packed uint64
-	}
-	ahead := func(a, b keyed) bool { // a before b, as order puts them
-		if a.packed != b.packed {
-			return a.packed > b.packed
-		}
-		return a.s.key.Chrono < b.s.key.Chrono
-	}
-	var top []keyed // sorted, at most k
+	var top []ranked // in order, at most k
 	for _, s := range e.pool {
 		if !keep(s) {
 			continue
 		}
-		c := keyed{s, e.standing(s, nextAction)}
-		if len(top) == k && !ahead(c, top[k-1]) {
+		c := e.rank(s, nextAction)
+		if len(top) == k && compareRanked(c, top[k-1]) >= 0 {
 			continue
 		}
-		i, _ := slices.BinarySearchFunc(top, c, func(x, y keyed) int {
-			if ahead(x, y) {
-				return -1
-			}
-			return 1
-		})
+		i, _ := slices.BinarySearchFunc(top, c, compareRanked)
 		top = slices.Insert(top, i, c)
 		if len(top) > k {
 			top = top[:k]
@@ -308,25 +293,34 @@ func itemRef(node string) (int, bool) {
 // the sort's n·log n comparisons.
 func (e *engine) order() {
 	nextAction := fieldOrdinal(e.c.Fields(), "next_action")
-	type keyed struct {
-		s      *scored
-		packed uint64 // larger first
-		chrono uint32 // then newest first, URI breaking ties
-	}
-	list := make([]keyed, len(e.pool))
+	list := make([]ranked, len(e.pool))
 	for i, s := range e.pool {
-		list[i] = keyed{s, e.standing(s, nextAction), s.key.Chrono}
+		list[i] = e.rank(s, nextAction)
 	}
 	// The last key, URI order, is unique: no stable sort is needed.
-	slices.SortFunc(list, func(a, b keyed) int {
-		if a.packed != b.packed {
-			return cmp.Compare(b.packed, a.packed)
-		}
-		return cmp.Compare(a.chrono, b.chrono)
-	})
+	slices.SortFunc(list, compareRanked)
 	for i := range list {
 		e.pool[i] = list[i].s
 	}
+}
+
+// ranked is an item with the keys order sorts it by.
+type ranked struct {
+	s      *scored
+	packed uint64 // larger first
+	chrono uint32 // then newest first, URI breaking ties
+}
+
+func (e *engine) rank(s *scored, nextAction int) ranked {
+	return ranked{s, e.standing(s, nextAction), s.key.Chrono}
+}
+
+// compareRanked is order's comparison: negative when a comes first.
+func compareRanked(a, b ranked) int {
+	if a.packed != b.packed {
+		return cmp.Compare(b.packed, a.packed)
+	}
+	return cmp.Compare(a.chrono, b.chrono)
 }
 
 // standing packs the keys of order before the last into one word, larger
