@@ -9,9 +9,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cairn-kb/cairn/golden/goldentest"
 )
 
 // TestCollectInterrupt: an interrupted collect stops the commands it ran
@@ -49,26 +50,5 @@ func TestCollectInterrupt(t *testing.T) {
 	if !errors.As(err, &ee) || ee.ExitCode() != 130 || !strings.Contains(stderr.String(), "cairn: interrupted") {
 		t.Errorf("an interrupted collect ended with %v:\n%s", err, stderr.String())
 	}
-	for range 40 {
-		if !running(pid) {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	syscall.Kill(pid, syscall.SIGKILL)
-	t.Errorf("the command's child %d outlived the interrupted collect", pid)
-}
-
-// running reports whether process pid exists and, where /proc says so, is
-// not a zombie left for an init that does not reap.
-func running(pid int) bool {
-	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-		return false
-	}
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return !errors.Is(err, os.ErrNotExist)
-	}
-	rest := string(stat[strings.LastIndexByte(string(stat), ')')+1:])
-	return !strings.HasPrefix(strings.TrimSpace(rest), "Z")
+	goldentest.ExpectGone(t, pid, "the interrupted collect")
 }
