@@ -180,22 +180,7 @@ func TestMCPHTTP(t *testing.T) {
 			t.Errorf("%s 0s: exit %d, %s", flag, code, stderr)
 		}
 	}
-	cmd := exec.Command(builtCairn(t), "--base", dir, "mcp", "--http", "127.0.0.1:0")
-	cmd.Env = append(os.Environ(), "CAIRN_AS_OF="+goldenAsOf)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() }()
-	line, err := bufio.NewReader(stderr).ReadString('\n')
-	url, ok := strings.CutPrefix(strings.TrimSpace(line), "cairn mcp: serving streamable HTTP at ")
-	if err != nil || !ok {
-		t.Fatalf("first stderr line %q (%v)", line, err)
-	}
-	go io.Copy(io.Discard, stderr)
+	url := serveHTTPBinary(t, dir)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "http-client", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
