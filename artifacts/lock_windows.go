@@ -32,7 +32,7 @@ func holdLock(base *os.Root) (f *os.File, busy bool, err error) {
 		return nil, false, err
 	}
 	d.Close()
-	f, err = openHolderFile(base)
+	f, err = openLockFile(base, LockPath)
 	if err != nil {
 		return nil, false, lockError(base, err)
 	}
@@ -45,36 +45,6 @@ func holdLock(base *os.Root) (f *os.File, busy bool, err error) {
 		return nil, busy, err
 	}
 	return f, false, nil
-}
-
-// openHolderFile opens the holder file for writing, creating it, never
-// through a link: a link there, or anything but a file, is removed first
-// (removing a name never follows a link), and the file opened is checked
-// to be the regular file a no-follow look at the name sees.
-func openHolderFile(base *os.Root) (*os.File, error) {
-	name := filepath.FromSlash(LockPath)
-	if info, err := base.Lstat(name); err == nil && !info.Mode().IsRegular() {
-		if err := base.Remove(name); err != nil {
-			return nil, err
-		}
-	}
-	f, err := base.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	st, err := f.Stat()
-	if err == nil {
-		var info fs.FileInfo
-		info, err = base.Lstat(name)
-		if err == nil && (!info.Mode().IsRegular() || !os.SameFile(info, st)) {
-			err = errors.New(LockPath + " was replaced while it was opened; run again")
-		}
-	}
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
 }
 
 // putHolder writes the line into the holder file f, which this process

@@ -54,7 +54,8 @@ func lockLogIn(base *os.Root, holder string) (*FileLock, error) {
 	return lockOpened(f, name, holder)
 }
 
-// openLockFile opens a lock file of .cairn for writing, creating it,
+// openLockFile opens a lock file of .cairn (the log's lock, and on
+// Windows the build lock's holder file) for writing, creating it,
 // never through a link: a link there, or anything but a file, is removed
 // first (the name is cairn's own, and removing a name never follows a
 // link), and the file opened is checked to be the regular file a
@@ -75,7 +76,7 @@ func openLockFile(base *os.Root, name string) (*os.File, error) {
 		var info fs.FileInfo
 		info, err = base.Lstat(osName)
 		if err == nil && (!info.Mode().IsRegular() || !os.SameFile(info, st)) {
-			err = errors.New("the file was replaced while it was opened; run again")
+			err = errors.New(name + " was replaced while it was opened; run again")
 		}
 	}
 	if err != nil {
