@@ -190,6 +190,12 @@ func DecodeTermRow(n int, line []byte) (TermEntry, error) {
 // DecodePostingsLine parses the postings line of one term, as read from the
 // byte range its dictionary entry names, and checks that it is that term's.
 func DecodePostingsLine(term string, line []byte) ([]Posting, error) {
+	return AppendPostingsLine(nil, term, line)
+}
+
+// AppendPostingsLine is DecodePostingsLine appending to out, for a reader
+// that decodes many lines into one buffer.
+func AppendPostingsLine(out []Posting, term string, line []byte) ([]Posting, error) {
 	bad := func(msg string) error {
 		return &CorruptError{Path: PostingsPath, Msg: fmt.Sprintf("postings of %q: %s", term, msg)}
 	}
@@ -203,7 +209,10 @@ func DecodePostingsLine(term string, line []byte) ([]Posting, error) {
 	}
 	// A hand-rolled scan: a hub term has hundreds of thousands of postings,
 	// and a query has milliseconds for all of its terms.
-	out := make([]Posting, 0, bytes.Count(list, []byte{' '})+1)
+	if out == nil {
+		out = make([]Posting, 0, bytes.Count(list, []byte{' '})+1)
+	}
+	first := len(out)
 	var doc int64
 	num := func(i int) (int64, int, bool) {
 		start := i
@@ -235,7 +244,7 @@ func DecodePostingsLine(term string, line []byte) ([]Posting, error) {
 			}
 			return nil, bad(fmt.Sprintf("posting %q is not delta:field[xTF]", list[start:start+stop]))
 		}
-		if n := len(out); n > 0 && delta == 0 && uint16(field) <= out[n-1].Field {
+		if n := len(out); n > first && delta == 0 && uint16(field) <= out[n-1].Field {
 			return nil, bad(fmt.Sprintf("posting %q repeats its item with field %d after field %d; an item's postings go by rising field", list[start:k], field, out[n-1].Field))
 		}
 		doc += delta

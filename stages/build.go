@@ -8,6 +8,7 @@ package stages
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"slices"
@@ -61,6 +62,9 @@ type Input struct {
 	// file or document, never from two goroutines at once, and throttles
 	// nothing: that is the caller's to do.
 	Progress func(stage string, done, total int)
+
+	// whole makes the corpus stage index the whole corpus, never splice.
+	whole bool
 }
 
 // Output is a finished build, ready for artifacts.Sync or Diff.
@@ -75,6 +79,10 @@ type Output struct {
 	// Items and Edges count what the index and graph hold (zero
 	// when those stages were skipped).
 	Items, Edges int
+	// Spliced counts the record documents and pages the corpus stage
+	// spliced into the previous index and graph; 0 when it indexed the
+	// whole corpus or did not run.
+	Spliced int
 	// Config is the configuration the build decoded, for the config cache
 	// queries read (load.EncodeConfigCache).
 	Config model.Config
@@ -123,6 +131,11 @@ func Build(ctx context.Context, in Input) (Output, error) {
 			groups = append(groups, s.reads...)
 		}
 	}
+	if !current[0] {
+		if b.changes = b.splicing(scanned); b.changes != nil {
+			scanned.Narrow(b.changes.Documents)
+		}
+	}
 	if b.loaded, err = scanned.Parse(ctx, groups); err != nil {
 		return b.out, fmt.Errorf("load: %w", err)
 	}
@@ -142,6 +155,10 @@ func Build(ctx context.Context, in Input) (Output, error) {
 			b.out.Skipped = append(b.out.Skipped, s.records...)
 		} else {
 			done, err := s.run(b, ctx)
+			if errors.Is(err, errWhole) {
+				in.whole = true
+				return Build(ctx, in)
+			}
 			if err != nil {
 				return b.out, fmt.Errorf("%s: %w", s.name, err)
 			}
@@ -181,6 +198,7 @@ type build struct {
 	ds       diag.List
 	out      Output
 	content  []model.ContentFile // every content file, read or kept; see allContent
+	changes  *load.CorpusChanges // the units the corpus stage splices, nil to index it whole
 }
 
 func (b *build) mark(stage string) {
@@ -248,6 +266,9 @@ func (b *build) allContent() []model.ContentFile {
 // did load, so that record-level mistakes are reported in the same run;
 // nothing is indexed then.
 func (b *build) corpus(ctx context.Context) ([]emit.Stage, error) {
+	if b.changes != nil {
+		return b.spliceCorpus(ctx)
+	}
 	base := b.loaded.Base
 	segs, nodes, diags, err := projectCorpus(ctx, base, b.progress("project"))
 	if err != nil {

@@ -92,7 +92,7 @@ func Run(ctx context.Context, in Input) (Output, error) {
 		{Path: artifacts.DocsPath, Data: docs},
 		{Path: artifacts.DocsKeyPath, Data: key},
 		{Path: artifacts.DocumentsPath, Data: artifacts.EncodeDocuments(documentRows(in.Config, in.Documents))},
-		{Path: artifacts.BodiesPath, Data: artifacts.EncodeBodies(bodyRows(in.Bodies))},
+		{Path: artifacts.BodiesPath, Data: artifacts.EncodeBodies(BodyRows(in.Bodies))},
 		{Path: artifacts.FieldsPath, Data: artifacts.EncodeFields(l.Fields)},
 		{Path: artifacts.TermsPath, Data: dict},
 		{Path: artifacts.PostingsPath, Data: post},
@@ -116,8 +116,8 @@ func documentRows(cfg model.Config, docs []model.Document) []artifacts.Document 
 	return out
 }
 
-// bodyRows lists the verified cached bodies for bodies.tsv.
-func bodyRows(bodies []model.Body) []artifacts.Body {
+// BodyRows lists the verified cached bodies for bodies.tsv.
+func BodyRows(bodies []model.Body) []artifacts.Body {
 	out := make([]artifacts.Body, 0, len(bodies))
 	for _, b := range bodies {
 		out = append(out, artifacts.Body{URI: b.URI, Path: b.Path, Bytes: b.Bytes, SHA256: b.SHA256})

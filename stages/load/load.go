@@ -188,6 +188,25 @@ type Scanned struct {
 	folders *folderLog
 	out     Output
 	ds      diag.List
+	// documents, when set, names the only record documents Parse reads
+	// (see Narrow).
+	documents map[string]bool
+}
+
+// Narrow makes Parse read only the record documents named, and every
+// page: a build that replaces a few units of the previous index needs the
+// changed documents, and the pages for what they say of other items
+// (supersedes). Base.Documents then holds only those documents.
+func (s *Scanned) Narrow(documents []string) {
+	s.documents = make(map[string]bool, len(documents))
+	for _, d := range documents {
+		s.documents[d] = true
+	}
+}
+
+// reads reports whether Parse reads the corpus entry e.
+func (s *Scanned) reads(e entry) bool {
+	return e.kind == kindPage || e.kind == kindDocument && (s.documents == nil || s.documents[e.path] || e.unread)
 }
 
 // Scan finds the base's files, hashes them stat-first, computes each
@@ -296,7 +315,7 @@ func (s *Scanned) Parse(ctx context.Context, groups []string) (Output, error) {
 	}
 	p := &progress{report: in.Progress}
 	if parse(GroupCorpus) {
-		p.plan(byGroup[GroupCorpus], func(e entry) bool { return e.kind == kindDocument || e.kind == kindPage })
+		p.plan(byGroup[GroupCorpus], s.reads)
 	}
 	if parse(GroupContent) {
 		p.plan(byGroup[GroupContent], func(e entry) bool { return e.kind == kindContent && !prev.unchanged(e) })
@@ -312,7 +331,7 @@ func (s *Scanned) Parse(ctx context.Context, groups []string) (Output, error) {
 	}
 	if parse(GroupCorpus) {
 		var read []artifacts.FileStamp
-		out.Base.Documents, out.Base.Pages, out.Base.Bodies, read = loadCorpus(ctx, in.FS, cfg, byGroup[GroupCorpus], p, ds)
+		out.Base.Documents, out.Base.Pages, out.Base.Bodies, read = loadCorpus(ctx, in.FS, cfg, byGroup[GroupCorpus], s.reads, p, ds)
 		out.Parsed = append(out.Parsed, GroupCorpus)
 		if s.took(read) {
 			s.stamp()
@@ -440,10 +459,11 @@ func groupKeys(entries []entry, cfgHash, semantics string) map[string]string {
 	return keys
 }
 
-// loadCorpus parses record documents, pages and cached bodies. Documents
+// loadCorpus parses the record documents and pages reads accepts, and
+// the cached bodies. Documents
 // and pages are parsed in parallel; each worker writes only its own slot,
 // so the result is in input order whatever the scheduling.
-func loadCorpus(ctx context.Context, fsys fs.FS, cfg model.Config, entries []entry, p *progress, ds *diag.List) ([]model.Document, []model.Page, []model.Body, []artifacts.FileStamp) {
+func loadCorpus(ctx context.Context, fsys fs.FS, cfg model.Config, entries []entry, reads func(entry) bool, p *progress, ds *diag.List) ([]model.Document, []model.Page, []model.Body, []artifacts.FileStamp) {
 	type result struct {
 		doc   *model.Document
 		page  *model.Page
@@ -456,7 +476,9 @@ func loadCorpus(ctx context.Context, fsys fs.FS, cfg model.Config, entries []ent
 	for _, e := range entries {
 		switch e.kind {
 		case kindDocument, kindPage:
-			work = append(work, e)
+			if reads(e) {
+				work = append(work, e)
+			}
 		case kindBodiesManifest:
 			bodiesManifest = e.path
 		case kindBody:

@@ -172,6 +172,12 @@ func (t *KeyTable) KeysOf(ords []int) ([]artifacts.Key, error) {
 	return keys, nil
 }
 
+// Placed is the part of row i's key that comes from comparing rows: its
+// newest-first rank, its source's rank and its title and URL groups.
+func (t *KeyTable) Placed(i int) artifacts.Key {
+	return artifacts.Key{Chrono: t.chrono[i], Source: t.source[i], TitleGroup: t.title[i], URLGroup: t.url[i]}
+}
+
 // fill fills k, whose norms have room for every field, as row i's key.
 func (t *KeyTable) fill(k *artifacts.Key, i int) error {
 	k.Chrono, k.Source, k.TitleGroup, k.URLGroup = t.chrono[i], t.source[i], t.title[i], t.url[i]

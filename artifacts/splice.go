@@ -1,0 +1,131 @@
+package artifacts
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+)
+
+// DocLine is one docs.tsv row as a build that splices the index reads it:
+// the row's bytes, to copy, and the columns a docs.key's ranks and groups
+// are made from, as written (a dash is "").
+type DocLine struct {
+	Line                                            string // the row, LF included
+	URI, Source, Date, Time, Lengths, URLKey, Title string
+}
+
+// ScanDocs splits a whole docs.tsv into its rows without decoding them.
+// The strings share one copy of data.
+func ScanDocs(data []byte) ([]DocLine, error) {
+	body, err := splitHeader(DocsPath, data, docsHeader)
+	if err != nil {
+		return nil, err
+	}
+	text := string(body)
+	out := make([]DocLine, 0, bytes.Count(body, []byte{'\n'}))
+	var cols [12]string
+	for n := 2; len(text) > 0; n++ {
+		end := strings.IndexByte(text, '\n')
+		if end < 0 {
+			return nil, &CorruptError{Path: DocsPath, Line: n, Msg: "row does not end with LF"}
+		}
+		line := text[:end]
+		k := 0
+		for k < len(cols)-1 {
+			i := strings.IndexByte(line, '\t')
+			if i < 0 {
+				break
+			}
+			cols[k], line = line[:i], line[i+1:]
+			k++
+		}
+		if k != len(cols)-1 || strings.IndexByte(line, '\t') >= 0 || cols[0] == "" {
+			return nil, &CorruptError{Path: DocsPath, Line: n, Msg: fmt.Sprintf("row has not %d columns", len(cols))}
+		}
+		cols[11] = line
+		out = append(out, DocLine{Line: text[:end+1], URI: cols[0], Source: undash(cols[2]), Date: undash(cols[3]),
+			Time: undash(cols[4]), Lengths: undash(cols[7]), URLKey: undash(cols[10]), Title: undash(cols[11])})
+		text = text[end+1:]
+	}
+	return out, nil
+}
+
+// EncodeDocRow appends d's docs.tsv row to b.
+func EncodeDocRow(b []byte, d Doc) []byte {
+	row, _ := encodeDocRows([]Doc{d})
+	return append(b, row[len(docsHeader):]...)
+}
+
+// Where docs.key's ranked and grouped columns start in a line.
+const (
+	keyOffsetAt = 0
+	keyChronoAt = 13
+	keySourceAt = 13 + 9 + 11
+	keyTitleAt  = keySourceAt + 9 + 9 + 5
+	keyURLAt    = keyTitleAt + 9 + 17
+)
+
+// PatchKey rewrites, in a copy of a docs.key line appended to b, the
+// columns that depend on the other rows of the base: the row's offset,
+// its newest-first rank, its source's rank and its title and URL groups.
+// The rest of a row's key is its own.
+func PatchKey(b []byte, line []byte, k *Key) ([]byte, error) {
+	if k.Offset < 0 || k.Offset >= 1<<48 {
+		return nil, fmt.Errorf("row offset %d does not fit 12 hex digits", k.Offset)
+	}
+	if len(line) < keyFixedWidth || line[keyURLAt+8] != '\t' {
+		return nil, &CorruptError{Path: DocsKeyPath, Msg: fmt.Sprintf("line %q is not a key line", line)}
+	}
+	start := len(b)
+	b = append(b, line...)
+	l := b[start:]
+	hexAt := func(at int, v uint64, width int) {
+		for i := width - 1; i >= 0; i-- {
+			l[at+width-1-i] = hexDigits[(v>>(4*uint(i)))&0xf]
+		}
+	}
+	group := func(at int, g int32) {
+		if g < 0 {
+			copy(l[at:], "--------")
+		} else {
+			hexAt(at, uint64(g), 8)
+		}
+	}
+	hexAt(keyOffsetAt, uint64(k.Offset), 12)
+	hexAt(keyChronoAt, uint64(k.Chrono), 8)
+	hexAt(keySourceAt, uint64(k.Source), 8)
+	group(keyTitleAt, k.TitleGroup)
+	group(keyURLAt, k.URLGroup)
+	return b, nil
+}
+
+// LengthFields calls f with the field ordinal of each entry of a docs.tsv
+// lengths column ("" or ord:n,ord:n...).
+func LengthFields(lengths string, f func(field int)) {
+	for lengths != "" {
+		entry, rest, _ := strings.Cut(lengths, ",")
+		ord, _, _ := strings.Cut(entry, ":")
+		n := 0
+		for i := 0; i < len(ord); i++ {
+			n = n*10 + int(ord[i]-'0')
+		}
+		f(n)
+		lengths = rest
+	}
+}
+
+// DocsHeader is docs.tsv's header line.
+func DocsHeader() string { return docsHeader }
+
+// AppendKey appends k's docs.key line, offset included, to b.
+func AppendKey(b []byte, k *Key, fields int) ([]byte, error) { return appendKey(b, k, fields) }
+
+// SplitHeaderOf checks the header of the artifact at path, one of the
+// TSV files, and returns its rows.
+func SplitHeaderOf(path string, data []byte) ([]byte, error) {
+	want, ok := map[string]string{TermsPath: termsHeader, DocsPath: docsHeader, PostingsPath: postingsHeader}[path]
+	if !ok {
+		return nil, fmt.Errorf("%s: not a file SplitHeaderOf knows", path)
+	}
+	return splitHeader(path, data, want)
+}

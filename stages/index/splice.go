@@ -1,0 +1,441 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"slices"
+	"strings"
+
+	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/project"
+)
+
+// Previous is the index a build wrote, read back.
+type Previous struct {
+	Docs, Key, Fields, Terms, Postings, Documents []byte
+}
+
+// SpliceInput is the previous index and the units of the corpus that
+// replace some of its items: record documents (whose items' URIs start
+// with the document's path and #) and pages (whose URI is their path).
+type SpliceInput struct {
+	Config   model.Config
+	Previous Previous
+	// Documents and Pages name the units replaced: changed, new or gone.
+	Documents, Pages []string
+	// Segments hold the replaced units' items as they are now, each
+	// segment a run in URI order of one unit's items.
+	Segments []Segment
+	// Current are the replaced documents still in the base, as they are
+	// now, for documents.tsv.
+	Current []model.Document
+}
+
+// ErrNoSplice says the previous index cannot be spliced into the new one
+// (its fields would change, or a new run would interleave with kept
+// items); the whole corpus must be indexed.
+var ErrNoSplice = errors.New("the index cannot be spliced")
+
+// Renumbering maps the previous index's item ordinals to the new index's.
+type Renumbering struct {
+	pieces []piece // in new ordinal order
+	kept   []piece // the kept ranges, in old ordinal order (they are in both)
+	// Items is how many items the new index holds.
+	Items int
+	gone  []string         // the URIs of the previous items that left
+	fresh map[string]int32 // the new items' ordinals, by URI
+}
+
+// New is the ordinal of a new item, by URI.
+func (r *Renumbering) New(uri string) (int32, bool) {
+	o, ok := r.fresh[uri]
+	return o, ok
+}
+
+// Gone lists the URIs of the previous items that left or were replaced.
+func (r *Renumbering) Gone() []string { return r.gone }
+
+// piece is a stretch of the new index: kept items of the previous index
+// (seg < 0), or one new segment.
+type piece struct {
+	from, n int32 // the first old ordinal, and how many items
+	seg     int
+	at      int32 // the first new ordinal
+}
+
+// Old maps an old ordinal to its new one; ok is false when the item left.
+func (r *Renumbering) Old(o int32) (int32, bool) {
+	i, found := slices.BinarySearchFunc(r.kept, o, func(p piece, o int32) int {
+		switch {
+		case o < p.from:
+			return 1
+		case o >= p.from+p.n:
+			return -1
+		}
+		return 0
+	})
+	if !found {
+		return 0, false
+	}
+	p := r.kept[i]
+	return p.at + o - p.from, true
+}
+
+// Spliced is the spliced index, with how it renumbered the previous one.
+type Spliced struct {
+	Output
+	Renumber Renumbering
+	// Stamps holds each new row's newest stamp (time, else date), by
+	// ordinal, for the graph's newest-first order.
+	Stamps []string
+}
+
+// Splice makes the index of the new corpus from the previous index: the
+// rows, keys and postings of the items kept are copied, renumbered, the
+// replaced units' items left out and the new ones merged in. The bytes
+// are those Run would write for the same corpus; ErrNoSplice when they
+// would not be.
+func Splice(ctx context.Context, in SpliceInput) (Spliced, error) {
+	var out Spliced
+	old, err := artifacts.ScanDocs(in.Previous.Docs)
+	if err != nil {
+		return out, err
+	}
+	fields, err := artifacts.DecodeFields(in.Previous.Fields)
+	if err != nil {
+		return out, err
+	}
+	segs := slices.Clone(in.Segments)
+	segs = slices.DeleteFunc(segs, func(s Segment) bool { return len(s.Rows) == 0 })
+	slices.SortFunc(segs, func(a, b Segment) int { return strings.Compare(a.Rows[0].URI, b.Rows[0].URI) })
+	r, err := renumber(old, in.Documents, in.Pages, segs)
+	if err != nil {
+		return out, err
+	}
+	out.Renumber = r
+	l, err := layoutWithin(in.Config, fields, segs, r)
+	if err != nil {
+		return out, err
+	}
+	rows, keys, stamps, err := spliceDocs(in.Config, old, in.Previous.Key, segs, &l, r)
+	if err != nil {
+		return out, err
+	}
+	out.Stamps = stamps
+	if err := ctx.Err(); err != nil {
+		return out, err
+	}
+	used := make([]bool, len(fields))
+	for _, p := range r.kept {
+		for o := p.from; o < p.from+p.n; o++ {
+			artifacts.LengthFields(old[o].Lengths, func(f int) {
+				if f < len(used) {
+					used[f] = true
+				}
+			})
+		}
+	}
+	for i, s := range segs {
+		for _, f := range s.Fields {
+			used[l.remap[i][slices.Index(s.Fields, f)]] = true
+		}
+	}
+	dict, post, err := splicePostings(in.Previous.Terms, in.Previous.Postings, segs, &l, &r, used)
+	if err != nil {
+		return out, err
+	}
+	if slices.Contains(used, false) {
+		return out, ErrNoSplice // a field no item has any more
+	}
+	docs, err := artifacts.DecodeDocuments(in.Previous.Documents)
+	if err != nil {
+		return out, err
+	}
+	replaced := map[string]bool{}
+	for _, d := range in.Documents {
+		replaced[d] = true
+	}
+	docs = slices.DeleteFunc(docs, func(d artifacts.Document) bool { return replaced[d.Path] })
+	docs = append(docs, documentRows(in.Config, in.Current)...)
+	out.Items = r.Items
+	out.Files = []artifacts.File{
+		{Path: artifacts.DocsPath, Data: rows},
+		{Path: artifacts.DocsKeyPath, Data: keys},
+		{Path: artifacts.DocumentsPath, Data: artifacts.EncodeDocuments(docs)},
+		{Path: artifacts.FieldsPath, Data: in.Previous.Fields},
+		{Path: artifacts.TermsPath, Data: dict},
+		{Path: artifacts.PostingsPath, Data: post},
+	}
+	return out, nil
+}
+
+// renumber lays the kept rows of old and the new segments out in URI
+// order.
+func renumber(old []artifacts.DocLine, documents, pages []string, segs []Segment) (Renumbering, error) {
+	var r Renumbering
+	lower := func(s string) int {
+		i, _ := slices.BinarySearchFunc(old, s, func(d artifacts.DocLine, s string) int { return strings.Compare(d.URI, s) })
+		return i
+	}
+	// The replaced ranges, as [from, to) in old ordinals.
+	type span struct{ from, to int }
+	var gone []span
+	for _, d := range documents {
+		// Every URI with the prefix d# sorts before d$ ('$' follows '#').
+		gone = append(gone, span{lower(d + "#"), lower(d + "$")})
+	}
+	for _, p := range pages {
+		if i := lower(p); i < len(old) && old[i].URI == p {
+			gone = append(gone, span{i, i + 1})
+		}
+	}
+	slices.SortFunc(gone, func(a, b span) int { return a.from - b.from })
+	removed := make([]bool, len(old))
+	for _, g := range gone {
+		for i := g.from; i < g.to; i++ {
+			if !removed[i] {
+				r.gone = append(r.gone, old[i].URI)
+			}
+			removed[i] = true
+		}
+	}
+	r.fresh = map[string]int32{}
+	at := int32(0)
+	keep := func(from, to int) {
+		for i := from; i < to; {
+			if removed[i] {
+				i++
+				continue
+			}
+			j := i
+			for j < to && !removed[j] {
+				j++
+			}
+			p := piece{from: int32(i), n: int32(j - i), seg: -1, at: at}
+			r.pieces = append(r.pieces, p)
+			r.kept = append(r.kept, p)
+			at += p.n
+			i = j
+		}
+	}
+	pos := 0
+	for i, s := range segs {
+		p := lower(s.Rows[0].URI)
+		keep(pos, max(p, pos))
+		pos = max(p, pos)
+		r.pieces = append(r.pieces, piece{from: -1, n: int32(len(s.Rows)), seg: i, at: at})
+		for k, row := range s.Rows {
+			r.fresh[row.URI] = at + int32(k)
+		}
+		at += int32(len(s.Rows))
+	}
+	keep(pos, len(old))
+	r.Items = int(at)
+	// Each piece is in URI order; so must be where two pieces meet.
+	last := ""
+	for i, p := range r.pieces {
+		first, end := "", ""
+		if p.seg < 0 {
+			first, end = old[p.from].URI, old[p.from+p.n-1].URI
+		} else {
+			rows := segs[p.seg].Rows
+			first, end = rows[0].URI, rows[len(rows)-1].URI
+		}
+		if i > 0 && first <= last {
+			return r, ErrNoSplice
+		}
+		last = end
+	}
+	return r, nil
+}
+
+// layoutWithin lays the new segments out in the previous index's fields
+// and at the ordinals r gives them; ErrNoSplice when a segment has a field
+// the previous index has not.
+func layoutWithin(cfg model.Config, fields []artifacts.Field, segs []Segment, r Renumbering) (Layout, error) {
+	l := Layout{Fields: fields, remap: make([][]uint16, len(segs)), starts: make([]int32, len(segs)), items: r.Items}
+	for i, f := range fields {
+		if f.Weight != cfg.Weight(f.Name) {
+			return l, ErrNoSplice
+		}
+		if i > 0 && fields[i-1].Name >= f.Name {
+			return l, fmt.Errorf("%s: fields out of order", artifacts.FieldsPath)
+		}
+	}
+	for i, s := range segs {
+		l.remap[i] = make([]uint16, len(s.Fields))
+		for j, f := range s.Fields {
+			k, ok := slices.BinarySearchFunc(fields, f, func(a artifacts.Field, f string) int { return strings.Compare(a.Name, f) })
+			if !ok {
+				return l, ErrNoSplice
+			}
+			l.remap[i][j] = uint16(k)
+		}
+	}
+	for _, p := range r.pieces {
+		if p.seg >= 0 {
+			l.starts[p.seg] = p.at
+		}
+	}
+	return l, nil
+}
+
+// spliceDocs writes docs.tsv and docs.key: kept rows as they were, new
+// rows encoded, and every key's ranks and groups computed again over the
+// new rows.
+func spliceDocs(cfg model.Config, old []artifacts.DocLine, oldKey []byte, segs []Segment, l *Layout, r Renumbering) (docs, key []byte, stamps []string, err error) {
+	width := artifacts.KeyWidth(len(l.Fields))
+	if len(oldKey) != width*(len(old)+1) {
+		return nil, nil, nil, &artifacts.CorruptError{Path: artifacts.DocsKeyPath, Msg: fmt.Sprintf("%d bytes for %d rows of width %d", len(oldKey), len(old), width)}
+	}
+	// The new rows, in order, as the key table reads them: a kept row by
+	// the columns it was written with, a new one as it is.
+	light := make([]artifacts.Doc, r.Items)
+	var fresh []artifacts.Doc // the new segments' rows, renumbered
+	freshAt := map[int32]int{}
+	for _, p := range r.pieces {
+		if p.seg < 0 {
+			for k := range p.n {
+				d := &old[p.from+k]
+				light[p.at+k] = artifacts.Doc{URI: d.URI, Source: d.Source, Date: d.Date, Time: d.Time, URLKey: d.URLKey, Title: d.Title}
+			}
+			continue
+		}
+		for k, row := range segs[p.seg].Rows {
+			row.Lengths = slices.Clone(row.Lengths)
+			l.Renumber(p.seg, row.Lengths)
+			freshAt[p.at+int32(k)] = len(fresh)
+			fresh = append(fresh, row)
+			light[p.at+int32(k)] = row
+		}
+	}
+	t, err := project.NewKeyTable(r.Items, func(i int) *artifacts.Doc { return &light[i] }, len(l.Fields), cfg)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	stamps = make([]string, len(light))
+	for i := range light {
+		stamps[i] = project.Newest(&light[i])
+	}
+	size := len(old) // a guess: the old rows' bytes plus the new rows'
+	for _, d := range old {
+		size += len(d.Line)
+	}
+	docs = make([]byte, 0, size+len(fresh)*256)
+	docs = append(docs, artifacts.DocsHeader()...)
+	key = make([]byte, 0, width*(r.Items+1))
+	key = append(key, artifacts.KeysHeader(len(l.Fields))...)
+	for _, p := range r.pieces {
+		for k := range p.n {
+			n := p.at + k
+			if p.seg < 0 {
+				o := int(p.from + k)
+				k := t.Placed(int(n))
+				k.Offset = int64(len(docs))
+				docs = append(docs, old[o].Line...)
+				if key, err = artifacts.PatchKey(key, oldKey[width*(o+1):width*(o+2)], &k); err != nil {
+					return nil, nil, nil, err
+				}
+				continue
+			}
+			ks, err := t.KeysOf([]int{int(n)})
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			ks[0].Offset = int64(len(docs))
+			docs = artifacts.EncodeDocRow(docs, fresh[freshAt[n]])
+			if key, err = artifacts.AppendKey(key, &ks[0], len(l.Fields)); err != nil {
+				return nil, nil, nil, err
+			}
+		}
+	}
+	return docs, key, stamps, nil
+}
+
+// splicePostings writes terms.tsv and postings.tsv: each term's kept
+// postings renumbered, merged with the new segments' postings, and the
+// terms no item holds any more left out. used is set for every field a
+// kept posting is in.
+func splicePostings(oldDict, oldPost []byte, segs []Segment, l *Layout, r *Renumbering, used []bool) (dict, post []byte, err error) {
+	type fresh struct {
+		term  string
+		posts []artifacts.Posting
+	}
+	var added []fresh
+	l.Merge(segs, func(t string, n int, postings iter.Seq[artifacts.Posting]) {
+		ps := make([]artifacts.Posting, 0, n)
+		for p := range postings {
+			ps = append(ps, p)
+		}
+		added = append(added, fresh{t, ps})
+	})
+	body, err := artifacts.SplitHeaderOf(artifacts.TermsPath, oldDict)
+	if err != nil {
+		return nil, nil, err
+	}
+	w := artifacts.NewPostingsWriter(bytes.Count(body, []byte{'\n'})+len(added), len(oldPost))
+	var buf []artifacts.Posting
+	emit := func(term string, kept, added []artifacts.Posting) {
+		if len(kept)+len(added) == 0 {
+			return
+		}
+		w.Begin(term)
+		for len(kept) > 0 || len(added) > 0 {
+			if len(added) == 0 || len(kept) > 0 && kept[0].Doc < added[0].Doc {
+				w.Add(kept[0])
+				kept = kept[1:]
+			} else {
+				w.Add(added[0])
+				added = added[1:]
+			}
+		}
+		w.End()
+	}
+	for n := 2; len(body) > 0 || len(added) > 0; n++ {
+		var e artifacts.TermEntry
+		if len(body) > 0 {
+			end := bytes.IndexByte(body, '\n')
+			if end < 0 {
+				return nil, nil, &artifacts.CorruptError{Path: artifacts.TermsPath, Line: n, Msg: "row does not end with LF"}
+			}
+			if e, err = artifacts.DecodeTermRow(n, body[:end]); err != nil {
+				return nil, nil, err
+			}
+		}
+		for len(added) > 0 && (len(body) == 0 || added[0].term < e.Term) {
+			emit(added[0].term, nil, added[0].posts)
+			added = added[1:]
+		}
+		if len(body) == 0 {
+			break
+		}
+		body = body[bytes.IndexByte(body, '\n')+1:]
+		if e.Offset < 0 || e.Length <= 0 || e.Offset+e.Length > int64(len(oldPost)) {
+			return nil, nil, &artifacts.CorruptError{Path: artifacts.TermsPath, Line: n, Msg: "the postings range is outside postings.tsv"}
+		}
+		if buf, err = artifacts.AppendPostingsLine(buf[:0], e.Term, oldPost[e.Offset:e.Offset+e.Length]); err != nil {
+			return nil, nil, err
+		}
+		kept := buf[:0]
+		for _, p := range buf {
+			if d, ok := r.Old(p.Doc); ok {
+				p.Doc = d
+				if int(p.Field) < len(used) {
+					used[p.Field] = true
+				}
+				kept = append(kept, p)
+			}
+		}
+		var mine []artifacts.Posting
+		if len(added) > 0 && added[0].term == e.Term {
+			mine = added[0].posts
+			added = added[1:]
+		}
+		emit(e.Term, kept, mine)
+	}
+	return w.Bytes()
+}

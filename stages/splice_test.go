@@ -1,0 +1,197 @@
+package stages
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/diag"
+)
+
+// memBase is a base in memory whose builds are synced into it, as
+// artifacts.Sync would write them, so that the next build reads the
+// previous one's artifacts.
+type memBase struct {
+	fs   fstest.MapFS
+	prev *artifacts.Manifest
+}
+
+func loadMemBase(t *testing.T, dir string) *memBase {
+	t.Helper()
+	m := &memBase{fs: fstest.MapFS{}}
+	err := fs.WalkDir(os.DirFS(dir), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasPrefix(p, artifacts.Dir+"/") {
+			return err
+		}
+		data, err := os.ReadFile(filepath.Join(dir, p))
+		m.fs[p] = &fstest.MapFile{Data: data}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// build runs a build, with the previous manifest unless whole, syncs
+// it into the base and returns what it ran.
+func (m *memBase) build(t *testing.T, whole bool) Output {
+	t.Helper()
+	in := Input{FS: m.fs, ToolVersion: "test", AsOf: time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC)}
+	if !whole {
+		in.Previous = m.prev
+		in.Intact = func(p string) bool { _, ok := m.fs[p]; return ok }
+	}
+	out, err := Build(context.Background(), in)
+	var derr *diag.Errors
+	if errors.As(err, &derr) {
+		t.Fatalf("build failed: %v", derr.Diagnostics)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range out.Plan.Files {
+		m.fs[f.Path] = &fstest.MapFile{Data: f.Data}
+	}
+	for _, k := range out.Plan.Delete {
+		delete(m.fs, k)
+	}
+	m.fs[out.Plan.Manifest.Path] = &fstest.MapFile{Data: out.Plan.Manifest.Data}
+	prev, err := artifacts.DecodeManifest(out.Plan.Manifest.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.prev = &prev
+	return out
+}
+
+// artifactsOf is every file under .cairn/.
+func (m *memBase) artifactsOf() map[string][]byte {
+	out := map[string][]byte{}
+	for p, f := range m.fs {
+		if strings.HasPrefix(p, artifacts.Dir+"/") {
+			out[p] = f.Data
+		}
+	}
+	return out
+}
+
+// TestSpliceIsAWholeBuild edits each golden base unit by unit (a record
+// changed, a record document added and removed, a page changed, added
+// and removed) and requires, after each, that the build splicing the
+// edit into the previous index writes the same artifacts, byte for byte,
+// as a whole build of the same files: the artifacts are a function of
+// the base, whatever history of edits led to it.
+func TestSpliceIsAWholeBuild(t *testing.T) {
+	defer func(share int64) { spliceShare = share }(spliceShare)
+	spliceShare = 1 // the golden bases are small: a few documents are a large share
+	// The edge base has a field whose every value has no words: nothing in
+	// the index shows which items hold it, so a splice cannot prove that an
+	// item still does, and each of its builds is whole. Its bytes are
+	// checked all the same.
+	splices := map[string]bool{"demo": true, "edge": false}
+	for name, want := range splices {
+		dir := filepath.Join("..", "golden", name, "base")
+		t.Run(name, func(t *testing.T) {
+			m := loadMemBase(t, dir)
+			m.build(t, true)
+			var docs, pages []string
+			for p := range m.fs {
+				switch {
+				case strings.HasPrefix(p, "events/") && strings.HasSuffix(p, ".json"):
+					docs = append(docs, p)
+				case (strings.HasPrefix(p, "wiki/") || strings.HasPrefix(p, "projects/")) && strings.HasSuffix(p, ".md"):
+					pages = append(pages, p)
+				}
+			}
+			slices.Sort(docs)
+			slices.Sort(pages)
+			if len(docs) < 2 || len(pages) < 2 {
+				t.Fatalf("%d record documents and %d pages; the steps need two of each", len(docs), len(pages))
+			}
+			edit := func(p string, f func([]byte) []byte) {
+				m.fs[p] = &fstest.MapFile{Data: f(bytes.Clone(m.fs[p].Data))}
+			}
+			firstDoc, lastDoc := docs[0], docs[len(docs)-1]
+			saved := m.fs[lastDoc].Data
+			steps := []struct {
+				name string
+				do   func()
+			}{
+				{"a record edited", func() { edit(firstDoc, intoFirstValue("zebrafish ")) }},
+				{"a record document removed", func() { delete(m.fs, lastDoc) }},
+				{"a record document added", func() { m.fs[lastDoc] = &fstest.MapFile{Data: saved} }},
+				{"a record document added on a new day", func() {
+					day := filepath.Base(filepath.Dir(lastDoc))
+					m.fs["events/2026-12-30/"+filepath.Base(lastDoc)] = &fstest.MapFile{Data: bytes.ReplaceAll(saved, []byte(day), []byte("2026-12-30"))}
+				}},
+				{"a page edited", func() { edit(pages[0], func(b []byte) []byte { return append(b, "\nA line about walruses.\n"...) }) }},
+				{"a page removed", func() { delete(m.fs, pages[len(pages)-1]) }},
+				{"a page added", func() {
+					m.fs["wiki/zz-new-page.md"] = &fstest.MapFile{Data: []byte("# Otters\n\nA page about otters and walruses.\n")}
+				}},
+			}
+			for _, s := range steps {
+				s.do()
+				out := m.build(t, false)
+				if got := out.Spliced > 0; got != want {
+					t.Errorf("%s: spliced %d units; want a splice: %v", s.name, out.Spliced, want)
+				}
+				spliced := m.artifactsOf()
+				whole := &memBase{fs: fstest.MapFS{}}
+				for p, f := range m.fs {
+					if !strings.HasPrefix(p, artifacts.Dir+"/") {
+						whole.fs[p] = f
+					}
+				}
+				whole.build(t, true)
+				want := whole.artifactsOf()
+				for p, data := range want {
+					if !bytes.Equal(spliced[p], data) {
+						t.Errorf("%s: %s differs from a whole build's:\n%s", s.name, p, firstDiff(spliced[p], data))
+					}
+				}
+				if len(spliced) != len(want) {
+					t.Errorf("%s: %d artifacts, a whole build writes %d", s.name, len(spliced), len(want))
+				}
+			}
+		})
+	}
+}
+
+// intoFirstValue puts text at the start of the first string value that
+// follows a document's "records" key.
+func intoFirstValue(text string) func([]byte) []byte {
+	return func(b []byte) []byte {
+		i := bytes.Index(b, []byte(`"records"`))
+		j := bytes.Index(b[i:], []byte(`": "`))
+		if i < 0 || j < 0 {
+			panic("no string value in the records")
+		}
+		at := i + j + len(`": "`)
+		return slices.Concat(b[:at], []byte(text), b[at:])
+	}
+}
+
+// firstDiff shows the first line where got and want differ.
+func firstDiff(got, want []byte) string {
+	g, w := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
+	for i := range min(len(g), len(w)) {
+		if g[i] != w[i] {
+			return "line " + itoa(i+1) + ":\n got " + g[i] + "\nwant " + w[i]
+		}
+	}
+	return "lengths " + itoa(len(g)) + " and " + itoa(len(w)) + " lines"
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
