@@ -134,6 +134,16 @@ func (w *PostingsWriter) Add(p Posting) {
 	w.n++
 }
 
+// Line writes a whole term's line from postings already encoded: list is
+// the line's text after the term and its TAB, without the LF, and df its
+// distinct items. A caller that renumbers an index copies most lines so.
+func (w *PostingsWriter) Line(term string, list []byte, df int) {
+	w.Begin(term)
+	w.post.Write(list)
+	w.df = df
+	w.End()
+}
+
 // End finishes the current term's line and its dictionary row.
 func (w *PostingsWriter) End() {
 	w.post.WriteByte('\n')

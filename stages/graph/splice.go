@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -170,19 +171,9 @@ func spliceDst(in SpliceInput, byDst map[string][]inbound) ([]byte, error) {
 			}
 			links = append(links, artifacts.Link{Kind: l.Kind, Node: artifacts.ItemRef + strconv.Itoa(int(n))})
 		}
-		added, ok := byDst[r.Node]
-		if ok {
+		if added, ok := byDst[r.Node]; ok {
 			delete(byDst, r.Node)
-			var all []inbound
-			for _, l := range links {
-				e := inbound{kind: l.Kind, src: l.Node, ord: -1}
-				if ref, ok := strings.CutPrefix(l.Node, artifacts.ItemRef); ok {
-					e.ord, _ = strconv.Atoi(ref)
-					e.at = in.At(int32(e.ord))
-				}
-				all = append(all, e)
-			}
-			links = sortInbound(append(all, added...))
+			links = mergeInbound(in, links, added)
 		}
 		if len(links) > 0 {
 			rows = append(rows, artifacts.Adjacency{Node: r.Node, Links: links})
@@ -195,11 +186,43 @@ func spliceDst(in SpliceInput, byDst map[string][]inbound) ([]byte, error) {
 	return artifacts.EncodeEdgesDst(rows)
 }
 
+// mergeInbound merges new inbound edges into a destination's kept ones,
+// which are in order already: each new edge goes where a binary search
+// puts it, so a hub's long line costs the few comparisons it needs.
+func mergeInbound(in SpliceInput, kept []artifacts.Link, added []inbound) []artifacts.Link {
+	fresh := sortInbound(added)
+	at := make([]inbound, len(fresh))
+	for i, l := range fresh {
+		at[i] = inboundOf(in, l)
+	}
+	out := make([]artifacts.Link, 0, len(kept)+len(fresh))
+	for i, l := range fresh {
+		n := sort.Search(len(kept), func(j int) bool { return compareInbound(inboundOf(in, kept[j]), at[i]) > 0 })
+		out = append(append(out, kept[:n]...), l)
+		kept = kept[n:]
+	}
+	return append(out, kept...)
+}
+
+// inboundOf reads a kept inbound link back as NewTables compares it.
+func inboundOf(in SpliceInput, l artifacts.Link) inbound {
+	e := inbound{kind: l.Kind, src: l.Node, ord: -1}
+	if ref, ok := strings.CutPrefix(l.Node, artifacts.ItemRef); ok {
+		e.ord, _ = strconv.Atoi(ref)
+		e.at = in.At(int32(e.ord))
+	}
+	return e
+}
+
+// compareInbound is NewTables' order of a destination's inbound edges:
+// newest source first, then by kind, ordinal and source.
+func compareInbound(a, b inbound) int {
+	return cmp.Or(project.CompareStamps(b.at, a.at), strings.Compare(a.kind, b.kind), cmp.Compare(a.ord, b.ord), strings.Compare(a.src, b.src))
+}
+
 // sortInbound orders a destination's inbound edges as NewTables does.
 func sortInbound(in []inbound) []artifacts.Link {
-	slices.SortFunc(in, func(a, b inbound) int {
-		return cmp.Or(project.CompareStamps(b.at, a.at), strings.Compare(a.kind, b.kind), cmp.Compare(a.ord, b.ord), strings.Compare(a.src, b.src))
-	})
+	slices.SortFunc(in, compareInbound)
 	links := make([]artifacts.Link, 0, len(in))
 	for j, e := range in {
 		if j > 0 && e == in[j-1] {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"iter"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/cairn-kb/cairn/artifacts"
@@ -83,6 +84,21 @@ func (r *Renumbering) Old(o int32) (int32, bool) {
 	}
 	p := r.kept[i]
 	return p.at + o - p.from, true
+}
+
+// sameStretch reports whether old ordinals a <= b lie in one kept
+// stretch, so that every item between them moved by as much.
+func (r *Renumbering) sameStretch(a, b int32) bool {
+	i, ok := slices.BinarySearchFunc(r.kept, a, func(p piece, o int32) int {
+		switch {
+		case o < p.from:
+			return 1
+		case o >= p.from+p.n:
+			return -1
+		}
+		return 0
+	})
+	return ok && b < r.kept[i].from+r.kept[i].n
 }
 
 // Spliced is the spliced index, with how it renumbered the previous one.
@@ -379,6 +395,7 @@ func splicePostings(oldDict, oldPost []byte, segs []Segment, l *Layout, r *Renum
 	}
 	w := artifacts.NewPostingsWriter(bytes.Count(body, []byte{'\n'})+len(added), len(oldPost))
 	var buf []artifacts.Posting
+	var copyBuf []byte
 	emit := func(term string, kept, added []artifacts.Posting) {
 		if len(kept)+len(added) == 0 {
 			return
@@ -420,20 +437,33 @@ func splicePostings(oldDict, oldPost []byte, segs []Segment, l *Layout, r *Renum
 		if buf, err = artifacts.AppendPostingsLine(buf[:0], e.Term, oldPost[e.Offset:e.Offset+e.Length]); err != nil {
 			return nil, nil, err
 		}
-		kept := buf[:0]
-		for _, p := range buf {
-			if d, ok := r.Old(p.Doc); ok {
-				p.Doc = d
-				if int(p.Field) < len(used) {
-					used[p.Field] = true
-				}
-				kept = append(kept, p)
-			}
-		}
 		var mine []artifacts.Posting
 		if len(added) > 0 && added[0].term == e.Term {
 			mine = added[0].posts
 			added = added[1:]
+		}
+		for _, p := range buf {
+			if int(p.Field) < len(used) {
+				used[p.Field] = true
+			}
+		}
+		// Most lines lie in one kept stretch: only their first item moves,
+		// and the rest of the line is copied.
+		if first, ok := r.Old(buf[0].Doc); ok && len(mine) == 0 && r.sameStretch(buf[0].Doc, buf[len(buf)-1].Doc) {
+			line := oldPost[e.Offset : e.Offset+e.Length-1]
+			_, list, _ := bytes.Cut(line, []byte{'\t'})
+			delta := bytes.IndexByte(list, ':')
+			copyBuf = strconv.AppendInt(append(copyBuf[:0]), int64(first), 10)
+			copyBuf = append(copyBuf, list[delta:]...)
+			w.Line(e.Term, copyBuf, e.DF)
+			continue
+		}
+		kept := buf[:0]
+		for _, p := range buf {
+			if d, ok := r.Old(p.Doc); ok {
+				p.Doc = d
+				kept = append(kept, p)
+			}
 		}
 		emit(e.Term, kept, mine)
 	}
