@@ -453,7 +453,7 @@ func splicePostings(oldDict, oldPost []byte, segs []Segment, l *Layout, r *Renum
 			line := oldPost[e.Offset : e.Offset+e.Length-1]
 			_, list, _ := bytes.Cut(line, []byte{'\t'})
 			delta := bytes.IndexByte(list, ':')
-			copyBuf = strconv.AppendInt(append(copyBuf[:0]), int64(first), 10)
+			copyBuf = strconv.AppendInt(copyBuf[:0], int64(first), 10)
 			copyBuf = append(copyBuf, list[delta:]...)
 			w.Line(e.Term, copyBuf, e.DF)
 			continue
