@@ -3,6 +3,8 @@ package artifacts
 import (
 	"bytes"
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 )
 
@@ -128,4 +130,74 @@ func SplitHeaderOf(path string, data []byte) ([]byte, error) {
 		return nil, fmt.Errorf("%s: not a file SplitHeaderOf knows", path)
 	}
 	return splitHeader(path, data, want)
+}
+
+// SplicePostings appends to dst a term's postings text renumbered: list
+// is a postings.tsv line's text after the term's TAB, without the LF;
+// move gives each item's new ordinal (false: its posting leaves, the
+// deltas around it close up); added, sorted by item then field and
+// numbered anew, are merged in. Each kept posting's bytes after its delta
+// are copied as they are. It returns the text and its distinct items, and
+// calls field, when not nil, with each kept posting's field.
+func SplicePostings(dst, list []byte, move func(old int32) (int32, bool), added []Posting, field func(uint16)) ([]byte, int, error) {
+	prev, df, n := int32(0), 0, 0
+	put := func(doc int32, rest []byte, p *Posting) {
+		if n > 0 {
+			dst = append(dst, ' ')
+		}
+		if n == 0 || doc != prev {
+			df++
+		}
+		dst = strconv.AppendInt(dst, int64(doc-prev), 10)
+		if p != nil {
+			dst = append(dst, ':')
+			dst = strconv.AppendInt(dst, int64(p.Field), 10)
+			if p.TF > 1 {
+				dst = append(dst, 'x')
+				dst = strconv.AppendInt(dst, int64(p.TF), 10)
+			}
+		} else {
+			dst = append(dst, rest...)
+		}
+		prev = doc
+		n++
+	}
+	var old int64
+	for i := 0; i < len(list); {
+		j := i
+		var delta int64
+		for j < len(list) && list[j] >= '0' && list[j] <= '9' {
+			delta = delta*10 + int64(list[j]-'0')
+			j++
+		}
+		end := j + bytes.IndexByte(list[j:], ' ')
+		if end < j {
+			end = len(list)
+		}
+		old += delta
+		if j == i || j == len(list) || list[j] != ':' || old > math.MaxInt32 {
+			return nil, 0, &CorruptError{Path: PostingsPath, Msg: fmt.Sprintf("posting %q is not delta:field[xTF]", list[i:end])}
+		}
+		i = end + 1
+		doc, ok := move(int32(old))
+		if !ok {
+			continue
+		}
+		for len(added) > 0 && added[0].Doc < doc {
+			put(added[0].Doc, nil, &added[0])
+			added = added[1:]
+		}
+		if field != nil {
+			f := 0
+			for k := j + 1; k < end && list[k] >= '0' && list[k] <= '9'; k++ {
+				f = f*10 + int(list[k]-'0')
+			}
+			field(uint16(f))
+		}
+		put(doc, list[j:end], nil)
+	}
+	for k := range added {
+		put(added[k].Doc, nil, &added[k])
+	}
+	return dst, df, nil
 }

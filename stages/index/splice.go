@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"iter"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/cairn-kb/cairn/artifacts"
@@ -84,21 +83,6 @@ func (r *Renumbering) Old(o int32) (int32, bool) {
 	}
 	p := r.kept[i]
 	return p.at + o - p.from, true
-}
-
-// sameStretch reports whether old ordinals a <= b lie in one kept
-// stretch, so that every item between them moved by as much.
-func (r *Renumbering) sameStretch(a, b int32) bool {
-	i, ok := slices.BinarySearchFunc(r.kept, a, func(p piece, o int32) int {
-		switch {
-		case o < p.from:
-			return 1
-		case o >= p.from+p.n:
-			return -1
-		}
-		return 0
-	})
-	return ok && b < r.kept[i].from+r.kept[i].n
 }
 
 // Spliced is the spliced index, with how it renumbered the previous one.
@@ -394,8 +378,17 @@ func splicePostings(oldDict, oldPost []byte, segs []Segment, l *Layout, r *Renum
 		return nil, nil, err
 	}
 	w := artifacts.NewPostingsWriter(bytes.Count(body, []byte{'\n'})+len(added), len(oldPost))
-	var buf []artifacts.Posting
-	var copyBuf []byte
+	var text, termBuf []byte
+	// Every field starts used when the kept rows' lengths show it; the
+	// kept postings show the rest.
+	mark := func(f uint16) {
+		if int(f) < len(used) {
+			used[f] = true
+		}
+	}
+	if !slices.Contains(used, false) {
+		mark = nil
+	}
 	emit := func(term string, kept, added []artifacts.Posting) {
 		if len(kept)+len(added) == 0 {
 			return
@@ -434,38 +427,24 @@ func splicePostings(oldDict, oldPost []byte, segs []Segment, l *Layout, r *Renum
 		if e.Offset < 0 || e.Length <= 0 || e.Offset+e.Length > int64(len(oldPost)) {
 			return nil, nil, &artifacts.CorruptError{Path: artifacts.TermsPath, Line: n, Msg: "the postings range is outside postings.tsv"}
 		}
-		if buf, err = artifacts.AppendPostingsLine(buf[:0], e.Term, oldPost[e.Offset:e.Offset+e.Length]); err != nil {
-			return nil, nil, err
-		}
 		var mine []artifacts.Posting
 		if len(added) > 0 && added[0].term == e.Term {
 			mine = added[0].posts
 			added = added[1:]
 		}
-		for _, p := range buf {
-			if int(p.Field) < len(used) {
-				used[p.Field] = true
-			}
+		line := oldPost[e.Offset : e.Offset+e.Length]
+		termBuf = append(append(termBuf[:0], e.Term...), '\t')
+		list, ok := bytes.CutPrefix(line, termBuf)
+		if !ok || len(list) < 2 || list[len(list)-1] != '\n' {
+			return nil, nil, &artifacts.CorruptError{Path: artifacts.PostingsPath, Msg: fmt.Sprintf("the byte range of %q holds another line", e.Term)}
 		}
-		// Most lines lie in one kept stretch: only their first item moves,
-		// and the rest of the line is copied.
-		if first, ok := r.Old(buf[0].Doc); ok && len(mine) == 0 && r.sameStretch(buf[0].Doc, buf[len(buf)-1].Doc) {
-			line := oldPost[e.Offset : e.Offset+e.Length-1]
-			_, list, _ := bytes.Cut(line, []byte{'\t'})
-			delta := bytes.IndexByte(list, ':')
-			copyBuf = strconv.AppendInt(copyBuf[:0], int64(first), 10)
-			copyBuf = append(copyBuf, list[delta:]...)
-			w.Line(e.Term, copyBuf, e.DF)
-			continue
+		var df int
+		if text, df, err = artifacts.SplicePostings(text[:0], list[:len(list)-1], r.Old, mine, mark); err != nil {
+			return nil, nil, err
 		}
-		kept := buf[:0]
-		for _, p := range buf {
-			if d, ok := r.Old(p.Doc); ok {
-				p.Doc = d
-				kept = append(kept, p)
-			}
+		if df > 0 {
+			w.Line(e.Term, text, df)
 		}
-		emit(e.Term, kept, mine)
 	}
 	return w.Bytes()
 }
