@@ -132,16 +132,29 @@ func SplitHeaderOf(path string, data []byte) ([]byte, error) {
 	return splitHeader(path, data, want)
 }
 
+// Stretch is a run of items an index keeps when it is spliced: old
+// ordinals From to From+N-1 become To to To+N-1.
+type Stretch struct{ From, N, To int32 }
+
 // SplicePostings appends to dst a term's postings text renumbered: list
 // is a postings.tsv line's text after the term's TAB, without the LF;
-// move gives each item's new ordinal (false: its posting leaves, the
-// deltas around it close up); added, sorted by item then field and
-// numbered anew, are merged in. Each kept posting's bytes after its delta
-// are copied as they are. It returns the text and its distinct items, and
-// calls field, when not nil, with each kept posting's field.
-func SplicePostings(dst, list []byte, move func(old int32) (int32, bool), added []Posting, field func(uint16)) ([]byte, int, error) {
+// kept, sorted by From, gives each kept item's new ordinal (an item in
+// none leaves, and the deltas around it close up); added, sorted by item
+// then field and numbered anew, are merged in. Postings whose delta does
+// not change are copied as they are, a stretch at a time. It returns the
+// text and its distinct items, and calls field, when not nil, with each
+// kept posting's field.
+func SplicePostings(dst, list []byte, kept []Stretch, added []Posting, field func(uint16)) ([]byte, int, error) {
 	prev, df, n := int32(0), 0, 0
+	run, runEnd := -1, -1 // a stretch of list to copy as it is
+	flush := func() {
+		if run >= 0 {
+			dst = append(dst, list[run:runEnd]...)
+			run = -1
+		}
+	}
 	put := func(doc int32, rest []byte, p *Posting) {
+		flush()
 		if n > 0 {
 			dst = append(dst, ' ')
 		}
@@ -163,6 +176,9 @@ func SplicePostings(dst, list []byte, move func(old int32) (int32, bool), added 
 		n++
 	}
 	var old int64
+	k := 0           // the stretch old falls in, or the next one
+	follows := false // the previous posting was kept, unmoved relative to this one's stretch
+	var shift int32
 	for i := 0; i < len(list); {
 		j := i
 		var delta int64
@@ -178,26 +194,83 @@ func SplicePostings(dst, list []byte, move func(old int32) (int32, bool), added 
 		if j == i || j == len(list) || list[j] != ':' || old > math.MaxInt32 {
 			return nil, 0, &CorruptError{Path: PostingsPath, Msg: fmt.Sprintf("posting %q is not delta:field[xTF]", list[i:end])}
 		}
+		start := i
 		i = end + 1
-		doc, ok := move(int32(old))
-		if !ok {
+		o := int32(old)
+		for k < len(kept) && o >= kept[k].From+kept[k].N {
+			k++
+		}
+		if k == len(kept) || o < kept[k].From {
+			follows = false
 			continue
 		}
-		for len(added) > 0 && added[0].Doc < doc {
-			put(added[0].Doc, nil, &added[0])
-			added = added[1:]
+		doc := kept[k].To + o - kept[k].From
+		if len(added) > 0 && added[0].Doc < doc {
+			for len(added) > 0 && added[0].Doc < doc {
+				put(added[0].Doc, nil, &added[0])
+				added = added[1:]
+			}
+			follows = false
 		}
 		if field != nil {
 			f := 0
-			for k := j + 1; k < end && list[k] >= '0' && list[k] <= '9'; k++ {
-				f = f*10 + int(list[k]-'0')
+			for c := j + 1; c < end && list[c] >= '0' && list[c] <= '9'; c++ {
+				f = f*10 + int(list[c]-'0')
 			}
 			field(uint16(f))
 		}
+		if follows && doc-o == shift {
+			// The same delta as before: its bytes, and the space before
+			// them, are copied with the stretch.
+			if run < 0 {
+				run = start - 1
+			}
+			runEnd = end
+			if doc != prev {
+				df++
+			}
+			prev = doc
+			n++
+			continue
+		}
 		put(doc, list[j:end], nil)
+		follows, shift = true, doc-o
 	}
+	flush()
 	for k := range added {
 		put(added[k].Doc, nil, &added[k])
 	}
 	return dst, df, nil
+}
+
+// ScanTermRow splits one terms.tsv row (without its LF) as a reader that
+// walks the whole dictionary does, without allocating: the term, its
+// distinct items and its postings line's range. n numbers the row for
+// errors.
+func ScanTermRow(n int, line []byte) (term []byte, df, offset, length int64, err error) {
+	var cols [4][]byte
+	for c := range 3 {
+		i := bytes.IndexByte(line, '\t')
+		if i < 0 {
+			return nil, 0, 0, 0, &CorruptError{Path: TermsPath, Line: n, Msg: "row is not term TAB df TAB offset TAB length"}
+		}
+		cols[c], line = line[:i], line[i+1:]
+	}
+	cols[3] = line
+	var v [3]int64
+	for c := 1; c < 4; c++ {
+		if len(cols[c]) == 0 || len(cols[c]) > 18 {
+			return nil, 0, 0, 0, &CorruptError{Path: TermsPath, Line: n, Msg: fmt.Sprintf("%q is not a number", cols[c])}
+		}
+		for _, d := range cols[c] {
+			if d < '0' || d > '9' {
+				return nil, 0, 0, 0, &CorruptError{Path: TermsPath, Line: n, Msg: fmt.Sprintf("%q is not a number", cols[c])}
+			}
+			v[c-1] = v[c-1]*10 + int64(d-'0')
+		}
+	}
+	if len(cols[0]) == 0 {
+		return nil, 0, 0, 0, &CorruptError{Path: TermsPath, Line: n, Msg: "empty term"}
+	}
+	return cols[0], v[0], v[1], v[2], nil
 }

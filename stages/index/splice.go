@@ -45,9 +45,10 @@ type Renumbering struct {
 	pieces []piece // in new ordinal order
 	kept   []piece // the kept ranges, in old ordinal order (they are in both)
 	// Items is how many items the new index holds.
-	Items int
-	gone  []string         // the URIs of the previous items that left
-	fresh map[string]int32 // the new items' ordinals, by URI
+	Items     int
+	stretches []artifacts.Stretch // kept, as artifacts.SplicePostings takes them
+	gone      []string            // the URIs of the previous items that left
+	fresh     map[string]int32    // the new items' ordinals, by URI
 }
 
 // New is the ordinal of a new item, by URI.
@@ -218,6 +219,7 @@ func renumber(old []artifacts.DocLine, documents, pages []string, segs []Segment
 			p := piece{from: int32(i), n: int32(j - i), seg: -1, at: at}
 			r.pieces = append(r.pieces, p)
 			r.kept = append(r.kept, p)
+			r.stretches = append(r.stretches, artifacts.Stretch{From: p.from, N: p.n, To: p.at})
 			at += p.n
 			i = j
 		}
@@ -406,27 +408,34 @@ func splicePostings(oldDict, oldPost []byte, segs []Segment, l *Layout, r *Renum
 		w.End()
 	}
 	for n := 2; len(body) > 0 || len(added) > 0; n++ {
-		var e artifacts.TermEntry
+		var term []byte
+		var off, length int64
 		if len(body) > 0 {
 			end := bytes.IndexByte(body, '\n')
 			if end < 0 {
 				return nil, nil, &artifacts.CorruptError{Path: artifacts.TermsPath, Line: n, Msg: "row does not end with LF"}
 			}
-			if e, err = artifacts.DecodeTermRow(n, body[:end]); err != nil {
+			if term, _, off, length, err = artifacts.ScanTermRow(n, body[:end]); err != nil {
 				return nil, nil, err
 			}
+			body = body[end+1:]
+		} else {
+			term = nil
 		}
-		for len(added) > 0 && (len(body) == 0 || added[0].term < e.Term) {
+		for len(added) > 0 && (term == nil || added[0].term < string(term)) {
 			emit(added[0].term, nil, added[0].posts)
 			added = added[1:]
 		}
-		if len(body) == 0 {
+		if term == nil {
 			break
 		}
-		body = body[bytes.IndexByte(body, '\n')+1:]
-		if e.Offset < 0 || e.Length <= 0 || e.Offset+e.Length > int64(len(oldPost)) {
+		if length <= 0 || off+length > int64(len(oldPost)) {
 			return nil, nil, &artifacts.CorruptError{Path: artifacts.TermsPath, Line: n, Msg: "the postings range is outside postings.tsv"}
 		}
+		e := struct {
+			Term           string
+			Offset, Length int64
+		}{string(term), off, length}
 		var mine []artifacts.Posting
 		if len(added) > 0 && added[0].term == e.Term {
 			mine = added[0].posts
@@ -439,7 +448,7 @@ func splicePostings(oldDict, oldPost []byte, segs []Segment, l *Layout, r *Renum
 			return nil, nil, &artifacts.CorruptError{Path: artifacts.PostingsPath, Msg: fmt.Sprintf("the byte range of %q holds another line", e.Term)}
 		}
 		var df int
-		if text, df, err = artifacts.SplicePostings(text[:0], list[:len(list)-1], r.Old, mine, mark); err != nil {
+		if text, df, err = artifacts.SplicePostings(text[:0], list[:len(list)-1], r.stretches, mine, mark); err != nil {
 			return nil, nil, err
 		}
 		if df > 0 {
