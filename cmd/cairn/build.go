@@ -133,11 +133,15 @@ func checkedOutputs(withArtifacts bool) string {
 // buildReport is `cairn build --format json`: what ran and what was (or,
 // with --check, would be) written.
 type buildReport struct {
-	Check     bool          `json:"check"`
-	Ran       []string      `json:"ran"`
-	Kept      []string      `json:"kept"`
-	Items     int           `json:"items"`
-	Edges     int           `json:"edges"`
+	Check bool     `json:"check"`
+	Ran   []string `json:"ran"`
+	Kept  []string `json:"kept"`
+	Items int      `json:"items"`
+	Edges int      `json:"edges"`
+	// Spliced counts the record documents and pages the index and graph
+	// took anew while keeping the rest of the previous build's; 0 when
+	// they were built whole.
+	Spliced   int           `json:"spliced"`
 	Changes   []buildChange `json:"changes"`
 	Unchanged int           `json:"unchanged"`
 }
@@ -152,7 +156,7 @@ type buildChange struct {
 
 func (r buildResult) report(check bool, listed []artifacts.Change) buildReport {
 	rep := buildReport{Check: check, Ran: nonNil(r.out.Ran), Kept: nonNil(r.out.Skipped), Items: r.out.Items, Edges: r.out.Edges,
-		Changes: []buildChange{}, Unchanged: len(r.sync.Unchanged)}
+		Spliced: r.out.Spliced, Changes: []buildChange{}, Unchanged: len(r.sync.Unchanged)}
 	for _, ch := range listed {
 		rep.Changes = append(rep.Changes, buildChange{Action: ch.Action, Path: ch.Path,
 			Committed: committed(ch.Path)})
@@ -174,6 +178,14 @@ type buildResult struct {
 	sync artifacts.Result
 }
 
+// changedFiles says how many changed files a build spliced.
+func changedFiles(n int) string {
+	if n == 1 {
+		return "1 changed file"
+	}
+	return fmt.Sprintf("%d changed files", n)
+}
+
 func (r buildResult) summary() string {
 	if len(r.sync.Changes) == 0 && len(r.out.Ran) == 0 {
 		return "nothing to do: every stage is current and no file was rewritten"
@@ -181,7 +193,10 @@ func (r buildResult) summary() string {
 	var b strings.Builder
 	if len(r.out.Ran) > 0 {
 		fmt.Fprintf(&b, "ran %s", strings.Join(r.out.Ran, ", "))
-		if r.out.Items > 0 {
+		switch {
+		case r.out.Spliced > 0:
+			fmt.Fprintf(&b, " (%d items, %d edges; %s spliced into the previous build)", r.out.Items, r.out.Edges, changedFiles(r.out.Spliced))
+		case r.out.Items > 0:
 			fmt.Fprintf(&b, " (%d items, %d edges)", r.out.Items, r.out.Edges)
 		}
 	}

@@ -429,3 +429,38 @@ func TestBuildRepairsArtifactEditedInPlace(t *testing.T) {
 		t.Errorf("check after the repair: exit %d, stdout %q", code, stdout)
 	}
 }
+
+// TestBuildSplicesAnEditedRecord edits one record of a built base and
+// requires the next build to say it spliced that one file into the
+// previous build, and to leave .cairn/ as a whole build of the edited
+// base, in another folder, writes it.
+func TestBuildSplicesAnEditedRecord(t *testing.T) {
+	isolate(t)
+	dir := copyBase(t, "demo")
+	mustBuild(t, dir)
+	replaceInFile(t, filepath.Join(dir, "events", "2026-11-02", "tickets.json"), "a leaked token should not expose the rest",
+		"a leaked token should never expose the rest")
+	code, _, stderr := cairn(t, "--base", dir, "build")
+	if code != 0 || !strings.Contains(stderr, "; 1 changed file spliced into the previous build)") {
+		t.Fatalf("build after the edit: exit %d, stderr %q; want one file spliced", code, stderr)
+	}
+	whole := filepath.Join(t.TempDir(), "base")
+	if err := os.CopyFS(whole, os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(whole, ".cairn")); err != nil {
+		t.Fatal(err)
+	}
+	mustBuild(t, whole)
+	entries, err := os.ReadDir(filepath.Join(whole, ".cairn"))
+	if err != nil || len(entries) < 5 {
+		t.Fatalf("the whole build wrote %d artifacts (%v)", len(entries), err)
+	}
+	for _, e := range entries {
+		want, _ := os.ReadFile(filepath.Join(whole, ".cairn", e.Name()))
+		got, err := os.ReadFile(filepath.Join(dir, ".cairn", e.Name()))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf(".cairn/%s differs from a whole build's (%v)", e.Name(), err)
+		}
+	}
+}
