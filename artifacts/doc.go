@@ -191,6 +191,17 @@
 // previous manifest named it: the rules stage names the files that lose
 // their section (Plan.Release) or are left empty (Plan.Delete).
 //
+// Splicing — a build in which only record documents and pages changed
+// makes the new index from the previous one (splice.go): docs.tsv rows of
+// kept items are copied as they are, which holds because a row depends
+// only on its item and the field ordinals, and a splice keeps fields.tsv
+// or does not run; a kept docs.key line is copied with its offset,
+// chrono, source, tgroup and ugroup columns rewritten (PatchKey), the
+// only columns that depend on other rows; a postings line is walked once,
+// each kept item moved by its stretch and the postings whose delta is
+// unchanged copied (SplicePostings). A change to any of these layouts
+// must keep those three functions giving what the encoders give.
+//
 // manifest.json — written last. Format and ranking versions, the semantics
 // digest, every input {path, bytes, xxhash}, every output {path, bytes,
 // xxhash} and the input key of each stage. File modification times are
