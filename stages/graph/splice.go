@@ -5,6 +5,8 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -105,9 +107,9 @@ func mergeLines(old, added []byte, keep func(node string) (bool, error)) ([]byte
 	out := make([]byte, 0, len(old)+len(added))
 	out = append(out, old[:h]...)
 	a, b := old[h:], added[h:]
-	node := func(line []byte) string {
+	node := func(line []byte) []byte {
 		n, _, _ := bytes.Cut(line, []byte{'\t'})
-		return string(n)
+		return n
 	}
 	line := func(s []byte) ([]byte, []byte) {
 		i := bytes.IndexByte(s, '\n')
@@ -121,8 +123,8 @@ func mergeLines(old, added []byte, keep func(node string) (bool, error)) ([]byte
 		if len(b) > 0 {
 			lb, _ = line(b)
 		}
-		if la != nil && (lb == nil || node(la) < node(lb)) {
-			ok, err := keep(node(la))
+		if la != nil && (lb == nil || bytes.Compare(node(la), node(lb)) < 0) {
+			ok, err := keep(string(node(la)))
 			if err != nil {
 				return nil, err
 			}
@@ -132,9 +134,9 @@ func mergeLines(old, added []byte, keep func(node string) (bool, error)) ([]byte
 			_, a = line(a)
 			continue
 		}
-		if la != nil && node(la) == node(lb) {
+		if la != nil && bytes.Equal(node(la), node(lb)) {
 			// The old line of a replaced item, now written again.
-			if ok, err := keep(node(la)); ok || err != nil {
+			if ok, err := keep(string(node(la))); ok || err != nil {
 				return nil, cmp.Or(err, ErrNoSplice)
 			}
 			_, a = line(a)
@@ -146,62 +148,138 @@ func mergeLines(old, added []byte, keep func(node string) (bool, error)) ([]byte
 }
 
 // spliceDst renumbers every destination's inbound edges, drops those of
-// items that left and merges in the new ones.
+// items that left and merges in the new ones. A line that gains no edge
+// is rewritten in its bytes; only the lines that gain one are decoded.
 func spliceDst(in SpliceInput, byDst map[string][]inbound) ([]byte, error) {
-	old, err := artifacts.DecodeEdgesDst(in.EdgesDst)
-	if err != nil {
-		return nil, err
+	h := bytes.IndexByte(in.EdgesDst, '\n') + 1
+	if h == 0 {
+		return nil, &artifacts.CorruptError{Path: artifacts.EdgesDstPath, Line: 1, Msg: "no header"}
 	}
-	rows := make([]artifacts.Adjacency, 0, len(old)+len(byDst))
-	for _, r := range old {
-		links := r.Links[:0]
-		for _, l := range r.Links {
-			ref, ok := strings.CutPrefix(l.Node, artifacts.ItemRef)
+	header, body := in.EdgesDst[:h], in.EdgesDst[h:]
+	fresh := slices.Sorted(maps.Keys(byDst))
+	out := make([]byte, 0, len(in.EdgesDst)+len(fresh)*64)
+	out = append(out, header...)
+	// newRow writes a destination the previous tables did not have.
+	newRow := func(d string) error {
+		row, err := artifacts.EncodeEdgesDst([]artifacts.Adjacency{{Node: d, Links: sortInbound(byDst[d])}})
+		out = append(out, row[h:]...)
+		return err
+	}
+	var marks []int
+	for n := 2; len(body) > 0; n++ {
+		end := bytes.IndexByte(body, '\n')
+		if end < 0 {
+			return nil, &artifacts.CorruptError{Path: artifacts.EdgesDstPath, Line: n, Msg: "row does not end with LF"}
+		}
+		line := body[:end]
+		body = body[end+1:]
+		node, links, ok := bytes.Cut(line, []byte{'\t'})
+		if !ok {
+			return nil, &artifacts.CorruptError{Path: artifacts.EdgesDstPath, Line: n, Msg: "row is not node TAB kind=node..."}
+		}
+		for len(fresh) > 0 && fresh[0] < string(node) {
+			if err := newRow(fresh[0]); err != nil {
+				return nil, err
+			}
+			fresh = fresh[1:]
+		}
+		added, gains := byDst[string(node)]
+		if gains {
+			fresh = fresh[1:] // it is fresh[0]: both lists are sorted
+		}
+		start := len(out)
+		out = append(out, node...)
+		any := false
+		marks = marks[:0] // where each kept link starts in out, its TAB included
+		for len(links) > 0 {
+			link, rest, _ := bytes.Cut(links, []byte{'\t'})
+			links = rest
+			kind, src, ok := bytes.Cut(link, []byte{'='})
 			if !ok {
-				links = append(links, l)
+				return nil, &artifacts.CorruptError{Path: artifacts.EdgesDstPath, Line: n, Msg: fmt.Sprintf("link %q is not kind=node", link)}
+			}
+			ref, item := bytes.CutPrefix(src, []byte(artifacts.ItemRef))
+			if !item {
+				marks = append(marks, len(out))
+				out = append(append(out, '\t'), link...)
+				any = true
 				continue
 			}
-			o, err := strconv.Atoi(ref)
+			o, err := strconv.Atoi(string(ref))
 			if err != nil {
-				return nil, &artifacts.CorruptError{Path: artifacts.EdgesDstPath, Msg: "source " + l.Node + " is not #ordinal"}
+				return nil, &artifacts.CorruptError{Path: artifacts.EdgesDstPath, Line: n, Msg: fmt.Sprintf("source %q is not #ordinal", src)}
 			}
-			n, ok := in.Renumber(int32(o))
+			to, ok := in.Renumber(int32(o))
 			if !ok {
 				continue
 			}
-			links = append(links, artifacts.Link{Kind: l.Kind, Node: artifacts.ItemRef + strconv.Itoa(int(n))})
+			marks = append(marks, len(out))
+			out = append(append(append(out, '\t'), kind...), '=')
+			out = strconv.AppendInt(append(out, artifacts.ItemRef...), int64(to), 10)
+			any = true
 		}
-		if added, ok := byDst[r.Node]; ok {
-			delete(byDst, r.Node)
-			links = mergeInbound(in, links, added)
+		if gains {
+			out = insertInbound(in, out, start, marks, added)
+			any = true
 		}
-		if len(links) > 0 {
-			rows = append(rows, artifacts.Adjacency{Node: r.Node, Links: links})
+		if !any {
+			out = out[:start] // every source left
+			continue
+		}
+		out = append(out, '\n')
+	}
+	for _, d := range fresh {
+		if err := newRow(d); err != nil {
+			return nil, err
 		}
 	}
-	for d, added := range byDst {
-		rows = append(rows, artifacts.Adjacency{Node: d, Links: sortInbound(added)})
-	}
-	slices.SortFunc(rows, func(a, b artifacts.Adjacency) int { return strings.Compare(a.Node, b.Node) })
-	return artifacts.EncodeEdgesDst(rows)
+	return out, nil
 }
 
-// mergeInbound merges new inbound edges into a destination's kept ones,
-// which are in order already: each new edge goes where a binary search
-// puts it, so a hub's long line costs the few comparisons it needs.
-func mergeInbound(in SpliceInput, kept []artifacts.Link, added []inbound) []artifacts.Link {
-	fresh := sortInbound(added)
-	at := make([]inbound, len(fresh))
-	for i, l := range fresh {
-		at[i] = inboundOf(in, l)
+// insertInbound puts a destination's new inbound edges among its kept
+// ones, which out holds from start as the line written so far (marks
+// giving where each kept link's TAB is), in the order NewTables gives:
+// each new edge goes where a binary search over the kept ones puts it, so
+// a hub's long line costs only the few comparisons it needs.
+func insertInbound(in SpliceInput, out []byte, start int, marks []int, added []inbound) []byte {
+	line := slices.Clone(out[start:])
+	keptAt := func(j int) inbound {
+		end := len(line)
+		if j+1 < len(marks) {
+			end = marks[j+1] - start
+		}
+		kind, src, _ := strings.Cut(string(line[marks[j]-start+1:end]), "=")
+		return inboundOf(in, artifacts.Link{Kind: kind, Node: src})
 	}
-	out := make([]artifacts.Link, 0, len(kept)+len(fresh))
-	for i, l := range fresh {
-		n := sort.Search(len(kept), func(j int) bool { return compareInbound(inboundOf(in, kept[j]), at[i]) > 0 })
-		out = append(append(out, kept[:n]...), l)
-		kept = kept[n:]
+	out = out[:start]
+	head := len(line)
+	if len(marks) > 0 {
+		head = marks[0] - start
 	}
-	return append(out, kept...)
+	out = append(out, line[:head]...) // the node
+	from := 0                         // the next kept link to copy
+	for _, l := range sortInbound(added) {
+		e := inboundOf(in, l)
+		n := from + sort.Search(len(marks)-from, func(j int) bool { return compareInbound(keptAt(from+j), e) > 0 })
+		out = appendKept(out, line, start, marks, from, n)
+		out = append(append(append(out, '\t'), l.Kind...), '=')
+		out = append(out, l.Node...)
+		from = n
+	}
+	return appendKept(out, line, start, marks, from, len(marks))
+}
+
+// appendKept copies kept links from to n-1 of line (marks in out's
+// offsets, line starting at start).
+func appendKept(out, line []byte, start int, marks []int, from, n int) []byte {
+	if from >= n {
+		return out
+	}
+	end := len(line)
+	if n < len(marks) {
+		end = marks[n] - start
+	}
+	return append(out, line[marks[from]-start:end]...)
 }
 
 // inboundOf reads a kept inbound link back as NewTables compares it.
