@@ -1,0 +1,146 @@
+// Package splice makes the index and graph of a corpus from the previous
+// build's, when only some record documents and pages changed: the changed
+// units are projected and spliced in (index.Splice, graph.Splice), the
+// rest is copied. The bytes are those a whole build writes. The build's
+// corpus stage uses it, and so does a query that finds the artifacts
+// stale, to answer from them and the few files that changed instead of
+// scanning the whole base.
+//
+// In: the base as load parsed it for the changes (the changed documents,
+// every page, the cached bodies), the changes, and an fs.FS that holds the
+// previous artifacts. Out: the files of the index and graph stages. It
+// reads the previous artifacts and writes nothing.
+package splice
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+
+	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/diag"
+	"github.com/cairn-kb/cairn/stages/graph"
+	"github.com/cairn-kb/cairn/stages/index"
+	"github.com/cairn-kb/cairn/stages/load"
+	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/project"
+)
+
+// Input is what a splice reads.
+type Input struct {
+	// FS holds the previous artifacts, under artifacts.Dir.
+	FS fs.FS
+	// Base is the base as load parsed it after Scanned.Narrow: the
+	// changed documents that are still there, every page, every body.
+	Base    model.Base
+	Changes load.CorpusChanges
+}
+
+// Output is the spliced index and graph.
+type Output struct {
+	// Index and Graph are the files of the index and graph stages.
+	Index, Graph []artifacts.File
+	Items, Edges int
+	// Diagnostics are the changed units' own, sorted.
+	Diagnostics []diag.Diagnostic
+}
+
+// ErrWhole says the splice cannot give what a whole build would (the
+// previous artifacts are unreadable, a page that changed supersedes, a
+// field could lose its last item, ...): the corpus must be built whole.
+var ErrWhole = errors.New("the corpus must be built whole")
+
+// Run splices the changes into the previous index and graph. Mistakes in
+// the changed units come back in Output.Diagnostics, with no files.
+func Run(ctx context.Context, in Input) (Output, error) {
+	var out Output
+	base, c := in.Base, in.Changes
+	var prev index.Previous
+	var edges, edgesDst []byte
+	for _, f := range []struct {
+		path string
+		to   *[]byte
+	}{{artifacts.DocsPath, &prev.Docs}, {artifacts.DocsKeyPath, &prev.Key}, {artifacts.FieldsPath, &prev.Fields},
+		{artifacts.TermsPath, &prev.Terms}, {artifacts.PostingsPath, &prev.Postings}, {artifacts.DocumentsPath, &prev.Documents},
+		{artifacts.EdgesPath, &edges}, {artifacts.EdgesDstPath, &edgesDst}} {
+		data, err := fs.ReadFile(in.FS, f.path)
+		if err != nil {
+			return out, ErrWhole
+		}
+		*f.to = data
+	}
+	// A cached body whose record document is gone is reported by a whole
+	// build; so is one of a changed document, which the projector checks.
+	here := map[string]bool{}
+	for _, d := range base.Documents {
+		here[d.Path] = true
+	}
+	for _, body := range base.Bodies {
+		doc, _, _ := strings.Cut(body.URI, "#")
+		if slices.Contains(c.Documents, doc) && !here[doc] {
+			return out, ErrWhole
+		}
+	}
+	for _, pg := range base.Pages {
+		if _, ok := slices.BinarySearch(c.Pages, pg.Path); ok && len(pg.Front.Supersedes) > 0 {
+			return out, ErrWhole // it may flag items the splice keeps
+		}
+	}
+	p := project.NewProjector(base)
+	var ds diag.List
+	var s project.Scratch
+	var segs []index.Segment
+	var items [][]project.Item
+	for _, d := range base.Documents {
+		its := p.Document(d, &s, &ds, true)
+		items = append(items, its)
+		segs = append(segs, index.NewSegment(its))
+	}
+	for _, it := range p.Pages(&s, true) {
+		if _, ok := slices.BinarySearch(c.Pages, it.URI); ok {
+			items = append(items, []project.Item{it})
+			segs = append(segs, index.NewSegment([]project.Item{it}))
+		}
+	}
+	if out.Diagnostics = ds.Sorted(); ds.HasErrors() {
+		return out, nil
+	}
+	idx, err := index.Splice(ctx, index.SpliceInput{Config: base.Config, Previous: prev, Documents: c.Documents, Pages: c.Pages,
+		Segments: segs, Current: base.Documents})
+	if errors.Is(err, index.ErrNoSplice) {
+		return out, ErrWhole
+	}
+	if err != nil {
+		return out, fmt.Errorf("index: %w", err)
+	}
+	var nodes []graph.Node
+	var ords []int32
+	for _, its := range items {
+		for i := range its {
+			n := graph.NodeOf(&its[i])
+			o, ok := idx.Renumber.New(n.URI)
+			if !ok {
+				return out, fmt.Errorf("index: %s has no ordinal", n.URI)
+			}
+			nodes, ords = append(nodes, n), append(ords, o)
+		}
+	}
+	gone := map[string]bool{}
+	for _, u := range idx.Renumber.Gone() {
+		gone[u] = true
+	}
+	gr, err := graph.Splice(ctx, graph.SpliceInput{Config: base.Config, Edges: edges, EdgesDst: edgesDst,
+		Renumber: idx.Renumber.Old, Gone: gone, At: func(o int32) string { return idx.Stamps[o] }, Nodes: nodes, Ords: ords})
+	if errors.Is(err, graph.ErrNoSplice) {
+		return out, ErrWhole
+	}
+	if err != nil {
+		return out, fmt.Errorf("graph: %w", err)
+	}
+	out.Index = append(idx.Files, artifacts.File{Path: artifacts.BodiesPath, Data: artifacts.EncodeBodies(index.BodyRows(base.Bodies))})
+	out.Graph, out.Items, out.Edges = gr.Files, idx.Items, gr.Edges
+	return out, nil
+}
