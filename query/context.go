@@ -168,6 +168,11 @@ func openCorpus(ctx context.Context, root string, terms []string) (corpus, Index
 	if err != nil {
 		return nil, Index{}, nil, err
 	}
+	if ix.State == StateStale {
+		if c, spliced, done, ok := openSpliced(ctx, root, *ix); ok {
+			return c, spliced, done, nil
+		}
+	}
 	if ix.State != StateUsed {
 		return openScanAs(ctx, root, *ix, terms)
 	}

@@ -161,3 +161,28 @@ func TestArtifactCutShortWhileOpen(t *testing.T) {
 		t.Fatalf("a query over artifacts cut short under it: %v, want a CorruptError", err)
 	}
 }
+
+// TestStaleIndexSplicesTheChangedFile edits a record after the build and
+// requires the answer to come from the index with that one file read
+// anew, item for item the answer a scan of the edited base gives.
+func TestStaleIndexSplicesTheChangedFile(t *testing.T) {
+	query := []string{"why", "did", "the", "arm64", "nightly", "time", "out"}
+	dir := builtDemo(t)
+	edit(t, dir, "events/2026-11-09/tickets.json", `"name": "In Review"`, `"name": "In Review of the arm64 nightly timeout"`)
+	got := answer(t, dir, query...)
+	if got.Receipt.Index.State != "stale" || !strings.Contains(got.Receipt.Index.Reason, "answered from the index with the 1 changed file read anew") {
+		t.Fatalf("receipt.index = %+v, want stale and answered from the index", got.Receipt.Index)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, ".cairn")); err != nil {
+		t.Fatal(err)
+	}
+	scanned := answer(t, dir, query...)
+	if scanned.Receipt.Index.State != "missing" {
+		t.Fatalf("the reference answer is not a scan: %+v", scanned.Receipt.Index)
+	}
+	g, _ := json.Marshal(got.Items)
+	w, _ := json.Marshal(scanned.Items)
+	if string(g) != string(w) {
+		t.Errorf("the answer with the file spliced in:\n%s\nthe scan's:\n%s", g, w)
+	}
+}

@@ -33,6 +33,10 @@ type Index struct {
 	Manifest *artifacts.Manifest
 	// cfg is the base's configuration, read while checking freshness.
 	cfg model.Config
+	// spliced marks a stale verdict answered from the artifacts with the
+	// changed files spliced in (openSpliced), which falls back to the
+	// scan as a used one does when the base changes under it.
+	spliced bool
 }
 
 // indexStage is the build stage whose key covers everything the lexical
@@ -202,12 +206,12 @@ func (e *changedError) Error() string {
 	return e.uri + " changed since the build"
 }
 
-// fallback decides, when an answer from artifacts Open found current
-// failed with err, whether to answer again from the scan, and under which
+// fallback decides, when an answer from artifacts Open found current (or
+// spliced) failed with err, whether to answer again from the scan, and under which
 // verdict: stale when an item changed since the build, corrupt when an
 // artifact does not read.
 func fallback(err error, state Index) (Index, bool) {
-	if state.State != StateUsed {
+	if state.State != StateUsed && !state.spliced {
 		return state, false
 	}
 	var ce *artifacts.CorruptError

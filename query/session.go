@@ -200,6 +200,13 @@ func (s *Session) corpus(ctx context.Context, root string, terms []string) (corp
 	if err != nil {
 		return nil, Index{}, nil, err
 	}
+	if ix.State == StateStale {
+		// A process per question splices the changed files in; so does
+		// the session, per request, until a build makes the index current.
+		if c, spliced, done, ok := openSpliced(ctx, root, *ix); ok {
+			return c, spliced, done, nil
+		}
+	}
 	if ix.State != StateUsed {
 		// Stale, missing or corrupt: the scan, under this verdict.
 		return openScanAs(ctx, root, *ix, terms)

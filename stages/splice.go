@@ -9,12 +9,9 @@ import (
 	"github.com/cairn-kb/cairn/stages/splice"
 )
 
-// spliceShare sets the share of the inputs' bytes (1/spliceShare) above
-// which changed record documents are indexed with the whole corpus rather
-// than spliced into the previous index: splicing reads and rewrites every
-// artifact whatever changed, while projecting costs in proportion to what
-// is projected. (A variable so that tests can splice small bases.)
-var spliceShare int64 = 4
+// spliceShare is splice.Worth's share for the build (a variable so that
+// tests can splice small bases, where one document is a large share).
+var spliceShare int64 = splice.Share
 
 // splicing decides, before anything is parsed, whether the corpus stage
 // can replace the changed units in the previous build's index and graph:
@@ -41,11 +38,7 @@ func (b *build) splicing(scanned *load.Scanned) *load.CorpusChanges {
 	if !ok {
 		return nil
 	}
-	var total int64
-	for _, in := range prev.Inputs {
-		total += in.Bytes
-	}
-	if spliceShare > 1 && c.Bytes*spliceShare > total {
+	if !splice.Worth(c, prev, spliceShare) {
 		return nil
 	}
 	return &c

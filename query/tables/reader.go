@@ -98,6 +98,29 @@ func Open(root string) (_ *Reader, err error) {
 		return nil, err
 	}
 	defer osRoot.Close()
+	return open(func(p string, hdr []byte) (*file, error) { return openArtifact(osRoot, p, hdr) })
+}
+
+// OpenBytes is Open over artifacts held in memory, by path (a build's
+// planned files): what a query reads when it splices the files that
+// changed since the build into the artifacts on disk. It checks them as
+// Open does; Infos has no entry for them.
+func OpenBytes(files map[string][]byte) (*Reader, error) {
+	return open(func(p string, hdr []byte) (*file, error) {
+		data, ok := files[p]
+		if !ok {
+			return nil, &artifacts.CorruptError{Path: p, Msg: "the file is missing"}
+		}
+		a := &file{path: p, size: int64(len(data)), mem: data}
+		if hdr == nil {
+			return a, nil
+		}
+		return a, a.checkHeader(hdr)
+	})
+}
+
+// open opens every artifact through openFile and checks them together.
+func open(openFile func(p string, hdr []byte) (*file, error)) (_ *Reader, err error) {
 	r := &Reader{}
 	defer func() {
 		if err != nil {
@@ -116,11 +139,11 @@ func Open(root string) (_ *Reader, err error) {
 		{&r.edges, artifacts.EdgesPath, wantEdges},
 		{&r.edgesDst, artifacts.EdgesDstPath, wantEdgesDst},
 	} {
-		if *a.dst, err = openArtifact(osRoot, a.path, a.hdr); err != nil {
+		if *a.dst, err = openFile(a.path, a.hdr); err != nil {
 			return nil, err
 		}
 	}
-	fields, err := openArtifact(osRoot, artifacts.FieldsPath, nil)
+	fields, err := openFile(artifacts.FieldsPath, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +152,7 @@ func Open(root string) (_ *Reader, err error) {
 		r.fields, err = artifacts.DecodeFields(data)
 	}
 	r.fieldsRead, r.fieldsInfo = fields.read.Load(), fields.info
-	if cerr := fields.f.Close(); err == nil {
+	if cerr := fields.close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
@@ -181,6 +204,14 @@ func openArtifact(root *os.Root, p string, hdr []byte) (*file, error) {
 	return a, nil
 }
 
+// close closes the file, when there is one (not for held bytes).
+func (a *file) close() error {
+	if a.f == nil {
+		return nil
+	}
+	return a.f.Close()
+}
+
 // checkHeader checks that the file starts with hdr and ends with LF, and
 // notes where its first line after the header starts.
 func (a *file) checkHeader(hdr []byte) error {
@@ -202,7 +233,7 @@ func (r *Reader) Close() error {
 	var errs []error
 	for _, a := range []*file{r.docs, r.key, r.terms, r.post, r.edges, r.edgesDst} {
 		if a != nil {
-			errs = append(errs, a.f.Close())
+			errs = append(errs, a.close())
 		}
 	}
 	return errors.Join(errs...)
@@ -212,8 +243,13 @@ func (r *Reader) Close() error {
 // Reader opened there.
 func (r *Reader) Infos() map[string]os.FileInfo {
 	m := map[string]os.FileInfo{artifacts.FieldsPath: r.fieldsInfo}
+	if r.fieldsInfo == nil {
+		delete(m, artifacts.FieldsPath)
+	}
 	for _, a := range []*file{r.docs, r.key, r.terms, r.post, r.edges, r.edgesDst} {
-		m[a.path] = a.info
+		if a.info != nil {
+			m[a.path] = a.info
+		}
 	}
 	return m
 }

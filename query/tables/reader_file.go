@@ -31,6 +31,9 @@ func (a *file) pread(p []byte, off int64) (int, error) {
 // hold reads the whole file into memory, where every later read of it is
 // served from; false when it could not be read whole.
 func (a *file) hold() bool {
+	if a.mem != nil {
+		return true
+	}
 	data := make([]byte, a.size)
 	if n, err := a.f.ReadAt(data, 0); int64(n) != a.size || (err != nil && err != io.EOF) {
 		return false

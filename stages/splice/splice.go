@@ -144,3 +144,19 @@ func Run(ctx context.Context, in Input) (Output, error) {
 	out.Graph, out.Items, out.Edges = gr.Files, idx.Items, gr.Edges
 	return out, nil
 }
+
+// Share is the default of Worth's share: a splice reads and rewrites
+// every artifact whatever changed, while projecting costs in proportion
+// to what is projected, so above a quarter of the inputs' bytes a whole
+// build costs about as much.
+const Share = 4
+
+// Worth reports whether the changed record documents hold at most
+// 1/share of the bytes prev read: past that, the whole corpus is built.
+func Worth(c load.CorpusChanges, prev *artifacts.Manifest, share int64) bool {
+	var total int64
+	for _, in := range prev.Inputs {
+		total += in.Bytes
+	}
+	return c.Bytes*share <= total
+}

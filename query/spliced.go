@@ -1,0 +1,98 @@
+package query
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/query/tables"
+	"github.com/cairn-kb/cairn/stages/diag"
+	"github.com/cairn-kb/cairn/stages/load"
+	"github.com/cairn-kb/cairn/stages/splice"
+)
+
+// openSpliced answers a base whose artifacts are stale because record
+// documents or pages changed since the build: it reads those files alone
+// and splices them into the artifacts on disk, in memory, as the next
+// build would (package splice), so the answer is the one a scan gives at
+// a fraction of its cost. ok is false when the change is not one a
+// splice takes (the caller scans); the artifacts on disk are left as
+// they are.
+func openSpliced(ctx context.Context, root string, ix Index) (_ corpus, _ Index, _ func(), ok bool) {
+	prev, err := artifacts.ReadPrevious(root)
+	if err != nil || prev == nil {
+		return nil, ix, nil, false
+	}
+	stats := artifacts.ReadStatCache(root)
+	for _, name := range queriedStages {
+		st, ok := prev.Stage(name)
+		if !ok || brokenOutput(root, prev, st, stats) != "" {
+			return nil, ix, nil, false // the scan says what is broken
+		}
+	}
+	dir, err := load.OpenDir(root)
+	if err != nil {
+		return nil, ix, nil, false
+	}
+	defer func() {
+		if !ok {
+			dir.Close()
+		}
+	}()
+	scanned, err := load.Scan(ctx, load.Input{FS: dir, Stat: stats, Previous: prev})
+	if err != nil {
+		return nil, ix, nil, false
+	}
+	changes, worth := scanned.CorpusChanges(prev)
+	if !worth || !splice.Worth(changes, prev, splice.Share) {
+		return nil, ix, nil, false
+	}
+	scanned.Narrow(changes.Documents)
+	loaded, err := scanned.Parse(ctx, []string{load.GroupCorpus})
+	if err != nil || hasErrors(loaded.Diagnostics) {
+		return nil, ix, nil, false // the scan reports the base's mistakes
+	}
+	out, err := splice.Run(ctx, splice.Input{FS: dir, Base: loaded.Base, Changes: changes})
+	if err != nil || hasErrors(out.Diagnostics) {
+		return nil, ix, nil, false
+	}
+	files := map[string][]byte{}
+	for _, f := range append(out.Index, out.Graph...) {
+		files[f.Path] = f.Data
+	}
+	r, err := tables.OpenBytes(files)
+	if err != nil {
+		return nil, ix, nil, false
+	}
+	f := &indexFiles{r: r}
+	if f.docs, err = artifacts.DecodeDocuments(files[artifacts.DocumentsPath]); err == nil {
+		f.bodies, err = artifacts.DecodeBodies(files[artifacts.BodiesPath])
+	}
+	if err != nil {
+		r.Close()
+		return nil, ix, nil, false
+	}
+	n := len(changes.Documents) + len(changes.Pages)
+	ix.spliced = true
+	ix.Reason += fmt.Sprintf("; answered from the index with the %s read anew", plural(n, "changed file", "changed files"))
+	ic := newIndexCorpus(f, dir, ix.cfg, prev)
+	return ic, ix, func() { ic.Close(); dir.Close() }, true
+}
+
+// hasErrors reports whether any diagnostic is an error.
+func hasErrors(ds []diag.Diagnostic) bool {
+	for _, d := range ds {
+		if d.Severity == diag.Error {
+			return true
+		}
+	}
+	return false
+}
+
+// plural is n and the noun that fits it.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
