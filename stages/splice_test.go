@@ -195,3 +195,51 @@ func firstDiff(got, want []byte) string {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestSpliceGivesWayToAWholeBuild makes the edits a splice cannot take
+// (the configuration, a cached body, a page that supersedes another) and
+// requires a whole build, with the bytes a whole build of the same files
+// writes.
+func TestSpliceGivesWayToAWholeBuild(t *testing.T) {
+	defer func(share int64) { spliceShare = share }(spliceShare)
+	spliceShare = 1
+	edits := []struct {
+		name string
+		do   func(m *memBase)
+	}{
+		{"the configuration", func(m *memBase) {
+			m.fs["cairn.yaml"] = &fstest.MapFile{Data: append(bytes.Clone(m.fs["cairn.yaml"].Data), "\n# reviewed\n"...)}
+		}},
+		{"a cached body", func(m *memBase) {
+			p := "bodies/meetings/2026-11-06-retro-sprint-22.md"
+			m.fs[p] = &fstest.MapFile{Data: append(bytes.Clone(m.fs[p].Data), "\nOne more line.\n"...)}
+		}},
+		{"a page that supersedes", func(m *memBase) {
+			p := "wiki/retention-policy.md"
+			m.fs[p] = &fstest.MapFile{Data: append(bytes.Clone(m.fs[p].Data), "\nOne more line.\n"...)}
+		}},
+	}
+	for _, e := range edits {
+		t.Run(e.name, func(t *testing.T) {
+			m := loadMemBase(t, filepath.Join("..", "golden", "demo", "base"))
+			m.build(t, true)
+			e.do(m)
+			if out := m.build(t, false); out.Spliced != 0 {
+				t.Errorf("spliced %d files; want a whole build", out.Spliced)
+			}
+			whole := &memBase{fs: fstest.MapFS{}}
+			for p, f := range m.fs {
+				if !strings.HasPrefix(p, artifacts.Dir+"/") {
+					whole.fs[p] = f
+				}
+			}
+			whole.build(t, true)
+			got := m.artifactsOf()
+			for p, data := range whole.artifactsOf() {
+				if !bytes.Equal(got[p], data) {
+					t.Errorf("%s differs from a whole build's", p)
+				}
+			}
+		})
+	}
+}

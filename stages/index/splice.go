@@ -43,22 +43,14 @@ var ErrNoSplice = errors.New("the index cannot be spliced")
 // Renumbering maps the previous index's item ordinals to the new index's.
 type Renumbering struct {
 	pieces []piece // in new ordinal order
-	kept   []piece // the kept ranges, in old ordinal order (they are in both)
+	// kept are the stretches of kept items, in old (and new) order, as
+	// artifacts.SplicePostings takes them.
+	kept []artifacts.Stretch
 	// Items is how many items the new index holds.
-	Items     int
-	stretches []artifacts.Stretch // kept, as artifacts.SplicePostings takes them
-	gone      []string            // the URIs of the previous items that left
-	fresh     map[string]int32    // the new items' ordinals, by URI
+	Items int
+	gone  []string         // the URIs of the previous items that left
+	fresh map[string]int32 // the new items' ordinals, by URI
 }
-
-// New is the ordinal of a new item, by URI.
-func (r *Renumbering) New(uri string) (int32, bool) {
-	o, ok := r.fresh[uri]
-	return o, ok
-}
-
-// Gone lists the URIs of the previous items that left or were replaced.
-func (r *Renumbering) Gone() []string { return r.gone }
 
 // piece is a stretch of the new index: kept items of the previous index
 // (seg < 0), or one new segment.
@@ -70,11 +62,11 @@ type piece struct {
 
 // Old maps an old ordinal to its new one; ok is false when the item left.
 func (r *Renumbering) Old(o int32) (int32, bool) {
-	i, found := slices.BinarySearchFunc(r.kept, o, func(p piece, o int32) int {
+	i, found := slices.BinarySearchFunc(r.kept, o, func(s artifacts.Stretch, o int32) int {
 		switch {
-		case o < p.from:
+		case o < s.From:
 			return 1
-		case o >= p.from+p.n:
+		case o >= s.From+s.N:
 			return -1
 		}
 		return 0
@@ -82,9 +74,17 @@ func (r *Renumbering) Old(o int32) (int32, bool) {
 	if !found {
 		return 0, false
 	}
-	p := r.kept[i]
-	return p.at + o - p.from, true
+	return r.kept[i].To + o - r.kept[i].From, true
 }
+
+// New is the ordinal of a new item, by URI.
+func (r *Renumbering) New(uri string) (int32, bool) {
+	o, ok := r.fresh[uri]
+	return o, ok
+}
+
+// Gone lists the URIs of the previous items that left or were replaced.
+func (r *Renumbering) Gone() []string { return r.gone }
 
 // Spliced is the spliced index, with how it renumbered the previous one.
 type Spliced struct {
@@ -131,8 +131,8 @@ func Splice(ctx context.Context, in SpliceInput) (Spliced, error) {
 		return out, err
 	}
 	used := make([]bool, len(fields))
-	for _, p := range r.kept {
-		for o := p.from; o < p.from+p.n; o++ {
+	for _, k := range r.kept {
+		for o := k.From; o < k.From+k.N; o++ {
 			artifacts.LengthFields(old[o].Lengths, func(f int) {
 				if f < len(used) {
 					used[f] = true
@@ -140,9 +140,9 @@ func Splice(ctx context.Context, in SpliceInput) (Spliced, error) {
 			})
 		}
 	}
-	for i, s := range segs {
-		for _, f := range s.Fields {
-			used[l.remap[i][slices.Index(s.Fields, f)]] = true
+	for i := range segs {
+		for _, f := range l.remap[i] {
+			used[f] = true
 		}
 	}
 	dict, post, err := splicePostings(in.Previous.Terms, in.Previous.Postings, segs, &l, &r, used)
@@ -218,8 +218,7 @@ func renumber(old []artifacts.DocLine, documents, pages []string, segs []Segment
 			}
 			p := piece{from: int32(i), n: int32(j - i), seg: -1, at: at}
 			r.pieces = append(r.pieces, p)
-			r.kept = append(r.kept, p)
-			r.stretches = append(r.stretches, artifacts.Stretch{From: p.from, N: p.n, To: p.at})
+			r.kept = append(r.kept, artifacts.Stretch{From: p.from, N: p.n, To: p.at})
 			at += p.n
 			i = j
 		}
@@ -380,7 +379,7 @@ func splicePostings(oldDict, oldPost []byte, segs []Segment, l *Layout, r *Renum
 		return nil, nil, err
 	}
 	w := artifacts.NewPostingsWriter(bytes.Count(body, []byte{'\n'})+len(added), len(oldPost))
-	var text, termBuf []byte
+	var text []byte
 	// Every field starts used when the kept rows' lengths show it; the
 	// kept postings show the rest.
 	mark := func(f uint16) {
@@ -391,19 +390,11 @@ func splicePostings(oldDict, oldPost []byte, segs []Segment, l *Layout, r *Renum
 	if !slices.Contains(used, false) {
 		mark = nil
 	}
-	emit := func(term string, kept, added []artifacts.Posting) {
-		if len(kept)+len(added) == 0 {
-			return
-		}
-		w.Begin(term)
-		for len(kept) > 0 || len(added) > 0 {
-			if len(added) == 0 || len(kept) > 0 && kept[0].Doc < added[0].Doc {
-				w.Add(kept[0])
-				kept = kept[1:]
-			} else {
-				w.Add(added[0])
-				added = added[1:]
-			}
+	// A term no kept item holds is written from the new postings alone.
+	fresh1 := func(f fresh) {
+		w.Begin(f.term)
+		for _, p := range f.posts {
+			w.Add(p)
 		}
 		w.End()
 	}
@@ -419,11 +410,9 @@ func splicePostings(oldDict, oldPost []byte, segs []Segment, l *Layout, r *Renum
 				return nil, nil, err
 			}
 			body = body[end+1:]
-		} else {
-			term = nil
 		}
 		for len(added) > 0 && (term == nil || added[0].term < string(term)) {
-			emit(added[0].term, nil, added[0].posts)
+			fresh1(added[0])
 			added = added[1:]
 		}
 		if term == nil {
@@ -432,27 +421,23 @@ func splicePostings(oldDict, oldPost []byte, segs []Segment, l *Layout, r *Renum
 		if length <= 0 || off+length > int64(len(oldPost)) {
 			return nil, nil, &artifacts.CorruptError{Path: artifacts.TermsPath, Line: n, Msg: "the postings range is outside postings.tsv"}
 		}
-		e := struct {
-			Term           string
-			Offset, Length int64
-		}{string(term), off, length}
 		var mine []artifacts.Posting
-		if len(added) > 0 && added[0].term == e.Term {
+		if len(added) > 0 && added[0].term == string(term) {
 			mine = added[0].posts
 			added = added[1:]
 		}
-		line := oldPost[e.Offset : e.Offset+e.Length]
-		termBuf = append(append(termBuf[:0], e.Term...), '\t')
-		list, ok := bytes.CutPrefix(line, termBuf)
-		if !ok || len(list) < 2 || list[len(list)-1] != '\n' {
-			return nil, nil, &artifacts.CorruptError{Path: artifacts.PostingsPath, Msg: fmt.Sprintf("the byte range of %q holds another line", e.Term)}
+		line := oldPost[off : off+length]
+		list, ok := bytes.CutPrefix(line, term)
+		if !ok || len(list) < 3 || list[0] != '\t' || list[len(list)-1] != '\n' {
+			return nil, nil, &artifacts.CorruptError{Path: artifacts.PostingsPath, Msg: fmt.Sprintf("the byte range of %q holds another line", term)}
 		}
+		list = list[1 : len(list)-1]
 		var df int
-		if text, df, err = artifacts.SplicePostings(text[:0], list[:len(list)-1], r.stretches, mine, mark); err != nil {
+		if text, df, err = artifacts.SplicePostings(text[:0], list, r.kept, mine, mark); err != nil {
 			return nil, nil, err
 		}
 		if df > 0 {
-			w.Line(e.Term, text, df)
+			w.Line(string(term), text, df)
 		}
 	}
 	return w.Bytes()
