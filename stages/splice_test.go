@@ -86,6 +86,28 @@ func (m *memBase) artifactsOf() map[string][]byte {
 	return out
 }
 
+// sameAsWhole checks that m's artifacts are, byte for byte, those a whole
+// build of the same files writes; step names the edit in errors.
+func (m *memBase) sameAsWhole(t *testing.T, step string) {
+	t.Helper()
+	whole := &memBase{fs: fstest.MapFS{}}
+	for p, f := range m.fs {
+		if !strings.HasPrefix(p, artifacts.Dir+"/") {
+			whole.fs[p] = f
+		}
+	}
+	whole.build(t, true)
+	got, want := m.artifactsOf(), whole.artifactsOf()
+	for p, data := range want {
+		if !bytes.Equal(got[p], data) {
+			t.Errorf("%s: %s differs from a whole build's:\n%s", step, p, firstDiff(got[p], data))
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("%s: %d artifacts, a whole build writes %d", step, len(got), len(want))
+	}
+}
+
 // TestSpliceIsAWholeBuild edits each golden base unit by unit (a record
 // changed, a record document added and removed, a page changed, added
 // and removed) and requires, after each, that the build splicing the
@@ -147,23 +169,7 @@ func TestSpliceIsAWholeBuild(t *testing.T) {
 				if got := out.Spliced > 0; got != want {
 					t.Errorf("%s: spliced %d units; want a splice: %v", s.name, out.Spliced, want)
 				}
-				spliced := m.artifactsOf()
-				whole := &memBase{fs: fstest.MapFS{}}
-				for p, f := range m.fs {
-					if !strings.HasPrefix(p, artifacts.Dir+"/") {
-						whole.fs[p] = f
-					}
-				}
-				whole.build(t, true)
-				want := whole.artifactsOf()
-				for p, data := range want {
-					if !bytes.Equal(spliced[p], data) {
-						t.Errorf("%s: %s differs from a whole build's:\n%s", s.name, p, firstDiff(spliced[p], data))
-					}
-				}
-				if len(spliced) != len(want) {
-					t.Errorf("%s: %d artifacts, a whole build writes %d", s.name, len(spliced), len(want))
-				}
+				m.sameAsWhole(t, s.name)
 			}
 		})
 	}
@@ -227,19 +233,7 @@ func TestSpliceGivesWayToAWholeBuild(t *testing.T) {
 			if out := m.build(t, false); out.Spliced != 0 {
 				t.Errorf("spliced %d files; want a whole build", out.Spliced)
 			}
-			whole := &memBase{fs: fstest.MapFS{}}
-			for p, f := range m.fs {
-				if !strings.HasPrefix(p, artifacts.Dir+"/") {
-					whole.fs[p] = f
-				}
-			}
-			whole.build(t, true)
-			got := m.artifactsOf()
-			for p, data := range whole.artifactsOf() {
-				if !bytes.Equal(got[p], data) {
-					t.Errorf("%s differs from a whole build's", p)
-				}
-			}
+			m.sameAsWhole(t, e.name)
 		})
 	}
 }
