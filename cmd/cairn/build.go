@@ -5,16 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages"
+	"github.com/cairn-kb/cairn/stages/builder"
 	"github.com/cairn-kb/cairn/stages/diag"
 	"github.com/cairn-kb/cairn/stages/escape"
-	"github.com/cairn-kb/cairn/stages/load"
 )
 
 // BuildCmd is `cairn build`.
@@ -215,111 +213,44 @@ func (r buildResult) summary() string {
 	return b.String()
 }
 
-// buildBase runs the pipeline on the base at root, evaluating governance
-// windows at asOf. With check it only diffs; otherwise it takes the build
-// lock, syncs and saves the stat cache.
-// Diagnostics are printed to stderr; base mistakes exit 2.
+// buildBase builds the base at root (package builder), evaluating
+// governance windows at asOf; with check it only compares. It prints the
+// notices, the diagnostics and the warnings to stderr; base mistakes exit
+// 2.
 func buildBase(root string, asOf time.Time, check bool, stderr io.Writer, watch buildWatch) (buildResult, error) {
-	if !check {
-		lock, err := artifacts.AcquireLock(root, "cairn build")
-		if err != nil {
-			return buildResult{}, err
-		}
-		defer lock.Release()
-	}
-	return buildLocked(root, asOf, check, stderr, watch)
+	return runBuild(builder.Options{Root: root, AsOf: asOf, Check: check}, stderr, watch)
 }
 
-// buildLocked is buildBase for a caller that holds the base lock already
-// (or checks, which needs none).
+// buildLocked is buildBase for a caller that holds the base lock already.
 func buildLocked(root string, asOf time.Time, check bool, stderr io.Writer, watch buildWatch) (buildResult, error) {
-	var res buildResult
-	// The line goes before anything else is printed, on every return.
+	return runBuild(builder.Options{Root: root, AsOf: asOf, Check: check, Locked: true}, stderr, watch)
+}
+
+// runBuild runs one build and prints what it has to say.
+func runBuild(opts builder.Options, stderr io.Writer, watch buildWatch) (buildResult, error) {
+	// The progress line goes before anything else is printed, on every
+	// return.
 	defer watch.progress.Done()
-	start := time.Now() // before any stat is taken; see StatCache.DropRacy
-	prev, err := artifacts.ReadPrevious(root)
-	if err != nil {
-		// prev is then nil, or holds only the outputs of a manifest of
-		// another format, for Sync to delete those no longer written.
-		fmt.Fprintf(stderr, "cairn: the previous manifest is unreadable (%v); rebuilding everything\n", err)
+	opts.ToolVersion, opts.Mark, opts.Progress = Version, watch.mark, watch.progress.Advance
+	res, err := builder.Run(context.Background(), opts)
+	watch.progress.Done()
+	for _, n := range res.Notices {
+		fmt.Fprintln(stderr, "cairn: warning: "+n)
 	}
-	dir, err := load.OpenDir(root)
-	if err != nil {
-		return res, err
-	}
-	defer dir.Close()
-	cache := trustedStats(root, check)
-	out, err := stages.Build(context.Background(), stages.Input{
-		FS:          dir,
-		Stat:        cache,
-		Previous:    prev,
-		Intact:      artifacts.Intact(root, prev, cache),
-		ToolVersion: Version,
-		AsOf:        asOf,
-		Mark:        watch.mark,
-		Progress:    watch.progress.Advance,
-	})
 	var derr *diag.Errors
 	if errors.As(err, &derr) {
-		watch.progress.Done()
 		for _, d := range derr.Diagnostics {
 			fmt.Fprintln(stderr, d.String())
 		}
-		return res, derr
+		return buildResult{}, derr
 	}
-	if err != nil {
-		return res, err
-	}
-	if len(out.Warnings) > 0 {
-		watch.progress.Clear() // drawn again as the sync ends
-	}
-	for _, d := range out.Warnings {
+	for _, d := range res.Out.Warnings {
 		fmt.Fprintln(stderr, d.String())
 	}
-	res.out = out
-	out.Plan.Root = root
-	if check {
-		res.sync, err = artifacts.Diff(out.Plan)
-		return res, err
-	}
-	res.sync, err = artifacts.Sync(out.Plan)
 	if err != nil {
-		return res, err
+		return buildResult{}, err
 	}
-	watch.mark("sync")
-	watch.progress.Done()
-	// Inputs written moments ago are hashed again next time; the outputs
-	// stamped below are cairn's own, just written and hashed.
-	out.Stat.DropRacy(start)
-	if m, err := artifacts.DecodeManifestHead(out.Plan.Manifest.Data); err == nil {
-		artifacts.StampOutputs(root, &m, out.Stat)
-	}
-	paths := slices.Sorted(maps.Keys(out.Stat))
-	if err := artifacts.WriteStatCache(root, out.Stat, paths); err != nil {
-		fmt.Fprintf(stderr, "cairn: warning: cannot save the stat cache (%v); the next build will hash every input again\n", err)
-	}
-	// A configuration that built without mistakes is cached for queries,
-	// under the hash the stat cache vouches for (none when it was racy).
-	if e, ok := out.Stat[load.ConfigFile]; ok {
-		cc := artifacts.ConfigCache{XXHash: e.XXHash, Data: load.EncodeConfigCache(out.Config)}
-		if err := artifacts.WriteConfigCache(root, cc); err != nil {
-			fmt.Fprintf(stderr, "cairn: warning: cannot save the config cache (%v); queries will decode cairn.yaml\n", err)
-		}
-	}
-	return res, nil
-}
-
-// trustedStats is the stat cache a build may trust: this machine's, or,
-// for --check, none. The check is the CI gate and proves bytes: with no
-// stat to vouch for a file, every input is hashed to make the build keys
-// and every output and rules file is hashed against the manifest
-// (artifacts.Intact), so an edit that kept a file's size and modification
-// time is found and listed. A query trusts the stats (see query.Open).
-func trustedStats(root string, check bool) artifacts.StatCache {
-	if check {
-		return artifacts.StatCache{}
-	}
-	return artifacts.ReadStatCache(root)
+	return buildResult{out: res.Out, sync: res.Sync}, nil
 }
 
 // buildWatch is what follows a build as it runs, each part nil when not
