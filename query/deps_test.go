@@ -49,10 +49,11 @@ func imports(t *testing.T, root string) map[string][]string {
 // model, lex, project, index, graph, govern, ...), which query reuses so
 // that a scan computes exactly what a build would have written.
 var queryForbidden = map[string]string{
-	"stages":       "stages.Build runs the whole pipeline, takes the build lock and writes .cairn/; a query only reads",
-	"stages/emit":  "emit writes the artifacts to disk; a query reads them through package artifacts and writes nothing",
-	"stages/rules": "the rules files and rules table are the build's output; a query reads them through package artifacts",
-	"stages/usage": "term usage is counted once by the build and stored in usage.tsv; a query never recounts it",
+	"stages":         "stages.Build runs the whole pipeline, takes the build lock and writes .cairn/; a query only reads",
+	"stages/emit":    "emit writes the artifacts to disk; a query reads them through package artifacts and writes nothing",
+	"stages/builder": "builder takes the build lock and writes .cairn/ and the rules files; a query only reads",
+	"stages/rules":   "the rules files and rules table are the build's output; a query reads them through package artifacts",
+	"stages/usage":   "term usage is counted once by the build and stored in usage.tsv; a query never recounts it",
 }
 
 // TestDependencyDirection enforces cmd → stages → artifacts and
