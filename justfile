@@ -68,7 +68,7 @@ ci:
 
 # Benchmark `cairn collect git` over a generated repository of 10,000 commits on 100 days.
 bench-collect:
-    go test ./stages/collect -run '^$' -bench CollectGit -benchtime 5x
+    go test ./cmd/cairn/internal/collect -run '^$' -bench CollectGit -benchtime 5x
 
 # Import the real kapi files of REALDATA into a fresh base in bench-out/kapi, build it and ask what applies in docs/ and bowrain/ (stderr lists what could not be mapped).
 kapi REALDATA="../shared/realdata":

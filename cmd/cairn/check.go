@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/cairn-kb/cairn/stages/check"
+	"github.com/cairn-kb/cairn/cmd/cairn/internal/check"
 	"github.com/cairn-kb/cairn/stages/diag"
 	"github.com/cairn-kb/cairn/stages/escape"
 	"github.com/cairn-kb/cairn/stages/govern"

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/cairn-kb/cairn/artifacts"
-	"github.com/cairn-kb/cairn/stages/collect"
+	"github.com/cairn-kb/cairn/cmd/cairn/internal/collect"
 	"github.com/cairn-kb/cairn/stages/diag"
 	"github.com/cairn-kb/cairn/stages/escape"
 	"github.com/cairn-kb/cairn/stages/load"

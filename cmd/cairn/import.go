@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/cmd/cairn/internal/kapi"
 	"github.com/cairn-kb/cairn/stages/escape"
-	"github.com/cairn-kb/cairn/stages/kapi"
 	"github.com/cairn-kb/cairn/stages/load"
 )
 

@@ -12,9 +12,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cairn-kb/cairn/cmd/cairn/internal/notes"
 	"github.com/cairn-kb/cairn/stages/diag"
 	"github.com/cairn-kb/cairn/stages/model"
-	"github.com/cairn-kb/cairn/stages/notes"
 )
 
 // contextNoteInput is the context_note tool's arguments.

@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/cmd/cairn/internal/notes"
 	"github.com/cairn-kb/cairn/stages/diag"
 	"github.com/cairn-kb/cairn/stages/escape"
 	"github.com/cairn-kb/cairn/stages/load"
 	"github.com/cairn-kb/cairn/stages/model"
-	"github.com/cairn-kb/cairn/stages/notes"
 )
 
 // NoteCmd is `cairn note suggest|keep|drop|list`.

@@ -59,7 +59,7 @@ func generateRepo(tb testing.TB, dir string, n, days int) {
 // BenchmarkCollectGit10k is `cairn collect git --refresh --days 100` over
 // a repository of 10,000 commits: one git log for the window, then a
 // document per day. Run it with
-// `go test ./stages/collect -run '^$' -bench CollectGit -benchtime 5x`.
+// `go test ./cmd/cairn/internal/collect -run '^$' -bench CollectGit -benchtime 5x`.
 func BenchmarkCollectGit10k(b *testing.B) {
 	repo := filepath.Join(b.TempDir(), "repo")
 	generateRepo(b, repo, benchCommits, benchDays)

@@ -130,7 +130,7 @@ func TestMaskKeepsOffsets(t *testing.T) {
 
 // BenchmarkCheck measures a check's throughput over generated Markdown
 // content: -benchtime decides the runs; b.SetBytes makes the figure MB/s
-// of content. go test ./stages/check -run '^$' -bench Check
+// of content. go test ./cmd/cairn/internal/check -run '^$' -bench Check
 func BenchmarkCheck(b *testing.B) {
 	fsys := fstest.MapFS{}
 	for p, f := range testBase {
