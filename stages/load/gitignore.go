@@ -24,6 +24,11 @@ type ignoreRule struct {
 	inside  bool   // "pattern/**": it matches what a folder holds, not the folder
 }
 
+// gitignore is cairn's own reading of gitignore(5) over doublestar:
+// TestGitignoreAgreesWithGit checks it against git check-ignore, which
+// go-git's matcher (v5.19.3) does not pass (it ignores vendor/keep.md
+// under "vendor/**" and "!vendor/keep.md"; git keeps it).
+//
 // gitignore is the rules of every .gitignore file of a base, the root's
 // first and deeper files after: for any path, the last rule that matches
 // it decides, so a deeper file overrides a shallower one and a later

@@ -1,6 +1,11 @@
 package load
 
 import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -8,29 +13,32 @@ import (
 	"github.com/cairn-kb/cairn/stages/diag"
 )
 
+// gitignoreCases are patterns with the paths git ignores and keeps under
+// them; TestGitignoreAgreesWithGit asks git itself.
+var gitignoreCases = []struct {
+	name     string
+	patterns string
+	ignored  []string
+	kept     []string
+}{
+	{"a name at any depth", "build\n", []string{"build", "build/a.md", "docs/build/a.md"}, []string{"builder/a.md", "docs/a.md"}},
+	{"a glob within one element", "*.log\n", []string{"a.log", "x/y/b.log"}, []string{"a.md", "log/a.md"}},
+	{"anchored by a leading slash", "/notes\n", []string{"notes/a.md"}, []string{"docs/notes/a.md"}},
+	{"anchored by a middle slash", "docs/drafts\n", []string{"docs/drafts/a.md"}, []string{"x/docs/drafts/a.md"}},
+	{"folders only", "tmp/\n", []string{"tmp/a.md", "x/tmp/b.md"}, []string{"tmp", "x/tmp"}},
+	{"double star in the middle", "a/**/z.md\n", []string{"a/z.md", "a/b/c/z.md"}, []string{"b/a/z.md"}},
+	{"leading double star", "**/gen/*.md\n", []string{"gen/a.md", "x/gen/a.md"}, []string{"gen/x/a.md"}},
+	{"trailing double star keeps the folder", "vendor/**\n!vendor/keep.md\n", []string{"vendor/a.md", "vendor/x/b.md"}, []string{"vendor/keep.md"}},
+	{"negation, the last match wins", "*.md\n!keep.md\n", []string{"a.md", "x/b.md"}, []string{"keep.md", "x/keep.md"}},
+	{"no re-including inside an ignored folder", "out/\n!out/keep.md\n", []string{"out/keep.md", "out/a.md"}, []string{"a.md"}},
+	{"comments, blanks, trailing spaces", "# out\n\n  \nsecret.md   \n", []string{"secret.md"}, []string{"out/a.md", "# out"}},
+	{"escapes", "\\#hash.md\n\\!bang.md\n", []string{"#hash.md", "!bang.md"}, []string{"hash.md", "bang.md"}},
+	{"braces are literal", "{a,b}.md\n", []string{"{a,b}.md"}, []string{"a.md", "b.md"}},
+	{"CRLF lines", "a.md\r\nb.md\r\n", []string{"a.md", "b.md"}, []string{"c.md"}},
+}
+
 func TestGitignorePatterns(t *testing.T) {
-	cases := []struct {
-		name     string
-		patterns string
-		ignored  []string
-		kept     []string
-	}{
-		{"a name at any depth", "build\n", []string{"build", "build/a.md", "docs/build/a.md"}, []string{"builder/a.md", "docs/a.md"}},
-		{"a glob within one element", "*.log\n", []string{"a.log", "x/y/b.log"}, []string{"a.md", "log/a.md"}},
-		{"anchored by a leading slash", "/notes\n", []string{"notes/a.md"}, []string{"docs/notes/a.md"}},
-		{"anchored by a middle slash", "docs/drafts\n", []string{"docs/drafts/a.md"}, []string{"x/docs/drafts/a.md"}},
-		{"folders only", "tmp/\n", []string{"tmp/a.md", "x/tmp/b.md"}, []string{"tmp", "x/tmp"}},
-		{"double star in the middle", "a/**/z.md\n", []string{"a/z.md", "a/b/c/z.md"}, []string{"b/a/z.md"}},
-		{"leading double star", "**/gen/*.md\n", []string{"gen/a.md", "x/gen/a.md"}, []string{"gen/x/a.md"}},
-		{"trailing double star keeps the folder", "vendor/**\n!vendor/keep.md\n", []string{"vendor/a.md", "vendor/x/b.md"}, []string{"vendor/keep.md"}},
-		{"negation, the last match wins", "*.md\n!keep.md\n", []string{"a.md", "x/b.md"}, []string{"keep.md", "x/keep.md"}},
-		{"no re-including inside an ignored folder", "out/\n!out/keep.md\n", []string{"out/keep.md", "out/a.md"}, []string{"a.md"}},
-		{"comments, blanks, trailing spaces", "# out\n\n  \nsecret.md   \n", []string{"secret.md"}, []string{"out/a.md", "# out"}},
-		{"escapes", "\\#hash.md\n\\!bang.md\n", []string{"#hash.md", "!bang.md"}, []string{"hash.md", "bang.md"}},
-		{"braces are literal", "{a,b}.md\n", []string{"{a,b}.md"}, []string{"a.md", "b.md"}},
-		{"CRLF lines", "a.md\r\nb.md\r\n", []string{"a.md", "b.md"}, []string{"c.md"}},
-	}
-	for _, c := range cases {
+	for _, c := range gitignoreCases {
 		var ds diag.List
 		g := &gitignore{rules: parseGitignore(GitignoreFile, "", c.patterns, &ds)}
 		if got := diagLines(ds.Sorted()); len(got) != 0 {
@@ -121,5 +129,43 @@ func TestContentExclusionsAndGitignore(t *testing.T) {
 	}
 	if errs := diag.ErrorsOnly(out.Diagnostics); len(errs) != 0 {
 		t.Errorf("errors %v", errs)
+	}
+}
+
+// TestGitignoreAgreesWithGit asks git (check-ignore, outside any index)
+// about every path of gitignoreCases and requires cairn's matcher to
+// answer the same. It is why the matcher is cairn's own: go-git's
+// (plumbing/format/gitignore, v5.19.3) ignores vendor/keep.md under
+// "vendor/**" and "!vendor/keep.md", where git keeps it.
+func TestGitignoreAgreesWithGit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatalf("git is not on PATH (%v); the matcher is checked against it: install git", err)
+	}
+	for _, c := range gitignoreCases {
+		dir := t.TempDir()
+		run := func(args ...string) error {
+			cmd := exec.Command("git", args...)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
+			return cmd.Run()
+		}
+		if err := run("init", "-q"); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, GitignoreFile), []byte(c.patterns), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var ds diag.List
+		g := &gitignore{rules: parseGitignore(GitignoreFile, "", c.patterns, &ds)}
+		for _, p := range slices.Concat(c.ignored, c.kept) {
+			err := run("check-ignore", "-q", "--no-index", "--", p)
+			var exit *exec.ExitError
+			if err != nil && !errors.As(err, &exit) {
+				t.Fatal(err)
+			}
+			if byGit := err == nil; g.ignores(p) != byGit {
+				t.Errorf("%s: cairn ignores %s: %v, git: %v", c.name, p, !byGit, byGit)
+			}
+		}
 	}
 }
