@@ -3,13 +3,15 @@ package project
 import (
 	"maps"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
+
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
 
 	"github.com/cairn-kb/cairn/stages/lex"
-	"github.com/cairn-kb/cairn/stages/load"
 	"github.com/cairn-kb/cairn/stages/model"
 )
 
@@ -133,34 +135,63 @@ func mergeFields(tk *tokenizer, it *Item) {
 	it.Fields = out
 }
 
-// linkRe matches inline Markdown links and images: [text](target "title").
-var linkRe = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)`)
-})
+// markdown parses page bodies as CommonMark, for their links: every
+// block parser, and of the inline ones those that decide what is a link
+// (code spans, links, autolinks, raw HTML); emphasis changes no link and
+// is left out. It replaced a line-by-line regular expression that took
+// links in inline code and missed reference links, autolinks and links
+// broken across lines; on the PEPs base it costs 9% of a cold build's
+// CPU by profile (1.14x, paired, against the expression), under the 15%
+// that would keep a hand-written scanner (STYLE rule 13).
+var markdown = parser.NewParser(
+	parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+	parser.WithInlineParsers(
+		util.Prioritized(parser.NewCodeSpanParser(), 100),
+		util.Prioritized(parser.NewLinkParser(), 200),
+		util.Prioritized(parser.NewAutoLinkParser(), 300),
+		util.Prioritized(parser.NewRawHTMLParser(), 400),
+	),
+	parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
+)
 
-// Links returns the targets of a page's Markdown links outside fenced code:
-// https URLs as they are, relative links resolved to base-relative paths
-// (keeping #anchor); links that leave the base, mailto: and other schemes
-// are not graph edges.
+// Links lists the targets of a page body's Markdown links and images
+// (inline, reference and autolinks, never anything in code), resolved
+// against the page's path, sorted and once each.
 func Links(pagePath, body string) []string {
+	src := []byte(body)
+	doc := markdown.Parse(text.NewReader(src))
 	var out []string
-	var code load.CodeFences
-	for _, line := range strings.Split(body, "\n") {
-		if code.InCode(strings.TrimRight(line, "\r")) {
-			continue
+	ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
 		}
-		for _, m := range linkRe().FindAllStringSubmatch(line, -1) {
-			if l := resolveLink(pagePath, m[1]); l != "" {
-				out = append(out, l)
+		var dest string
+		switch l := n.(type) {
+		case *ast.Link:
+			dest = string(l.Destination)
+		case *ast.Image:
+			dest = string(l.Destination)
+		case *ast.AutoLink:
+			if l.AutoLinkType != ast.AutoLinkURL {
+				return ast.WalkContinue, nil
 			}
+			dest = string(l.URL(src))
+		default:
+			return ast.WalkContinue, nil
 		}
-	}
+		if l := resolveLink(pagePath, dest); l != "" {
+			out = append(out, l)
+		}
+		return ast.WalkContinue, nil
+	})
 	slices.Sort(out)
 	return slices.Compact(out)
 }
 
 func resolveLink(pagePath, target string) string {
 	switch {
+	case target == "":
+		return "" // [text]() points nowhere, as in "GetTickCount[64]()"
 	case strings.HasPrefix(target, "https://") || strings.HasPrefix(target, "http://"):
 		return target
 	case strings.HasPrefix(target, "#"):

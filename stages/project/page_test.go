@@ -194,17 +194,25 @@ func TestLinks(t *testing.T) {
 		"[indented fence](indented.md)",
 		"  ```",
 		"After the fences, [last](sub/last.md#end).",
+		"In code: `[not a link](code.md)`, and a [reference link][ref] across",
+		"[a line break](",
+		"wrapped.md) and <https://auto.test/link>.",
+		"",
+		"[ref]: referenced.md",
 	}, "\n")
 	got := Links("wiki/guides/setup.md", body)
 	want := []string{
 		"cairn.yaml",
 		"http://old.test/x",
+		"https://auto.test/link",
 		"https://x.test/a?b=c",
 		"wiki/guides/img/flow.png",
 		"wiki/guides/other.md",
+		"wiki/guides/referenced.md",
 		"wiki/guides/setup.md#local-anchor",
 		"wiki/guides/spaced.md",
 		"wiki/guides/sub/last.md#end",
+		"wiki/guides/wrapped.md",
 		"wiki/index.md#top",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -213,7 +221,7 @@ func TestLinks(t *testing.T) {
 }
 
 func TestLinksNone(t *testing.T) {
-	for _, body := range []string{"", "no links here", "[not a link] (x.md)", "[escape](../../x.md)"} {
+	for _, body := range []string{"", "no links here", "[not a link] (x.md)", "[escape](../../x.md)", "GetTickCount[64]() and [none](<>)"} {
 		if got := Links("wiki/a.md", body); len(got) != 0 {
 			t.Errorf("Links(%q) = %q, want none", body, got)
 		}
