@@ -2,8 +2,13 @@ package query
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
+	gtext "github.com/yuin/goldmark/text"
 )
 
 // ReadSection is one heading of a page: its anchor as GitHub writes it,
@@ -31,16 +36,15 @@ type pageSection struct {
 	text string
 }
 
-// sections lists a page's ATX headings outside its frontmatter and code
-// blocks, each with its GitHub anchor: the heading lowercased, every
+// sections lists a page's headings outside its frontmatter, as CommonMark
+// reads them (ATX and setext, none in code, those in quotes and lists
+// too), each with its GitHub anchor: the heading's text lowercased, every
 // character but letters, digits, spaces, hyphens and underscores dropped,
 // spaces made hyphens, and a repeated anchor suffixed -1, -2, … in page
-// order. A section runs to the next heading of its level or above.
+// order. A section runs from its heading's first line to the next heading
+// of its level or above.
 func sections(text string) []ReadSection {
 	lines := strings.Split(text, "\n")
-	var out []ReadSection
-	used := map[string]int{}
-	fence := ""
 	start := 0
 	if len(lines) > 0 && strings.TrimRight(lines[0], " \r") == "---" {
 		for i := 1; i < len(lines); i++ {
@@ -50,35 +54,31 @@ func sections(text string) []ReadSection {
 			}
 		}
 	}
-	for i := start; i < len(lines); i++ {
-		line := strings.TrimRight(lines[i], "\r")
-		trimmed := strings.TrimLeft(line, " ")
-		if len(line)-len(trimmed) <= 3 {
-			if f := fenceOf(trimmed); f != "" {
-				switch {
-				case fence == "":
-					fence = f
-				case strings.HasPrefix(f, fence) && strings.TrimLeft(trimmed, f[:1]) == "":
-					fence = ""
-				}
-				continue
-			}
+	// Where each line starts in text, to turn a heading's offset into its
+	// line.
+	starts := make([]int, len(lines))
+	for i := 1; i < len(lines); i++ {
+		starts[i] = starts[i-1] + len(lines[i-1]) + 1
+	}
+	base := len(text)
+	if start < len(lines) {
+		base = starts[start]
+	}
+	src := []byte(text[base:])
+	var out []ReadSection
+	used := map[string]int{}
+	ast.Walk(headingParser.Parse(gtext.NewReader(src)), func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		h, ok := n.(*ast.Heading)
+		if !entering || !ok || h.Lines().Len() == 0 {
+			return ast.WalkContinue, nil
 		}
-		if fence != "" {
-			continue
-		}
-		level, heading, ok := atxHeading(line)
-		at := i
-		if !ok {
-			// A setext heading: a line of text underlined by = or -.
-			if level = setextLevel(line); level == 0 || i == start || prose(lines[i-1]) == "" ||
-				(len(out) > 0 && out[len(out)-1].line == i-1) {
-				continue
-			}
-			if _, _, atx := atxHeading(lines[i-1]); atx || fenceOf(strings.TrimLeft(lines[i-1], " ")) != "" {
-				continue
-			}
-			heading, at = prose(lines[i-1]), i-1
+		var b strings.Builder
+		plainText(h, src, &b)
+		heading := strings.TrimSpace(b.String())
+		at := base + h.Lines().At(0).Start
+		line, found := slices.BinarySearch(starts, at)
+		if !found {
+			line-- // the heading's text starts inside its line
 		}
 		anchor := githubAnchor(heading)
 		if n, dup := used[anchor]; dup {
@@ -86,8 +86,9 @@ func sections(text string) []ReadSection {
 			anchor = fmt.Sprintf("%s-%d", anchor, n+1)
 		}
 		used[anchor] = max(used[anchor], 0)
-		out = append(out, ReadSection{Anchor: anchor, Level: level, Heading: heading, line: at})
-	}
+		out = append(out, ReadSection{Anchor: anchor, Level: h.Level, Heading: heading, line: line})
+		return ast.WalkSkipChildren, nil
+	})
 	for k := range out {
 		out[k].end = len(lines)
 		for j := k + 1; j < len(out); j++ {
@@ -100,52 +101,34 @@ func sections(text string) []ReadSection {
 	return out
 }
 
-// fenceOf is the run of backticks or tildes (three or more) that opens or
-// closes a code block on this line, or "".
-func fenceOf(s string) string {
-	for _, c := range []string{"`", "~"} {
-		n := len(s) - len(strings.TrimLeft(s, c))
-		if n >= 3 {
-			return s[:n]
+// headingParser reads pages for their headings: every block parser, and
+// the inline ones that decide a heading's text (code spans, links,
+// autolinks, raw HTML, emphasis).
+var headingParser = parser.NewParser(
+	parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+	parser.WithInlineParsers(parser.DefaultInlineParsers()...),
+	parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
+)
+
+// plainText writes the text a node shows: its text and code, without
+// markup, links as their text, raw HTML left out.
+func plainText(n ast.Node, src []byte, b *strings.Builder) {
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		switch t := c.(type) {
+		case *ast.Text:
+			b.Write(t.Segment.Value(src))
+			if t.SoftLineBreak() || t.HardLineBreak() {
+				b.WriteByte(' ')
+			}
+		case *ast.String:
+			b.Write(t.Value)
+		case *ast.AutoLink:
+			b.Write(t.Label(src))
+		case *ast.RawHTML:
+		default:
+			plainText(c, src, b)
 		}
 	}
-	return ""
-}
-
-// setextLevel is 1 for a line of =, 2 for a line of -, at most three
-// spaces in, else 0.
-func setextLevel(line string) int {
-	t := strings.TrimSpace(line)
-	if len(line)-len(strings.TrimLeft(line, " ")) > 3 || t == "" {
-		return 0
-	}
-	switch {
-	case strings.Trim(t, "=") == "":
-		return 1
-	case strings.Trim(t, "-") == "":
-		return 2
-	}
-	return 0
-}
-
-// prose is a line's text without its indentation and line ending.
-func prose(line string) string { return strings.TrimSpace(line) }
-
-// atxHeading reads "## Heading ##" at most three spaces in.
-func atxHeading(line string) (int, string, bool) {
-	t := strings.TrimLeft(line, " ")
-	if len(line)-len(t) > 3 {
-		return 0, "", false
-	}
-	n := len(t) - len(strings.TrimLeft(t, "#"))
-	if n < 1 || n > 6 || (len(t) > n && t[n] != ' ' && t[n] != '\t') {
-		return 0, "", false
-	}
-	h := strings.TrimSpace(t[n:])
-	if trimmed := strings.TrimRight(h, "#"); trimmed == "" || strings.HasSuffix(trimmed, " ") {
-		h = strings.TrimSpace(trimmed)
-	}
-	return n, h, true
 }
 
 // githubAnchor is the anchor GitHub gives a heading.

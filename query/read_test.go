@@ -285,3 +285,18 @@ func TestReadSizedReadsNothingOfAnotherSize(t *testing.T) {
 		t.Errorf("a body grown to 1 GB: %d bytes were read", read)
 	}
 }
+
+// TestSectionAnchorsOfRenderedText: GitHub takes an anchor from the text a
+// heading shows, so a link gives its words and an HTML tag nothing; a
+// heading in a quote has one too; "#no space" is no heading.
+func TestSectionAnchorsOfRenderedText(t *testing.T) {
+	page := "---\ntitle: T\n---\n# See [the guide](guide.md) and <b>this</b>\n\n> ## Quoted *heading*\n\n#no space\n\nText\n---\n"
+	var got []string
+	for _, s := range sections(page) {
+		got = append(got, fmt.Sprintf("%d %s %d", s.Level, s.Anchor, s.line))
+	}
+	want := []string{"1 see-the-guide-and-this 3", "2 quoted-heading 5", "2 text 9"}
+	if !slices.Equal(got, want) {
+		t.Errorf("sections\n got %q\nwant %q", got, want)
+	}
+}
