@@ -6,13 +6,12 @@ import (
 	"maps"
 	"path"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/cairn-kb/cairn/stages/diag"
+	"github.com/cairn-kb/cairn/stages/markdown"
 	"github.com/cairn-kb/cairn/stages/model"
 	"go.yaml.in/yaml/v3"
 )
@@ -178,7 +177,8 @@ func parsePage(cfg model.Config, p string, data []byte, ds *diag.List) (model.Pa
 			l.Wiki, l.Projects, l.Tasks)
 		return model.Page{}, false
 	}
-	pg.Headings = Headings(pg.Body, bodyLine)
+	doc := markdown.Read(pg.Body)
+	pg.Headings, pg.Links = headings(doc, bodyLine), doc.Links
 	if pg.Front.Title == "" {
 		if len(pg.Headings) > 0 {
 			pg.Front.Title = pg.Headings[0].Text
@@ -194,114 +194,14 @@ func parsePage(cfg model.Config, p string, data []byte, ds *diag.List) (model.Pa
 
 func hasPrefix(p, dir string) bool { return strings.HasPrefix(p, dir+"/") }
 
-// Headings lists the ATX headings of a Markdown body outside fenced code,
-// each with its GitHub-style anchor (lowercase, punctuation removed, spaces
-// to hyphens, a -N suffix for repeats). firstLine is the body's first line.
-func Headings(body string, firstLine int) []model.Heading {
+// headings are the page's headings, their lines counted from firstLine,
+// the body's first line in the file.
+func headings(doc markdown.Doc, firstLine int) []model.Heading {
 	var out []model.Heading
-	seen := map[string]int{}  // base anchor → highest suffix given
-	used := map[string]bool{} // every anchor given so far
-	var code CodeFences
-	for i, line := range strings.Split(body, "\n") {
-		line = strings.TrimRight(line, "\r")
-		trimmed := strings.TrimLeft(line, " ")
-		if code.InCode(line) || len(line)-len(trimmed) > 3 {
-			continue // fenced or indented code
-		}
-		level := 0
-		for level < len(trimmed) && trimmed[level] == '#' {
-			level++
-		}
-		if level == 0 || level > 6 || (level < len(trimmed) && trimmed[level] != ' ' && trimmed[level] != '\t') {
-			continue
-		}
-		text := closingHashes(strings.TrimSpace(trimmed[level:]))
-		if text == "" {
-			continue
-		}
-		// A repeat gets -1, -2, ... as on GitHub; the loop also steps over a
-		// heading whose own text already reads like "setup-1", so every
-		// anchor of a page stays unique and addressable.
-		base := Anchor(text)
-		anchor := base
-		for n := seen[base]; used[anchor]; {
-			n++
-			anchor = base + "-" + strconv.Itoa(n)
-			seen[base] = n
-		}
-		used[anchor] = true
-		out = append(out, model.Heading{Level: level, Text: text, Anchor: anchor, Line: firstLine + i})
+	for _, h := range doc.Headings {
+		out = append(out, model.Heading{Level: h.Level, Text: h.Text, Anchor: h.Anchor, Line: firstLine + h.Line})
 	}
 	return out
-}
-
-// closingHashes removes an ATX heading's optional closing run of #, which
-// CommonMark recognises only after a space or tab ("# Learning F#" keeps
-// its #).
-func closingHashes(text string) string {
-	t := strings.TrimRight(text, "#")
-	if t == "" {
-		return ""
-	}
-	if len(t) < len(text) && (strings.HasSuffix(t, " ") || strings.HasSuffix(t, "\t")) {
-		return strings.TrimSpace(t)
-	}
-	return text
-}
-
-// CodeFences follows fenced code blocks line by line: a fence opens with
-// three or more backticks or tildes and closes only with a line of the
-// same character, at least as long, and nothing else on it.
-type CodeFences struct {
-	open string
-}
-
-// InCode reports whether line is a fence or inside a fenced block.
-func (c *CodeFences) InCode(line string) bool {
-	trimmed := strings.TrimLeft(line, " ")
-	if len(line)-len(trimmed) > 3 {
-		return c.open != ""
-	}
-	f := fenceOf(trimmed)
-	switch {
-	case f == "":
-		return c.open != ""
-	case c.open == "":
-		c.open = f
-	case f[0] == c.open[0] && len(f) >= len(c.open) && strings.TrimSpace(trimmed[len(f):]) == "":
-		c.open = ""
-	}
-	return true
-}
-
-// fenceOf returns the fence marker (``` or ~~~, possibly longer) that opens
-// or closes a code block on this line, or "".
-func fenceOf(line string) string {
-	for _, c := range []byte{'`', '~'} {
-		n := 0
-		for n < len(line) && line[n] == c {
-			n++
-		}
-		if n >= 3 {
-			return line[:n]
-		}
-	}
-	return ""
-}
-
-// Anchor is GitHub's heading anchor: lowercase, keep letters, digits,
-// spaces, hyphens and underscores, then spaces become hyphens.
-func Anchor(text string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(text) {
-		switch {
-		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) || r == '_' || r == '-':
-			b.WriteRune(r)
-		case r == ' ':
-			b.WriteByte('-')
-		}
-	}
-	return b.String()
 }
 
 // Page reads and decodes one page, for a reader that needs a single page

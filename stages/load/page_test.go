@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/cairn-kb/cairn/stages/diag"
+	"github.com/cairn-kb/cairn/stages/markdown"
 	"github.com/cairn-kb/cairn/stages/model"
 )
 
@@ -54,9 +55,11 @@ func TestPageFrontmatter(t *testing.T) {
 			Path: "wiki/guides/set-up.md", Layer: "wiki", Slug: "guides/set-up", Body: "plain text\n", BodyLine: 1,
 			Front: model.Frontmatter{Title: "set-up"},
 		}},
+		// Not frontmatter, so CommonMark reads a rule and a setext heading.
 		{"a --- that is not on the first line", "wiki/n.md", "\n---\ntitle: not frontmatter\n---\n", model.Page{
 			Path: "wiki/n.md", Layer: "wiki", Slug: "n", Body: "\n---\ntitle: not frontmatter\n---\n", BodyLine: 1,
-			Front: model.Frontmatter{Title: "n"},
+			Front:    model.Frontmatter{Title: "title: not frontmatter"},
+			Headings: []model.Heading{{Level: 2, Text: "title: not frontmatter", Anchor: "title-not-frontmatter", Line: 3}},
 		}},
 		{"unknown keys kept", "wiki/e.md", "---\ntitle: T\nowner_team: infra\nscore: 3\nnested: {a: [1, 2]}\n---\n", model.Page{
 			Path: "wiki/e.md", Layer: "wiki", Slug: "e", BodyLine: 7, Front: model.Frontmatter{Title: "T"},
@@ -230,7 +233,7 @@ func TestHeadings(t *testing.T) {
 		heading(3, "Hello World", "hello-world-2", 12),
 		heading(1, "Three spaces is fine", "three-spaces-is-fine", 15),
 		heading(2, "Café Crème", "café-crème", 20),
-		heading(2, "`code` & stuff", "code--stuff", 21),
+		heading(2, "code & stuff", "code--stuff", 21), // the text it shows, as GitHub anchors it
 		heading(2, "foo_bar-baz", "foo_bar-baz", 22),
 		heading(2, "Hello World", "hello-world-3", 24),
 		heading(2, "After", "after", 32),
@@ -241,13 +244,13 @@ func TestHeadings(t *testing.T) {
 		heading(1, "Trailing", "trailing", 37),
 		heading(2, "Straße 1.2.3", "straße-123", 38),
 	}
-	if diff := cmp.Diff(want, Headings(body, 10)); diff != "" {
+	if diff := cmp.Diff(want, pageHeadings(body, 10)); diff != "" {
 		t.Errorf("Headings (-want +got):\n%s", diff)
 	}
 }
 
 func TestHeadingsCRLFAndUnclosedFence(t *testing.T) {
-	got := Headings("# One\r\n```\r\n# In code\r\n", 1)
+	got := pageHeadings("# One\r\n```\r\n# In code\r\n", 1)
 	want := []model.Heading{heading(1, "One", "one", 1)}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Headings (-want +got):\n%s", diff)
@@ -267,7 +270,7 @@ func TestAnchor(t *testing.T) {
 		{"", ""},
 	}
 	for _, c := range cases {
-		if got := Anchor(c.in); got != c.want {
+		if got := markdown.Anchor(c.in); got != c.want {
 			t.Errorf("Anchor(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
@@ -276,7 +279,7 @@ func TestAnchor(t *testing.T) {
 // TestHeadingKeepsTrailingHashInText: only a closing run of # after a space or
 // tab is stripped, as in CommonMark.
 func TestHeadingKeepsTrailingHashInText(t *testing.T) {
-	got := Headings("# Learning F#\n## C# ##\n", 1)
+	got := pageHeadings("# Learning F#\n## C# ##\n", 1)
 	want := []model.Heading{heading(1, "Learning F#", "learning-f", 1), heading(2, "C#", "c", 2)}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Headings (-want +got):\n%s", diff)
@@ -301,4 +304,10 @@ func TestPageRefusesOtherPaths(t *testing.T) {
 			t.Errorf("%s: ok = %v, diagnostics %q; want one not-a-page error", p, ok, diags)
 		}
 	}
+}
+
+// pageHeadings is a body's headings as a page holds them, its first line
+// numbered first.
+func pageHeadings(body string, first int) []model.Heading {
+	return headings(markdown.Read(body), first)
 }

@@ -72,14 +72,17 @@ type Record struct {
 
 // Page is an authored Markdown page: wiki, project or task.
 type Page struct {
-	Path        string
-	Layer       string // LayerWiki, LayerProjects or LayerTasks
-	Slug        string
-	Date        string // tasks: the day in their path; others: frontmatter date
-	Front       Frontmatter
-	Body        string // Markdown after the frontmatter
-	BodyLine    int    // 1-based line where Body starts
-	Headings    []Heading
+	Path     string
+	Layer    string // LayerWiki, LayerProjects or LayerTasks
+	Slug     string
+	Date     string // tasks: the day in their path; others: frontmatter date
+	Front    Frontmatter
+	Body     string // Markdown after the frontmatter
+	BodyLine int    // 1-based line where Body starts
+	Headings []Heading
+	// Links are the destinations of the body's Markdown links, images and
+	// autolinks, as written (see package markdown).
+	Links       []string
 	FrontExtras map[string]any // frontmatter keys cairn does not interpret, kept for read
 }
 

@@ -6,12 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/parser"
-	"github.com/yuin/goldmark/text"
-	"github.com/yuin/goldmark/util"
-
 	"github.com/cairn-kb/cairn/stages/lex"
+	"github.com/cairn-kb/cairn/stages/markdown"
 	"github.com/cairn-kb/cairn/stages/model"
 )
 
@@ -106,7 +102,7 @@ func projectPage(cfg model.Config, ids lex.Identities, tk *tokenizer, p model.Pa
 		}
 	}
 	if !tk.skip {
-		it.Links = Links(p.Path, p.Body)
+		it.Links = resolveLinks(p.Path, p.Links)
 	}
 	it.Supersedes = slices.Clone(f.Supersedes)
 	mergeFields(tk, &it)
@@ -135,55 +131,23 @@ func mergeFields(tk *tokenizer, it *Item) {
 	it.Fields = out
 }
 
-// markdown parses page bodies as CommonMark, for their links: every
-// block parser, and of the inline ones those that decide what is a link
-// (code spans, links, autolinks, raw HTML); emphasis changes no link and
-// is left out. It replaced a line-by-line regular expression that took
-// links in inline code and missed reference links, autolinks and links
-// broken across lines; on the PEPs base it costs 9% of a cold build's
-// CPU by profile (1.14x, paired, against the expression), under the 15%
-// that would keep a hand-written scanner (STYLE rule 13).
-var markdown = parser.NewParser(
-	parser.WithBlockParsers(parser.DefaultBlockParsers()...),
-	parser.WithInlineParsers(
-		util.Prioritized(parser.NewCodeSpanParser(), 100),
-		util.Prioritized(parser.NewLinkParser(), 200),
-		util.Prioritized(parser.NewAutoLinkParser(), 300),
-		util.Prioritized(parser.NewRawHTMLParser(), 400),
-	),
-	parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
-)
-
-// Links lists the targets of a page body's Markdown links and images
-// (inline, reference and autolinks, never anything in code), resolved
-// against the page's path, sorted and once each.
+// Links lists the targets of a body's Markdown links and images (inline,
+// reference and autolinks, never anything in code; see package markdown),
+// resolved against the page's path, sorted and once each.
 func Links(pagePath, body string) []string {
-	src := []byte(body)
-	doc := markdown.Parse(text.NewReader(src))
+	return resolveLinks(pagePath, markdown.Read(body).Links)
+}
+
+// resolveLinks resolves link destinations against the page's path, keeps
+// those that name a page, a file of the base or a web address, and sorts
+// them once each.
+func resolveLinks(pagePath string, dests []string) []string {
 	var out []string
-	ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
-		if !entering {
-			return ast.WalkContinue, nil
-		}
-		var dest string
-		switch l := n.(type) {
-		case *ast.Link:
-			dest = string(l.Destination)
-		case *ast.Image:
-			dest = string(l.Destination)
-		case *ast.AutoLink:
-			if l.AutoLinkType != ast.AutoLinkURL {
-				return ast.WalkContinue, nil
-			}
-			dest = string(l.URL(src))
-		default:
-			return ast.WalkContinue, nil
-		}
-		if l := resolveLink(pagePath, dest); l != "" {
+	for _, d := range dests {
+		if l := resolveLink(pagePath, d); l != "" {
 			out = append(out, l)
 		}
-		return ast.WalkContinue, nil
-	})
+	}
 	slices.Sort(out)
 	return slices.Compact(out)
 }

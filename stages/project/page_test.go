@@ -7,11 +7,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/cairn-kb/cairn/stages/markdown"
 	"github.com/cairn-kb/cairn/stages/model"
 )
 
+// page is a page as load makes it, its links read from its body.
 func page(path, layer, slug string, fm model.Frontmatter, body string) model.Page {
-	return model.Page{Path: path, Layer: layer, Slug: slug, Date: fm.Date, Front: fm, Body: body, BodyLine: 1}
+	return model.Page{Path: path, Layer: layer, Slug: slug, Date: fm.Date, Front: fm, Body: body, BodyLine: 1, Links: markdown.Read(body).Links}
 }
 
 func TestRunPages(t *testing.T) {

@@ -565,7 +565,7 @@ func (p *Projector) Page(pg model.Page, s *Scratch) Item {
 	s.tk.skip = true
 	it := projectPage(p.cfg, p.ids, &s.tk, pg)
 	s.tk.skip = false
-	it.Links = Links(pg.Path, pg.Body)
+	it.Links = resolveLinks(pg.Path, pg.Links)
 	p.settle(&it, s)
 	it.Links = nil
 	return it

@@ -15,6 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/markdown"
 	"github.com/cairn-kb/cairn/stages/model"
 )
 
@@ -183,9 +184,6 @@ func isNote(name string) bool {
 	})
 }
 
-// headingLine finds a Markdown level-one heading.
-var headingLine = regexp.MustCompile(`(?m)^#[ \t]+(.+?)[ \t#]*$`)
-
 // readNote reads one note: its frontmatter's title and tags, else its
 // first heading, else its file name without its extension, and its text
 // after the frontmatter. A file over MaxNoteBytes is returned as skipped;
@@ -226,10 +224,12 @@ func readNote(file, id string) (note, *Skipped, error) {
 		}
 	}
 	if n.Title == "" {
-		if m := headingLine.FindStringSubmatch(text); m != nil {
-			n.Title = m[1]
-		} else {
-			n.Title = strings.TrimSuffix(path.Base(id), path.Ext(id))
+		n.Title = strings.TrimSuffix(path.Base(id), path.Ext(id))
+		for _, h := range markdown.Read(text).Headings {
+			if h.Level == 1 {
+				n.Title = h.Text
+				break
+			}
 		}
 	}
 	n.Body = strings.TrimSpace(text)

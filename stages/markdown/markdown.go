@@ -1,0 +1,154 @@
+// Package markdown reads the structure of Markdown text the way CommonMark
+// (and GitHub) does, with goldmark: its headings, with GitHub's anchors,
+// and the targets of its links. Pages are read once, when they are
+// loaded; a query reads a page's sections with the same function, so an
+// anchor is the same whoever computes it.
+//
+// In: text. Out: plain values. It must not read or write anything.
+package markdown
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+)
+
+// Heading is one heading of a text.
+type Heading struct {
+	Level int
+	// Text is what the heading shows: its words and code, without
+	// markup; a link counts as its text, raw HTML as nothing.
+	Text string
+	// Anchor is GitHub's anchor for it, made unique in the text.
+	Anchor string
+	// Line is the 0-based line of text its words start on.
+	Line int
+}
+
+// Doc is what a text's structure says.
+type Doc struct {
+	Headings []Heading
+	// Links are the destinations of its links and images and the URLs of
+	// its autolinks, in text order, as written (unresolved).
+	Links []string
+}
+
+// reader parses with every block parser and the inline parsers that
+// decide links and a heading's text; emphasis is read too, so that a
+// heading's text is without its asterisks.
+var reader = parser.NewParser(
+	parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+	parser.WithInlineParsers(parser.DefaultInlineParsers()...),
+	parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
+)
+
+// Read parses src: its headings (ATX and setext, none in code, those in
+// quotes and lists too) and its links (none in code).
+func Read(src string) Doc {
+	b := []byte(src)
+	var d Doc
+	starts := lineStarts(src)
+	seen := map[string]int{}  // base anchor → highest suffix given
+	used := map[string]bool{} // every anchor given so far
+	ast.Walk(reader.Parse(text.NewReader(b)), func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch n := n.(type) {
+		case *ast.Heading:
+			if n.Lines().Len() == 0 {
+				return ast.WalkContinue, nil // "#" alone: no text, no anchor
+			}
+			var t strings.Builder
+			plainText(n, b, &t)
+			h := Heading{Level: n.Level, Text: strings.TrimSpace(t.String()), Line: lineOf(starts, n.Lines().At(0).Start)}
+			// A repeat gets -1, -2, ... as on GitHub, stepping over a
+			// heading whose own text already reads like "setup-1", so
+			// every anchor stays unique and addressable.
+			base := Anchor(h.Text)
+			h.Anchor = base
+			for k := seen[base]; used[h.Anchor]; {
+				k++
+				h.Anchor = base + "-" + strconv.Itoa(k)
+				seen[base] = k
+			}
+			used[h.Anchor] = true
+			d.Headings = append(d.Headings, h)
+		case *ast.Link:
+			d.Links = append(d.Links, string(n.Destination))
+		case *ast.Image:
+			d.Links = append(d.Links, string(n.Destination))
+		case *ast.AutoLink:
+			if n.AutoLinkType == ast.AutoLinkURL {
+				d.Links = append(d.Links, string(n.URL(b)))
+			}
+		}
+		return ast.WalkContinue, nil
+	})
+	return d
+}
+
+// Anchor is GitHub's heading anchor: lowercase, keep letters, digits,
+// combining marks, hyphens and underscores, then spaces become hyphens.
+func Anchor(heading string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(heading) {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) || r == '_' || r == '-':
+			b.WriteRune(r)
+		case r == ' ':
+			b.WriteByte('-')
+		}
+	}
+	return b.String()
+}
+
+// plainText writes the text a node shows: its text and code, without
+// markup, links as their text, raw HTML left out.
+func plainText(n ast.Node, src []byte, b *strings.Builder) {
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		switch t := c.(type) {
+		case *ast.Text:
+			b.Write(t.Segment.Value(src))
+			if t.SoftLineBreak() || t.HardLineBreak() {
+				b.WriteByte(' ')
+			}
+		case *ast.String:
+			b.Write(t.Value)
+		case *ast.AutoLink:
+			b.Write(t.Label(src))
+		case *ast.RawHTML:
+		default:
+			plainText(c, src, b)
+		}
+	}
+}
+
+// lineStarts lists where each line of s starts.
+func lineStarts(s string) []int {
+	starts := []int{0}
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	return starts
+}
+
+// lineOf is the line holding byte offset at.
+func lineOf(starts []int, at int) int {
+	lo, hi := 0, len(starts)
+	for lo+1 < hi {
+		mid := (lo + hi) / 2
+		if starts[mid] <= at {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
