@@ -15,6 +15,7 @@ import (
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
 )
 
 // Heading is one heading of a text.
@@ -44,6 +45,14 @@ var reader = parser.NewParser(
 	parser.WithBlockParsers(parser.DefaultBlockParsers()...),
 	parser.WithInlineParsers(parser.DefaultInlineParsers()...),
 	parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
+)
+
+// codeReader parses for code alone: every block parser, and of the inline
+// ones the code span's (a link or emphasis around a span changes nothing
+// of it).
+var codeReader = parser.NewParser(
+	parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+	parser.WithInlineParsers(util.Prioritized(parser.NewCodeSpanParser(), 100)),
 )
 
 // Read parses src: its headings (ATX and setext, none in code, those in
@@ -151,4 +160,105 @@ func lineOf(starts []int, at int) int {
 		}
 	}
 	return lo
+}
+
+// Span is a range of bytes of a text, [From, To).
+type Span struct{ From, To int }
+
+// Code lists the byte ranges of src that are code, as CommonMark reads
+// them, in text order: a fenced block from its opening fence to the end of
+// its closing one (or of its last line, unclosed), an indented block's
+// lines, an inline code span's text.
+func Code(src string) []Span {
+	if !mayHoldCode(src) {
+		return nil
+	}
+	b := []byte(src)
+	starts := lineStarts(src)
+	lineEnd := func(line int) int {
+		if line+1 < len(starts) {
+			return starts[line+1]
+		}
+		return len(src)
+	}
+	var out []Span
+	ast.Walk(codeReader.Parse(text.NewReader(b)), func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch n := n.(type) {
+		case *ast.FencedCodeBlock:
+			open := lineOf(starts, max(n.Pos(), 0))
+			last := open
+			if l := n.Lines(); l.Len() > 0 {
+				last = lineOf(starts, l.At(l.Len()-1).Start)
+			}
+			if c := last + 1; c < len(starts) && closesFence(src[starts[c]:lineEnd(c)], src[starts[open]:lineEnd(open)]) {
+				last = c
+			}
+			out = append(out, Span{starts[open], lineEnd(last)})
+			return ast.WalkSkipChildren, nil
+		case *ast.CodeBlock:
+			for i := range n.Lines().Len() {
+				s := n.Lines().At(i)
+				out = append(out, Span{s.Start, s.Stop})
+			}
+			return ast.WalkSkipChildren, nil
+		case *ast.CodeSpan:
+			// Its text, and the backticks around it (with the space
+			// CommonMark strips inside them).
+			var segs []Span
+			for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+				if t, ok := c.(*ast.Text); ok {
+					segs = append(segs, Span{t.Segment.Start, t.Segment.Stop})
+				}
+			}
+			if len(segs) == 0 {
+				return ast.WalkSkipChildren, nil
+			}
+			from, to := segs[0].From, segs[len(segs)-1].To
+			for from > 0 && src[from-1] == ' ' {
+				from--
+			}
+			for from > 0 && src[from-1] == '`' {
+				from--
+			}
+			for to < len(src) && src[to] == ' ' {
+				to++
+			}
+			for to < len(src) && src[to] == '`' {
+				to++
+			}
+			out = append(out, Span{from, segs[0].From})
+			out = append(out, segs...)
+			out = append(out, Span{segs[len(segs)-1].To, to})
+			return ast.WalkSkipChildren, nil
+		}
+		return ast.WalkContinue, nil
+	})
+	return out
+}
+
+// closesFence reports whether line closes the fenced block that opening
+// opens: the same character, at least as many, nothing else but spaces.
+func closesFence(line, opening string) bool {
+	o := strings.TrimLeft(opening, " ")
+	if o == "" {
+		return false
+	}
+	c := o[0]
+	n := len(o) - len(strings.TrimLeft(o, string(c)))
+	t := strings.TrimLeft(strings.TrimRight(line, "\r\n"), " ")
+	m := len(t) - len(strings.TrimLeft(t, string(c)))
+	return m >= n && n >= 3 && strings.TrimRight(t[m:], " \t") == ""
+}
+
+// mayHoldCode reports whether src has what every code block or span
+// needs: a backtick, a tilde, or a line indented by a tab or four spaces.
+// Most prose has none, and is not parsed.
+func mayHoldCode(src string) bool {
+	if strings.ContainsAny(src, "`~\t") {
+		return true
+	}
+	return strings.HasPrefix(src, "    ") || strings.Contains(src, "\n    ")
 }

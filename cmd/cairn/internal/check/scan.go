@@ -1,6 +1,7 @@
 package check
 
 import (
+	"github.com/cairn-kb/cairn/stages/markdown"
 	"sort"
 	"strings"
 	"unicode"
@@ -152,9 +153,10 @@ func (p positions) lineStart(line int) int {
 // word rune, not white space, so no term or pattern matches across it.
 const blank = 0
 
-// maskCode returns text with its frontmatter (the lines before bodyLine),
-// fenced code blocks and inline code spans blanked, byte for byte; line
-// breaks are kept, so every offset is the text's.
+// maskCode returns text with its frontmatter (the lines before bodyLine)
+// and its code blanked, byte for byte: fenced and indented code blocks
+// and inline code spans, as CommonMark reads them (package markdown).
+// Line breaks are kept, so every offset is the text's.
 func maskCode(text string, bodyLine int) string {
 	b := []byte(text)
 	blankRange := func(from, to int) {
@@ -164,115 +166,18 @@ func maskCode(text string, bodyLine int) string {
 			}
 		}
 	}
-	var fence string // the open fence's run of ` or ~, "" outside a block
-	line := 1
-	for off := 0; off < len(text); line++ {
-		end := strings.IndexByte(text[off:], '\n')
-		next := len(text)
-		if end >= 0 {
-			next = off + end + 1
+	body := 0
+	for line := 1; line < bodyLine && body < len(text); line++ {
+		end := strings.IndexByte(text[body:], '\n')
+		if end < 0 {
+			body = len(text)
+			break
 		}
-		l := strings.TrimRight(text[off:next], "\r\n")
-		switch {
-		case line < bodyLine:
-			blankRange(off, next)
-		case fence != "":
-			blankRange(off, next)
-			if closes(l, fence) {
-				fence = ""
-			}
-		default:
-			if f := opens(l); f != "" {
-				fence = f
-				blankRange(off, next)
-			}
-		}
-		off = next
+		body += end + 1
 	}
-	maskSpans(b)
+	blankRange(0, body)
+	for _, c := range markdown.Code(text[body:]) {
+		blankRange(body+c.From, body+c.To)
+	}
 	return string(b)
-}
-
-// opens returns the fence a line opens (``` or ~~~, three or more, after
-// at most three spaces), or "".
-func opens(l string) string {
-	t := strings.TrimLeft(l, " ")
-	if len(l)-len(t) > 3 || len(t) < 3 || t[0] != '`' && t[0] != '~' {
-		return ""
-	}
-	n := len(t) - len(strings.TrimLeft(t, t[:1]))
-	if n < 3 || t[0] == '`' && strings.Contains(t[n:], "`") {
-		return ""
-	}
-	return t[:n]
-}
-
-// closes reports whether a line closes the fence: the same character, at
-// least as many, nothing else but spaces.
-func closes(l, fence string) bool {
-	t := strings.TrimLeft(l, " ")
-	if len(l)-len(t) > 3 || !strings.HasPrefix(t, fence) {
-		return false
-	}
-	return strings.Trim(t, fence[:1]+" \t") == ""
-}
-
-// maskSpans blanks the inline code spans of the text outside what is
-// already blanked: a run of backticks, up to the next run of the same
-// length within the paragraph (a blank line ends it unmatched, and the
-// backticks are then plain text).
-func maskSpans(b []byte) {
-	for i := 0; i < len(b); {
-		if b[i] != '`' {
-			i++
-			continue
-		}
-		n := 0
-		for i+n < len(b) && b[i+n] == '`' {
-			n++
-		}
-		close := closingRun(b, i+n, n)
-		if close < 0 {
-			i += n
-			continue
-		}
-		for j := i; j < close+n; j++ {
-			if b[j] != '\n' {
-				b[j] = blank
-			}
-		}
-		i = close + n
-	}
-}
-
-// closingRun finds, from i, the start of the next run of exactly n
-// backticks before a blank line, or -1.
-func closingRun(b []byte, i, n int) int {
-	for j := i; j < len(b); j++ {
-		switch b[j] {
-		case '\n':
-			if k := skipSpaces(b, j+1); k < len(b) && b[k] == '\n' {
-				return -1
-			}
-		case blank:
-			return -1 // a fenced block ends the paragraph
-		case '`':
-			m := 0
-			for j+m < len(b) && b[j+m] == '`' {
-				m++
-			}
-			if m == n {
-				return j
-			}
-			j += m - 1
-		}
-	}
-	return -1
-}
-
-func skipSpaces(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r') {
-		i++
-	}
-	return i
 }
