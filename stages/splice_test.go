@@ -145,6 +145,17 @@ func TestSpliceIsAWholeBuild(t *testing.T) {
 				m.fs[p] = &fstest.MapFile{Data: f(bytes.Clone(m.fs[p].Data))}
 			}
 			firstDoc, lastDoc := docs[0], docs[len(docs)-1]
+			// A page that supersedes another makes a build whole (see
+			// TestSpliceGivesWayToAWholeBuild); the removed one does not.
+			plainPage := ""
+			for _, p := range pages {
+				if !bytes.Contains(m.fs[p].Data, []byte("supersedes:")) {
+					plainPage = p
+				}
+			}
+			if plainPage == "" {
+				t.Fatal("every page supersedes another; the steps need one that does not")
+			}
 			saved := m.fs[lastDoc].Data
 			steps := []struct {
 				name string
@@ -158,7 +169,7 @@ func TestSpliceIsAWholeBuild(t *testing.T) {
 					m.fs["events/2026-12-30/"+filepath.Base(lastDoc)] = &fstest.MapFile{Data: bytes.ReplaceAll(saved, []byte(day), []byte("2026-12-30"))}
 				}},
 				{"a page edited", func() { edit(pages[0], func(b []byte) []byte { return append(b, "\nA line about walruses.\n"...) }) }},
-				{"a page removed", func() { delete(m.fs, pages[len(pages)-1]) }},
+				{"a page removed", func() { delete(m.fs, plainPage) }},
 				{"a page added", func() {
 					m.fs["wiki/zz-new-page.md"] = &fstest.MapFile{Data: []byte("# Otters\n\nA page about otters and walruses.\n")}
 				}},
@@ -223,6 +234,13 @@ func TestSpliceGivesWayToAWholeBuild(t *testing.T) {
 		{"a page that supersedes", func(m *memBase) {
 			p := "wiki/retention-policy.md"
 			m.fs[p] = &fstest.MapFile{Data: append(bytes.Clone(m.fs[p].Data), "\nOne more line.\n"...)}
+		}},
+		{"a page that superseded and no longer does", func(m *memBase) {
+			p := "wiki/retention-policy.md"
+			m.fs[p] = &fstest.MapFile{Data: bytes.Replace(m.fs[p].Data, []byte("supersedes: [wiki/retention-policy-v1.md]\n"), nil, 1)}
+		}},
+		{"a page that superseded, removed", func(m *memBase) {
+			delete(m.fs, "wiki/retention-policy.md")
 		}},
 	}
 	for _, e := range edits {

@@ -13,6 +13,7 @@
 package splice
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -84,9 +85,17 @@ func Run(ctx context.Context, in Input) (Output, error) {
 			return out, ErrWhole
 		}
 	}
+	// A page that supersedes flags the items it names, which the splice
+	// may keep: one that does now, or did before it changed or left,
+	// makes the build whole.
 	for _, pg := range base.Pages {
 		if _, ok := slices.BinarySearch(c.Pages, pg.Path); ok && len(pg.Front.Supersedes) > 0 {
-			return out, ErrWhole // it may flag items the splice keeps
+			return out, ErrWhole
+		}
+	}
+	for _, p := range c.Pages {
+		if supersededBefore(edges, p) {
+			return out, ErrWhole
 		}
 	}
 	p := project.NewProjector(base)
@@ -143,6 +152,20 @@ func Run(ctx context.Context, in Input) (Output, error) {
 	out.Index = append(idx.Files, artifacts.File{Path: artifacts.BodiesPath, Data: artifacts.EncodeBodies(index.BodyRows(base.Bodies))})
 	out.Graph, out.Items, out.Edges = gr.Files, idx.Items, gr.Edges
 	return out, nil
+}
+
+// supersededBefore reports whether the previous edges.tsv has a
+// supersedes edge from page p.
+func supersededBefore(edges []byte, p string) bool {
+	i := bytes.Index(edges, []byte("\n"+p+"\t"))
+	if i < 0 {
+		return false
+	}
+	line := edges[i+1:]
+	if j := bytes.IndexByte(line, '\n'); j >= 0 {
+		line = line[:j]
+	}
+	return bytes.Contains(line, []byte("\t"+artifacts.EdgeSupersedes+"="))
 }
 
 // Share is the default of Worth's share: a splice reads and rewrites
