@@ -4,9 +4,11 @@ import (
 	"cmp"
 	"context"
 	"path"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -183,24 +185,37 @@ func (p *Projector) DocumentWhere(doc model.Document, s *Scratch, ds *diag.List,
 	return items
 }
 
-// Pages projects every page, sorted by URI.
+// Pages projects every page, sorted by URI, on every core: s serves the
+// first share of them, and each other core a scratch of its own.
 func (p *Projector) Pages(s *Scratch, termsOnly bool) []Item {
-	items := make([]Item, 0, len(p.pages))
-	for _, pg := range p.pages {
-		it := projectPage(p.cfg, p.ids, &s.tk, pg)
-		if p.superseded[it.URI] && !it.HasFlag(FlagSuperseded) {
-			it.Flags = append(it.Flags, FlagSuperseded)
-			slices.Sort(it.Flags)
+	items := make([]Item, len(p.pages))
+	parts := max(1, min(runtime.GOMAXPROCS(0), len(p.pages)/minPagesPart))
+	project := func(k int, s *Scratch) {
+		for i := k * len(p.pages) / parts; i < (k+1)*len(p.pages)/parts; i++ {
+			it := projectPage(p.cfg, p.ids, &s.tk, p.pages[i])
+			if p.superseded[it.URI] && !it.HasFlag(FlagSuperseded) {
+				it.Flags = append(it.Flags, FlagSuperseded)
+				slices.Sort(it.Flags)
+			}
+			it.Digest = digest(&it, &s.tk.buf)
+			if termsOnly {
+				dropValues(&it)
+			}
+			items[i] = it
 		}
-		it.Digest = digest(&it, &s.tk.buf)
-		if termsOnly {
-			dropValues(&it)
-		}
-		items = append(items, it)
 	}
+	var wg sync.WaitGroup
+	for k := 1; k < parts; k++ {
+		wg.Go(func() { project(k, new(Scratch)) })
+	}
+	project(0, s) // on this goroutine, while the others run
+	wg.Wait()
 	slices.SortFunc(items, func(a, b Item) int { return strings.Compare(a.URI, b.URI) })
 	return items
 }
+
+// minPagesPart is the fewest pages worth a core of their own.
+const minPagesPart = 64
 
 // projectDocument projects every record of one document.
 // fieldPaths is one field of a document's schema, its paths compiled.
