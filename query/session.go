@@ -32,6 +32,12 @@ type Session struct {
 	gov  load.GovernanceMemo // the governance, read once per change
 	mu   sync.Mutex
 	held *heldIndex
+	// spliced is the stale base's changed files spliced into its artifacts
+	// (openSpliced), kept for splicedFor, the verdict it answers: while the
+	// watch finds nothing changed, the verdict and the splice stand.
+	spliced    *heldIndex
+	splicedFor *Index
+	splices    atomic.Int64 // splices made, for tests
 
 	// watch, when the platform has one, says whether the base may have
 	// changed since verdict, Open's answer at watch generation
@@ -66,6 +72,10 @@ func (s *Session) Close() {
 	defer s.mu.Unlock()
 	if h := s.held; h != nil {
 		s.held = nil
+		s.retire(h)
+	}
+	if h := s.spliced; h != nil {
+		s.spliced, s.splicedFor = nil, nil
 		s.retire(h)
 	}
 	if s.watch != nil {
@@ -127,6 +137,31 @@ func (s *Session) fresh(ctx context.Context) (*Index, error) {
 	}
 	s.mu.Unlock()
 	return ix, nil
+}
+
+// splice returns the spliced corpus for verdict ix, made once for it;
+// nil when the change is not one a splice takes.
+func (s *Session) splice(ctx context.Context, ix *Index) *heldIndex {
+	s.mu.Lock()
+	if h := s.spliced; h != nil && s.splicedFor == ix {
+		h.refs++
+		s.mu.Unlock()
+		return h
+	}
+	s.mu.Unlock()
+	c, dir, spliced, ok := splicedCorpus(ctx, s.root, *ix)
+	if !ok {
+		return nil
+	}
+	s.splices.Add(1)
+	h := &heldIndex{files: &indexFiles{r: c.r}, corpus: c, osRoot: dir, ix: spliced, refs: 1} // this request
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if old := s.spliced; old != nil {
+		s.retire(old)
+	}
+	s.spliced, s.splicedFor = h, ix
+	return h
 }
 
 // retire closes h now or, while requests use it, after the last one.
@@ -202,9 +237,10 @@ func (s *Session) corpus(ctx context.Context, root string, terms []string) (corp
 	}
 	if ix.State == StateStale {
 		// A process per question splices the changed files in; so does
-		// the session, per request, until a build makes the index current.
-		if c, spliced, done, ok := openSpliced(ctx, root, *ix); ok {
-			return c, spliced, done, nil
+		// the session, once per verdict, until a build makes the index
+		// current.
+		if h := s.splice(ctx, ix); h != nil {
+			return h.corpus, h.ix, func() { s.release(h) }, nil
 		}
 	}
 	if ix.State != StateUsed {

@@ -332,3 +332,52 @@ func TestSessionWatchesABaseReachedThroughALink(t *testing.T) {
 		t.Errorf("after cairn.yaml changed the session answered\n%s\nContext\n%s", got, want)
 	}
 }
+
+// TestSessionSplicesOncePerChange: in a watched base edited after its
+// build, the session splices the changed file in once and answers every
+// request from that splice, the answer a process per question gives,
+// until the base changes again.
+func TestSessionSplicesOncePerChange(t *testing.T) {
+	dir := builtDemo(t)
+	s := NewSession(dir)
+	defer s.Close()
+	req := Request{Words: []string{"arm64", "nightly"}, Budget: DefaultBudget, Format: FormatText, AsOf: time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC), ToolVersion: "test"}
+	if _, err := s.Context(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	// Without a watch (not Linux), every request walks and splices anew.
+	perChange := int64(1)
+	if s.watch == nil {
+		perChange = 3
+	}
+	edit(t, dir, "events/2026-11-09/tickets.json", `"name": "In Review"`, `"name": "In Review of the arm64 nightly"`)
+	var first []byte
+	for i := range 3 {
+		got, err := s.Context(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			first = got
+		} else if string(got) != string(first) {
+			t.Errorf("request %d answered otherwise:\n%s\nthen\n%s", i, first, got)
+		}
+	}
+	if n := s.splices.Load(); n != perChange {
+		t.Errorf("%d splices for three requests on one change, want %d", n, perChange)
+	}
+	want, err := Context(context.Background(), dir, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(first) != string(want) {
+		t.Errorf("the session's answer:\n%s\na process's:\n%s", first, want)
+	}
+	edit(t, dir, "events/2026-11-09/tickets.json", `"name": "In Review of the arm64 nightly"`, `"name": "In Review again"`)
+	if _, err := s.Context(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.splices.Load(); n != perChange+1 {
+		t.Errorf("%d splices after a second change, want %d", n, perChange+1)
+	}
+}

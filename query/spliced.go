@@ -18,21 +18,31 @@ import (
 // a fraction of its cost. ok is false when the change is not one a
 // splice takes (the caller scans); the artifacts on disk are left as
 // they are.
-func openSpliced(ctx context.Context, root string, ix Index) (_ corpus, _ Index, _ func(), ok bool) {
+func openSpliced(ctx context.Context, root string, ix Index) (corpus, Index, func(), bool) {
+	ic, dir, ix, ok := splicedCorpus(ctx, root, ix)
+	if !ok {
+		return nil, ix, nil, false
+	}
+	return ic, ix, func() { ic.Close(); dir.Close() }, true
+}
+
+// splicedCorpus is openSpliced's corpus and the base folder it reads, for
+// a caller that keeps them (a Session); the caller closes both.
+func splicedCorpus(ctx context.Context, root string, ix Index) (_ *indexCorpus, _ *load.Dir, _ Index, ok bool) {
 	prev, err := artifacts.ReadPrevious(root)
 	if err != nil || prev == nil {
-		return nil, ix, nil, false
+		return nil, nil, ix, false
 	}
 	stats := artifacts.ReadStatCache(root)
 	for _, name := range queriedStages {
 		st, ok := prev.Stage(name)
 		if !ok || brokenOutput(root, prev, st, stats) != "" {
-			return nil, ix, nil, false // the scan says what is broken
+			return nil, nil, ix, false // the scan says what is broken
 		}
 	}
 	dir, err := load.OpenDir(root)
 	if err != nil {
-		return nil, ix, nil, false
+		return nil, nil, ix, false
 	}
 	defer func() {
 		if !ok {
@@ -41,20 +51,20 @@ func openSpliced(ctx context.Context, root string, ix Index) (_ corpus, _ Index,
 	}()
 	scanned, err := load.Scan(ctx, load.Input{FS: dir, Stat: stats, Previous: prev})
 	if err != nil {
-		return nil, ix, nil, false
+		return nil, nil, ix, false
 	}
 	changes, worth := scanned.CorpusChanges(prev)
 	if !worth || !splice.Worth(changes, prev, splice.Share) {
-		return nil, ix, nil, false
+		return nil, nil, ix, false
 	}
 	scanned.Narrow(changes.Documents)
 	loaded, err := scanned.Parse(ctx, []string{load.GroupCorpus})
 	if err != nil || hasErrors(loaded.Diagnostics) {
-		return nil, ix, nil, false // the scan reports the base's mistakes
+		return nil, nil, ix, false // the scan reports the base's mistakes
 	}
 	out, err := splice.Run(ctx, splice.Input{FS: dir, Base: loaded.Base, Changes: changes})
 	if err != nil || hasErrors(out.Diagnostics) {
-		return nil, ix, nil, false
+		return nil, nil, ix, false
 	}
 	files := map[string][]byte{}
 	for _, f := range append(out.Index, out.Graph...) {
@@ -62,7 +72,7 @@ func openSpliced(ctx context.Context, root string, ix Index) (_ corpus, _ Index,
 	}
 	r, err := tables.OpenBytes(files)
 	if err != nil {
-		return nil, ix, nil, false
+		return nil, nil, ix, false
 	}
 	f := &indexFiles{r: r}
 	if f.docs, err = artifacts.DecodeDocuments(files[artifacts.DocumentsPath]); err == nil {
@@ -70,13 +80,12 @@ func openSpliced(ctx context.Context, root string, ix Index) (_ corpus, _ Index,
 	}
 	if err != nil {
 		r.Close()
-		return nil, ix, nil, false
+		return nil, nil, ix, false
 	}
 	n := len(changes.Documents) + len(changes.Pages)
 	ix.spliced = true
 	ix.Reason += fmt.Sprintf("; answered from the index with the %s read anew", plural(n, "changed file", "changed files"))
-	ic := newIndexCorpus(f, dir, ix.cfg, prev)
-	return ic, ix, func() { ic.Close(); dir.Close() }, true
+	return newIndexCorpus(f, dir, ix.cfg, prev), dir, ix, true
 }
 
 // hasErrors reports whether any diagnostic is an error.
