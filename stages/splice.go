@@ -49,14 +49,14 @@ func (b *build) splicing(scanned *load.Scanned) *load.CorpusChanges {
 // index and graph (package splice). errWhole when the splice cannot give
 // what a whole build would.
 func (b *build) spliceCorpus(ctx context.Context) ([]emit.Stage, error) {
-	out, err := splice.Run(ctx, splice.Input{FS: b.in.FS, Base: b.loaded.Base, Changes: *b.changes})
+	out, err := splice.Run(ctx, splice.Input{FS: b.in.FS, Base: b.loaded.Base, Changes: *b.changes,
+		Projected: func() { b.mark("project") }})
 	if errors.Is(err, splice.ErrWhole) {
 		return nil, errWhole
 	}
 	if err != nil {
 		return nil, err
 	}
-	b.mark("project")
 	if b.ds.Merge(out.Diagnostics); b.ds.HasErrors() {
 		return nil, nil
 	}

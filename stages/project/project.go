@@ -188,11 +188,28 @@ func (p *Projector) DocumentWhere(doc model.Document, s *Scratch, ds *diag.List,
 // Pages projects every page, sorted by URI, on every core: s serves the
 // first share of them, and each other core a scratch of its own.
 func (p *Projector) Pages(s *Scratch, termsOnly bool) []Item {
-	items := make([]Item, len(p.pages))
-	parts := max(1, min(runtime.GOMAXPROCS(0), len(p.pages)/minPagesPart))
+	return p.pagesOf(p.pages, s, termsOnly)
+}
+
+// PagesNamed projects the pages whose paths are named (sorted), as Pages
+// projects them: a build that splices a few changed pages in.
+func (p *Projector) PagesNamed(paths []string, s *Scratch, termsOnly bool) []Item {
+	var pages []model.Page
+	for _, pg := range p.pages {
+		if _, ok := slices.BinarySearch(paths, pg.Path); ok {
+			pages = append(pages, pg)
+		}
+	}
+	return p.pagesOf(pages, s, termsOnly)
+}
+
+// pagesOf projects pages, sorted by URI, on every core.
+func (p *Projector) pagesOf(pages []model.Page, s *Scratch, termsOnly bool) []Item {
+	items := make([]Item, len(pages))
+	parts := max(1, min(runtime.GOMAXPROCS(0), len(pages)/minPagesPart))
 	project := func(k int, s *Scratch) {
-		for i := k * len(p.pages) / parts; i < (k+1)*len(p.pages)/parts; i++ {
-			it := projectPage(p.cfg, p.ids, &s.tk, p.pages[i])
+		for i := k * len(pages) / parts; i < (k+1)*len(pages)/parts; i++ {
+			it := projectPage(p.cfg, p.ids, &s.tk, pages[i])
 			if p.superseded[it.URI] && !it.HasFlag(FlagSuperseded) {
 				it.Flags = append(it.Flags, FlagSuperseded)
 				slices.Sort(it.Flags)

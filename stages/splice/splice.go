@@ -38,6 +38,9 @@ type Input struct {
 	// changed documents that are still there, every page, every body.
 	Base    model.Base
 	Changes load.CorpusChanges
+	// Projected, when set, is called once the changed units are projected,
+	// before they are spliced in (for a build's --timings).
+	Projected func()
 }
 
 // Output is the spliced index and graph.
@@ -59,20 +62,6 @@ var ErrWhole = errors.New("the corpus must be built whole")
 func Run(ctx context.Context, in Input) (Output, error) {
 	var out Output
 	base, c := in.Base, in.Changes
-	var prev index.Previous
-	var edges, edgesDst []byte
-	for _, f := range []struct {
-		path string
-		to   *[]byte
-	}{{artifacts.DocsPath, &prev.Docs}, {artifacts.DocsKeyPath, &prev.Key}, {artifacts.FieldsPath, &prev.Fields},
-		{artifacts.TermsPath, &prev.Terms}, {artifacts.PostingsPath, &prev.Postings}, {artifacts.DocumentsPath, &prev.Documents},
-		{artifacts.EdgesPath, &edges}, {artifacts.EdgesDstPath, &edgesDst}} {
-		data, err := fs.ReadFile(in.FS, f.path)
-		if err != nil {
-			return out, ErrWhole
-		}
-		*f.to = data
-	}
 	// A cached body whose record document is gone is reported by a whole
 	// build; so is one of a changed document, which the projector checks.
 	here := map[string]bool{}
@@ -93,11 +82,6 @@ func Run(ctx context.Context, in Input) (Output, error) {
 			return out, ErrWhole
 		}
 	}
-	for _, p := range c.Pages {
-		if supersededBefore(edges, p) {
-			return out, ErrWhole
-		}
-	}
 	p := project.NewProjector(base)
 	var ds diag.List
 	var s project.Scratch
@@ -108,14 +92,34 @@ func Run(ctx context.Context, in Input) (Output, error) {
 		items = append(items, its)
 		segs = append(segs, index.NewSegment(its))
 	}
-	for _, it := range p.Pages(&s, true) {
-		if _, ok := slices.BinarySearch(c.Pages, it.URI); ok {
-			items = append(items, []project.Item{it})
-			segs = append(segs, index.NewSegment([]project.Item{it}))
-		}
+	for _, it := range p.PagesNamed(c.Pages, &s, true) {
+		items = append(items, []project.Item{it})
+		segs = append(segs, index.NewSegment([]project.Item{it}))
+	}
+	if in.Projected != nil {
+		in.Projected()
 	}
 	if out.Diagnostics = ds.Sorted(); ds.HasErrors() {
 		return out, nil
+	}
+	var prev index.Previous
+	var edges, edgesDst []byte
+	for _, f := range []struct {
+		path string
+		to   *[]byte
+	}{{artifacts.DocsPath, &prev.Docs}, {artifacts.DocsKeyPath, &prev.Key}, {artifacts.FieldsPath, &prev.Fields},
+		{artifacts.TermsPath, &prev.Terms}, {artifacts.PostingsPath, &prev.Postings}, {artifacts.DocumentsPath, &prev.Documents},
+		{artifacts.EdgesPath, &edges}, {artifacts.EdgesDstPath, &edgesDst}} {
+		data, err := fs.ReadFile(in.FS, f.path)
+		if err != nil {
+			return out, ErrWhole
+		}
+		*f.to = data
+	}
+	for _, p := range c.Pages {
+		if supersededBefore(edges, p) {
+			return out, ErrWhole
+		}
 	}
 	idx, err := index.Splice(ctx, index.SpliceInput{Config: base.Config, Previous: prev, Documents: c.Documents, Pages: c.Pages,
 		Segments: segs, Current: base.Documents})
