@@ -62,7 +62,7 @@ func splicedCorpus(ctx context.Context, root string, ix Index) (_ *indexCorpus, 
 	if err != nil || hasErrors(loaded.Diagnostics) {
 		return nil, nil, ix, false // the scan reports the base's mistakes
 	}
-	out, err := splice.Run(ctx, splice.Input{FS: dir, Base: loaded.Base, Changes: changes})
+	out, err := splice.Run(ctx, splice.Input{FS: dir, Base: loaded.Base, Changes: changes, Written: prev})
 	if err != nil || hasErrors(out.Diagnostics) {
 		return nil, nil, ix, false
 	}

@@ -16,6 +16,8 @@ import (
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages/diag"
+	"github.com/cairn-kb/cairn/stages/load"
+	"github.com/cairn-kb/cairn/stages/splice"
 )
 
 // memBase is a base in memory whose builds are synced into it, as
@@ -253,5 +255,45 @@ func TestSpliceGivesWayToAWholeBuild(t *testing.T) {
 			}
 			m.sameAsWhole(t, e.name)
 		})
+	}
+}
+
+// TestSpliceChecksWhatItReads: a reader that holds no lock gives the
+// manifest its artifacts must match; one that does not (a build replaced
+// it while the reader read) makes the splice give way.
+func TestSpliceChecksWhatItReads(t *testing.T) {
+	m := loadMemBase(t, filepath.Join("..", "golden", "demo", "base"))
+	m.build(t, true)
+	p := "events/2026-11-02/tickets.json"
+	m.fs[p] = &fstest.MapFile{Data: intoFirstValue("zebrafish ")(bytes.Clone(m.fs[p].Data))}
+	run := func(written *artifacts.Manifest) error {
+		scanned, err := load.Scan(context.Background(), load.Input{FS: m.fs, Previous: m.prev})
+		if err != nil {
+			t.Fatal(err)
+		}
+		changes, ok := scanned.CorpusChanges(m.prev)
+		if !ok || len(changes.Documents) != 1 {
+			t.Fatalf("changes %+v (%v); want the one document", changes, ok)
+		}
+		scanned.Narrow(changes.Documents)
+		loaded, err := scanned.Parse(context.Background(), []string{load.GroupCorpus})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = splice.Run(context.Background(), splice.Input{FS: m.fs, Base: loaded.Base, Changes: changes, Written: written})
+		return err
+	}
+	if err := run(m.prev); err != nil {
+		t.Fatalf("with the manifest the artifacts match: %v", err)
+	}
+	other := *m.prev
+	other.Outputs = slices.Clone(other.Outputs)
+	for i := range other.Outputs {
+		if other.Outputs[i].Path == artifacts.PostingsPath {
+			other.Outputs[i].XXHash = "0000000000000000"
+		}
+	}
+	if err := run(&other); !errors.Is(err, splice.ErrWhole) {
+		t.Errorf("with a manifest postings.tsv does not match: %v, want ErrWhole", err)
 	}
 }

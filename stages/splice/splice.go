@@ -41,6 +41,11 @@ type Input struct {
 	// Projected, when set, is called once the changed units are projected,
 	// before they are spliced in (for a build's --timings).
 	Projected func()
+	// Written, when set, is the manifest the previous artifacts must
+	// match, byte for byte: a reader that holds no lock (a query) checks
+	// that no build replaced them while it read. A build, which holds the
+	// lock, leaves it nil.
+	Written *artifacts.Manifest
 }
 
 // Output is the spliced index and graph.
@@ -113,6 +118,11 @@ func Run(ctx context.Context, in Input) (Output, error) {
 		data, err := fs.ReadFile(in.FS, f.path)
 		if err != nil {
 			return out, ErrWhole
+		}
+		if in.Written != nil {
+			if st, ok := in.Written.Output(f.path); !ok || st.Bytes != int64(len(data)) || st.XXHash != artifacts.Hash(data) {
+				return out, ErrWhole // a build replaced it: the caller starts again
+			}
 		}
 		*f.to = data
 	}
