@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
+	"maps"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -202,6 +205,28 @@ func intoFirstValue(text string) func([]byte) []byte {
 	}
 }
 
+// cutFirstWord removes the first word, with the space after it, of the
+// first string value of several words that follows a document's
+// "records" key.
+func cutFirstWord(b []byte) []byte {
+	i := bytes.Index(b, []byte(`"records"`))
+	if i < 0 {
+		panic("no records")
+	}
+	for {
+		j := bytes.Index(b[i:], []byte(`": "`))
+		if j < 0 {
+			panic("no string value of several words in the records")
+		}
+		at := i + j + len(`": "`)
+		end := at + bytes.IndexByte(b[at:], '"')
+		if sp := bytes.IndexByte(b[at:end], ' '); sp > 0 {
+			return slices.Concat(b[:at], b[at+sp+1:])
+		}
+		i = end
+	}
+}
+
 // firstDiff shows the first line where got and want differ.
 func firstDiff(got, want []byte) string {
 	g, w := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
@@ -295,5 +320,85 @@ func TestSpliceChecksWhatItReads(t *testing.T) {
 	}
 	if err := run(&other); !errors.Is(err, splice.ErrWhole) {
 		t.Errorf("with a manifest postings.tsv does not match: %v, want ErrWhole", err)
+	}
+}
+
+// TestSpliceRandomEdits makes 40 edits drawn with a fixed seed (records
+// changed in any document, documents removed and put back, pages changed,
+// added and removed), building after each, and requires the artifacts of
+// a whole build of the same files every time: the bytes depend on the
+// base, never on the history of edits that led to it.
+func TestSpliceRandomEdits(t *testing.T) {
+	defer func(share int64) { spliceShare = share }(spliceShare)
+	spliceShare = 1
+	m := loadMemBase(t, filepath.Join("..", "golden", "demo", "base"))
+	m.build(t, true)
+	var docs, pages []string
+	for p := range m.fs {
+		switch {
+		case strings.HasPrefix(p, "events/") && strings.HasSuffix(p, ".json"):
+			docs = append(docs, p)
+		case strings.HasPrefix(p, "wiki/") && strings.HasSuffix(p, ".md") && !bytes.Contains(m.fs[p].Data, []byte("supersedes:")):
+			pages = append(pages, p)
+		}
+	}
+	slices.Sort(docs)
+	slices.Sort(pages)
+	rng := rand.New(rand.NewPCG(26, 1))
+	removed := map[string][]byte{}
+	spliced := 0
+	for step := range 40 {
+		var what string
+		switch op := rng.IntN(5); {
+		case op == 0 && len(removed) < len(docs)-1:
+			p := docs[rng.IntN(len(docs))]
+			if f, ok := m.fs[p]; ok {
+				removed[p] = f.Data
+				delete(m.fs, p)
+				what = "removed " + p
+			}
+		case op == 1 && len(removed) > 0:
+			for _, p := range slices.Sorted(maps.Keys(removed)) {
+				m.fs[p] = &fstest.MapFile{Data: removed[p]}
+				delete(removed, p)
+				what = "put back " + p
+				break
+			}
+		case op == 2:
+			p := pages[rng.IntN(len(pages))]
+			m.fs[p] = &fstest.MapFile{Data: append(bytes.Clone(m.fs[p].Data), fmt.Sprintf("\nStep %d adds a line about walruses.\n", step)...)}
+			what = "changed " + p
+		case op == 3:
+			p := fmt.Sprintf("wiki/random-%d.md", rng.IntN(3))
+			if _, ok := m.fs[p]; ok {
+				delete(m.fs, p)
+				what = "removed " + p
+			} else {
+				m.fs[p] = &fstest.MapFile{Data: []byte(fmt.Sprintf("# Page %d\n\nAbout otters, step %d.\n", step, step))}
+				what = "added " + p
+			}
+		}
+		if what == "" {
+			p := docs[rng.IntN(len(docs))]
+			if _, ok := m.fs[p]; !ok {
+				continue
+			}
+			if rng.IntN(2) == 0 {
+				m.fs[p] = &fstest.MapFile{Data: intoFirstValue(fmt.Sprintf("step%d ", step))(bytes.Clone(m.fs[p].Data))}
+				what = "added a word to a record of " + p
+			} else {
+				// A word gone: its term's postings lose an item that no new
+				// posting replaces.
+				m.fs[p] = &fstest.MapFile{Data: cutFirstWord(bytes.Clone(m.fs[p].Data))}
+				what = "cut a word from a record of " + p
+			}
+		}
+		if m.build(t, false).Spliced > 0 {
+			spliced++
+		}
+		m.sameAsWhole(t, fmt.Sprintf("step %d (%s)", step, what))
+	}
+	if spliced < 30 {
+		t.Errorf("%d of 40 builds spliced; the edits were meant to be spliced", spliced)
 	}
 }
