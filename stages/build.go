@@ -63,6 +63,11 @@ type Input struct {
 	// nothing: that is the caller's to do.
 	Progress func(stage string, done, total int)
 
+	// Unlocked says the caller holds no build lock (a --check): a build
+	// may write the artifacts while this one reads them, so a splice checks
+	// what it read of them against the previous manifest.
+	Unlocked bool
+
 	// whole makes the corpus stage index the whole corpus, never splice.
 	whole bool
 }

@@ -49,8 +49,11 @@ func (b *build) splicing(scanned *load.Scanned) *load.CorpusChanges {
 // index and graph (package splice). errWhole when the splice cannot give
 // what a whole build would.
 func (b *build) spliceCorpus(ctx context.Context) ([]emit.Stage, error) {
-	out, err := splice.Run(ctx, splice.Input{FS: b.in.FS, Base: b.loaded.Base, Changes: *b.changes,
-		Projected: func() { b.mark("project") }})
+	in := splice.Input{FS: b.in.FS, Base: b.loaded.Base, Changes: *b.changes, Projected: func() { b.mark("project") }}
+	if b.in.Unlocked {
+		in.Written = b.in.Previous
+	}
+	out, err := splice.Run(ctx, in)
 	if errors.Is(err, splice.ErrWhole) {
 		return nil, errWhole
 	}

@@ -83,6 +83,7 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 		AsOf:        opts.AsOf,
 		Mark:        opts.Mark,
 		Progress:    opts.Progress,
+		Unlocked:    opts.Check,
 	})
 	res.Out = out
 	if err != nil {

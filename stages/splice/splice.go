@@ -42,9 +42,9 @@ type Input struct {
 	// before they are spliced in (for a build's --timings).
 	Projected func()
 	// Written, when set, is the manifest the previous artifacts must
-	// match, byte for byte: a reader that holds no lock (a query) checks
-	// that no build replaced them while it read. A build, which holds the
-	// lock, leaves it nil.
+	// match, byte for byte: a reader that holds no lock (a query, a build
+	// --check) checks that no build replaced them while it read. A build,
+	// which holds the lock, leaves it nil.
 	Written *artifacts.Manifest
 }
 
