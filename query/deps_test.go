@@ -60,7 +60,9 @@ var queryForbidden = map[string]string{
 // cmd → query → query/tables → artifacts: artifacts imports nothing of
 // ours, stages never import query or cmd, query never imports the parts of
 // the build in queryForbidden, query/tables imports only artifacts,
-// query/question only the tokeniser, and nothing imports a command.
+// query/question only the tokeniser, stages/markdown nothing of ours, only
+// the CLI runs a build in place (stages/builder), and nothing imports a
+// command but the CLI its own internal engines.
 func TestDependencyDirection(t *testing.T) {
 	all := imports(t, "..")
 	if len(all) < 8 {
@@ -74,6 +76,10 @@ func TestDependencyDirection(t *testing.T) {
 			return "artifacts is the contract and imports nothing of ours"
 		case (rel == "stages" || strings.HasPrefix(rel, "stages/")) && (isUnder(target, "query") || isUnder(target, "cmd")):
 			return "the build never depends on the read side or the CLI"
+		case target == "stages/builder" && !isUnder(rel, "cmd"):
+			return "a build in place (the lock, Sync, the caches) is the CLI's to run; the pipeline itself is stages.Build"
+		case rel == "stages/markdown":
+			return "the Markdown reader is a leaf: it knows goldmark and nothing of ours"
 		case rel == "query/question" && target != "stages/lex":
 			return "the question is words and days: it knows the tokeniser it must agree with, and nothing of the artifacts, the build or the answers"
 		case rel == "query/tables" && target != "artifacts":
