@@ -158,17 +158,16 @@ func appendKey(b []byte, k *Key, fields int) ([]byte, error) {
 		return nil, fmt.Errorf("%d norms for %d fields", len(k.Norms), fields)
 	}
 	hexCol := func(v uint64, width int) {
-		for i := width - 1; i >= 0; i-- {
-			b = append(b, hexDigits[(v>>(4*uint(i)))&0xf])
-		}
+		n := len(b)
+		b = append(b, make([]byte, width)...)
+		putHex(b[n:], v)
 		b = append(b, '\t')
 	}
 	group := func(g int32) {
-		if g < 0 {
-			b = append(b, "--------\t"...)
-		} else {
-			hexCol(uint64(g), 8)
-		}
+		n := len(b)
+		b = append(b, "--------"...)
+		putGroup(b[n:], g)
+		b = append(b, '\t')
 	}
 	if k.Offset < 0 || k.Offset >= 1<<48 {
 		return nil, fmt.Errorf("row offset %d does not fit 12 hex digits", k.Offset)
@@ -204,6 +203,25 @@ func appendKey(b []byte, k *Key, fields int) ([]byte, error) {
 		b = append(b, normDigits[c])
 	}
 	return append(b, '\n'), nil
+}
+
+// putHex writes v in dst as len(dst) lowercase hex digits, the high ones
+// first: a fixed-width docs.key column.
+func putHex(dst []byte, v uint64) {
+	for i := len(dst) - 1; i >= 0; i-- {
+		dst[i] = hexDigits[v&0xf]
+		v >>= 4
+	}
+}
+
+// putGroup writes a title or URL group column (8 wide): the group's first
+// ordinal in hex, or dashes for none.
+func putGroup(dst []byte, g int32) {
+	if g < 0 {
+		copy(dst, "--------")
+	} else {
+		putHex(dst[:8], uint64(g))
+	}
 }
 
 // normDigits write length classes 0..31 as one character each.

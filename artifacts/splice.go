@@ -81,23 +81,11 @@ func PatchKey(b []byte, line []byte, k *Key) ([]byte, error) {
 	start := len(b)
 	b = append(b, line...)
 	l := b[start:]
-	hexAt := func(at int, v uint64, width int) {
-		for i := width - 1; i >= 0; i-- {
-			l[at+width-1-i] = hexDigits[(v>>(4*uint(i)))&0xf]
-		}
-	}
-	group := func(at int, g int32) {
-		if g < 0 {
-			copy(l[at:], "--------")
-		} else {
-			hexAt(at, uint64(g), 8)
-		}
-	}
-	hexAt(keyOffsetAt, uint64(k.Offset), 12)
-	hexAt(keyChronoAt, uint64(k.Chrono), 8)
-	hexAt(keySourceAt, uint64(k.Source), 8)
-	group(keyTitleAt, k.TitleGroup)
-	group(keyURLAt, k.URLGroup)
+	putHex(l[keyOffsetAt:keyOffsetAt+12], uint64(k.Offset))
+	putHex(l[keyChronoAt:keyChronoAt+8], uint64(k.Chrono))
+	putHex(l[keySourceAt:keySourceAt+8], uint64(k.Source))
+	putGroup(l[keyTitleAt:], k.TitleGroup)
+	putGroup(l[keyURLAt:], k.URLGroup)
 	return b, nil
 }
 
