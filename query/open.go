@@ -133,15 +133,27 @@ func openWith(ctx context.Context, root string, memo *load.ConfigMemo) (*Index, 
 			return ix, nil
 		}
 	}
-	for _, name := range queriedStages {
-		st, _ := m.Stage(name)
-		if reason := brokenOutput(root, m, st, cache); reason != "" {
-			ix.State, ix.Reason = StateCorrupt, reason
-			return ix, nil
-		}
+	if reason := brokenStages(root, m, cache); reason != "" {
+		ix.State, ix.Reason = StateCorrupt, reason
+		return ix, nil
 	}
 	ix.State, ix.Manifest = StateUsed, m
 	return ix, nil
+}
+
+// brokenStages is brokenOutput over the stages a query reads, the first
+// output found broken; a stage the manifest lacks is broken too.
+func brokenStages(root string, m *artifacts.Manifest, cache artifacts.StatLookup) string {
+	for _, name := range queriedStages {
+		st, ok := m.Stage(name)
+		if !ok {
+			return "the manifest has no " + name + " stage"
+		}
+		if reason := brokenOutput(root, m, st, cache); reason != "" {
+			return reason
+		}
+	}
+	return ""
 }
 
 // brokenOutput says which output of stage st is not on disk with the size

@@ -34,11 +34,8 @@ func splicedCorpus(ctx context.Context, root string, ix Index) (_ *indexCorpus, 
 		return nil, nil, ix, false
 	}
 	stats := artifacts.ReadStatCache(root)
-	for _, name := range queriedStages {
-		st, ok := prev.Stage(name)
-		if !ok || brokenOutput(root, prev, st, stats) != "" {
-			return nil, nil, ix, false // the scan says what is broken
-		}
+	if brokenStages(root, prev, stats) != "" {
+		return nil, nil, ix, false // the scan says what is broken
 	}
 	dir, err := load.OpenDir(root)
 	if err != nil {

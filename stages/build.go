@@ -229,16 +229,22 @@ func (b *build) current(s stage) bool {
 	}
 	for _, name := range s.records {
 		st, ok := prev.Stage(name)
-		if !ok || (s.group != "" && st.Key != b.keys[s.group]) {
+		if !ok || (s.group != "" && st.Key != b.keys[s.group]) || !b.intact(st) {
 			return false
-		}
-		for _, p := range st.Outputs {
-			if !b.in.Intact(p) {
-				return false
-			}
 		}
 	}
 	return s.group != "" || rulesKeyHolds(prev, b.rulesKey, b.in.AsOf)
+}
+
+// intact reports whether every output the previous build recorded for a
+// stage is on disk as it wrote it.
+func (b *build) intact(st artifacts.StageStamp) bool {
+	for _, p := range st.Outputs {
+		if !b.in.Intact(p) {
+			return false
+		}
+	}
+	return true
 }
 
 // keep records a current stage as the previous build left it.

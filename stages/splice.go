@@ -24,14 +24,8 @@ func (b *build) splicing(scanned *load.Scanned) *load.CorpusChanges {
 		return nil
 	}
 	for _, name := range []string{StageIndex, StageGraph} {
-		st, ok := prev.Stage(name)
-		if !ok {
+		if st, ok := prev.Stage(name); !ok || !b.intact(st) {
 			return nil
-		}
-		for _, p := range st.Outputs {
-			if !b.in.Intact(p) {
-				return nil
-			}
 		}
 	}
 	c, ok := scanned.CorpusChanges(prev)
