@@ -154,7 +154,7 @@ func (s *Session) splice(ctx context.Context, ix *Index) *heldIndex {
 		return nil
 	}
 	s.splices.Add(1)
-	h := &heldIndex{files: &indexFiles{r: c.r}, corpus: c, osRoot: dir, ix: spliced, refs: 1} // this request
+	h := &heldIndex{corpus: c, osRoot: dir, ix: spliced, refs: 1} // this request; no files on disk to recheck
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if old := s.spliced; old != nil {

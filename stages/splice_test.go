@@ -80,6 +80,22 @@ func (m *memBase) build(t *testing.T, whole bool) Output {
 	return out
 }
 
+// units lists, sorted, the base's record documents (events layer) and
+// pages (wiki and projects layers).
+func (m *memBase) units() (docs, pages []string) {
+	for p := range m.fs {
+		switch {
+		case strings.HasPrefix(p, "events/") && strings.HasSuffix(p, ".json"):
+			docs = append(docs, p)
+		case (strings.HasPrefix(p, "wiki/") || strings.HasPrefix(p, "projects/")) && strings.HasSuffix(p, ".md"):
+			pages = append(pages, p)
+		}
+	}
+	slices.Sort(docs)
+	slices.Sort(pages)
+	return docs, pages
+}
+
 // artifactsOf is every file under .cairn/.
 func (m *memBase) artifactsOf() map[string][]byte {
 	out := map[string][]byte{}
@@ -132,17 +148,7 @@ func TestSpliceIsAWholeBuild(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			m := loadMemBase(t, dir)
 			m.build(t, true)
-			var docs, pages []string
-			for p := range m.fs {
-				switch {
-				case strings.HasPrefix(p, "events/") && strings.HasSuffix(p, ".json"):
-					docs = append(docs, p)
-				case (strings.HasPrefix(p, "wiki/") || strings.HasPrefix(p, "projects/")) && strings.HasSuffix(p, ".md"):
-					pages = append(pages, p)
-				}
-			}
-			slices.Sort(docs)
-			slices.Sort(pages)
+			docs, pages := m.units()
 			if len(docs) < 2 || len(pages) < 2 {
 				t.Fatalf("%d record documents and %d pages; the steps need two of each", len(docs), len(pages))
 			}
@@ -333,17 +339,12 @@ func TestSpliceRandomEdits(t *testing.T) {
 	spliceShare = 1
 	m := loadMemBase(t, filepath.Join("..", "golden", "demo", "base"))
 	m.build(t, true)
-	var docs, pages []string
-	for p := range m.fs {
-		switch {
-		case strings.HasPrefix(p, "events/") && strings.HasSuffix(p, ".json"):
-			docs = append(docs, p)
-		case strings.HasPrefix(p, "wiki/") && strings.HasSuffix(p, ".md") && !bytes.Contains(m.fs[p].Data, []byte("supersedes:")):
-			pages = append(pages, p)
-		}
-	}
-	slices.Sort(docs)
-	slices.Sort(pages)
+	docs, all := m.units()
+	// A page that supersedes makes a build whole; these edits are meant to
+	// be spliced.
+	pages := slices.DeleteFunc(all, func(p string) bool {
+		return !strings.HasPrefix(p, "wiki/") || bytes.Contains(m.fs[p].Data, []byte("supersedes:"))
+	})
 	rng := rand.New(rand.NewPCG(26, 1))
 	removed := map[string][]byte{}
 	spliced := 0

@@ -8,6 +8,7 @@
 package markdown
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -150,16 +151,11 @@ func lineStarts(s string) []int {
 
 // lineOf is the line holding byte offset at.
 func lineOf(starts []int, at int) int {
-	lo, hi := 0, len(starts)
-	for lo+1 < hi {
-		mid := (lo + hi) / 2
-		if starts[mid] <= at {
-			lo = mid
-		} else {
-			hi = mid
-		}
+	i, found := slices.BinarySearch(starts, at)
+	if !found {
+		i-- // inside the line that starts before it
 	}
-	return lo
+	return i
 }
 
 // Span is a range of bytes of a text, [From, To).
