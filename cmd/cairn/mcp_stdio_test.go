@@ -32,17 +32,7 @@ func TestMCPStdioSurvivesBadLines(t *testing.T) {
 	dir := builtDemo(t)
 	var errb syncBuffer
 	cmd := mcpCommand(t, dir, &errb)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdin, stdout := startPiped(t, cmd)
 	var waitErr error
 	exited := make(chan struct{})
 	go func() { waitErr = cmd.Wait(); close(exited) }()
