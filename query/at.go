@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/stages/diag"
 	"github.com/cairn-kb/cairn/stages/escape"
 	"github.com/cairn-kb/cairn/stages/govern"
@@ -66,10 +67,10 @@ func At(ctx context.Context, root string, req AtRequest) ([]byte, error) {
 	switch req.Format {
 	case FormatMarkdown, FormatJSON:
 	default:
-		return nil, &UsageError{Msg: fmt.Sprintf("--format %q: a by-location answer is markdown or json", req.Format)}
+		return nil, &corpus.UsageError{Msg: fmt.Sprintf("--format %q: a by-location answer is markdown or json", req.Format)}
 	}
 	if (req.Path == "") == (req.Profile == "") {
-		return nil, &UsageError{Msg: "ask about one thing: --at PATH or --profile NAME"}
+		return nil, &corpus.UsageError{Msg: "ask about one thing: --at PATH or --profile NAME"}
 	}
 	osRoot, err := load.OpenDir(root)
 	if err != nil {
@@ -79,7 +80,7 @@ func At(ctx context.Context, root string, req AtRequest) ([]byte, error) {
 	fsys := osRoot
 	g := req.Governance.Read(fsys)
 	if !g.ConfigOK {
-		return nil, &UsageError{Msg: "cairn.yaml cannot be read: " + diagText(g.Diagnostics)}
+		return nil, &corpus.UsageError{Msg: "cairn.yaml cannot be read: " + diagText(g.Diagnostics)}
 	}
 	doc := &AtAnswer{AsOf: dayString(req.AsOf), lineRunes: g.Config.Governance.Caps.LineRunes}
 	for _, d := range g.Diagnostics {
@@ -97,7 +98,7 @@ func At(ctx context.Context, root string, req AtRequest) ([]byte, error) {
 	if req.Profile != "" {
 		v, ok := resolver.Voice(req.Profile)
 		if !ok {
-			return nil, &UsageError{Msg: fmt.Sprintf("no voice profile is named %q; the base has: %s", req.Profile, voiceNames(g.Voices))}
+			return nil, &corpus.UsageError{Msg: fmt.Sprintf("no voice profile is named %q; the base has: %s", req.Profile, voiceNames(g.Voices))}
 		}
 		doc.profile(v)
 	} else {
@@ -134,7 +135,7 @@ func (doc *AtAnswer) placeOf(fsys fs.FS, root, asked string, cfg model.Config) (
 	// Through the os.Root: a link that leaves the base is refused like a
 	// path that does.
 	if _, err := fs.Stat(fsys, rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return "", govern.Place{}, &UsageError{Msg: fmt.Sprintf("%s cannot be read inside the base (%v); ask about a path inside it", rel, err)}
+		return "", govern.Place{}, &corpus.UsageError{Msg: fmt.Sprintf("%s cannot be read inside the base (%v); ask about a path inside it", rel, err)}
 	}
 	// Only a content file's own point: binds it, as in the build.
 	var point string
@@ -160,7 +161,7 @@ func (doc *AtAnswer) placeOf(fsys fs.FS, root, asked string, cfg model.Config) (
 // anything outside the base.
 func basePath(root, p string) (string, error) {
 	outside := func(shown string) error {
-		return &UsageError{Msg: fmt.Sprintf("%s is outside the base %s; ask about a path inside it", shown, root)}
+		return &corpus.UsageError{Msg: fmt.Sprintf("%s is outside the base %s; ask about a path inside it", shown, root)}
 	}
 	if p == "" || p == "." {
 		return ".", nil
@@ -217,7 +218,7 @@ func voiceNames(vs []model.Voice) string {
 
 // freshness is the state of the artifacts a by-location answer reads.
 type freshness struct {
-	State  State
+	State  corpus.State
 	Reason string
 	usage  []byte         // usage.tsv, when current
 	counts map[string]int // term id → uses in content, once countAll ran
@@ -240,7 +241,7 @@ func (f *freshness) countAll() {
 	}
 	terms, err := artifacts.DecodeUsage(f.usage)
 	if err != nil {
-		*f = freshness{State: StateCorrupt, Reason: err.Error()}
+		*f = freshness{State: corpus.StateCorrupt, Reason: err.Error()}
 		return
 	}
 	f.counts = make(map[string]int, len(terms))
@@ -285,11 +286,11 @@ func usageFreshness(ctx context.Context, root string, cfg model.Config) freshnes
 	var linked *artifacts.LinkError
 	switch {
 	case errors.As(err, &linked):
-		return freshness{State: StateCorrupt, Reason: linkedDirReason}
+		return freshness{State: corpus.StateCorrupt, Reason: corpus.LinkedDirReason}
 	case err != nil:
-		return freshness{State: StateCorrupt, Reason: err.Error()}
+		return freshness{State: corpus.StateCorrupt, Reason: err.Error()}
 	case m == nil:
-		return freshness{State: StateMissing, Reason: "no manifest; run cairn build"}
+		return freshness{State: corpus.StateMissing, Reason: "no manifest; run cairn build"}
 	}
 	// The counts depend on the content files, the terms store and the
 	// configuration, and on nothing else the manifest records.
@@ -299,20 +300,20 @@ func usageFreshness(ctx context.Context, root string, cfg model.Config) freshnes
 		return !load.IsConfigFile(in.Path) && in.Path != path.Join(cfg.Layers.Governance, "terms.yaml") && !load.IsContent(cfg, in.Path)
 	})
 	if p, why := artifacts.FirstChangedInput(root, &counted, cache); p != "" {
-		return freshness{State: StateStale, Reason: p + " " + why}
+		return freshness{State: corpus.StateStale, Reason: p + " " + why}
 	}
 	st, ok := m.Stage(usageStage)
 	if !ok {
-		return freshness{State: StateStale, Reason: "the build holds no usage counts; run cairn build"}
+		return freshness{State: corpus.StateStale, Reason: "the build holds no usage counts; run cairn build"}
 	}
-	if reason := brokenOutput(root, m, st, cache); reason != "" {
-		return freshness{State: StateCorrupt, Reason: reason}
+	if reason := corpus.BrokenOutput(root, m, st, cache); reason != "" {
+		return freshness{State: corpus.StateCorrupt, Reason: reason}
 	}
-	data, err := loadArtifact(root, artifacts.UsagePath, func(b []byte) ([]byte, error) { return b, nil }, nil)
+	data, err := corpus.LoadArtifact(root, artifacts.UsagePath, func(b []byte) ([]byte, error) { return b, nil }, nil)
 	if err != nil {
-		return freshness{State: StateCorrupt, Reason: err.Error()}
+		return freshness{State: corpus.StateCorrupt, Reason: err.Error()}
 	}
-	return freshness{State: StateUsed, usage: data}
+	return freshness{State: corpus.StateUsed, usage: data}
 }
 
 // diagText joins diagnostics into one message.

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/stages/govern"
 	"github.com/cairn-kb/cairn/stages/model"
 )
@@ -215,7 +216,7 @@ func (d *AtAnswer) finish(f freshness) {
 	d.Rules, d.Terms, d.KeepAsIs = nonNil(d.Rules), nonNilOf(d.Terms), nonNil(d.KeepAsIs)
 	d.Notes, d.Suggestions, d.Windows = nonNilOf(d.Notes), nonNilOf(d.Suggestions), nonNil(d.Windows)
 	var first []string
-	if f.State != StateUsed {
+	if f.State != corpus.StateUsed {
 		first = append(first, fmt.Sprintf("The artifacts are %s (%s): term usage counts are left out until `cairn build` runs; voice, terms and notes are read from the base and hold.", f.State, f.Reason))
 	}
 	if d.Scope == ScopeProject && d.Coverage.Grade != govern.GradeCovered {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/tables"
 )
 
@@ -43,11 +44,11 @@ func BenchmarkContext(b *testing.B) {
 func BenchmarkOpen(b *testing.B) {
 	dir, _ := benchBase(b)
 	for b.Loop() {
-		ix, err := Open(context.Background(), dir)
+		ix, err := corpus.Open(context.Background(), dir)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if ix.State != StateUsed {
+		if ix.State != corpus.StateUsed {
 			b.Fatalf("state %s: %s", ix.State, ix.Reason)
 		}
 	}

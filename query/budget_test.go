@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/question"
 	"github.com/cairn-kb/cairn/query/receipts"
 )
@@ -32,7 +33,7 @@ func TestBudgetIsExact(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer root.Close()
-	sc, err := openScan(context.Background(), root.FS(), []string{"arm64", "nightly", "time", "out"})
+	sc, err := corpus.Scan(context.Background(), root.FS(), []string{"arm64", "nightly", "time", "out"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,14 +60,14 @@ func TestBudgetIsExact(t *testing.T) {
 // halfChangedSnapshot is a snapshot of a request's candidates in which
 // every other one, in rank order, is as it is now and the rest changed,
 // with more URIs the base does not hold than a receipt names.
-func halfChangedSnapshot(t *testing.T, c corpus, req Request) *receipts.Snapshot {
+func halfChangedSnapshot(t *testing.T, c corpus.Corpus, req Request) *receipts.Snapshot {
 	t.Helper()
 	parsed, err := question.Parse(req.Words, req.AsOf, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	req.Format, req.Budget, req.SaveReceipt = FormatJSON, DefaultBudget, true
-	e := &engine{c: c, req: req, parsed: parsed, state: Index{State: StateMissing}}
+	e := &engine{c: c, req: req, parsed: parsed, state: corpus.Index{State: corpus.StateMissing}}
 	if _, err := e.prepare(); err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +93,7 @@ func halfChangedSnapshot(t *testing.T, c corpus, req Request) *receipts.Snapshot
 
 // budgetIsExact checks the delivery contract of one request, made a
 // delta pack against since when it is not nil.
-func budgetIsExact(t *testing.T, sc corpus, req Request, since *receipts.Snapshot) {
+func budgetIsExact(t *testing.T, sc corpus.Corpus, req Request, since *receipts.Snapshot) {
 	parsed, err := question.Parse(req.Words, req.AsOf, "", "")
 	if err != nil {
 		t.Fatal(err)
@@ -101,7 +102,7 @@ func budgetIsExact(t *testing.T, sc corpus, req Request, since *receipts.Snapsho
 	// A reason longer than a receipt carries, with characters JSON
 	// escapes: what a stale or corrupt state can report.
 	reason := strings.Repeat("wiki/\"quoted\"\tname\n", 40)
-	e := &engine{c: sc, req: req, parsed: parsed, state: Index{Path: ".cairn/manifest.json", State: StateStale, Reason: reason}, since: since}
+	e := &engine{c: sc, req: req, parsed: parsed, state: corpus.Index{Path: ".cairn/manifest.json", State: corpus.StateStale, Reason: reason}, since: since}
 	prep, err := e.prepare()
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/question"
 )
 
@@ -35,7 +36,7 @@ func Candidates(ctx context.Context, root string, req Request, withText func(uri
 	if err != nil {
 		return nil, err
 	}
-	c, _, closeFn, err := openCorpus(ctx, root, nil)
+	c, _, closeFn, err := corpus.Pick(ctx, root, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -2,11 +2,10 @@ package query
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
-	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/question"
 	"github.com/cairn-kb/cairn/query/receipts"
 	"github.com/cairn-kb/cairn/stages/load"
@@ -49,14 +48,6 @@ type Request struct {
 	SinceReceipt string
 }
 
-// UsageError is a request that cannot be answered as asked; exit 2.
-type UsageError struct{ Msg string }
-
-func (e *UsageError) Error() string { return e.Msg }
-
-// ExitCode makes a bad request exit 2.
-func (e *UsageError) ExitCode() int { return 2 }
-
 // Context answers a request against the base at root: from its artifacts
 // when they are current, else from a scan of the base. It returns the
 // delivered bytes. Only a request that saves a receipt (SaveReceipt), or
@@ -68,7 +59,7 @@ func Context(ctx context.Context, root string, req Request) ([]byte, error) {
 		return nil, err
 	}
 	if req.SinceReceipt != "" && !receipts.ValidDigest(req.SinceReceipt) {
-		return nil, &UsageError{Msg: fmt.Sprintf("--since-receipt %q: give the 16 hex digits of a receipt's input_digest", req.SinceReceipt)}
+		return nil, &corpus.UsageError{Msg: fmt.Sprintf("--since-receipt %q: give the 16 hex digits of a receipt's input_digest", req.SinceReceipt)}
 	}
 	var store receipts.Store
 	var since *receipts.Snapshot
@@ -82,7 +73,7 @@ func Context(ctx context.Context, root string, req Request) ([]byte, error) {
 			return nil, err
 		}
 	}
-	c, state, closeFn, err := openCorpus(ctx, root, lookupWords(parsed.Terms))
+	c, state, closeFn, err := corpus.Pick(ctx, root, lookupWords(parsed.Terms))
 	if err != nil {
 		return nil, err
 	}
@@ -107,12 +98,12 @@ func Context(ctx context.Context, root string, req Request) ([]byte, error) {
 // parseRequest checks a request's budget and format and parses its query.
 func parseRequest(req Request) (question.Parsed, error) {
 	if req.Budget <= 0 {
-		return question.Parsed{}, &UsageError{Msg: fmt.Sprintf("--budget %d: give a positive number of tokens", req.Budget)}
+		return question.Parsed{}, &corpus.UsageError{Msg: fmt.Sprintf("--budget %d: give a positive number of tokens", req.Budget)}
 	}
 	switch req.Format {
 	case FormatText, FormatJSON, FormatJSONL:
 	default:
-		return question.Parsed{}, &UsageError{Msg: fmt.Sprintf("--format %q: use text, json or jsonl", req.Format)}
+		return question.Parsed{}, &corpus.UsageError{Msg: fmt.Sprintf("--format %q: use text, json or jsonl", req.Format)}
 	}
 	return question.Parse(req.Words, req.AsOf, req.Since, req.Until)
 }
@@ -121,17 +112,17 @@ func parseRequest(req Request) (question.Parsed, error) {
 // since, when given, makes it a delta pack. When the artifacts looked
 // current but a read of them fails, it answers from the scan instead and
 // says why. It returns the snapshot to save when the request saves one.
-func answerOn(ctx context.Context, root string, req Request, parsed question.Parsed, since *receipts.Snapshot, c corpus, state Index, closeFn func()) ([]byte, *receipts.Snapshot, error) {
+func answerOn(ctx context.Context, root string, req Request, parsed question.Parsed, since *receipts.Snapshot, c corpus.Corpus, state corpus.Index, closeFn func()) ([]byte, *receipts.Snapshot, error) {
 	e := &engine{c: c, req: req, parsed: parsed, state: state, since: since}
 	out, err := e.run()
 	closeFn()
-	if verdict, again := fallback(err, state); again {
+	if verdict, again := corpus.Fallback(err, state); again {
 		osRoot, rerr := load.OpenDir(root)
 		if rerr != nil {
 			return nil, nil, rerr
 		}
 		defer osRoot.Close()
-		sc, serr := openScan(ctx, osRoot, lookupWords(parsed.Terms))
+		sc, serr := corpus.Scan(ctx, osRoot, lookupWords(parsed.Terms))
 		if serr != nil {
 			return nil, nil, serr
 		}
@@ -144,85 +135,12 @@ func answerOn(ctx context.Context, root string, req Request, parsed question.Par
 	return out, e.snapshot, nil
 }
 
-// openCorpus picks the index or the scan, as Open decides. The artifacts
-// an indexed query reads first are read on a second core while Open
-// decides: if Open finds them current and they are still the files it
-// checked, they are used; otherwise they are let go and the base is
-// scanned.
-func openCorpus(ctx context.Context, root string, terms []string) (corpus, Index, func(), error) {
-	type early struct {
-		f   *indexFiles
-		err error
-	}
-	ahead := make(chan early, 1)
-	go func() {
-		f, err := readIndexFiles(root)
-		ahead <- early{f, err}
-	}()
-	ix, err := Open(ctx, root)
-	got := <-ahead
-	if got.err == nil && (err != nil || ix.State != StateUsed || !got.f.current(root)) {
-		got.f.r.Close()
-		got.f, got.err = nil, errors.New("not used")
-	}
-	if err != nil {
-		return nil, Index{}, nil, err
-	}
-	if ix.State == StateStale {
-		if c, spliced, done, ok := openSpliced(ctx, root, *ix); ok {
-			return c, spliced, done, nil
-		}
-	}
-	if ix.State != StateUsed {
-		return openScanAs(ctx, root, *ix, terms)
-	}
-	f, err := got.f, got.err
-	if err != nil { // read again, now that Open has checked the files
-		f, err = readIndexFiles(root)
-	}
-	var ce *artifacts.CorruptError
-	switch {
-	case errors.As(err, &ce):
-		ix.State, ix.Reason = StateCorrupt, err.Error()
-		return openScanAs(ctx, root, *ix, terms)
-	case err != nil:
-		return nil, *ix, nil, err
-	}
-	osRoot, err := load.OpenDir(root)
-	if err != nil {
-		f.r.Close()
-		return nil, *ix, nil, err
-	}
-	ic := newIndexCorpus(f, osRoot, ix.cfg, ix.Manifest)
-	return ic, *ix, func() { ic.Close(); osRoot.Close() }, nil
-}
-
-// opener opens the corpus a request answers from, and the verdict it
-// reports, with what lets it go: openCorpus for a process per question,
-// Session.corpus for a long-lived one.
-type opener func(ctx context.Context, root string, terms []string) (corpus, Index, func(), error)
-
-// openScanAs opens the scan of the base at root, answering under verdict ix
-// (stale, missing or corrupt).
-func openScanAs(ctx context.Context, root string, ix Index, terms []string) (corpus, Index, func(), error) {
-	osRoot, err := load.OpenDir(root)
-	if err != nil {
-		return nil, ix, nil, err
-	}
-	sc, err := openScan(ctx, osRoot, terms)
-	if err != nil {
-		osRoot.Close()
-		return nil, ix, nil, err
-	}
-	return sc, ix, func() { osRoot.Close() }, nil
-}
-
 // engine is one request in flight.
 type engine struct {
-	c      corpus
+	c      corpus.Corpus
 	req    Request
 	parsed question.Parsed
-	state  Index
+	state  corpus.Index
 
 	window      question.Window
 	win         *candidates

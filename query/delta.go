@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/question"
 	"github.com/cairn-kb/cairn/query/receipts"
 )
@@ -77,7 +78,7 @@ func (e *SnapshotError) ExitCode() int { return 2 }
 // receiptStore is the snapshot folder of the base at root.
 func receiptStore(req Request, root string) (receipts.Store, error) {
 	if req.StateDir == "" {
-		return receipts.Store{}, &UsageError{Msg: "--save-receipt and --since-receipt keep snapshots in $XDG_STATE_HOME/cairn or ~/.local/state/cairn; set XDG_STATE_HOME or HOME to an absolute path"}
+		return receipts.Store{}, &corpus.UsageError{Msg: "--save-receipt and --since-receipt keep snapshots in $XDG_STATE_HOME/cairn or ~/.local/state/cairn; set XDG_STATE_HOME or HOME to an absolute path"}
 	}
 	dir, err := receipts.Dir(req.StateDir, root)
 	if err != nil {

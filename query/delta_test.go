@@ -9,6 +9,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/question"
 )
 
@@ -34,7 +35,7 @@ func TestSnapshotIsCapped(t *testing.T) {
 			`{"id": "y", "t": "unrelated words", "at": "2026-11-02T11:00:00Z"}]}`)},
 	}
 	words := []string{"canary", "rollout"}
-	sc, err := openScan(context.Background(), fsys, words)
+	sc, err := corpus.Scan(context.Background(), fsys, words)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +45,7 @@ func TestSnapshotIsCapped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &engine{c: sc, req: req, parsed: parsed, state: Index{State: StateMissing}}
+	e := &engine{c: sc, req: req, parsed: parsed, state: corpus.Index{State: corpus.StateMissing}}
 	out, err := e.run()
 	if err != nil {
 		t.Fatal(err)
@@ -69,7 +70,7 @@ func TestSnapshotIsCapped(t *testing.T) {
 		}
 	}
 	d := &engine{c: sc, req: Request{Words: words, AsOf: asOf, Budget: DefaultBudget, Format: FormatJSON, ToolVersion: "test"},
-		parsed: parsed, state: Index{State: StateMissing}, since: e.snapshot}
+		parsed: parsed, state: corpus.Index{State: corpus.StateMissing}, since: e.snapshot}
 	if _, err := d.run(); err != nil {
 		t.Fatal(err)
 	}

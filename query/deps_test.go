@@ -56,12 +56,29 @@ var queryForbidden = map[string]string{
 	"stages/usage":   "term usage is counted once by the build and stored in usage.tsv; a query never recounts it",
 }
 
+// queryLayers ranks the packages of the read side, from the bottom up. A
+// package of query may import only query packages of a lower rank, so
+// that lower layers never depend on upper ones; the answer packages share
+// one rank, so that none of them imports another. A new package of query
+// must be given its rank here.
+var queryLayers = map[string]int{
+	// Leaves: the artifacts' reader, the question's words and days, and
+	// the receipt snapshots of delta packs.
+	"query/tables":   0,
+	"query/question": 0,
+	"query/receipts": 0,
+	"query/corpus":   1, // the corpus (index or scan) and the freshness verdict
+	"query":          8, // the facade, and the session that serves every answer kind
+	"query/eval":     9, // the ranking's evaluation, through the facade
+}
+
 // TestDependencyDirection enforces cmd → stages → artifacts and
 // cmd → query → query/tables → artifacts: artifacts imports nothing of
 // ours, stages never import query or cmd, query never imports the parts of
 // the build in queryForbidden, query/tables imports only artifacts,
 // query/question only the tokeniser, stages/markdown nothing of ours, only
-// the CLI runs a build in place (stages/builder), and nothing imports a
+// the CLI runs a build in place (stages/builder), the packages of query
+// import each other only downwards by the ranks of queryLayers, and nothing imports a
 // command but the CLI its own internal engines.
 func TestDependencyDirection(t *testing.T) {
 	all := imports(t, "..")
@@ -85,6 +102,18 @@ func TestDependencyDirection(t *testing.T) {
 		case rel == "query/tables" && target != "artifacts":
 			return "the tables reader reads the artifacts through their contract alone: it knows no query, stage or command"
 		case isUnder(rel, "query"):
+			if isUnder(target, "query") {
+				from, okFrom := queryLayers[rel]
+				to, okTo := queryLayers[target]
+				switch {
+				case !okFrom || !okTo:
+					return "every package of query has a rank in queryLayers"
+				case from == to:
+					return "packages of one layer (the answer kinds among them) never import each other"
+				case from < to:
+					return "a lower layer of the read side never depends on an upper one"
+				}
+			}
 			if why, ok := queryForbidden[target]; ok {
 				return why
 			}

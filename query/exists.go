@@ -2,6 +2,8 @@ package query
 
 import (
 	"context"
+
+	"github.com/cairn-kb/cairn/query/corpus"
 )
 
 // Identity is what Identify says of one URI: whether the base holds an
@@ -20,7 +22,7 @@ type Identity struct {
 // eval suite checks its URIs with it, so that a misspelt URI is an error
 // rather than a miss, and reports its figures by kind of expected item.
 func Identify(ctx context.Context, root string, uris []string) ([]Identity, error) {
-	c, _, closeFn, err := openCorpus(ctx, root, nil)
+	c, _, closeFn, err := corpus.Pick(ctx, root, nil)
 	if err != nil {
 		return nil, err
 	}

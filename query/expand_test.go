@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/question"
 )
 
@@ -44,12 +45,12 @@ func hubBase() fstest.MapFS {
 func TestExpandBoundsHubsAndFailsClosed(t *testing.T) {
 	asOf := time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)
 	words := []string{"alpha"}
-	sc, err := openScan(context.Background(), hubBase(), words)
+	sc, err := corpus.Scan(context.Background(), hubBase(), words)
 	if err != nil {
 		t.Fatal(err)
 	}
 	parsed, _ := question.Parse(words, asOf, "", "")
-	e := &engine{c: sc, req: Request{Words: words, Budget: DefaultBudget, AsOf: asOf, Expand: true, Format: FormatJSON}, parsed: parsed, state: Index{State: StateMissing}}
+	e := &engine{c: sc, req: Request{Words: words, Budget: DefaultBudget, AsOf: asOf, Expand: true, Format: FormatJSON}, parsed: parsed, state: corpus.Index{State: corpus.StateMissing}}
 	if _, err := e.prepare(); err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +90,7 @@ func TestExpandBoundsHubsAndFailsClosed(t *testing.T) {
 // related, page, score, then newest; with "last", dated first and the
 // strongest field), negative scores included.
 func TestOrderAgreesWithItsKeys(t *testing.T) {
-	sc, err := openScan(context.Background(), hubBase(), []string{"alpha"})
+	sc, err := corpus.Scan(context.Background(), hubBase(), []string{"alpha"})
 	if err != nil {
 		t.Fatal(err)
 	}

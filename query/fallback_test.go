@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/question"
 )
 
@@ -98,11 +99,11 @@ func TestFallbackToScan(t *testing.T) {
 // indexedEngine builds the demo base and returns its folder, its opened
 // artifacts (closed when the test ends) and an engine for a text query
 // on them, not yet run.
-func indexedEngine(t *testing.T, words ...string) (string, *indexCorpus, *engine) {
+func indexedEngine(t *testing.T, words ...string) (string, *corpus.IndexCorpus, *engine) {
 	t.Helper()
 	dir := builtDemo(t)
-	ix, err := Open(context.Background(), dir)
-	if err != nil || ix.State != StateUsed {
+	ix, err := corpus.Open(context.Background(), dir)
+	if err != nil || ix.State != corpus.StateUsed {
 		t.Fatalf("Open: %v %+v", err, ix)
 	}
 	root, err := os.OpenRoot(dir)
@@ -110,7 +111,7 @@ func indexedEngine(t *testing.T, words ...string) (string, *indexCorpus, *engine
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { root.Close() })
-	c, err := openIndex(dir, root.FS(), ix.cfg, ix.Manifest)
+	c, err := corpus.OpenIndex(dir, root.FS(), ix.Config, ix.Manifest)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,13 +134,13 @@ func TestQueryReadsOnlyItsTerms(t *testing.T) {
 	}
 	var want int64
 	for _, term := range []string{"retention", "policy", "=retention", "=policy"} {
-		if entry, ok, _ := c.r.Term(term); ok {
+		if entry, ok, _ := c.Tables.Term(term); ok {
 			want += entry.Length
 		}
 	}
 	data, _ := os.ReadFile(filepath.Join(dir, ".cairn", "postings.tsv"))
 	header := int64(strings.IndexByte(string(data), '\n') + 1) // checked when the reader opens
-	got := c.r.BytesRead()["postings.tsv"]
+	got := c.Tables.BytesRead()["postings.tsv"]
 	if got < want || got > header+1+want || got >= int64(len(data)) {
 		t.Errorf("read %d bytes of postings.tsv (%d in all), want the header's %d and the terms' %d", got, len(data), header, want)
 	}

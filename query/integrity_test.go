@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/tables"
 )
 
@@ -46,12 +47,12 @@ func TestEditedGraphIsNotUsed(t *testing.T) {
 			dir := builtDemo(t)
 			edit(t, dir, c.path, c.old, c.new)
 			ix := open(t, dir)
-			if ix.State != StateCorrupt || !strings.Contains(ix.Reason, c.path) {
-				t.Errorf("Open: state %s (%q), want %s naming %s", ix.State, ix.Reason, StateCorrupt, c.path)
+			if ix.State != corpus.StateCorrupt || !strings.Contains(ix.Reason, c.path) {
+				t.Errorf("Open: state %s (%q), want %s naming %s", ix.State, ix.Reason, corpus.StateCorrupt, c.path)
 			}
 			p := expanded(t, dir, query...)
-			if p.Receipt.Index.State != string(StateCorrupt) || !strings.Contains(p.Receipt.Index.Reason, c.path) {
-				t.Errorf("receipt.index = %+v, want %s naming %s", p.Receipt.Index, StateCorrupt, c.path)
+			if p.Receipt.Index.State != string(corpus.StateCorrupt) || !strings.Contains(p.Receipt.Index.Reason, c.path) {
+				t.Errorf("receipt.index = %+v, want %s naming %s", p.Receipt.Index, corpus.StateCorrupt, c.path)
 			}
 			if got := uris(p); strings.Join(got, " ") != strings.Join(want, " ") {
 				t.Errorf("expanded pack:\n%v\nwant the clean build's:\n%v", got, want)
@@ -75,7 +76,7 @@ func TestSameStatEditIsSeen(t *testing.T) {
 	if err := artifacts.WriteStatCache(dir, cache, []string{artifacts.EdgesDstPath}); err != nil {
 		t.Fatal(err)
 	}
-	if ix := open(t, dir); ix.State != StateUsed {
+	if ix := open(t, dir); ix.State != corpus.StateUsed {
 		t.Fatalf("state %s (%q) before the edit", ix.State, ix.Reason)
 	}
 	p := filepath.Join(dir, filepath.FromSlash(artifacts.EdgesDstPath))
@@ -90,7 +91,7 @@ func TestSameStatEditIsSeen(t *testing.T) {
 	if after, err := os.Stat(p); err != nil || after.Size() != st.Size() || !after.ModTime().Equal(st.ModTime()) {
 		t.Fatalf("the edit changed the size or time (%v): the test needs a same-stat edit", err)
 	}
-	if ix := open(t, dir); ix.State != StateCorrupt || !strings.Contains(ix.Reason, artifacts.EdgesDstPath) {
+	if ix := open(t, dir); ix.State != corpus.StateCorrupt || !strings.Contains(ix.Reason, artifacts.EdgesDstPath) {
 		t.Errorf("state %s (%q) after a same-size, same-mtime edit; want corrupt, naming %s", ix.State, ix.Reason, artifacts.EdgesDstPath)
 	}
 }
@@ -117,12 +118,12 @@ func TestSessionSeesEditedGraph(t *testing.T) {
 		return p.Receipt.Index
 	}
 	for range 2 {
-		if ix := state(); ix.State != string(StateUsed) {
+		if ix := state(); ix.State != string(corpus.StateUsed) {
 			t.Fatalf("a fresh build: index %+v, want used", ix)
 		}
 	}
 	edit(t, dir, artifacts.EdgesDstPath, "\tlink=#44\n", "\tlink=#45\n")
-	if ix := state(); ix.State != string(StateCorrupt) || !strings.Contains(ix.Reason, artifacts.EdgesDstPath) {
+	if ix := state(); ix.State != string(corpus.StateCorrupt) || !strings.Contains(ix.Reason, artifacts.EdgesDstPath) {
 		t.Errorf("after edges.dst.tsv was edited: index %+v, want corrupt naming it", ix)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/question"
 	"github.com/cairn-kb/cairn/stages/escape"
 	"github.com/cairn-kb/cairn/stages/project"
@@ -73,16 +74,16 @@ const listChunk = 512
 // List answers a listing of the base at root, from its artifacts when
 // they are current, else from a scan (the same rule as Context).
 func List(ctx context.Context, root string, req ListRequest) ([]byte, error) {
-	return listWith(ctx, root, req, openCorpus)
+	return listWith(ctx, root, req, corpus.Pick)
 }
 
 // listWith is List with the corpus opened by open.
-func listWith(ctx context.Context, root string, req ListRequest, open opener) ([]byte, error) {
+func listWith(ctx context.Context, root string, req ListRequest, open corpus.Opener) ([]byte, error) {
 	if req.Format != FormatText && req.Format != FormatJSON {
-		return nil, &UsageError{Msg: fmt.Sprintf("--format %q: a listing is text or json", req.Format)}
+		return nil, &corpus.UsageError{Msg: fmt.Sprintf("--format %q: a listing is text or json", req.Format)}
 	}
 	if req.Limit < 0 {
-		return nil, &UsageError{Msg: fmt.Sprintf("--limit %d: give a positive number of items", req.Limit)}
+		return nil, &corpus.UsageError{Msg: fmt.Sprintf("--limit %d: give a positive number of items", req.Limit)}
 	}
 	if req.Limit == 0 {
 		req.Limit = DefaultSearchLimit
@@ -102,7 +103,7 @@ func listWith(ctx context.Context, root string, req ListRequest, open opener) ([
 			off, err = strconv.Atoi(parts[1])
 		}
 		if len(parts) != 3 || parts[0] != "list" || err != nil || off < 0 {
-			return nil, &UsageError{Msg: fmt.Sprintf("--cursor %q is not a list cursor; take the one a listing prints after \"and N more\"", req.Cursor)}
+			return nil, &corpus.UsageError{Msg: fmt.Sprintf("--cursor %q is not a list cursor; take the one a listing prints after \"and N more\"", req.Cursor)}
 		}
 		offset, bind = off, parts[2]
 	}
@@ -113,7 +114,7 @@ func listWith(ctx context.Context, root string, req ListRequest, open opener) ([
 	defer closeFn()
 	dir, ok := corpusLayers(c.Config().Layers)[req.Layer]
 	if !ok {
-		return nil, &UsageError{Msg: fmt.Sprintf("%q is not a layer; list one of %s", req.Layer, strings.Join(layerNames, ", "))}
+		return nil, &corpus.UsageError{Msg: fmt.Sprintf("%q is not a layer; list one of %s", req.Layer, strings.Join(layerNames, ", "))}
 	}
 	cfg := c.Config()
 	dated := dir == cfg.Layers.Events || dir == cfg.Layers.Tasks
@@ -182,7 +183,7 @@ func listWith(ctx context.Context, root string, req ListRequest, open opener) ([
 	}
 	state64 := h.Sum64()
 	if bind != "" && bind != listBind(req, offset, state64) {
-		return nil, &UsageError{Msg: fmt.Sprintf("--cursor %s was made for another listing or an earlier state of the base; run the listing again without --cursor", req.Cursor)}
+		return nil, &corpus.UsageError{Msg: fmt.Sprintf("--cursor %s was made for another listing or an earlier state of the base; run the listing again without --cursor", req.Cursor)}
 	}
 	end := offset + len(doc.Items)
 	doc.More = max(0, doc.Count-max(end, offset))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/golden/goldentest"
+	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/tables"
 )
 
@@ -41,9 +42,9 @@ func builtFS(t testing.TB, base fs.FS) string {
 	return dir
 }
 
-func open(t *testing.T, dir string) *Index {
+func open(t *testing.T, dir string) *corpus.Index {
 	t.Helper()
-	ix, err := Open(context.Background(), dir)
+	ix, err := corpus.Open(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,41 +70,41 @@ func TestOpenStates(t *testing.T) {
 	cases := []struct {
 		name   string
 		change func(t *testing.T, dir string)
-		state  State
+		state  corpus.State
 		reason string
 	}{
-		{"fresh build", func(*testing.T, string) {}, StateUsed, ""},
+		{"fresh build", func(*testing.T, string) {}, corpus.StateUsed, ""},
 		{"a content file changed", func(t *testing.T, dir string) {
 			edit(t, dir, "docs/getting-started.md", "docker", "container")
-		}, StateUsed, ""},
+		}, corpus.StateUsed, ""},
 		{"a record changed", func(t *testing.T, dir string) {
 			edit(t, dir, "events/2026-11-04/tickets.json", "Pull-through cache for ghcr.io", "Pull-through cache for quay.io")
-		}, StateStale, "events/2026-11-04/tickets.json changed since the build"},
+		}, corpus.StateStale, "events/2026-11-04/tickets.json changed since the build"},
 		{"a page was added", func(t *testing.T, dir string) {
 			if err := os.WriteFile(filepath.Join(dir, "wiki", "new.md"), []byte("# New\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-		}, StateStale, "wiki/new.md was added since the build"},
+		}, corpus.StateStale, "wiki/new.md was added since the build"},
 		{"a weight changed", func(t *testing.T, dir string) {
 			edit(t, dir, "cairn.yaml", "weight: 5", "weight: 6")
-		}, StateStale, "ranking semantics changed"},
+		}, corpus.StateStale, "ranking semantics changed"},
 		{"postings truncated", func(t *testing.T, dir string) {
 			p := filepath.Join(dir, ".cairn", "postings.tsv")
 			data, _ := os.ReadFile(p)
 			os.WriteFile(p, data[:len(data)/2], 0o644)
-		}, StateCorrupt, ".cairn/postings.tsv does not match"},
+		}, corpus.StateCorrupt, ".cairn/postings.tsv does not match"},
 		{"terms edited in place", func(t *testing.T, dir string) {
 			p := filepath.Join(dir, ".cairn", "terms.tsv")
 			data, _ := os.ReadFile(p)
 			data[len(data)-3] ^= 1
 			os.WriteFile(p, data, 0o644)
-		}, StateCorrupt, ".cairn/terms.tsv does not match"},
+		}, corpus.StateCorrupt, ".cairn/terms.tsv does not match"},
 		{"manifest garbled", func(t *testing.T, dir string) {
 			os.WriteFile(filepath.Join(dir, ".cairn", "manifest.json"), []byte("{not json"), 0o644)
-		}, StateCorrupt, "manifest.json"},
+		}, corpus.StateCorrupt, "manifest.json"},
 		{"never built", func(t *testing.T, dir string) {
 			os.RemoveAll(filepath.Join(dir, ".cairn"))
-		}, StateMissing, "run cairn build"},
+		}, corpus.StateMissing, "run cairn build"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -116,7 +117,7 @@ func TestOpenStates(t *testing.T) {
 			if ix.Path != ".cairn/manifest.json" {
 				t.Errorf("path %q", ix.Path)
 			}
-			if (ix.State == StateUsed) != (ix.Manifest != nil) {
+			if (ix.State == corpus.StateUsed) != (ix.Manifest != nil) {
 				t.Errorf("manifest returned with state %s: %v", ix.State, ix.Manifest != nil)
 			}
 		})
@@ -134,7 +135,7 @@ func TestBodyChangedAfterOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer root.Close()
-	c, err := openIndex(dir, root.FS(), ix.cfg, ix.Manifest)
+	c, err := corpus.OpenIndex(dir, root.FS(), ix.Config, ix.Manifest)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,12 +167,12 @@ func TestBodyChangedAfterOpen(t *testing.T) {
 // by identical bytes, is another file.
 func TestIndexFilesCurrent(t *testing.T) {
 	dir := builtDemo(t)
-	f, err := readIndexFiles(dir)
+	f, err := corpus.ReadIndexFiles(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { f.r.Close() }() // the last one read
-	if !f.current(dir) {
+	defer func() { f.Tables.Close() }() // the last one read
+	if !f.Current(dir) {
 		t.Fatal("files just read are not current")
 	}
 	for _, name := range []string{artifacts.DocsPath, artifacts.DocumentsPath} {
@@ -186,14 +187,14 @@ func TestIndexFilesCurrent(t *testing.T) {
 		if err := os.Rename(p+".new", p); err != nil {
 			t.Fatal(err)
 		}
-		if f.current(dir) {
+		if f.Current(dir) {
 			t.Errorf("%s was replaced, yet the files read before count as current", name)
 		}
-		g, err := readIndexFiles(dir)
+		g, err := corpus.ReadIndexFiles(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		f.r.Close()
+		f.Tables.Close()
 		f = g
 	}
 }
@@ -210,7 +211,7 @@ func TestOpenRefreshesStatCache(t *testing.T) {
 		if err := os.Chtimes(filepath.Join(dir, rel), touched, touched); err != nil {
 			t.Fatal(err)
 		}
-		if ix := open(t, dir); ix.State != StateUsed {
+		if ix := open(t, dir); ix.State != corpus.StateUsed {
 			t.Fatalf("state %s (%s), want used: the bytes did not change", ix.State, ix.Reason)
 		}
 		e, ok := artifacts.ReadStatCache(dir)[rel]
@@ -242,12 +243,12 @@ func TestOpenLinkedArtifactsFolder(t *testing.T) {
 			}
 			const reason = ".cairn is a symbolic link"
 			ix := open(t, dir)
-			if ix.State != StateCorrupt || !strings.HasPrefix(ix.Reason, reason) || ix.Manifest != nil {
-				t.Errorf("state %s (%q), manifest %v; want %s starting %q and no manifest", ix.State, ix.Reason, ix.Manifest != nil, StateCorrupt, reason)
+			if ix.State != corpus.StateCorrupt || !strings.HasPrefix(ix.Reason, reason) || ix.Manifest != nil {
+				t.Errorf("state %s (%q), manifest %v; want %s starting %q and no manifest", ix.State, ix.Reason, ix.Manifest != nil, corpus.StateCorrupt, reason)
 			}
 			p := answer(t, dir, query...)
-			if p.Receipt.Index.State != string(StateCorrupt) || !strings.HasPrefix(p.Receipt.Index.Reason, reason) {
-				t.Errorf("receipt.index = %+v, want %s starting %q", p.Receipt.Index, StateCorrupt, reason)
+			if p.Receipt.Index.State != string(corpus.StateCorrupt) || !strings.HasPrefix(p.Receipt.Index.Reason, reason) {
+				t.Errorf("receipt.index = %+v, want %s starting %q", p.Receipt.Index, corpus.StateCorrupt, reason)
 			}
 			if got := uris(p); strings.Join(got, " ") != strings.Join(want, " ") {
 				t.Errorf("answer from the scan:\n%v\nwant:\n%v", got, want)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/query/corpus"
 )
 
 // TestLinkedArtifactIsNotRead: an artifact replaced by a link is never
@@ -38,7 +39,7 @@ func TestLinkedArtifactIsNotRead(t *testing.T) {
 			go func() { done <- answer(t, dir, query...) }()
 			select {
 			case p := <-done:
-				if p.Receipt.Index.State == string(StateUsed) {
+				if p.Receipt.Index.State == string(corpus.StateUsed) {
 					t.Errorf("receipt.index = %+v, want the scan", p.Receipt.Index)
 				}
 				if got := uris(p); strings.Join(got, " ") != strings.Join(want, " ") {

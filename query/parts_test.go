@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/tables"
 )
 
@@ -68,7 +69,7 @@ func TestScanKeysMatchTheIndex(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer root.Close()
-			sc, err := openScan(context.Background(), root.FS(), []string{""})
+			sc, err := corpus.Scan(context.Background(), root.FS(), []string{""})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cairn-kb/cairn/golden/goldentest"
+	"github.com/cairn-kb/cairn/query/corpus"
 )
 
 // raceFiles is a base whose page and record say one colour or the other:
@@ -158,7 +159,7 @@ func TestNoMixedAnswerUnderEdits(t *testing.T) {
 				t.Errorf("answer %d (index %s %s) matches no state:\n%s", n, ix.State, ix.Reason, items)
 			}
 		}
-		if ix.State != string(StateUsed) {
+		if ix.State != string(corpus.StateUsed) {
 			fellBack++
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/stages/lex"
 	"github.com/cairn-kb/cairn/stages/load"
 )
@@ -54,31 +55,31 @@ const (
 // the by-location answer reads it. An unknown URI is a *UsageError naming
 // the nearest URIs that exist.
 func Read(ctx context.Context, root string, req ReadRequest) ([]byte, error) {
-	return readWith(ctx, root, req, openCorpus, nil)
+	return readWith(ctx, root, req, corpus.Pick, nil)
 }
 
 // readWith is Read with the corpus opened by open and the governance read
 // through memo.
-func readWith(ctx context.Context, root string, req ReadRequest, open opener, memo *load.GovernanceMemo) ([]byte, error) {
+func readWith(ctx context.Context, root string, req ReadRequest, open corpus.Opener, memo *load.GovernanceMemo) ([]byte, error) {
 	switch req.Format {
 	case FormatText, FormatJSON:
 	default:
-		return nil, &UsageError{Msg: fmt.Sprintf("--format %q: a read is text or json", req.Format)}
+		return nil, &corpus.UsageError{Msg: fmt.Sprintf("--format %q: a read is text or json", req.Format)}
 	}
 	switch {
 	case req.Limit == 0:
 		req.Limit = DefaultReadLimit
 	case req.Limit < 0 || req.Limit > maxReadLimit:
-		return nil, &UsageError{Msg: fmt.Sprintf("--limit %d: give a number of neighbours from 1 to %d", req.Limit, maxReadLimit)}
+		return nil, &corpus.UsageError{Msg: fmt.Sprintf("--limit %d: give a number of neighbours from 1 to %d", req.Limit, maxReadLimit)}
 	}
 	uri := strings.TrimSpace(req.URI)
 	if uri == "" {
-		return nil, &UsageError{Msg: "give a URI to read, as cairn context or cairn search prints it: cairn read wiki/release-process.md"}
+		return nil, &corpus.UsageError{Msg: "give a URI to read, as cairn context or cairn search prints it: cairn read wiki/release-process.md"}
 	}
 	r := &reader{ctx: ctx, root: root, req: req, uri: uri, open: open, memo: memo}
 	defer r.close()
 	a, err := r.answer()
-	if verdict, again := fallback(err, r.state); again {
+	if verdict, again := corpus.Fallback(err, r.state); again {
 		// The artifacts looked current but a read failed, or an item
 		// changed since: answer from the scan, and say why, as a context
 		// pack does.
@@ -91,7 +92,7 @@ func readWith(ctx context.Context, root string, req ReadRequest, open opener, me
 		return nil, err
 	}
 	if req.Cursor != "" && a.Graph == nil {
-		return nil, &UsageError{Msg: fmt.Sprintf("--cursor pages the neighbours of an entity or a page, and %s is a %s; leave the cursor out", a.URI, a.Kind)}
+		return nil, &corpus.UsageError{Msg: fmt.Sprintf("--cursor pages the neighbours of an entity or a page, and %s is a %s; leave the cursor out", a.URI, a.Kind)}
 	}
 	a.Notice = Notice
 	if req.Format == FormatJSON {
@@ -105,12 +106,12 @@ func readWith(ctx context.Context, root string, req ReadRequest, open opener, me
 type reader struct {
 	ctx       context.Context
 	root      string
-	open      opener
+	open      corpus.Opener
 	memo      *load.GovernanceMemo
 	req       ReadRequest
 	uri       string
-	c         readCorpus
-	state     Index
+	c         corpus.ReadCorpus
+	state     corpus.Index
 	closeFn   func()
 	forceScan bool
 	gov       *load.Governance
@@ -124,7 +125,7 @@ func (r *reader) close() {
 }
 
 // corpus opens the index or the scan, as a context pack would.
-func (r *reader) corpus() (readCorpus, error) {
+func (r *reader) corpus() (corpus.ReadCorpus, error) {
 	if r.c != nil {
 		return r.c, nil
 	}
@@ -133,7 +134,7 @@ func (r *reader) corpus() (readCorpus, error) {
 		if err != nil {
 			return nil, err
 		}
-		sc, err := openScan(r.ctx, osRoot, nil)
+		sc, err := corpus.Scan(r.ctx, osRoot, nil)
 		if err != nil {
 			osRoot.Close()
 			return nil, err
@@ -145,7 +146,7 @@ func (r *reader) corpus() (readCorpus, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.c, r.state, r.closeFn = c.(readCorpus), state, closeFn
+	r.c, r.state, r.closeFn = c.(corpus.ReadCorpus), state, closeFn
 	return r.c, nil
 }
 
@@ -166,7 +167,7 @@ func (r *reader) governance() (*load.Governance, error) {
 	defer osRoot.Close()
 	g := r.memo.Read(osRoot)
 	if !g.ConfigOK {
-		return nil, &UsageError{Msg: "cairn.yaml cannot be read: " + diagText(g.Diagnostics)}
+		return nil, &corpus.UsageError{Msg: "cairn.yaml cannot be read: " + diagText(g.Diagnostics)}
 	}
 	r.gov = &g
 	return r.gov, nil

@@ -11,6 +11,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/stages/model"
 )
 
@@ -35,7 +36,7 @@ func (r *reader) entity(uri string) (*ReadAnswer, bool, error) {
 	name, id, isIdentity := identityOf(c.Config(), uri)
 	if edges == 0 && !isIdentity {
 		if r.req.Cursor != "" {
-			return nil, false, &UsageError{Msg: fmt.Sprintf("--cursor pages the neighbours of an entity, and %s is not one", uri)}
+			return nil, false, &corpus.UsageError{Msg: fmt.Sprintf("--cursor pages the neighbours of an entity, and %s is not one", uri)}
 		}
 		return nil, false, nil
 	}
@@ -57,7 +58,7 @@ func (r *reader) entity(uri string) (*ReadAnswer, bool, error) {
 // the two lines only as far as it shows, so a hub with thousands of
 // inbound edges costs what its first page holds. edges is how many edges
 // were read (0: the node has none).
-func (r *reader) neighbours(c readCorpus, uri string, outbound bool) (*ReadGraph, int, error) {
+func (r *reader) neighbours(c corpus.ReadCorpus, uri string, outbound bool) (*ReadGraph, int, error) {
 	offset, err := parseNeighbourCursor(r.req.Cursor, uri)
 	if err != nil {
 		return nil, 0, err
@@ -125,7 +126,7 @@ func dirRank(d string) int {
 
 // neighbour describes an edge's other end: an item (#<ordinal> in
 // edges.dst.tsv) by its row, anything else as itself.
-func (r *reader) neighbour(c readCorpus, node string) (ReadNeighbour, error) {
+func (r *reader) neighbour(c corpus.ReadCorpus, node string) (ReadNeighbour, error) {
 	ref, ok := strings.CutPrefix(node, artifacts.ItemRef)
 	if !ok {
 		return ReadNeighbour{URI: node}, nil
@@ -166,7 +167,7 @@ func parseNeighbourCursor(cursor, uri string) (int, error) {
 	n, _, _ := strings.Cut(cursor, ".")
 	offset, err := strconv.Atoi(n)
 	if err != nil || offset < 0 || makeNeighbourCursor(offset, uri) != cursor {
-		return 0, &UsageError{Msg: fmt.Sprintf("--cursor %q is not a cursor of %s; use the one its previous page printed, or leave it out to start again", cursor, uri)}
+		return 0, &corpus.UsageError{Msg: fmt.Sprintf("--cursor %q is not a cursor of %s; use the one its previous page printed, or leave it out to start again", cursor, uri)}
 	}
 	return offset, nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/stages/govern"
 	"github.com/cairn-kb/cairn/stages/load"
 	"github.com/cairn-kb/cairn/stages/model"
@@ -71,7 +72,7 @@ func (r *reader) term(id string) (*ReadAnswer, bool, error) {
 	fresh := usageFreshness(r.ctx, r.root, g.Config)
 	a.Index = &IndexState{Path: artifacts.ManifestPath, State: string(fresh.State), Reason: fresh.Reason}
 	a.Usage = &ReadUsage{AsOf: "the last build"}
-	if fresh.State == StateUsed {
+	if fresh.State == corpus.StateUsed {
 		sum, found, _, err := fresh.lookup(id, readTopUses)
 		if err != nil {
 			return nil, false, err

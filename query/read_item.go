@@ -7,13 +7,14 @@ import (
 	"strings"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/stages/load"
 	"github.com/cairn-kb/cairn/stages/project"
 )
 
 // lookup finds the row of exactly uri by the corpus's lower bound: a
 // binary search in docs.tsv, never a scan of it.
-func lookup(c corpus, uri string) (int, artifacts.Doc, bool, error) {
+func lookup(c corpus.Corpus, uri string) (int, artifacts.Doc, bool, error) {
 	ord, err := c.Search(uri)
 	if err != nil || ord >= c.Len() {
 		return 0, artifacts.Doc{}, false, err
@@ -55,7 +56,7 @@ func (r *reader) item(uri string) (*ReadAnswer, bool, error) {
 	}
 	sec, ok := sectionOf(a.Text, anchor)
 	if !ok {
-		return nil, false, &UsageError{Msg: fmt.Sprintf("%s has no section #%s; %s", path, anchor, nearestAnchors(a.Sections, anchor))}
+		return nil, false, &corpus.UsageError{Msg: fmt.Sprintf("%s has no section #%s; %s", path, anchor, nearestAnchors(a.Sections, anchor))}
 	}
 	a.URI, a.Kind, a.Text, a.Sections, a.Graph = path+"#"+sec.Anchor, kindSection, sec.text, nil, nil
 	a.Section = &ReadSectionRef{Page: path, Anchor: sec.Anchor, Heading: sec.Heading, Level: sec.Level}
@@ -63,7 +64,7 @@ func (r *reader) item(uri string) (*ReadAnswer, bool, error) {
 }
 
 // itemAnswer reads one item in full.
-func (r *reader) itemAnswer(c readCorpus, ord int, row artifacts.Doc) (*ReadAnswer, error) {
+func (r *reader) itemAnswer(c corpus.ReadCorpus, ord int, row artifacts.Doc) (*ReadAnswer, error) {
 	it, err := c.Item(ord, row)
 	if err != nil {
 		return nil, err

@@ -6,6 +6,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/cairn-kb/cairn/query/corpus"
 )
 
 // Bounds of the nearest-URI search of an unknown read.
@@ -68,7 +70,7 @@ func (r *reader) unknown() error {
 	if len(near) > 0 {
 		msg += "; the nearest that exist: " + strings.Join(near, ", ")
 	}
-	return &UsageError{Msg: msg}
+	return &corpus.UsageError{Msg: msg}
 }
 
 // nearest picks up to n candidates by edit distance to s, ties by the

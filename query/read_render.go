@@ -6,6 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/stages/escape"
 	"github.com/cairn-kb/cairn/stages/govern"
 )
@@ -376,7 +377,7 @@ func renderNoteText(b *strings.Builder, n *ReadNote) {
 func renderUsageText(b *strings.Builder, u *ReadUsage, ix *IndexState) {
 	if !u.Counted {
 		state := "not counted by the last build"
-		if ix != nil && ix.State != string(StateUsed) {
+		if ix != nil && ix.State != string(corpus.StateUsed) {
 			state = "not shown: the artifacts are " + ix.State + "; run cairn build"
 		}
 		fmt.Fprintf(b, "usage in content: %s\n", state)

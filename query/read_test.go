@@ -14,6 +14,8 @@ import (
 	"testing/fstest"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/cairn-kb/cairn/query/corpus"
 )
 
 func read(t *testing.T, dir string, req ReadRequest) []byte {
@@ -139,7 +141,7 @@ func TestReadEntityPages(t *testing.T) {
 		t.Errorf("the scan pages differently")
 	}
 	_, err := Read(context.Background(), dir, ReadRequest{URI: "ticket:T-5", Format: FormatText, Cursor: makeNeighbourCursor(100, "repo:x/hub")})
-	var ue *UsageError
+	var ue *corpus.UsageError
 	if !errors.As(err, &ue) || !strings.Contains(ue.Msg, "is not a cursor of ticket:T-5") {
 		t.Errorf("a cursor of another URI: %v", err)
 	}
@@ -150,15 +152,15 @@ func TestReadEntityPages(t *testing.T) {
 func TestReadBinarySearch(t *testing.T) {
 	dir := builtFS(t, hubBase())
 	for _, uri := range []string{"events/2026-11-02/notes.json#r123", "repo:x/hub"} {
-		r := &reader{ctx: context.Background(), root: dir, req: ReadRequest{URI: uri, Format: FormatText, Limit: 5}, uri: uri, open: openCorpus}
+		r := &reader{ctx: context.Background(), root: dir, req: ReadRequest{URI: uri, Format: FormatText, Limit: 5}, uri: uri, open: corpus.Pick}
 		if _, err := r.answer(); err != nil {
 			t.Fatal(err)
 		}
-		ic, ok := r.c.(*indexCorpus)
+		ic, ok := r.c.(*corpus.IndexCorpus)
 		if !ok {
 			t.Fatalf("%s was not read from the index (%s)", uri, r.state.State)
 		}
-		got := ic.r.BytesRead()
+		got := ic.Tables.BytesRead()
 		// The hub's line is most of edges.dst.tsv: a page of 5 reads
 		// the probes that find it and its first links, not all of it.
 		for name, share := range map[string]int64{"docs.tsv": 2, "edges.dst.tsv": 1} {
@@ -201,7 +203,7 @@ func TestSectionAnchors(t *testing.T) {
 func TestReadUnknown(t *testing.T) {
 	dir := builtDemo(t)
 	_, err := Read(context.Background(), dir, ReadRequest{URI: "events/2026-11-02/tickets.json#HAR-143", Format: FormatText})
-	var ue *UsageError
+	var ue *corpus.UsageError
 	if !errors.As(err, &ue) || ue.ExitCode() != 2 || !strings.Contains(ue.Msg, "nearest that exist: events/2026-11-02/tickets.json#HAR-142, ") {
 		t.Fatalf("%v", err)
 	}
@@ -270,7 +272,7 @@ func TestReadSizedReadsNothingOfAnotherSize(t *testing.T) {
 	}
 	var read int64
 	fsys := countingFS{os.DirFS(dir), &read}
-	data, ok, err := readSized(fsys, "body.txt", 12)
+	data, ok, err := corpus.ReadSized(fsys, "body.txt", 12)
 	if err != nil || !ok || string(data) != "twelve bytes" {
 		t.Fatalf("the recorded size: got %q, %v, %v", data, ok, err)
 	}
@@ -278,7 +280,7 @@ func TestReadSizedReadsNothingOfAnotherSize(t *testing.T) {
 		t.Fatal(err)
 	}
 	read = 0
-	if _, ok, err := readSized(fsys, "body.txt", 12); ok || err != nil {
+	if _, ok, err := corpus.ReadSized(fsys, "body.txt", 12); ok || err != nil {
 		t.Errorf("a body grown to 1 GB: ok=%v err=%v, want refused", ok, err)
 	}
 	if read != 0 {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/question"
 	"github.com/cairn-kb/cairn/stages/escape"
 	"github.com/cairn-kb/cairn/stages/govern"
@@ -109,19 +110,19 @@ type searchItem interface{ text() string }
 // the base (the same rule as Context), and the governance from the base
 // itself, as At reads it. It returns the delivered bytes.
 func Search(ctx context.Context, root string, req SearchRequest) ([]byte, error) {
-	return searchWith(ctx, root, req, openCorpus, nil)
+	return searchWith(ctx, root, req, corpus.Pick, nil)
 }
 
 // searchWith is Search with the corpus opened by open and the governance
 // read through memo.
-func searchWith(ctx context.Context, root string, req SearchRequest, open opener, memo *load.GovernanceMemo) ([]byte, error) {
+func searchWith(ctx context.Context, root string, req SearchRequest, open corpus.Opener, memo *load.GovernanceMemo) ([]byte, error) {
 	switch req.Format {
 	case FormatText, FormatJSON, FormatJSONL:
 	default:
-		return nil, &UsageError{Msg: fmt.Sprintf("--format %q: use text, json or jsonl", req.Format)}
+		return nil, &corpus.UsageError{Msg: fmt.Sprintf("--format %q: use text, json or jsonl", req.Format)}
 	}
 	if req.Limit < 0 {
-		return nil, &UsageError{Msg: fmt.Sprintf("--limit %d: give a positive number of items per group", req.Limit)}
+		return nil, &corpus.UsageError{Msg: fmt.Sprintf("--limit %d: give a positive number of items per group", req.Limit)}
 	}
 	if req.Limit == 0 {
 		req.Limit = DefaultSearchLimit
@@ -133,7 +134,7 @@ func searchWith(ctx context.Context, root string, req SearchRequest, open opener
 	var cur *searchCursor
 	if req.Cursor != "" {
 		if req.Count {
-			return nil, &UsageError{Msg: "--cursor pages the items of a group, and --count shows none; drop one of them"}
+			return nil, &corpus.UsageError{Msg: "--cursor pages the items of a group, and --count shows none; drop one of them"}
 		}
 		c, err := parseCursor(req.Cursor)
 		if err != nil {
@@ -146,7 +147,7 @@ func searchWith(ctx context.Context, root string, req SearchRequest, open opener
 		return nil, err
 	}
 	if len(parsed.Terms) == 0 {
-		return nil, &UsageError{Msg: fmt.Sprintf("the query %q holds no word to search for: %s set aside as scaffolding, short words or a date; search for a word of 3 letters or more or an identifier, or run cairn list LAYER to see a layer's items", parsed.Text, listOrDash(parsed.Filtered))}
+		return nil, &corpus.UsageError{Msg: fmt.Sprintf("the query %q holds no word to search for: %s set aside as scaffolding, short words or a date; search for a word of 3 letters or more or an identifier, or run cairn list LAYER to see a layer's items", parsed.Text, listOrDash(parsed.Filtered))}
 	}
 	osRoot, err := load.OpenDir(root)
 	if err != nil {
@@ -177,7 +178,7 @@ func searchWith(ctx context.Context, root string, req SearchRequest, open opener
 	s := &searcher{req: req, parsed: parsed, wheres: wheres}
 	// The shown items are read from the corpus as the answer is made, so
 	// it stays open until then.
-	answer := func(c corpus, state Index) (*SearchAnswer, error) {
+	answer := func(c corpus.Corpus, state corpus.Index) (*SearchAnswer, error) {
 		if s.layer, err = searchLayer(req.Layer, c.Config().Layers); err != nil {
 			return nil, err
 		}
@@ -186,7 +187,7 @@ func searchWith(ctx context.Context, root string, req SearchRequest, open opener
 		}
 		gv := loaded()
 		if !gv.g.ConfigOK {
-			return nil, &UsageError{Msg: "cairn.yaml cannot be read: " + diagText(gv.g.Diagnostics)}
+			return nil, &corpus.UsageError{Msg: "cairn.yaml cannot be read: " + diagText(gv.g.Diagnostics)}
 		}
 		s.searchGovernance(gv.g, gv.usage)
 		doc := s.answer()
@@ -206,10 +207,10 @@ func searchWith(ctx context.Context, root string, req SearchRequest, open opener
 	}
 	doc, err := answer(c, state)
 	closeFn()
-	if verdict, again := fallback(err, state); again {
+	if verdict, again := corpus.Fallback(err, state); again {
 		// The artifacts looked current but a read failed, or an item
 		// changed since: answer from the scan, and say why.
-		sc, serr := openScan(ctx, osRoot, lookupWords(parsed.Terms))
+		sc, serr := corpus.Scan(ctx, osRoot, lookupWords(parsed.Terms))
 		if serr != nil {
 			return nil, serr
 		}
@@ -228,7 +229,7 @@ type searcher struct {
 	wheres []where
 	layer  string // the layer's folder, governance's included; "" for all
 	window question.Window
-	index  Index
+	index  corpus.Index
 	held   int
 	// groups are the ranked matches of each group, by name.
 	groups map[string]*rankedGroup
@@ -306,10 +307,10 @@ func (s *searcher) page(doc *SearchAnswer, cur searchCursor) error {
 		st = rg.state
 	}
 	if s.cursorOf(cur.group, cur.offset, st) != cur {
-		return &UsageError{Msg: fmt.Sprintf("--cursor %s was made for another query, other filters or an earlier state of the base; run the search again without --cursor and take the cursor it prints", cur)}
+		return &corpus.UsageError{Msg: fmt.Sprintf("--cursor %s was made for another query, other filters or an earlier state of the base; run the search again without --cursor and take the cursor it prints", cur)}
 	}
 	if rg == nil || cur.offset > rg.count {
-		return &UsageError{Msg: fmt.Sprintf("--cursor %s is past the end of the group %q", cur, cur.group)}
+		return &corpus.UsageError{Msg: fmt.Sprintf("--cursor %s is past the end of the group %q", cur, cur.group)}
 	}
 	doc.Groups = []*SearchGroup{s.group(cur.group, cur.offset)}
 	return nil
@@ -412,7 +413,7 @@ func (c searchCursor) String() string {
 // parseCursor reads a cursor's shape; whether it binds this answer is
 // checked once the answer is known.
 func parseCursor(s string) (searchCursor, error) {
-	bad := &UsageError{Msg: fmt.Sprintf("--cursor %q is not a search cursor; take the one an answer prints after \"and N more\"", s)}
+	bad := &corpus.UsageError{Msg: fmt.Sprintf("--cursor %q is not a search cursor; take the one an answer prints after \"and N more\"", s)}
 	parts := strings.Split(s, ":")
 	if len(parts) != 3 || len(parts[2]) != 16 {
 		return searchCursor{}, bad
@@ -451,7 +452,7 @@ func searchLayer(name string, l model.Layers) (string, error) {
 	if d, ok := corpusLayers(l)[name]; ok {
 		return d, nil
 	}
-	return "", &UsageError{Msg: fmt.Sprintf("--layer %q is not a layer; use one of %s, %s", name, strings.Join(layerNames, ", "), layerGovernance)}
+	return "", &corpus.UsageError{Msg: fmt.Sprintf("--layer %q is not a layer; use one of %s, %s", name, strings.Join(layerNames, ", "), layerGovernance)}
 }
 
 // layerNames are the corpus layers, in the order messages list them.

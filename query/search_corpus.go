@@ -10,6 +10,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/question"
 )
 
@@ -20,7 +21,7 @@ import (
 // matched and the best items a page can reach. No relevance floor
 // applies: a search is exhaustive. Received and private records stay out
 // as they stay out of a pack, and are counted.
-func (s *searcher) searchCorpus(c corpus, state Index) error {
+func (s *searcher) searchCorpus(c corpus.Corpus, state corpus.Index) error {
 	s.index, s.held = state, 0
 	s.groups = map[string]*rankedGroup{}
 	s.window = s.parsed.Window
@@ -265,7 +266,7 @@ func (h *searchHit) text() string { return itemText(h.PackItem, false) }
 // items between the bounds (every day when there are none), and every
 // undated item, pages outside their validity included: a search leaves
 // nothing out that holds a term. With a layer, that layer only.
-func searchWindow(c corpus, w question.Window, layer string) (*candidates, error) {
+func searchWindow(c corpus.Corpus, w question.Window, layer string) (*candidates, error) {
 	cfg := c.Config()
 	cand := &candidates{}
 	for _, l := range []string{cfg.Layers.Events, cfg.Layers.Tasks, cfg.Layers.Index, cfg.Layers.Wiki, cfg.Layers.Projects} {
@@ -294,7 +295,7 @@ func parseWheres(args []string) ([]where, error) {
 	for _, a := range args {
 		f, v, ok := strings.Cut(a, "=")
 		if !ok || f == "" {
-			return nil, &UsageError{Msg: fmt.Sprintf("--where %q: write FIELD=VALUE, such as --where status=open", a)}
+			return nil, &corpus.UsageError{Msg: fmt.Sprintf("--where %q: write FIELD=VALUE, such as --where status=open", a)}
 		}
 		out = append(out, where{f, v})
 	}

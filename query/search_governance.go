@@ -9,6 +9,7 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 
+	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/stages/govern"
 	"github.com/cairn-kb/cairn/stages/lex"
 	"github.com/cairn-kb/cairn/stages/load"
@@ -105,7 +106,7 @@ func (s *searcher) searchGovernance(g load.Governance, usage *usageOnDemand) {
 
 // usageUnchecked is the usage counts' state in the provenance of a search
 // that showed no term: their freshness was not needed, so not checked.
-const usageUnchecked State = "unchecked"
+const usageUnchecked corpus.State = "unchecked"
 
 // usageOnDemand checks the usage counts' freshness the first time an
 // answer shows a term, and only then: a search that shows none has no use

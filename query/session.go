@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/receipts"
 	"github.com/cairn-kb/cairn/stages/load"
 )
@@ -36,7 +37,7 @@ type Session struct {
 	// (openSpliced), kept for splicedFor, the verdict it answers: while the
 	// watch finds nothing changed, the verdict and the splice stand.
 	spliced    *heldIndex
-	splicedFor *Index
+	splicedFor *corpus.Index
 	splices    atomic.Int64 // splices made, for tests
 
 	// watch, when the platform has one, says whether the base may have
@@ -44,7 +45,7 @@ type Session struct {
 	// verdictGen: a request in a base that did not change reuses it.
 	watch      *baseWatch
 	watchTried bool
-	verdict    *Index
+	verdict    *corpus.Index
 	verdictGen uint64
 	walks      atomic.Int64 // Open's walks of the base, for tests
 }
@@ -53,10 +54,10 @@ type Session struct {
 // it; it is closed when a newer read has replaced it and the last of them
 // is done.
 type heldIndex struct {
-	files   *indexFiles
-	corpus  *indexCorpus
+	files   *corpus.IndexFiles
+	corpus  *corpus.IndexCorpus
 	osRoot  *load.Dir
-	ix      Index
+	ix      corpus.Index
 	refs    int
 	retired bool
 }
@@ -87,16 +88,16 @@ func (s *Session) Close() {
 // watched and nothing changed since the last verdict, it is that verdict;
 // otherwise Open walks the base, stat-first, as for a process per question,
 // and the folders that walk reads are watched from then on.
-func (s *Session) fresh(ctx context.Context) (*Index, error) {
+func (s *Session) fresh(ctx context.Context) (*corpus.Index, error) {
 	s.mu.Lock()
 	if !s.watchTried {
 		s.watch, s.watchTried = startWatch(s.root), true
 	}
 	w := s.watch
 	s.mu.Unlock()
-	walk := func() (*Index, error) {
+	walk := func() (*corpus.Index, error) {
 		s.walks.Add(1)
-		return openWith(ctx, s.root, &s.memo)
+		return corpus.OpenWith(ctx, s.root, &s.memo)
 	}
 	if w == nil {
 		return walk()
@@ -116,8 +117,8 @@ func (s *Session) fresh(ctx context.Context) (*Index, error) {
 		return nil, err
 	}
 	var tops []string
-	if ix.cfg.Layers.Events != "" {
-		tops = load.TakenFolders(ix.cfg)
+	if ix.Config.Layers.Events != "" {
+		tops = load.TakenFolders(ix.Config)
 	}
 	added, err := w.cover(tops)
 	if err != nil {
@@ -141,7 +142,7 @@ func (s *Session) fresh(ctx context.Context) (*Index, error) {
 
 // splice returns the spliced corpus for verdict ix, made once for it;
 // nil when the change is not one a splice takes.
-func (s *Session) splice(ctx context.Context, ix *Index) *heldIndex {
+func (s *Session) splice(ctx context.Context, ix *corpus.Index) *heldIndex {
 	s.mu.Lock()
 	if h := s.spliced; h != nil && s.splicedFor == ix {
 		h.refs++
@@ -149,7 +150,7 @@ func (s *Session) splice(ctx context.Context, ix *Index) *heldIndex {
 		return h
 	}
 	s.mu.Unlock()
-	c, dir, spliced, ok := splicedCorpus(ctx, s.root, *ix)
+	c, dir, spliced, ok := corpus.Spliced(ctx, s.root, *ix)
 	if !ok {
 		return nil
 	}
@@ -190,7 +191,7 @@ func (s *Session) release(h *heldIndex) {
 // delta packs, which read and save receipt snapshots, are the CLI's.
 func (s *Session) Context(ctx context.Context, req Request) ([]byte, error) {
 	if req.SaveReceipt || req.SinceReceipt != "" {
-		return nil, &UsageError{Msg: "a session answers plain packs only; save and compare receipts with cairn context --save-receipt / --since-receipt"}
+		return nil, &corpus.UsageError{Msg: "a session answers plain packs only; save and compare receipts with cairn context --save-receipt / --since-receipt"}
 	}
 	parsed, err := parseRequest(req)
 	if err != nil {
@@ -230,12 +231,12 @@ func (s *Session) List(ctx context.Context, req ListRequest) ([]byte, error) {
 // corpus is openCorpus for the session: the held artifacts while the
 // build is current, read again when a new build replaced them, and the
 // scan, as openCorpus chooses it, otherwise.
-func (s *Session) corpus(ctx context.Context, root string, terms []string) (corpus, Index, func(), error) {
+func (s *Session) corpus(ctx context.Context, root string, terms []string) (corpus.Corpus, corpus.Index, func(), error) {
 	ix, err := s.fresh(ctx)
 	if err != nil {
-		return nil, Index{}, nil, err
+		return nil, corpus.Index{}, nil, err
 	}
-	if ix.State == StateStale {
+	if ix.State == corpus.StateStale {
 		// A process per question splices the changed files in; so does
 		// the session, once per verdict, until a build makes the index
 		// current.
@@ -243,58 +244,58 @@ func (s *Session) corpus(ctx context.Context, root string, terms []string) (corp
 			return h.corpus, h.ix, func() { s.release(h) }, nil
 		}
 	}
-	if ix.State != StateUsed {
+	if ix.State != corpus.StateUsed {
 		// Stale, missing or corrupt: the scan, under this verdict.
-		return openScanAs(ctx, root, *ix, terms)
+		return corpus.ScanAs(ctx, root, *ix, terms)
 	}
 	h, err := s.acquire(ix)
 	var ce *artifacts.CorruptError
 	if errors.As(err, &ce) {
 		// Open found the build current but its files do not read: what a
 		// process per question does then, the session does too.
-		return openCorpus(ctx, root, terms)
+		return corpus.Pick(ctx, root, terms)
 	}
 	if err != nil {
-		return nil, Index{}, nil, err
+		return nil, corpus.Index{}, nil, err
 	}
 	return h.corpus, h.ix, func() { s.release(h) }, nil
 }
 
 // acquire returns the held artifacts, read again when the build Open
 // just checked is not the one they were read from.
-func (s *Session) acquire(ix *Index) (*heldIndex, error) {
+func (s *Session) acquire(ix *corpus.Index) (*heldIndex, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if h := s.held; h != nil {
-		if h.files.current(s.root) && reflect.DeepEqual(h.ix.cfg, ix.cfg) && h.ix.Manifest.SemanticsDigest == ix.Manifest.SemanticsDigest {
+		if h.files.Current(s.root) && reflect.DeepEqual(h.ix.Config, ix.Config) && h.ix.Manifest.SemanticsDigest == ix.Manifest.SemanticsDigest {
 			h.refs++
 			return h, nil
 		}
 		s.held = nil
 		s.retire(h)
 	}
-	f, err := readIndexFiles(s.root)
+	f, err := corpus.ReadIndexFiles(s.root)
 	if err != nil {
 		return nil, err
 	}
 	// The files were read after Open checked them: they must still be the
 	// files it checked, or a build replaced them in between.
-	checked, err := openWith(context.Background(), s.root, &s.memo)
-	if err != nil || checked.State != StateUsed || !f.current(s.root) {
-		f.r.Close()
+	checked, err := corpus.OpenWith(context.Background(), s.root, &s.memo)
+	if err != nil || checked.State != corpus.StateUsed || !f.Current(s.root) {
+		f.Tables.Close()
 		return nil, &artifacts.CorruptError{Path: artifacts.ManifestPath, Msg: "the artifacts changed while they were read; run the request again"}
 	}
 	osRoot, err := load.OpenDir(s.root)
 	if err != nil {
-		f.r.Close()
+		f.Tables.Close()
 		return nil, err
 	}
 	// Held for many requests, the keys are decoded once and the items
 	// projected are kept (both go with this read of the artifacts).
-	f.r.Hold()
-	c := newIndexCorpus(f, osRoot, checked.cfg, checked.Manifest)
-	c.items = newReadCache(itemCacheBytes, itemBytes)
-	c.rows = newReadCache(rowCacheBytes, docBytes)
+	f.Tables.Hold()
+	c := corpus.NewIndexCorpus(f, osRoot, checked.Config, checked.Manifest)
+	c.ItemCache = corpus.NewReadCache(corpus.ItemCacheBytes, corpus.ItemBytes)
+	c.RowCache = corpus.NewReadCache(corpus.RowCacheBytes, corpus.DocBytes)
 	h := &heldIndex{files: f, corpus: c, osRoot: osRoot, ix: *checked, refs: 1}
 	s.held = h
 	return h, nil

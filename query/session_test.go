@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cairn-kb/cairn/golden/goldentest"
+	"github.com/cairn-kb/cairn/query/corpus"
 )
 
 // sessionQueries are asked of a session and of Context side by side.
@@ -92,7 +93,7 @@ func TestSessionRefusesDeltaPacks(t *testing.T) {
 		{Words: []string{"HAR-142"}, Budget: DefaultBudget, AsOf: asOf, Format: FormatText, SinceReceipt: "0123456789abcdef", StateDir: state},
 	} {
 		_, err := s.Context(context.Background(), req)
-		var ue *UsageError
+		var ue *corpus.UsageError
 		if !errors.As(err, &ue) || !strings.Contains(ue.Msg, "cairn context --save-receipt") {
 			t.Errorf("save %v since %q: %v, want a usage error naming cairn context --save-receipt", req.SaveReceipt, req.SinceReceipt, err)
 		}

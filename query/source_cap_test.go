@@ -14,6 +14,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/question"
 )
 
@@ -34,14 +35,14 @@ type capItem struct {
 }
 
 // fitCapPack fits a request over c, in JSON, and reads what it chose.
-func fitCapPack(t *testing.T, c corpus, req Request) (*capPack, error) {
+func fitCapPack(t *testing.T, c corpus.Corpus, req Request) (*capPack, error) {
 	t.Helper()
 	req.Format = FormatJSON
 	parsed, err := question.Parse(req.Words, req.AsOf, req.Since, req.Until)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &engine{c: c, req: req, parsed: parsed, state: Index{State: StateMissing}}
+	e := &engine{c: c, req: req, parsed: parsed, state: corpus.Index{State: corpus.StateMissing}}
 	prep, err := e.prepare()
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +69,7 @@ func fitCapPack(t *testing.T, c corpus, req Request) (*capPack, error) {
 }
 
 // mustFitCapPack is fitCapPack for a request that must fit.
-func mustFitCapPack(t *testing.T, c corpus, req Request) *capPack {
+func mustFitCapPack(t *testing.T, c corpus.Corpus, req Request) *capPack {
 	t.Helper()
 	p, err := fitCapPack(t, c, req)
 	if err != nil {
@@ -215,7 +216,7 @@ func TestSourceCapOnGoldenPacks(t *testing.T) {
 				r := req
 				r.Budget = budget
 				parsed, _ := question.Parse(r.Words, r.AsOf, r.Since, r.Until)
-				c, _, closeFn, err := openCorpus(context.Background(), dir, parsed.Terms)
+				c, _, closeFn, err := corpus.Pick(context.Background(), dir, parsed.Terms)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -284,7 +285,7 @@ func bestLeftOut(p *capPack, source string) capItem {
 func TestSourceCapReachesLowRankedSources(t *testing.T) {
 	words := []string{"rollout", "canary"}
 	asOf := time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)
-	sc, err := openScan(context.Background(), capBase(), words)
+	sc, err := corpus.Scan(context.Background(), capBase(), words)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -357,7 +358,7 @@ func TestSourceCapFillsWhenUnmet(t *testing.T) {
 	delete(base, "events/2026-11-02/tickets.json")
 	words := []string{"rollout", "canary"}
 	asOf := time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)
-	sc, err := openScan(context.Background(), base, words)
+	sc, err := corpus.Scan(context.Background(), base, words)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -412,7 +413,7 @@ func TestPagesKeepTheirShare(t *testing.T) {
 	}
 	words := []string{"rollout", "canary"}
 	asOf := time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)
-	sc, err := openScan(context.Background(), base, words)
+	sc, err := corpus.Scan(context.Background(), base, words)
 	if err != nil {
 		t.Fatal(err)
 	}

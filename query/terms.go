@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/stages/lex"
 )
 
@@ -54,7 +55,7 @@ type termHit struct {
 // query's terms). Only the window's items count. Hits come sorted by
 // ordinal, one per item: a query can have tens of thousands, and a sorted
 // slice costs far less than maps to build and walk.
-func lookupTerm(c corpus, ids lex.Identities, term string, all []string, win *candidates) (*termStats, error) {
+func lookupTerm(c corpus.Corpus, ids lex.Identities, term string, all []string, win *candidates) (*termStats, error) {
 	exact, found, err := gatherPostings(c, ids, term, win)
 	if err != nil {
 		return nil, err
@@ -107,7 +108,7 @@ func lookupWords(terms []string) []string {
 // gatherPostings reads a term's postings within the window: the items
 // that hold it as an exact identifier (sorted, distinct), and its word or
 // identifier postings, sorted by item.
-func gatherPostings(c corpus, ids lex.Identities, term string, win *candidates) (exact []int32, found []artifacts.Posting, err error) {
+func gatherPostings(c corpus.Corpus, ids lex.Identities, term string, win *candidates) (exact []int32, found []artifacts.Posting, err error) {
 	add := func(ps []artifacts.Posting, isExact bool) {
 		for _, p := range ps {
 			if !win.has(int(p.Doc)) {
@@ -120,7 +121,7 @@ func gatherPostings(c corpus, ids lex.Identities, term string, win *candidates) 
 			}
 		}
 	}
-	for _, x := range exactLookups(ids, term) {
+	for _, x := range corpus.ExactLookups(ids, term) {
 		ps, _, err := c.Postings(x)
 		if err != nil {
 			return nil, nil, err
@@ -233,17 +234,4 @@ func log2x16(num, den uint64) int {
 		}
 	}
 	return out
-}
-
-// exactLookups are the dictionary terms that make an item an exact match
-// for a query term: the term's own exact form, and the exact form of every
-// name of an identity the term names (so marc@x.test finds records related
-// to person:github/marc-x, Marc's alias).
-func exactLookups(ids lex.Identities, term string) []string {
-	out := []string{lex.ExactTerm(term)}
-	for _, n := range ids.Names(term) {
-		out = append(out, lex.ExactTerm(n))
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/question"
 )
 
@@ -48,7 +49,7 @@ func dayString(t time.Time) string { return t.Format(time.DateOnly) }
 
 // layerSpan returns the ordinals of layer's items dated since..until
 // (inclusive), or the whole layer when since and until are empty.
-func layerSpan(c corpus, layer, since, until string) (span, error) {
+func layerSpan(c corpus.Corpus, layer, since, until string) (span, error) {
 	from, to := layer+"/", layer+"0" // "0" follows "/" in byte order
 	if since != "" {
 		from = layer + "/" + since
@@ -67,7 +68,7 @@ func layerSpan(c corpus, layer, since, until string) (span, error) {
 
 // populatedDays lists, newest first, up to n days of the events layer on
 // or before until that hold records.
-func populatedDays(c corpus, until string, n int) []string {
+func populatedDays(c corpus.Corpus, until string, n int) []string {
 	var days []string
 	all := c.EventDays()
 	for i := len(all) - 1; i >= 0 && len(days) < n; i-- {
@@ -82,7 +83,7 @@ func populatedDays(c corpus, until string, n int) []string {
 // window. Without bounds the window starts at the oldest of the last 30
 // populated event days and ends at the as-of day; a base without events
 // looks back 30 calendar days.
-func resolveWindow(c corpus, w question.Window, asOf time.Time) (question.Window, *candidates, error) {
+func resolveWindow(c corpus.Corpus, w question.Window, asOf time.Time) (question.Window, *candidates, error) {
 	cfg := c.Config()
 	today := dayString(asOf)
 	if w.Until == "" {
@@ -158,7 +159,7 @@ func resolveWindow(c corpus, w question.Window, asOf time.Time) (question.Window
 // is nearest a window ending on until: the newest on or before it, or
 // when there is none the oldest after it (before says which); "" when the
 // layers hold no item. Two binary searches and one row per layer.
-func nearestDatedDay(c corpus, until string) (near string, before bool, err error) {
+func nearestDatedDay(c corpus.Corpus, until string) (near string, before bool, err error) {
 	cfg := c.Config()
 	t, _ := time.Parse(time.DateOnly, until)
 	next := dayString(t.Add(day))
@@ -198,7 +199,7 @@ func nearestDatedDay(c corpus, until string) (near string, before bool, err erro
 
 // dayFolder is the day an item of a dated layer is filed under: the
 // folder after the layer in its URI, which is what a window bounds.
-func dayFolder(c corpus, ord int, layer string) (string, error) {
+func dayFolder(c corpus.Corpus, ord int, layer string) (string, error) {
 	row, err := c.Row(ord)
 	if err != nil {
 		return "", err

@@ -1,4 +1,4 @@
-package query
+package corpus
 
 import (
 	"sync"
@@ -11,8 +11,8 @@ import (
 // text: enough for the items of many packs, a fraction of the memory a
 // server may take.
 const (
-	itemCacheBytes = 16 << 20
-	rowCacheBytes  = 4 << 20
+	ItemCacheBytes = 16 << 20
+	RowCacheBytes  = 4 << 20
 )
 
 // readCache keeps what a long-lived corpus read and decoded of its items,
@@ -35,7 +35,7 @@ type readCache[V any] struct {
 	newerBytes int
 }
 
-func newReadCache[V any](limit int, size func(V) int) *readCache[V] {
+func NewReadCache[V any](limit int, size func(V) int) *readCache[V] {
 	return &readCache[V]{limit: limit, size: size, newer: map[int]V{}}
 }
 
@@ -76,7 +76,7 @@ const valueOverhead = 32
 
 // itemBytes estimates what an item holds: its text, and the headers that
 // point at it.
-func itemBytes(it project.Item) int {
+func ItemBytes(it project.Item) int {
 	n := 256 + len(it.URI) + len(it.Title) + len(it.URL) + len(it.Date) + len(it.Time) + len(it.DocPath)
 	for _, f := range it.Fields {
 		n += valueOverhead + len(f.Name)
@@ -97,7 +97,7 @@ func itemBytes(it project.Item) int {
 }
 
 // docBytes estimates what a docs.tsv row holds.
-func docBytes(d artifacts.Doc) int {
+func DocBytes(d artifacts.Doc) int {
 	n := 160 + len(d.URI) + len(d.Title) + len(d.Digest) + len(d.URLKey) + len(d.Date) + len(d.Time) + len(d.Source) +
 		len(d.Lengths)*valueOverhead
 	for _, f := range d.Flags {

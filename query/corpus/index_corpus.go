@@ -1,4 +1,4 @@
-package query
+package corpus
 
 import (
 	"fmt"
@@ -19,14 +19,14 @@ import (
 	"github.com/cairn-kb/cairn/stages/project"
 )
 
-// indexCorpus reads a base through its current artifacts: the dictionary,
+// IndexCorpus reads a base through its current artifacts: the dictionary,
 // only the postings ranges of the query's terms, the rows of candidates,
 // and, for the few items a pack shows or checks in full, their records'
 // spans and their pages.
-type indexCorpus struct {
+type IndexCorpus struct {
 	cfg       model.Config
 	semantics string
-	r         *tables.Reader
+	Tables    *tables.Reader
 	fields    []artifacts.Field // the reader's, read once
 	fsys      fs.FS
 	documents map[string]artifacts.Document
@@ -47,42 +47,42 @@ type indexCorpus struct {
 	plans    map[string]*project.DocumentPlan // documents records were projected in, by path
 	// items and rows, in a session's corpus, keep the items projected and
 	// the rows decoded so far; a process answering one request has none.
-	items *readCache[project.Item]
-	rows  *readCache[artifacts.Doc]
+	ItemCache *readCache[project.Item]
+	RowCache  *readCache[artifacts.Doc]
 }
 
-// openIndex opens the artifacts that Open found current.
-func openIndex(root string, fsys fs.FS, cfg model.Config, m *artifacts.Manifest) (*indexCorpus, error) {
-	f, err := readIndexFiles(root)
+// OpenIndex opens the artifacts that Open found current.
+func OpenIndex(root string, fsys fs.FS, cfg model.Config, m *artifacts.Manifest) (*IndexCorpus, error) {
+	f, err := ReadIndexFiles(root)
 	if err != nil {
 		return nil, err
 	}
-	return newIndexCorpus(f, fsys, cfg, m), nil
+	return NewIndexCorpus(f, fsys, cfg, m), nil
 }
 
 // indexFiles is what an indexed query reads of the artifacts before it
 // knows the base's configuration, so that it can be read while Open
 // decides whether the artifacts are current.
-type indexFiles struct {
-	r      *tables.Reader
+type IndexFiles struct {
+	Tables *tables.Reader
 	docs   []artifacts.Document
 	bodies []artifacts.Body
 	// read names every file read, with what fstat said of it then.
 	read map[string]os.FileInfo
 }
 
-// readIndexFiles opens the reader and reads documents.tsv and bodies.tsv.
-func readIndexFiles(root string) (*indexFiles, error) {
+// ReadIndexFiles opens the reader and reads documents.tsv and bodies.tsv.
+func ReadIndexFiles(root string) (*IndexFiles, error) {
 	r, err := tables.Open(root)
 	if err != nil {
 		return nil, err
 	}
-	f := &indexFiles{r: r, read: r.Infos()}
-	if f.docs, err = loadArtifact(root, artifacts.DocumentsPath, artifacts.DecodeDocuments, f.read); err != nil {
+	f := &IndexFiles{Tables: r, read: r.Infos()}
+	if f.docs, err = LoadArtifact(root, artifacts.DocumentsPath, artifacts.DecodeDocuments, f.read); err != nil {
 		r.Close()
 		return nil, err
 	}
-	if f.bodies, err = loadArtifact(root, artifacts.BodiesPath, artifacts.DecodeBodies, f.read); err != nil {
+	if f.bodies, err = LoadArtifact(root, artifacts.BodiesPath, artifacts.DecodeBodies, f.read); err != nil {
 		r.Close()
 		return nil, err
 	}
@@ -92,7 +92,7 @@ func readIndexFiles(root string) (*indexFiles, error) {
 // current reports whether every file read is still the file at its path,
 // unchanged: files read before Open checked them are then the files it
 // checked.
-func (f *indexFiles) current(root string) bool {
+func (f *IndexFiles) Current(root string) bool {
 	for p, then := range f.read {
 		now, err := os.Lstat(filepath.Join(root, filepath.FromSlash(p)))
 		if err != nil || !os.SameFile(then, now) || then.Size() != now.Size() || !then.ModTime().Equal(now.ModTime()) {
@@ -102,9 +102,9 @@ func (f *indexFiles) current(root string) bool {
 	return true
 }
 
-// newIndexCorpus makes the corpus of files read by readIndexFiles.
-func newIndexCorpus(f *indexFiles, fsys fs.FS, cfg model.Config, m *artifacts.Manifest) *indexCorpus {
-	c := &indexCorpus{cfg: cfg, semantics: m.SemanticsDigest, r: f.r, fields: f.r.Fields(), fsys: fsys, documents: make(map[string]artifacts.Document, len(f.docs))}
+// NewIndexCorpus makes the corpus of files read by ReadIndexFiles.
+func NewIndexCorpus(f *IndexFiles, fsys fs.FS, cfg model.Config, m *artifacts.Manifest) *IndexCorpus {
+	c := &IndexCorpus{cfg: cfg, semantics: m.SemanticsDigest, Tables: f.Tables, fields: f.Tables.Fields(), fsys: fsys, documents: make(map[string]artifacts.Document, len(f.docs))}
 	for _, d := range f.docs {
 		c.documents[d.Path] = d
 		if d.Layer == model.LayerEvents && d.Records > 0 {
@@ -123,7 +123,7 @@ func newIndexCorpus(f *indexFiles, fsys fs.FS, cfg model.Config, m *artifacts.Ma
 
 // useBody hands the projector a record's cached body, read on first use:
 // a pack re-projects a few records, so most bodies are never read.
-func (c *indexCorpus) useBody(uri string) error {
+func (c *IndexCorpus) useBody(uri string) error {
 	b, ok := c.bodies[uri]
 	c.mu.Lock()
 	read := c.bodyRead[uri]
@@ -131,7 +131,7 @@ func (c *indexCorpus) useBody(uri string) error {
 	if !ok || read {
 		return nil
 	}
-	text, ok, err := readSized(c.fsys, b.Path, b.Bytes)
+	text, ok, err := ReadSized(c.fsys, b.Path, b.Bytes)
 	if err != nil || !ok {
 		return &artifacts.CorruptError{Path: artifacts.BodiesPath, Msg: fmt.Sprintf("the cached body %s changed since the build", b.Path)}
 	}
@@ -147,9 +147,9 @@ func (c *indexCorpus) useBody(uri string) error {
 	return nil
 }
 
-// loadArtifact reads and decodes one small artifact whole, noting in read
+// LoadArtifact reads and decodes one small artifact whole, noting in read
 // (when given) what fstat said of the file it read.
-func loadArtifact[T any](root, path string, decode func([]byte) ([]T, error), read map[string]os.FileInfo) ([]T, error) {
+func LoadArtifact[T any](root, path string, decode func([]byte) ([]T, error), read map[string]os.FileInfo) ([]T, error) {
 	base, err := os.OpenRoot(root)
 	if err != nil {
 		return nil, err
@@ -172,49 +172,49 @@ func loadArtifact[T any](root, path string, decode func([]byte) ([]T, error), re
 	return decode(data)
 }
 
-func (c *indexCorpus) Close() error {
+func (c *IndexCorpus) Close() error {
 	for _, f := range c.open {
 		f.Close()
 	}
-	return c.r.Close()
+	return c.Tables.Close()
 }
-func (c *indexCorpus) Config() model.Config       { return c.cfg }
-func (c *indexCorpus) SemanticsDigest() string    { return c.semantics }
-func (c *indexCorpus) Identities() lex.Identities { return c.proj.Identities() }
-func (c *indexCorpus) Len() int                   { return c.r.Items() }
-func (c *indexCorpus) Fields() []artifacts.Field  { return c.fields }
-func (c *indexCorpus) Row(ord int) (artifacts.Doc, error) {
-	if c.rows == nil {
-		return c.r.Row(ord)
+func (c *IndexCorpus) Config() model.Config       { return c.cfg }
+func (c *IndexCorpus) SemanticsDigest() string    { return c.semantics }
+func (c *IndexCorpus) Identities() lex.Identities { return c.proj.Identities() }
+func (c *IndexCorpus) Len() int                   { return c.Tables.Items() }
+func (c *IndexCorpus) Fields() []artifacts.Field  { return c.fields }
+func (c *IndexCorpus) Row(ord int) (artifacts.Doc, error) {
+	if c.RowCache == nil {
+		return c.Tables.Row(ord)
 	}
-	if d, ok := c.rows.get(ord); ok {
+	if d, ok := c.RowCache.get(ord); ok {
 		return d, nil
 	}
-	d, err := c.r.Row(ord)
+	d, err := c.Tables.Row(ord)
 	if err == nil {
-		c.rows.put(ord, d)
+		c.RowCache.put(ord, d)
 	}
 	return d, err
 }
 
-func (c *indexCorpus) Search(uri string) (int, error) {
-	ord, _, err := c.r.Search(uri)
+func (c *IndexCorpus) Search(uri string) (int, error) {
+	ord, _, err := c.Tables.Search(uri)
 	return ord, err
 }
 
-func (c *indexCorpus) Postings(term string) ([]artifacts.Posting, bool, error) {
-	e, ok, err := c.r.Term(term)
+func (c *IndexCorpus) Postings(term string) ([]artifacts.Posting, bool, error) {
+	e, ok, err := c.Tables.Term(term)
 	if err != nil || !ok {
 		return nil, false, err
 	}
-	p, err := c.r.Postings(e)
+	p, err := c.Tables.Postings(e)
 	return p, err == nil, err
 }
 
 // PostingsContaining reads each matching term's postings through the
 // dictionary entry the sweep found, without looking the term up again.
-func (c *indexCorpus) PostingsContaining(sub string) ([]artifacts.TermPostings, error) {
-	entries, err := c.r.TermsWith(sub)
+func (c *IndexCorpus) PostingsContaining(sub string) ([]artifacts.TermPostings, error) {
+	entries, err := c.Tables.TermsWith(sub)
 	if err != nil {
 		return nil, err
 	}
@@ -223,7 +223,7 @@ func (c *indexCorpus) PostingsContaining(sub string) ([]artifacts.TermPostings, 
 		if strings.HasPrefix(e.Term, lex.ExactPrefix) {
 			continue
 		}
-		ps, err := c.r.Postings(e)
+		ps, err := c.Tables.Postings(e)
 		if err != nil {
 			return nil, err
 		}
@@ -232,36 +232,36 @@ func (c *indexCorpus) PostingsContaining(sub string) ([]artifacts.TermPostings, 
 	return out, nil
 }
 
-func (c *indexCorpus) Outgoing(node string) ([]artifacts.Link, error) {
-	links, _, err := c.r.Outgoing(node)
+func (c *IndexCorpus) Outgoing(node string) ([]artifacts.Link, error) {
+	links, _, err := c.Tables.Outgoing(node)
 	return links, err
 }
 
-func (c *indexCorpus) Incoming(node string, limit int) ([]artifacts.Link, error) {
-	links, _, err := c.r.Incoming(node, limit)
+func (c *IndexCorpus) Incoming(node string, limit int) ([]artifacts.Link, error) {
+	links, _, err := c.Tables.Incoming(node, limit)
 	return links, err
 }
 
 // Item re-projects one item: a record from its span, with its document's
 // fields map from documents.tsv, or a page from its file. The flags of the
 // row win, since some (superseded) come from other items.
-func (c *indexCorpus) Item(ord int, row artifacts.Doc) (project.Item, error) {
-	if c.items == nil {
+func (c *IndexCorpus) Item(ord int, row artifacts.Doc) (project.Item, error) {
+	if c.ItemCache == nil {
 		return c.project(ord, row)
 	}
-	if it, ok := c.items.get(ord); ok {
+	if it, ok := c.ItemCache.get(ord); ok {
 		return it, nil
 	}
 	it, err := c.project(ord, row)
 	if err == nil {
-		c.items.put(ord, it)
+		c.ItemCache.put(ord, it)
 	}
 	return it, err
 }
 
 // project reads and projects the item of ordinal ord, whose docs.tsv row
 // is row: its record's span, or its page.
-func (c *indexCorpus) project(ord int, row artifacts.Doc) (project.Item, error) {
+func (c *IndexCorpus) project(ord int, row artifacts.Doc) (project.Item, error) {
 	scratch, _ := c.scratch.Get().(*project.Scratch)
 	if scratch == nil {
 		scratch = new(project.Scratch)
@@ -317,7 +317,7 @@ func (c *indexCorpus) project(ord int, row artifacts.Doc) (project.Item, error) 
 // plan is the document a record of d is projected in, its field paths
 // compiled, made once per document: a pack often shows several records
 // of one document.
-func (c *indexCorpus) plan(d artifacts.Document) (*project.DocumentPlan, bool) {
+func (c *IndexCorpus) plan(d artifacts.Document) (*project.DocumentPlan, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if plan, ok := c.plans[d.Path]; ok {
@@ -342,7 +342,7 @@ func (c *indexCorpus) plan(d artifacts.Document) (*project.DocumentPlan, bool) {
 }
 
 // span reads one record's bytes from its document.
-func (c *indexCorpus) span(path string, off, n int64) (string, error) {
+func (c *IndexCorpus) span(path string, off, n int64) (string, error) {
 	c.mu.Lock()
 	f, ok := c.open[path]
 	if !ok {
@@ -375,12 +375,12 @@ func (c *indexCorpus) span(path string, off, n int64) (string, error) {
 	return string(buf), nil
 }
 
-func (c *indexCorpus) HasBody(uri string) bool {
+func (c *IndexCorpus) HasBody(uri string) bool {
 	_, ok := c.bodies[uri]
 	return ok
 }
 
-func (c *indexCorpus) Rows(ords []int) ([]artifacts.Doc, error) { return c.r.Rows(ords) }
-func (c *indexCorpus) Keys(ords []int) ([]artifacts.Key, error) { return c.r.Keys(ords) }
+func (c *IndexCorpus) Rows(ords []int) ([]artifacts.Doc, error) { return c.Tables.Rows(ords) }
+func (c *IndexCorpus) Keys(ords []int) ([]artifacts.Key, error) { return c.Tables.Keys(ords) }
 
-func (c *indexCorpus) EventDays() []string { return c.days }
+func (c *IndexCorpus) EventDays() []string { return c.days }

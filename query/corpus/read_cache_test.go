@@ -1,4 +1,4 @@
-package query
+package corpus
 
 import (
 	"testing"
@@ -11,8 +11,8 @@ import (
 // asked for again is dropped by the second.
 func TestReadCacheKeepsWhatIsAskedFor(t *testing.T) {
 	item := func(ord int) project.Item { return project.Item{URI: "events/x.json#" + string(rune('a'+ord%26))} }
-	per := itemBytes(item(0))
-	c := newReadCache(10*per, itemBytes) // a generation turns over every 10 items
+	per := ItemBytes(item(0))
+	c := NewReadCache(10*per, ItemBytes) // a generation turns over every 10 items
 	c.put(0, item(0))
 	c.put(1, item(1))
 	for ord := 2; ord < 40; ord++ {

@@ -1,4 +1,4 @@
-package query
+package corpus
 
 import (
 	"cmp"
@@ -14,11 +14,11 @@ import (
 	"github.com/cairn-kb/cairn/stages/model"
 )
 
-// readCorpus is what cairn read asks of a corpus besides ranking's
+// ReadCorpus is what cairn read asks of a corpus besides ranking's
 // questions: a record's stored bytes and its cached body. Both corpora
 // answer them, from the document's span or from the loaded base.
-type readCorpus interface {
-	corpus
+type ReadCorpus interface {
+	Corpus
 	// RawRecord is the record's JSON object exactly as its document
 	// stores it, unmapped fields included.
 	RawRecord(row artifacts.Doc) (string, error)
@@ -26,7 +26,7 @@ type readCorpus interface {
 	CachedBody(uri string) (artifacts.Body, string, bool, error)
 }
 
-func (c *indexCorpus) RawRecord(row artifacts.Doc) (string, error) {
+func (c *IndexCorpus) RawRecord(row artifacts.Doc) (string, error) {
 	path, _, _ := strings.Cut(row.URI, "#")
 	return c.span(path, row.SpanOff, row.SpanLen)
 }
@@ -34,12 +34,12 @@ func (c *indexCorpus) RawRecord(row artifacts.Doc) (string, error) {
 // CachedBody reads the body bodies.tsv names and checks it against the
 // size and SHA-256 the build verified: a body that changed since is not
 // the one the build vouched for.
-func (c *indexCorpus) CachedBody(uri string) (artifacts.Body, string, bool, error) {
+func (c *IndexCorpus) CachedBody(uri string) (artifacts.Body, string, bool, error) {
 	b, ok := c.bodies[uri]
 	if !ok {
 		return b, "", false, nil
 	}
-	text, sized, err := readSized(c.fsys, b.Path, b.Bytes)
+	text, sized, err := ReadSized(c.fsys, b.Path, b.Bytes)
 	if err != nil {
 		return b, "", false, &artifacts.CorruptError{Path: artifacts.BodiesPath, Msg: fmt.Sprintf("the cached body %s cannot be read: %v", b.Path, err)}
 	}
@@ -71,10 +71,10 @@ func (c *scanCorpus) CachedBody(uri string) (artifacts.Body, string, bool, error
 	return artifacts.Body{}, "", false, nil
 }
 
-// readSized reads path when it is a regular file of exactly size bytes,
+// ReadSized reads path when it is a regular file of exactly size bytes,
 // the size the build verified; otherwise it reports false, and a file of
 // another size (a body replaced by a huge one) is not read at all.
-func readSized(fsys fs.FS, path string, size int64) ([]byte, bool, error) {
+func ReadSized(fsys fs.FS, path string, size int64) ([]byte, bool, error) {
 	st, err := fs.Stat(fsys, path)
 	if err != nil {
 		return nil, false, err

@@ -1,4 +1,4 @@
-package query
+package corpus
 
 import (
 	"context"
@@ -18,17 +18,17 @@ import (
 // a fraction of its cost. ok is false when the change is not one a
 // splice takes (the caller scans); the artifacts on disk are left as
 // they are.
-func openSpliced(ctx context.Context, root string, ix Index) (corpus, Index, func(), bool) {
-	ic, dir, ix, ok := splicedCorpus(ctx, root, ix)
+func openSpliced(ctx context.Context, root string, ix Index) (Corpus, Index, func(), bool) {
+	ic, dir, ix, ok := Spliced(ctx, root, ix)
 	if !ok {
 		return nil, ix, nil, false
 	}
 	return ic, ix, func() { ic.Close(); dir.Close() }, true
 }
 
-// splicedCorpus is openSpliced's corpus and the base folder it reads, for
+// Spliced is openSpliced's corpus and the base folder it reads, for
 // a caller that keeps them (a Session); the caller closes both.
-func splicedCorpus(ctx context.Context, root string, ix Index) (_ *indexCorpus, _ *load.Dir, _ Index, ok bool) {
+func Spliced(ctx context.Context, root string, ix Index) (_ *IndexCorpus, _ *load.Dir, _ Index, ok bool) {
 	prev, err := artifacts.ReadPrevious(root)
 	if err != nil || prev == nil {
 		return nil, nil, ix, false
@@ -71,7 +71,7 @@ func splicedCorpus(ctx context.Context, root string, ix Index) (_ *indexCorpus, 
 	if err != nil {
 		return nil, nil, ix, false
 	}
-	f := &indexFiles{r: r}
+	f := &IndexFiles{Tables: r}
 	if f.docs, err = artifacts.DecodeDocuments(files[artifacts.DocumentsPath]); err == nil {
 		f.bodies, err = artifacts.DecodeBodies(files[artifacts.BodiesPath])
 	}
@@ -82,7 +82,7 @@ func splicedCorpus(ctx context.Context, root string, ix Index) (_ *indexCorpus, 
 	n := len(changes.Documents) + len(changes.Pages)
 	ix.spliced = true
 	ix.Reason += fmt.Sprintf("; answered from the index with the %s read anew", plural(n, "changed file", "changed files"))
-	return newIndexCorpus(f, dir, ix.cfg, prev), dir, ix, true
+	return NewIndexCorpus(f, dir, ix.Config, prev), dir, ix, true
 }
 
 // hasErrors reports whether any diagnostic is an error.

@@ -1,4 +1,4 @@
-package query
+package corpus
 
 import (
 	"bytes"
@@ -24,12 +24,12 @@ import (
 	"github.com/cairn-kb/cairn/stages/project"
 )
 
-// corpus is one way of reading a base for a query: its artifacts, or a
+// Corpus is one way of reading a base for a query: its artifacts, or a
 // scan of the base itself. Both speak in item ordinals of the same URI
 // order, rows, postings and edges in the artifacts' own shapes, so the
 // ranking above them cannot tell which one it reads; that is what makes
 // the indexed and scanned packs identical.
-type corpus interface {
+type Corpus interface {
 	Config() model.Config
 	// Identities are the configuration's, made once for the corpus.
 	Identities() lex.Identities
@@ -105,7 +105,7 @@ func newWanted(cfg model.Config, terms []string) wanted {
 	ids := lex.NewIdentities(cfg)
 	for _, t := range terms {
 		w.exact[t] = true
-		for _, x := range exactLookups(ids, t) {
+		for _, x := range ExactLookups(ids, t) {
 			w.exact[x] = true
 		}
 		if lex.IsIdentifierShaped(t) {
@@ -152,10 +152,10 @@ func (u *scanUnit) edges(i int) []artifacts.Link {
 	return u.links[start:u.linkEnds[i]]
 }
 
-// openScan loads the base and indexes, in memory, what the query's terms
+// Scan loads the base and indexes, in memory, what the query's terms
 // need. A base with mistakes cannot be answered: the error carries its
 // diagnostics.
-func openScan(ctx context.Context, fsys fs.FS, terms []string) (*scanCorpus, error) {
+func Scan(ctx context.Context, fsys fs.FS, terms []string) (*scanCorpus, error) {
 	// Governance and content files play no part in a context pack, and
 	// the inputs' hashes, which decide what a build redoes, none either.
 	loaded, err := load.Run(ctx, load.Input{FS: fsys, Unhashed: true}, load.GroupCorpus)
@@ -496,4 +496,17 @@ func (c *scanCorpus) EventDays() []string {
 	}
 	slices.Sort(days)
 	return slices.Compact(days)
+}
+
+// ExactLookups are the dictionary terms that make an item an exact match
+// for a query term: the term's own exact form, and the exact form of every
+// name of an identity the term names (so marc@x.test finds records related
+// to person:github/marc-x, Marc's alias).
+func ExactLookups(ids lex.Identities, term string) []string {
+	out := []string{lex.ExactTerm(term)}
+	for _, n := range ids.Names(term) {
+		out = append(out, lex.ExactTerm(n))
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }

@@ -1,4 +1,4 @@
-package query
+package corpus
 
 import (
 	"io/fs"
@@ -26,7 +26,7 @@ func (f plainFile) Close() error               { return f.f.Close() }
 // system whose files cannot be read at an offset, the second one of a
 // document as well as the first.
 func TestSpanWithoutReadAt(t *testing.T) {
-	c := &indexCorpus{fsys: plainFS{fstest.MapFS{"events/d.json": {Data: []byte(`[{"id":"a"},{"id":"b"}]`)}}}}
+	c := &IndexCorpus{fsys: plainFS{fstest.MapFS{"events/d.json": {Data: []byte(`[{"id":"a"},{"id":"b"}]`)}}}}
 	defer func() {
 		for _, f := range c.open {
 			f.Close()

@@ -1,4 +1,4 @@
-package query
+package corpus
 
 import (
 	"context"
@@ -32,7 +32,7 @@ type Index struct {
 	// Manifest is the decoded manifest when the state is used.
 	Manifest *artifacts.Manifest
 	// cfg is the base's configuration, read while checking freshness.
-	cfg model.Config
+	Config model.Config
 	// spliced marks a stale verdict answered from the artifacts with the
 	// changed files spliced in (openSpliced), which falls back to the
 	// scan as a used one does when the base changes under it.
@@ -53,9 +53,9 @@ const graphStage = "graph"
 // checked where they are read (usageFreshness).
 var queriedStages = []string{indexStage, graphStage}
 
-// linkedDirReason is why the artifacts of a base whose .cairn is a link
+// LinkedDirReason is why the artifacts of a base whose .cairn is a link
 // are not used. It names the base-relative path, as every receipt does.
-const linkedDirReason = artifacts.Dir + " is a symbolic link, which cairn never reads through; remove the link and run cairn build"
+const LinkedDirReason = artifacts.Dir + " is a symbolic link, which cairn never reads through; remove the link and run cairn build"
 
 // Open decides whether the artifacts under root can answer queries. It
 // never writes the base: it reads the manifest, takes the base's
@@ -70,11 +70,11 @@ const linkedDirReason = artifacts.Dir + " is a symbolic link, which cairn never 
 // does not hash them again. A .cairn that is a
 // symbolic link is not read through: the index is then corrupt, and the
 // query answers from the scan.
-func Open(ctx context.Context, root string) (*Index, error) { return openWith(ctx, root, nil) }
+func Open(ctx context.Context, root string) (*Index, error) { return OpenWith(ctx, root, nil) }
 
-// openWith is Open, with memo remembering the configuration's decoding for a
+// OpenWith is Open, with memo remembering the configuration's decoding for a
 // long-lived caller's next check (nil for none).
-func openWith(ctx context.Context, root string, memo *load.ConfigMemo) (*Index, error) {
+func OpenWith(ctx context.Context, root string, memo *load.ConfigMemo) (*Index, error) {
 	ix := &Index{Path: artifacts.ManifestPath}
 	start := time.Now()
 	// The manifest is read on another core while the base's inventory is
@@ -112,7 +112,7 @@ func openWith(ctx context.Context, root string, memo *load.ConfigMemo) (*Index, 
 		// Nothing was read through the link; the artifacts are as good as
 		// unreadable. The reason names the base-relative path, as every
 		// receipt does, not the machine's.
-		ix.State, ix.Reason = StateCorrupt, linkedDirReason
+		ix.State, ix.Reason = StateCorrupt, LinkedDirReason
 		return ix, nil
 	case err != nil:
 		ix.State, ix.Reason = StateCorrupt, err.Error()
@@ -121,7 +121,7 @@ func openWith(ctx context.Context, root string, memo *load.ConfigMemo) (*Index, 
 		ix.State, ix.Reason = StateMissing, "no manifest; run cairn build"
 		return ix, nil
 	}
-	ix.cfg = inv.Config
+	ix.Config = inv.Config
 	if inv.SemanticsDigest != m.SemanticsDigest {
 		ix.State, ix.Reason = StateStale, "the ranking semantics changed since the build (schema weights, source policies, identities or ranking version)"
 		return ix, nil
@@ -141,7 +141,7 @@ func openWith(ctx context.Context, root string, memo *load.ConfigMemo) (*Index, 
 	return ix, nil
 }
 
-// brokenStages is brokenOutput over the stages a query reads, the first
+// brokenStages is BrokenOutput over the stages a query reads, the first
 // output found broken; a stage the manifest lacks is broken too.
 func brokenStages(root string, m *artifacts.Manifest, cache artifacts.StatLookup) string {
 	for _, name := range queriedStages {
@@ -149,16 +149,16 @@ func brokenStages(root string, m *artifacts.Manifest, cache artifacts.StatLookup
 		if !ok {
 			return "the manifest has no " + name + " stage"
 		}
-		if reason := brokenOutput(root, m, st, cache); reason != "" {
+		if reason := BrokenOutput(root, m, st, cache); reason != "" {
 			return reason
 		}
 	}
 	return ""
 }
 
-// brokenOutput says which output of stage st is not on disk with the size
+// BrokenOutput says which output of stage st is not on disk with the size
 // and hash m records, or "" when all are.
-func brokenOutput(root string, m *artifacts.Manifest, st artifacts.StageStamp, cache artifacts.StatLookup) string {
+func BrokenOutput(root string, m *artifacts.Manifest, st artifacts.StageStamp, cache artifacts.StatLookup) string {
 	intact := artifacts.Intact(root, m, cache)
 	for _, p := range st.Outputs {
 		if !intact(p) {
@@ -218,11 +218,11 @@ func (e *changedError) Error() string {
 	return e.uri + " changed since the build"
 }
 
-// fallback decides, when an answer from artifacts Open found current (or
+// Fallback decides, when an answer from artifacts Open found current (or
 // spliced) failed with err, whether to answer again from the scan, and under which
 // verdict: stale when an item changed since the build, corrupt when an
 // artifact does not read.
-func fallback(err error, state Index) (Index, bool) {
+func Fallback(err error, state Index) (Index, bool) {
 	if state.State != StateUsed && !state.spliced {
 		return state, false
 	}

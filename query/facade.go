@@ -1,0 +1,28 @@
+package query
+
+import (
+	"context"
+
+	"github.com/cairn-kb/cairn/query/corpus"
+)
+
+// State says whether a query can use the artifacts, and if not, why not.
+type State = corpus.State
+
+// Index states, as reported in receipt.index.
+const (
+	StateUsed    = corpus.StateUsed
+	StateMissing = corpus.StateMissing
+	StateStale   = corpus.StateStale
+	StateCorrupt = corpus.StateCorrupt
+)
+
+// Index is the verdict on a base's artifacts.
+type Index = corpus.Index
+
+// UsageError is a request that cannot be answered as asked; exit 2.
+type UsageError = corpus.UsageError
+
+// Open decides whether the artifacts under root can answer queries; see
+// corpus.Open.
+func Open(ctx context.Context, root string) (*Index, error) { return corpus.Open(ctx, root) }
