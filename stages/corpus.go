@@ -34,6 +34,11 @@ func projectCorpus(ctx context.Context, b model.Base, progress func(done, total 
 	projected := 0
 	document := func(d model.Document, s *project.Scratch, ds *diag.List) []project.Item {
 		items := p.Document(d, s, ds, true)
+		// What outlives projection owns its bytes (toUnit), so the
+		// document's text is dropped here.
+		for i := range d.Records {
+			d.Records[i].Raw = ""
+		}
 		if progress != nil {
 			mu.Lock()
 			projected++
@@ -61,8 +66,15 @@ func toUnit(items []project.Item) unit {
 		return unit{}
 	}
 	u := unit{first: items[0].URI, seg: index.NewSegment(items), nodes: make([]graph.Node, len(items))}
+	var ptrs []*string
 	for i := range items {
-		u.nodes[i] = graph.NodeOf(&items[i])
+		n := &u.nodes[i]
+		*n = graph.NodeOf(&items[i])
+		ptrs = append(ptrs, &n.URI, &n.At)
+		for j := range n.Links {
+			ptrs = append(ptrs, &n.Links[j].Kind, &n.Links[j].Node)
+		}
 	}
+	index.Own(ptrs)
 	return u
 }

@@ -13,11 +13,35 @@ import (
 // URI order: their docs rows, the fields they use, and their terms, sorted,
 // each with postings whose Doc is the item's position in the run and whose
 // Field is a position in Fields. Rows' lengths use the same positions.
+//
+// A segment lives until the whole index is merged, so it is stored
+// compactly and owns its bytes: its terms are one string, cut by ends, and
+// its postings one array, cut by starts; its rows' strings are copied out
+// of the documents' text (see ownRows), which can then be freed.
 type Segment struct {
 	Rows   []artifacts.Doc
 	Fields []string
-	terms  []string
-	posts  [][]artifacts.Posting
+	words  string  // the terms, sorted, back to back
+	ends   []int32 // where each term ends in words
+	starts []int32 // where each term's postings start in flat, and one more
+	flat   []artifacts.Posting
+}
+
+// terms is how many terms the segment holds.
+func (s *Segment) terms() int { return len(s.ends) }
+
+// term is the segment's i-th term in dictionary order.
+func (s *Segment) term(i int) string {
+	from := int32(0)
+	if i > 0 {
+		from = s.ends[i-1]
+	}
+	return s.words[from:s.ends[i]]
+}
+
+// posts are the postings of the segment's i-th term.
+func (s *Segment) posts(i int) []artifacts.Posting {
+	return s.flat[s.starts[i]:s.starts[i+1]]
 }
 
 // NewSegment inverts items (sorted by URI) in two counting passes, so that
@@ -78,12 +102,33 @@ func NewSegmentWhere(items []project.Item, keep func(term string) bool) Segment 
 			}
 		}
 	}
-	next := make([]int32, len(terms))
-	var sum int32
-	for id, c := range counts {
-		next[id] = sum
-		sum += c
+	// Each term's slot in the one postings array is placed in dictionary
+	// order, so that a term's postings are found from one offset; the
+	// terms are copied into one string.
+	order := make([]int32, len(terms))
+	for i := range order {
+		order[i] = int32(i)
 	}
+	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(terms[a], terms[b]) })
+	size := 0
+	for _, t := range terms {
+		size += len(t)
+	}
+	var words strings.Builder
+	words.Grow(size)
+	next := make([]int32, len(terms))
+	seg.ends = make([]int32, len(order))
+	seg.starts = make([]int32, len(order)+1)
+	var sum int32
+	for i, id := range order {
+		words.WriteString(terms[id])
+		seg.ends[i] = int32(words.Len())
+		seg.starts[i] = sum
+		next[id] = sum
+		sum += counts[id]
+	}
+	seg.starts[len(order)] = sum
+	seg.words = words.String()
 	// The second pass makes each item's row as it writes its postings.
 	seg.Rows = make([]artifacts.Doc, len(items))
 	ordinal := func(name string) int { return int(local[name]) }
@@ -107,18 +152,8 @@ func NewSegmentWhere(items []project.Item, keep func(term string) bool) Segment 
 			}
 		}
 	}
-	order := make([]int32, len(terms))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(terms[a], terms[b]) })
-	seg.terms = make([]string, len(order))
-	seg.posts = make([][]artifacts.Posting, len(order))
-	for i, id := range order {
-		end := next[id] // after the second pass, next[id] is the end of its slot
-		seg.terms[i] = terms[id]
-		seg.posts[i] = flat[end-counts[id] : end]
-	}
+	seg.flat = flat
+	ownRows(seg.Rows)
 	return seg
 }
 
@@ -141,7 +176,7 @@ type cursors struct {
 func (h *cursors) Len() int { return len(h.c) }
 func (h *cursors) Less(i, j int) bool {
 	a, b := h.c[i], h.c[j]
-	if ta, tb := h.segs[a.seg].terms[a.term], h.segs[b.seg].terms[b.term]; ta != tb {
+	if ta, tb := h.segs[a.seg].term(a.term), h.segs[b.seg].term(b.term); ta != tb {
 		return ta < tb
 	}
 	return a.seg < b.seg
@@ -159,10 +194,8 @@ func (h *cursors) Pop() any {
 func merge(segs []Segment, l *Layout) (dict, postings []byte, err error) {
 	terms, size := 0, 0
 	for _, s := range segs {
-		terms += len(s.terms)
-		for j, p := range s.posts {
-			size += len(s.terms[j]) + 2 + 8*len(p)
-		}
+		terms += s.terms()
+		size += len(s.words) + 2*s.terms() + 8*len(s.flat)
 	}
 	w := artifacts.NewPostingsWriter(terms, size)
 	l.Merge(segs, func(term string, _ int, postings iter.Seq[artifacts.Posting]) {

@@ -71,7 +71,7 @@ func (l *Layout) Renumber(seg int, lengths []artifacts.FieldLen) {
 func (l *Layout) Merge(segs []Segment, term func(t string, n int, postings iter.Seq[artifacts.Posting])) {
 	h := &cursors{segs: segs}
 	for i, s := range segs {
-		if len(s.terms) > 0 {
+		if s.terms() > 0 {
 			h.c = append(h.c, cursor{seg: i})
 		}
 	}
@@ -79,7 +79,7 @@ func (l *Layout) Merge(segs []Segment, term func(t string, n int, postings iter.
 	var group []cursor // the cursors at the current term, in segment order
 	postings := func(yield func(artifacts.Posting) bool) {
 		for _, c := range group {
-			for _, p := range segs[c.seg].posts[c.term] {
+			for _, p := range segs[c.seg].posts(c.term) {
 				p.Doc += l.starts[c.seg]
 				p.Field = l.remap[c.seg][p.Field]
 				if !yield(p) {
@@ -89,17 +89,17 @@ func (l *Layout) Merge(segs []Segment, term func(t string, n int, postings iter.
 		}
 	}
 	for h.Len() > 0 {
-		t := segs[h.c[0].seg].terms[h.c[0].term]
+		t := segs[h.c[0].seg].term(h.c[0].term)
 		group = group[:0]
 		n := 0
-		for h.Len() > 0 && segs[h.c[0].seg].terms[h.c[0].term] == t {
+		for h.Len() > 0 && segs[h.c[0].seg].term(h.c[0].term) == t {
 			c := heap.Pop(h).(cursor)
 			group = append(group, c)
-			n += len(segs[c.seg].posts[c.term])
+			n += len(segs[c.seg].posts(c.term))
 		}
 		term(t, n, postings)
 		for _, c := range group {
-			if c.term+1 < len(segs[c.seg].terms) {
+			if c.term+1 < segs[c.seg].terms() {
 				heap.Push(h, cursor{seg: c.seg, term: c.term + 1})
 			}
 		}
