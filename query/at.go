@@ -13,6 +13,7 @@ import (
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/query/corpus"
+	"github.com/cairn-kb/cairn/query/words"
 	"github.com/cairn-kb/cairn/stages/diag"
 	"github.com/cairn-kb/cairn/stages/escape"
 	"github.com/cairn-kb/cairn/stages/govern"
@@ -82,7 +83,7 @@ func At(ctx context.Context, root string, req AtRequest) ([]byte, error) {
 	if !g.ConfigOK {
 		return nil, &corpus.UsageError{Msg: "cairn.yaml cannot be read: " + diagText(g.Diagnostics)}
 	}
-	doc := &AtAnswer{AsOf: dayString(req.AsOf), lineRunes: g.Config.Governance.Caps.LineRunes}
+	doc := &AtAnswer{AsOf: words.DayString(req.AsOf), lineRunes: g.Config.Governance.Caps.LineRunes}
 	for _, d := range g.Diagnostics {
 		if d.Severity == diag.Error {
 			doc.Attention = append(doc.Attention, "Part of the governance failed to load and is left out of this answer: "+govern.Plain(d.String()))

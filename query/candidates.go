@@ -7,6 +7,7 @@ import (
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/question"
+	"github.com/cairn-kb/cairn/query/words"
 )
 
 // Candidate is one item of a request's candidate window, as a peer
@@ -41,14 +42,14 @@ func Candidates(ctx context.Context, root string, req Request, withText func(uri
 		return nil, err
 	}
 	defer closeFn()
-	_, win, err := resolveWindow(c, parsed.Window, req.AsOf)
+	_, win, err := words.ResolveWindow(c, parsed.Window, req.AsOf)
 	if err != nil {
 		return nil, err
 	}
 	var ords []int
-	for _, s := range win.spans {
-		for ord := s.lo; ord < s.hi; ord++ {
-			if win.has(ord) {
+	for _, s := range win.Spans {
+		for ord := s.Lo; ord < s.Hi; ord++ {
+			if win.Has(ord) {
 				ords = append(ords, ord)
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/question"
 	"github.com/cairn-kb/cairn/query/receipts"
+	"github.com/cairn-kb/cairn/query/words"
 	"github.com/cairn-kb/cairn/stages/load"
 	"github.com/cairn-kb/cairn/stages/project"
 )
@@ -73,7 +74,7 @@ func Context(ctx context.Context, root string, req Request) ([]byte, error) {
 			return nil, err
 		}
 	}
-	c, state, closeFn, err := corpus.Pick(ctx, root, lookupWords(parsed.Terms))
+	c, state, closeFn, err := corpus.Pick(ctx, root, words.LookupWords(parsed.Terms))
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +123,7 @@ func answerOn(ctx context.Context, root string, req Request, parsed question.Par
 			return nil, nil, rerr
 		}
 		defer osRoot.Close()
-		sc, serr := corpus.Scan(ctx, osRoot, lookupWords(parsed.Terms))
+		sc, serr := corpus.Scan(ctx, osRoot, words.LookupWords(parsed.Terms))
 		if serr != nil {
 			return nil, nil, serr
 		}
@@ -143,8 +144,8 @@ type engine struct {
 	state  corpus.Index
 
 	window      question.Window
-	win         *candidates
-	terms       []*termStats
+	win         *words.Window
+	terms       []*words.Stats
 	roles       []string // role flags the query names (private, received)
 	event       bool     // the question asks for an event: records first (see eventQuestion)
 	pool        []*scored
@@ -194,7 +195,7 @@ type prepared struct {
 // expansion, pins, order and collapse.
 func (e *engine) prepare() (prepared, error) {
 	var err error
-	e.window, e.win, err = resolveWindow(e.c, e.parsed.Window, e.req.AsOf)
+	e.window, e.win, err = words.ResolveWindow(e.c, e.parsed.Window, e.req.AsOf)
 	if err != nil {
 		return prepared{}, err
 	}
@@ -206,11 +207,11 @@ func (e *engine) prepare() (prepared, error) {
 		if role, ok := roleTerms[t]; ok {
 			e.roles = append(e.roles, role)
 		}
-		st, err := lookupTerm(e.c, ids, t, e.parsed.Terms, e.win)
+		st, err := words.Lookup(e.c, ids, t, e.parsed.Terms, e.win)
 		if err != nil {
 			return prepared{}, err
 		}
-		st.idf, st.meaningful = idf(e.win.n, max(1, st.own)), meaningful(e.win.n, st.own)
+		st.IDF, st.Meaningful = words.IDF(e.win.N, max(1, st.Own)), words.Meaningful(e.win.N, st.Own)
 		e.terms = append(e.terms, st)
 	}
 	if err := e.score(); err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/question"
+	"github.com/cairn-kb/cairn/query/words"
 )
 
 // hubBase has 250 records that relate to one repository (ten of them
@@ -96,7 +97,7 @@ func TestOrderAgreesWithItsKeys(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, last := range []bool{false, true} {
-		e := &engine{c: sc, parsed: question.Parsed{Last: last}, terms: []*termStats{{term: "a"}, {term: "b"}}}
+		e := &engine{c: sc, parsed: question.Parsed{Last: last}, terms: []*words.Stats{{Term: "a"}, {Term: "b"}}}
 		var pool []*scored
 		for i := range 3000 {
 			k := &artifacts.Key{Chrono: uint32(r.IntN(3000)), Flags: artifacts.KeyFlags(r.IntN(1 << 14))}

@@ -14,6 +14,7 @@ import (
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/question"
+	"github.com/cairn-kb/cairn/query/words"
 	"github.com/cairn-kb/cairn/stages/escape"
 	"github.com/cairn-kb/cairn/stages/project"
 )
@@ -118,12 +119,12 @@ func listWith(ctx context.Context, root string, req ListRequest, open corpus.Ope
 	}
 	cfg := c.Config()
 	dated := dir == cfg.Layers.Events || dir == cfg.Layers.Tasks
-	sp, err := layerSpan(c, dir, cond(dated, req.Since), cond(dated, req.Until))
+	sp, err := words.LayerSpan(c, dir, cond(dated, req.Since), cond(dated, req.Until))
 	if err != nil {
 		return nil, err
 	}
-	ords := make([]int, 0, sp.hi-sp.lo)
-	for o := sp.lo; o < sp.hi; o++ {
+	ords := make([]int, 0, sp.Hi-sp.Lo)
+	for o := sp.Lo; o < sp.Hi; o++ {
 		ords = append(ords, o)
 	}
 	keys, err := c.Keys(ords)

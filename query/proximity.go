@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/query/words"
 	"github.com/cairn-kb/cairn/stages/lex"
 )
 
@@ -59,12 +60,12 @@ func (e *engine) scoreProximity() error {
 func (e *engine) sharedFields(s *scored) (shared []bool, any bool) {
 	count := make([]int, len(e.c.Fields()))
 	for _, st := range e.terms {
-		h, ok := st.hit(s.ord)
+		h, ok := st.Hit(s.ord)
 		if !ok {
 			continue
 		}
 		var in uint64 // the fields this term is in, for the first 64
-		for _, ps := range [][]artifacts.Posting{h.ps, h.folded} {
+		for _, ps := range [][]artifacts.Posting{h.Postings, h.Folded} {
 			for _, p := range ps {
 				switch f := int(p.Field); {
 				case f >= len(count) || f >= 64:
@@ -109,8 +110,8 @@ func (e *engine) textFactsOf(s *scored) (textFacts, error) {
 		if e.folds == nil {
 			e.folds = make([]string, len(e.terms))
 			for i, st := range e.terms {
-				if !lex.IsIdentifierShaped(st.term) {
-					e.folds[i] = lex.Fold(st.term)
+				if !lex.IsIdentifierShaped(st.Term) {
+					e.folds[i] = lex.Fold(st.Term)
 				}
 			}
 		}
@@ -139,7 +140,7 @@ func (e *engine) textFactsOf(s *scored) (textFacts, error) {
 // proximityWords consecutive words, a word being a term when it is the
 // term or folds as it does. folds holds each term's folded form, or ""
 // for an identifier-shaped term, which matches only as it is.
-func scanText(text string, terms []*termStats, folds []string) (phrase bool, densest int) {
+func scanText(text string, terms []*words.Stats, folds []string) (phrase bool, densest int) {
 	var ring [proximityWords]int8 // the term index of the last words, -1 for none
 	for i := range ring {
 		ring[i] = -1
@@ -149,9 +150,9 @@ func scanText(text string, terms []*termStats, folds []string) (phrase bool, den
 	for w := range lex.QueryWords(text) {
 		if len(terms) > 1 && !phrase && lex.KeepAsTerm(w) {
 			switch {
-			case w == terms[run].term:
+			case w == terms[run].Term:
 				run++
-			case w == terms[0].term:
+			case w == terms[0].Term:
 				run = 1
 			default:
 				run = 0
@@ -167,7 +168,7 @@ func scanText(text string, terms []*termStats, folds []string) (phrase bool, den
 		at := int8(-1)
 		fw := ""
 		for ti, st := range terms {
-			if w == st.term {
+			if w == st.Term {
 				at = int8(ti)
 				break
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/query/words"
 	"github.com/cairn-kb/cairn/stages/project"
 )
 
@@ -24,7 +25,7 @@ func (e *engine) receipt(rejected []RejectedPin) Receipt {
 		FilteredTerms:     nonNil(e.parsed.Filtered),
 		Order:             e.orderName(),
 		Window:            e.window,
-		AsOf:              dayString(e.req.AsOf),
+		AsOf:              words.DayString(e.req.AsOf),
 		Budget:            e.req.Budget,
 		Format:            e.req.Format,
 		Candidates:        len(e.pool),
@@ -69,10 +70,10 @@ func nonNil(s []string) []string {
 // when the query or the flags asked for a time: a plain question there
 // is not about one.
 func (e *engine) undatedWarning() (string, error) {
-	if e.win.dated > 0 {
+	if e.win.Dated > 0 {
 		return "", nil
 	}
-	near, before, err := nearestDatedDay(e.c, e.window.Until)
+	near, before, err := words.NearestDatedDay(e.c, e.window.Until)
 	if err != nil || (near == "" && e.parsed.Window.DerivedFrom == "") {
 		return "", err
 	}
@@ -106,9 +107,9 @@ func (e *engine) warning(fitLost bool) string {
 	case len(e.pool) == 0 && e.undated != "":
 		// Nothing dated is in the window at all: that, with the dated day
 		// nearest it, is what the user needs to widen it.
-		return fmt.Sprintf("empty pack: no candidates match the query (%d items searched); %s", e.win.n, e.undated)
+		return fmt.Sprintf("empty pack: no candidates match the query (%d items searched); %s", e.win.N, e.undated)
 	case len(e.pool) == 0:
-		return fmt.Sprintf("empty pack: no candidates in the window %s..%s match the query (%d items searched); widen it with --since/--until, check --as-of, or use other words", e.window.Since, e.window.Until, e.win.n)
+		return fmt.Sprintf("empty pack: no candidates in the window %s..%s match the query (%d items searched); widen it with --since/--until, check --as-of, or use other words", e.window.Since, e.window.Until, e.win.N)
 	case !fitLost && e.delta != nil && e.delta.sameOut > 0:
 		return fmt.Sprintf("empty pack: nothing is new or changed since receipt %s; the %d candidates above the relevance floor (%d) are as the snapshot holds them, and %d of its URIs were deleted", e.delta.snap.Digest, e.delta.sameOut, relevanceFloor, len(e.delta.deleted))
 	case !fitLost && e.policyOut > 0:
@@ -151,11 +152,11 @@ func (e *engine) inputDigest() string {
 	}
 	w("ranking", strconv.Itoa(artifacts.RankingVersion), e.c.SemanticsDigest())
 	w(append([]string{"terms"}, e.parsed.Terms...)...)
-	w("window", e.window.Since, e.window.Until, dayString(e.req.AsOf), strconv.FormatBool(e.parsed.Last), strconv.FormatBool(e.req.Expand))
+	w("window", e.window.Since, e.window.Until, words.DayString(e.req.AsOf), strconv.FormatBool(e.parsed.Last), strconv.FormatBool(e.req.Expand))
 	w(append([]string{"pins"}, e.req.Pins...)...)
-	w("n", strconv.Itoa(e.win.n))
+	w("n", strconv.Itoa(e.win.N))
 	for _, t := range e.terms {
-		w("df", t.term, strconv.Itoa(t.df))
+		w("df", t.Term, strconv.Itoa(t.DF))
 	}
 	byOrd := func(a, b *scored) int { return a.ord - b.ord } // ordinal order is URI order
 	pool := e.pool

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/query/words"
 	"github.com/cairn-kb/cairn/stages/lex"
 	"github.com/cairn-kb/cairn/stages/project"
 )
@@ -97,12 +98,12 @@ type hitPool struct {
 func (e *engine) hitPool() (*hitPool, error) {
 	hits := 0
 	for _, st := range e.terms {
-		hits += len(st.hits)
+		hits += len(st.Hits)
 	}
 	all := make([]int, 0, hits)
 	for _, st := range e.terms {
-		for _, h := range st.hits {
-			all = append(all, int(h.ord))
+		for _, h := range st.Hits {
+			all = append(all, int(h.Ord))
 		}
 	}
 	slices.Sort(all)
@@ -154,11 +155,11 @@ func (e *engine) scoreHits(p *hitPool) error {
 	for ti, st := range e.terms {
 		// Hits come sorted by ordinal, as the pool is: walk both at once.
 		k := 0
-		for j := range st.hits {
-			for p.ords[k] != int(st.hits[j].ord) {
+		for j := range st.Hits {
+			for p.ords[k] != int(st.Hits[j].Ord) {
 				k++
 			}
-			if err := e.scoreTerm(&p.items[k], ti, &st.hits[j], fields, nil); err != nil {
+			if err := e.scoreTerm(&p.items[k], ti, &st.Hits[j], fields, nil); err != nil {
 				return err
 			}
 		}
@@ -174,7 +175,7 @@ func (e *engine) scoreURITerms(p *hitPool) error {
 		if err != nil {
 			return err
 		}
-		if !ok || !e.win.has(ord) {
+		if !ok || !e.win.Has(ord) {
 			continue
 		}
 		s, err := p.get(e, int32(ord))
@@ -234,13 +235,13 @@ func (e *engine) scoreWholeQuery() error {
 
 // scoreTerm adds what query term ti gives item s through hit h. With rec,
 // it only lists the reasons (s is then a scratch copy).
-func (e *engine) scoreTerm(s *scored, ti int, h *termHit, fields []artifacts.Field, rec *[]Reason) error {
+func (e *engine) scoreTerm(s *scored, ti int, h *words.Hit, fields []artifacts.Field, rec *[]Reason) error {
 	st := e.terms[ti]
 	s.terms++
-	if h.exact || len(h.ps) > 0 {
+	if h.Exact || len(h.Postings) > 0 {
 		s.own++
 	}
-	if st.meaningful && (h.exact || len(h.ps) > 0 || foldedInWeightedField(h, fields)) {
+	if st.Meaningful && (h.Exact || len(h.Postings) > 0 || foldedInWeightedField(h, fields)) {
 		// A folded variant in a weighted field (a title, an identifier)
 		// counts as a match of the term: "retry the failed upload" is a
 		// commit about failing uploads. One in a body only is scored, at
@@ -253,21 +254,21 @@ func (e *engine) scoreTerm(s *scored, ti int, h *termHit, fields []artifacts.Fie
 		return err
 	}
 	switch {
-	case h.exact && e.corroborated(s, ti) || own:
+	case h.Exact && e.corroborated(s, ti) || own:
 		// An exact identifier entry, or the term is the record's own id.
 		s.direct = true
 		s.identity = s.identity || own
 		s.score += pointsIdentifier
 		if rec != nil {
-			*rec = append(*rec, Reason{Code: "identifier", Points: pointsIdentifier, Detail: st.term})
+			*rec = append(*rec, Reason{Code: "identifier", Points: pointsIdentifier, Detail: st.Term})
 		}
 	default:
 		tf, w := e.weightedTF(h, s.key, fields)
-		pts := termPoints(st.idf, tf)
+		pts := termPoints(st.IDF, tf)
 		s.bestWeight = max(s.bestWeight, w)
 		s.score += pts
 		if rec != nil {
-			*rec = append(*rec, Reason{Code: "term", Points: pts, Detail: fmt.Sprintf("%s idf=%d/16 tf=%d/100", st.term, st.idf, tf)})
+			*rec = append(*rec, Reason{Code: "term", Points: pts, Detail: fmt.Sprintf("%s idf=%d/16 tf=%d/100", st.Term, st.IDF, tf)})
 		}
 	}
 	return nil
@@ -275,8 +276,8 @@ func (e *engine) scoreTerm(s *scored, ti int, h *termHit, fields []artifacts.Fie
 
 // foldedInWeightedField reports whether a hit holds a folded variant of
 // its term in a field weighted above 1.
-func foldedInWeightedField(h *termHit, fields []artifacts.Field) bool {
-	for _, p := range h.folded {
+func foldedInWeightedField(h *words.Hit, fields []artifacts.Field) bool {
+	for _, p := range h.Folded {
 		if int(p.Field) < len(fields) && fields[p.Field].Weight > 1 {
 			return true
 		}
@@ -291,14 +292,14 @@ func foldedInWeightedField(h *termHit, fields []artifacts.Field) bool {
 // the query. A relation value or slug that is a common word would
 // otherwise put its item first for every question holding the word.
 func (e *engine) corroborated(s *scored, ti int) bool {
-	if len(e.terms) == 1 || lex.IsIdentifierShaped(e.terms[ti].term) {
+	if len(e.terms) == 1 || lex.IsIdentifierShaped(e.terms[ti].Term) {
 		return true
 	}
 	for tj, other := range e.terms {
-		if tj == ti || !other.meaningful {
+		if tj == ti || !other.Meaningful {
 			continue
 		}
-		if _, ok := other.hit(s.ord); ok {
+		if _, ok := other.Hit(s.ord); ok {
 			return true
 		}
 	}
@@ -322,7 +323,7 @@ func termPoints(idf, tf int) int {
 // and avg its average over the items the query hit. An occurrence counts
 // 100, a folded variant's foldedPercent. weight is the strongest matching
 // field's.
-func (e *engine) weightedTF(h *termHit, key *artifacts.Key, fields []artifacts.Field) (tf, weight int) {
+func (e *engine) weightedTF(h *words.Hit, key *artifacts.Key, fields []artifacts.Field) (tf, weight int) {
 	add := func(ps []artifacts.Posting, per int) {
 		for _, p := range ps {
 			w := 1
@@ -333,8 +334,8 @@ func (e *engine) weightedTF(h *termHit, key *artifacts.Key, fields []artifacts.F
 			weight = max(weight, w)
 		}
 	}
-	add(h.ps, 100)
-	add(h.folded, foldedPercent)
+	add(h.Postings, 100)
+	add(h.Folded, foldedPercent)
 	return tf, weight
 }
 
@@ -357,11 +358,11 @@ func (e *engine) averageLengths(p *hitPool) {
 	own := make([]bool, len(p.items))
 	for _, st := range e.terms {
 		k := 0
-		for _, h := range st.hits {
-			for p.ords[k] != int(h.ord) {
+		for _, h := range st.Hits {
+			for p.ords[k] != int(h.Ord) {
 				k++
 			}
-			own[k] = own[k] || h.exact || len(h.ps) > 0
+			own[k] = own[k] || h.Exact || len(h.Postings) > 0
 		}
 	}
 	sums, counts := make([]int, n), make([]int, n)
@@ -388,10 +389,10 @@ func (e *engine) averageLengths(p *hitPool) {
 // exact identifier match.
 func (e *engine) identifiedBy(s *scored, t string) (bool, error) {
 	for _, st := range e.terms {
-		if st.term != t {
+		if st.Term != t {
 			continue
 		}
-		h, ok := st.hit(s.ord)
+		h, ok := st.Hit(s.ord)
 		if !ok {
 			continue
 		}
@@ -399,7 +400,7 @@ func (e *engine) identifiedBy(s *scored, t string) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		if h.exact || own {
+		if h.Exact || own {
 			return true, nil
 		}
 	}
@@ -411,15 +412,15 @@ func (e *engine) identifiedBy(s *scored, t string) (bool, error) {
 // recovers a private or received record. The key's hashes of the two rule
 // out almost every item without reading its row; isOwnIDOrURI decides for
 // the rest.
-func (e *engine) termNamesItself(s *scored, st *termStats) (bool, error) {
-	if s.key.Flags&artifacts.KeyID == 0 || s.key.OwnID != st.fold && s.key.OwnURI != st.fold {
+func (e *engine) termNamesItself(s *scored, st *words.Stats) (bool, error) {
+	if s.key.Flags&artifacts.KeyID == 0 || s.key.OwnID != st.Fold && s.key.OwnURI != st.Fold {
 		return false, nil
 	}
 	row, err := e.rowOf(s)
 	if err != nil {
 		return false, err
 	}
-	return isOwnIDOrURI(row, st.term), nil
+	return isOwnIDOrURI(row, st.Term), nil
 }
 
 // isOwnIDOrURI reports whether term is a record's own id (the part of its
@@ -597,7 +598,7 @@ func (e *engine) reasons(s *scored) ([]Reason, error) {
 	}
 	fields := e.c.Fields()
 	for ti, st := range e.terms {
-		if h, ok := st.hit(s.ord); ok {
+		if h, ok := st.Hit(s.ord); ok {
 			if err := e.scoreTerm(&acc, ti, h, fields, &rs); err != nil {
 				return nil, err
 			}

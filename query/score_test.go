@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/query/words"
 	"github.com/cairn-kb/cairn/stages/lex"
 )
 
@@ -58,7 +59,7 @@ func TestIDFAndTermPoints(t *testing.T) {
 	for _, c := range []struct{ n, df, want int }{
 		{3, 1, 22}, {3, 2, 10}, {3, 3, 3}, {16, 16, 0}, {1000, 1, 150}, {0, 0, 0},
 	} {
-		if got := idf(c.n, c.df); got != c.want {
+		if got := words.IDF(c.n, c.df); got != c.want {
 			t.Errorf("idf(%d, %d) = %d, want %d", c.n, c.df, got, c.want)
 		}
 	}

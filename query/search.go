@@ -11,6 +11,7 @@ import (
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/question"
+	"github.com/cairn-kb/cairn/query/words"
 	"github.com/cairn-kb/cairn/stages/escape"
 	"github.com/cairn-kb/cairn/stages/govern"
 	"github.com/cairn-kb/cairn/stages/load"
@@ -201,7 +202,7 @@ func searchWith(ctx context.Context, root string, req SearchRequest, open corpus
 		doc.Provenance = provenance(root, gv.g, gv.usage.state())
 		return doc, nil
 	}
-	c, state, closeFn, err := open(ctx, root, lookupWords(parsed.Terms))
+	c, state, closeFn, err := open(ctx, root, words.LookupWords(parsed.Terms))
 	if err != nil {
 		return nil, err
 	}
@@ -210,7 +211,7 @@ func searchWith(ctx context.Context, root string, req SearchRequest, open corpus
 	if verdict, again := corpus.Fallback(err, state); again {
 		// The artifacts looked current but a read failed, or an item
 		// changed since: answer from the scan, and say why.
-		sc, serr := corpus.Scan(ctx, osRoot, lookupWords(parsed.Terms))
+		sc, serr := corpus.Scan(ctx, osRoot, words.LookupWords(parsed.Terms))
 		if serr != nil {
 			return nil, serr
 		}
@@ -247,7 +248,7 @@ type rankedGroup struct {
 func (s *searcher) answer() *SearchAnswer {
 	doc := &SearchAnswer{
 		Query: s.parsed.Text, Terms: s.parsed.Terms, FilteredTerms: nonNil(s.parsed.Filtered),
-		Window: s.window, AsOf: dayString(s.req.AsOf), Scope: ScopeProject,
+		Window: s.window, AsOf: words.DayString(s.req.AsOf), Scope: ScopeProject,
 		Filters:        SearchFilters{Sources: nonNil(s.req.Sources), Layer: s.req.Layer, Where: nonNil(s.req.Where)},
 		HeldBack:       s.held,
 		Index:          IndexState{Path: s.index.Path, State: string(s.index.State), Reason: indexReason(s.index.Reason)},
@@ -434,7 +435,7 @@ func (s *searcher) cursorOf(group string, offset int, state uint64) searchCursor
 	h := newGroupHash()
 	h.add("search", strconv.Itoa(artifacts.RankingVersion), group, strconv.Itoa(offset), strconv.FormatUint(state, 16))
 	h.add(s.parsed.Terms...)
-	h.add(s.window.Since, s.window.Until, dayString(s.req.AsOf), s.req.Layer)
+	h.add(s.window.Since, s.window.Until, words.DayString(s.req.AsOf), s.req.Layer)
 	h.add(s.req.Sources...)
 	h.add(s.req.Where...)
 	return searchCursor{group: group, offset: offset, bind: h.sum()}

@@ -12,6 +12,7 @@ import (
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/question"
+	"github.com/cairn-kb/cairn/query/words"
 )
 
 // searchCorpus finds every record and page that holds a query term, by
@@ -41,11 +42,11 @@ func (s *searcher) searchCorpus(c corpus.Corpus, state corpus.Index) error {
 		if role, ok := roleTerms[t]; ok {
 			e.roles = append(e.roles, role)
 		}
-		st, err := lookupTerm(c, ids, t, s.parsed.Terms, e.win)
+		st, err := words.Lookup(c, ids, t, s.parsed.Terms, e.win)
 		if err != nil {
 			return err
 		}
-		st.idf, st.meaningful = idf(e.win.n, max(1, st.own)), meaningful(e.win.n, st.own)
+		st.IDF, st.Meaningful = words.IDF(e.win.N, max(1, st.Own)), words.Meaningful(e.win.N, st.Own)
 		e.terms = append(e.terms, st)
 	}
 	if s.req.Count {
@@ -115,8 +116,8 @@ const countChunk = 1024
 func (s *searcher) countCorpus(e *engine) error {
 	var ords []int
 	for _, st := range e.terms {
-		for _, h := range st.hits {
-			ords = append(ords, int(h.ord))
+		for _, h := range st.Hits {
+			ords = append(ords, int(h.Ord))
 		}
 	}
 	uriOrds := map[int]bool{} // items a term names by their complete URI
@@ -125,7 +126,7 @@ func (s *searcher) countCorpus(e *engine) error {
 		if err != nil {
 			return err
 		}
-		if ok && e.win.has(ord) {
+		if ok && e.win.Has(ord) {
 			ords = append(ords, ord)
 			uriOrds[ord] = true
 		}
@@ -153,7 +154,7 @@ func (s *searcher) countCorpus(e *engine) error {
 				// term names it itself, which recovers it as a pack does.
 				sc.identity = uriOrds[ord]
 				for _, st := range e.terms {
-					if _, hit := st.hit(ord); hit && !sc.identity {
+					if _, hit := st.Hit(ord); hit && !sc.identity {
 						if sc.identity, err = e.termNamesItself(sc, st); err != nil {
 							return err
 						}
@@ -266,9 +267,9 @@ func (h *searchHit) text() string { return itemText(h.PackItem, false) }
 // items between the bounds (every day when there are none), and every
 // undated item, pages outside their validity included: a search leaves
 // nothing out that holds a term. With a layer, that layer only.
-func searchWindow(c corpus.Corpus, w question.Window, layer string) (*candidates, error) {
+func searchWindow(c corpus.Corpus, w question.Window, layer string) (*words.Window, error) {
 	cfg := c.Config()
-	cand := &candidates{}
+	cand := &words.Window{}
 	for _, l := range []string{cfg.Layers.Events, cfg.Layers.Tasks, cfg.Layers.Index, cfg.Layers.Wiki, cfg.Layers.Projects} {
 		if layer != "" && l != layer {
 			continue
@@ -277,12 +278,12 @@ func searchWindow(c corpus.Corpus, w question.Window, layer string) (*candidates
 		if l != cfg.Layers.Events && l != cfg.Layers.Tasks {
 			since, until = "", ""
 		}
-		sp, err := layerSpan(c, l, since, until)
+		sp, err := words.LayerSpan(c, l, since, until)
 		if err != nil {
 			return nil, err
 		}
-		cand.spans = append(cand.spans, sp)
-		cand.n += sp.hi - sp.lo
+		cand.Spans = append(cand.Spans, sp)
+		cand.N += sp.Hi - sp.Lo
 	}
 	return cand, nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/cairn-kb/cairn/query/corpus"
+	"github.com/cairn-kb/cairn/query/words"
 	"github.com/cairn-kb/cairn/stages/govern"
 	"github.com/cairn-kb/cairn/stages/lex"
 	"github.com/cairn-kb/cairn/stages/load"
@@ -179,7 +180,7 @@ func (s *searcher) rankEntries(entries []govEntry) *rankedGroup {
 	// identifier match, 0 for none.
 	tf := make([][]int, len(entries))
 	df := make([]int, len(terms))
-	needles := lookupWords(terms) // the terms and their folded variants
+	needles := words.LookupWords(terms) // the terms and their folded variants
 	for i := range entries {
 		tf[i] = make([]int, len(terms))
 		if !mayHold(&entries[i], needles) {
@@ -222,7 +223,7 @@ func (s *searcher) rankEntries(entries []govEntry) *rankedGroup {
 				score += pointsIdentifier
 				matched = true
 			case tf[i][t] > 0:
-				score += termPoints(idf(len(entries), df[t]), tf[i][t])
+				score += termPoints(words.IDF(len(entries), df[t]), tf[i][t])
 				matched = true
 			}
 		}
@@ -299,7 +300,7 @@ func termCount(toks map[string]int, term string, all []string) (own, folded int)
 	} else {
 		own = toks[term]
 	}
-	for _, v := range foldedVariants(term, all) {
+	for _, v := range words.FoldedVariants(term, all) {
 		folded += toks[v]
 	}
 	return own, folded

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/query/words"
 	"github.com/cairn-kb/cairn/stages/load"
 	"github.com/cairn-kb/cairn/stages/project"
 )
@@ -177,11 +178,11 @@ func (e *engine) entityItems(ent string) ([]int, error) {
 	}
 	var inWindow []int
 	for _, l := range in {
-		if ord, ok := itemRef(l.Node); ok && e.win.has(ord) {
+		if ord, ok := itemRef(l.Node); ok && e.win.Has(ord) {
 			inWindow = append(inWindow, ord)
 		}
 	}
-	if !meaningful(e.win.n, len(inWindow)) {
+	if !words.Meaningful(e.win.N, len(inWindow)) {
 		return nil, nil
 	}
 	return inWindow, nil
@@ -241,7 +242,7 @@ func (e *engine) expand() error {
 			followed := 0
 			for _, l := range in {
 				ord, ok := itemRef(l.Node)
-				if !ok || !e.win.has(ord) {
+				if !ok || !e.win.Has(ord) {
 					continue
 				}
 				if followed == hubInbound {

@@ -10,6 +10,7 @@ import (
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/receipts"
+	"github.com/cairn-kb/cairn/query/words"
 	"github.com/cairn-kb/cairn/stages/load"
 )
 
@@ -197,7 +198,7 @@ func (s *Session) Context(ctx context.Context, req Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, state, closeFn, err := s.corpus(ctx, s.root, lookupWords(parsed.Terms))
+	c, state, closeFn, err := s.corpus(ctx, s.root, words.LookupWords(parsed.Terms))
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package query
+package words
 
 import (
 	"slices"
@@ -14,24 +14,25 @@ import (
 // default, and how long an --until-only or task-only window is.
 const windowDays = 30
 
-// span is a run of ordinals [lo, hi).
-type span struct{ lo, hi int }
+// Span is a run of ordinals [lo, hi).
+type Span struct{ Lo, Hi int }
 
-// candidates is the candidate window as ordinals: the items of dated
+// Window is the candidate window as ordinals: the items of dated
 // layers within the window's days, and every undated item except pages
 // outside their validity at the as-of day. Because docs.tsv is sorted by
 // URI and a dated item's URI starts with its layer and day, each dated
 // layer's window is one run of ordinals, found by two binary searches.
-type candidates struct {
-	spans    []span
+type Window struct {
+	Spans    []Span
 	excluded []int // undated pages outside their validity, sorted
-	n        int
-	dated    int // of n, the items of dated layers (events, tasks)
+	N        int
+	Dated    int // of n, the items of dated layers (events, tasks)
 }
 
-func (c *candidates) has(ord int) bool {
-	for _, s := range c.spans {
-		if ord >= s.lo && ord < s.hi {
+// Has reports whether the item of ordinal ord is in the window.
+func (c *Window) Has(ord int) bool {
+	for _, s := range c.Spans {
+		if ord >= s.Lo && ord < s.Hi {
 			if len(c.excluded) > 0 {
 				if _, out := slices.BinarySearch(c.excluded, ord); out {
 					return false
@@ -45,25 +46,25 @@ func (c *candidates) has(ord int) bool {
 
 const day = 24 * time.Hour
 
-func dayString(t time.Time) string { return t.Format(time.DateOnly) }
+func DayString(t time.Time) string { return t.Format(time.DateOnly) }
 
-// layerSpan returns the ordinals of layer's items dated since..until
+// LayerSpan returns the ordinals of layer's items dated since..until
 // (inclusive), or the whole layer when since and until are empty.
-func layerSpan(c corpus.Corpus, layer, since, until string) (span, error) {
+func LayerSpan(c corpus.Corpus, layer, since, until string) (Span, error) {
 	from, to := layer+"/", layer+"0" // "0" follows "/" in byte order
 	if since != "" {
 		from = layer + "/" + since
 	}
 	if until != "" {
 		t, _ := time.Parse(time.DateOnly, until)
-		to = layer + "/" + dayString(t.Add(day))
+		to = layer + "/" + DayString(t.Add(day))
 	}
 	lo, err := c.Search(from)
 	if err != nil {
-		return span{}, err
+		return Span{}, err
 	}
 	hi, err := c.Search(to)
-	return span{lo, max(lo, hi)}, err
+	return Span{lo, max(lo, hi)}, err
 }
 
 // populatedDays lists, newest first, up to n days of the events layer on
@@ -79,13 +80,13 @@ func populatedDays(c corpus.Corpus, until string, n int) []string {
 	return days
 }
 
-// resolveWindow fills the default bounds and returns the candidate
+// ResolveWindow fills the default bounds and returns the candidate
 // window. Without bounds the window starts at the oldest of the last 30
 // populated event days and ends at the as-of day; a base without events
 // looks back 30 calendar days.
-func resolveWindow(c corpus.Corpus, w question.Window, asOf time.Time) (question.Window, *candidates, error) {
+func ResolveWindow(c corpus.Corpus, w question.Window, asOf time.Time) (question.Window, *Window, error) {
 	cfg := c.Config()
-	today := dayString(asOf)
+	today := DayString(asOf)
 	if w.Until == "" {
 		w.Until = today
 	}
@@ -97,34 +98,34 @@ func resolveWindow(c corpus.Corpus, w question.Window, asOf time.Time) (question
 			}
 		} else {
 			u, _ := time.Parse(time.DateOnly, w.Until)
-			w.Since = dayString(u.Add(-(windowDays - 1) * day))
+			w.Since = DayString(u.Add(-(windowDays - 1) * day))
 			if w.DerivedFrom == "" {
 				w.DerivedFrom = "default: no events, the last 30 calendar days"
 			}
 		}
 	}
-	cand := &candidates{}
+	cand := &Window{}
 	for _, dated := range []string{cfg.Layers.Events, cfg.Layers.Tasks} {
-		s, err := layerSpan(c, dated, w.Since, w.Until)
+		s, err := LayerSpan(c, dated, w.Since, w.Until)
 		if err != nil {
 			return w, nil, err
 		}
-		cand.spans = append(cand.spans, s)
-		cand.dated += s.hi - s.lo
+		cand.Spans = append(cand.Spans, s)
+		cand.Dated += s.Hi - s.Lo
 	}
 	for _, undated := range []string{cfg.Layers.Index, cfg.Layers.Wiki, cfg.Layers.Projects} {
-		s, err := layerSpan(c, undated, "", "")
+		s, err := LayerSpan(c, undated, "", "")
 		if err != nil {
 			return w, nil, err
 		}
-		cand.spans = append(cand.spans, s)
+		cand.Spans = append(cand.Spans, s)
 		if undated == cfg.Layers.Index {
 			continue
 		}
 		// The keys of a run of ordinals are a few reads; only the rows of
 		// pages with a validity bound are read to compare it.
-		ords := make([]int, 0, s.hi-s.lo)
-		for ord := s.lo; ord < s.hi; ord++ {
+		ords := make([]int, 0, s.Hi-s.Lo)
+		for ord := s.Lo; ord < s.Hi; ord++ {
 			ords = append(ords, ord)
 		}
 		keys, err := c.Keys(ords)
@@ -148,24 +149,24 @@ func resolveWindow(c corpus.Corpus, w question.Window, asOf time.Time) (question
 		}
 	}
 	slices.Sort(cand.excluded)
-	for _, s := range cand.spans {
-		cand.n += s.hi - s.lo
+	for _, s := range cand.Spans {
+		cand.N += s.Hi - s.Lo
 	}
-	cand.n -= len(cand.excluded)
+	cand.N -= len(cand.excluded)
 	return w, cand, nil
 }
 
-// nearestDatedDay is the day folder, among the dated layers' items, that
+// NearestDatedDay is the day folder, among the dated layers' items, that
 // is nearest a window ending on until: the newest on or before it, or
 // when there is none the oldest after it (before says which); "" when the
 // layers hold no item. Two binary searches and one row per layer.
-func nearestDatedDay(c corpus.Corpus, until string) (near string, before bool, err error) {
+func NearestDatedDay(c corpus.Corpus, until string) (near string, before bool, err error) {
 	cfg := c.Config()
 	t, _ := time.Parse(time.DateOnly, until)
-	next := dayString(t.Add(day))
+	next := DayString(t.Add(day))
 	var after string
 	for _, layer := range []string{cfg.Layers.Events, cfg.Layers.Tasks} {
-		all, err := layerSpan(c, layer, "", "")
+		all, err := LayerSpan(c, layer, "", "")
 		if err != nil {
 			return "", false, err
 		}
@@ -173,15 +174,15 @@ func nearestDatedDay(c corpus.Corpus, until string) (near string, before bool, e
 		if err != nil {
 			return "", false, err
 		}
-		cut = min(max(cut, all.lo), all.hi)
-		if cut > all.lo {
+		cut = min(max(cut, all.Lo), all.Hi)
+		if cut > all.Lo {
 			d, err := dayFolder(c, cut-1, layer)
 			if err != nil {
 				return "", false, err
 			}
 			near = max(near, d)
 		}
-		if cut < all.hi {
+		if cut < all.Hi {
 			d, err := dayFolder(c, cut, layer)
 			if err != nil {
 				return "", false, err

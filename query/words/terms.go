@@ -1,4 +1,4 @@
-package query
+package words
 
 import (
 	"cmp"
@@ -12,63 +12,63 @@ import (
 	"github.com/cairn-kb/cairn/stages/lex"
 )
 
-// termStats is what one query term matched across the corpus.
-type termStats struct {
-	term string
-	fold uint32 // lex.FoldKey(term), to find the items it may name exactly
+// Stats is what one query term matched across the corpus.
+type Stats struct {
+	Term string
+	Fold uint32 // lex.FoldKey(term), to find the items it may name exactly
 	// hits are the window's items the term matches, by ordinal, each
 	// with how: as an exact identifier, and/or its postings in fields.
-	hits []termHit
-	df   int // len(hits): window items matching it either way
-	own  int // the items of hits that hold the term itself, not only a variant
-	// idf is the term's rarity in the window, in sixteenths (see idf).
-	idf int
-	// meaningful is false for a term in more than half of a multi-item
+	Hits []Hit
+	DF   int // len(hits): window items matching it either way
+	Own  int // the items of hits that hold the term itself, not only a variant
+	// IDF is the term's rarity in the window, in sixteenths (see IDF).
+	IDF int
+	// Meaningful is false for a term in more than half of a multi-item
 	// window: it still scores, but does not count as a matched term for
 	// the order.
-	meaningful bool
+	Meaningful bool
 }
 
 // hit finds the term's hit on an item.
-func (st *termStats) hit(ord int) (*termHit, bool) {
-	i, ok := slices.BinarySearchFunc(st.hits, ord, func(h termHit, o int) int { return cmp.Compare(int(h.ord), o) })
+func (st *Stats) Hit(ord int) (*Hit, bool) {
+	i, ok := slices.BinarySearchFunc(st.Hits, ord, func(h Hit, o int) int { return cmp.Compare(int(h.Ord), o) })
 	if !ok {
 		return nil, false
 	}
-	return &st.hits[i], true
+	return &st.Hits[i], true
 }
 
-// termHit is one item a query term matches.
-type termHit struct {
-	ord   int32
-	exact bool                // the item holds the term as an exact identifier
-	ps    []artifacts.Posting // the term's postings in the item's fields
+// Hit is one item a query term matches.
+type Hit struct {
+	Ord      int32
+	Exact    bool                // the item holds the term as an exact identifier
+	Postings []artifacts.Posting // the term's postings in the item's fields
 	// folded are the postings of the term's folded variants (see
 	// lex.Variants), which count for less than the term itself.
-	folded []artifacts.Posting
+	Folded []artifacts.Posting
 }
 
-// lookupTerm gathers a query term's postings: exact identifier entries,
+// Lookup gathers a query term's postings: exact identifier entries,
 // and word or identifier tokens (identifier-shaped terms match every
 // dictionary term containing them), then the postings of the term's
 // folded variants that are not query terms themselves (all are the
 // query's terms). Only the window's items count. Hits come sorted by
 // ordinal, one per item: a query can have tens of thousands, and a sorted
 // slice costs far less than maps to build and walk.
-func lookupTerm(c corpus.Corpus, ids lex.Identities, term string, all []string, win *candidates) (*termStats, error) {
+func Lookup(c corpus.Corpus, ids lex.Identities, term string, all []string, win *Window) (*Stats, error) {
 	exact, found, err := gatherPostings(c, ids, term, win)
 	if err != nil {
 		return nil, err
 	}
 	var folded []artifacts.Posting
-	variants := foldedVariants(term, all)
+	variants := FoldedVariants(term, all)
 	for _, v := range variants {
 		ps, _, err := c.Postings(v)
 		if err != nil {
 			return nil, err
 		}
 		for _, p := range ps {
-			if win.has(int(p.Doc)) {
+			if win.Has(int(p.Doc)) {
 				folded = append(folded, p)
 			}
 		}
@@ -76,31 +76,31 @@ func lookupTerm(c corpus.Corpus, ids lex.Identities, term string, all []string, 
 	if len(variants) > 1 {
 		slices.SortStableFunc(folded, func(a, b artifacts.Posting) int { return cmp.Compare(a.Doc, b.Doc) })
 	}
-	st := &termStats{term: term, fold: lex.FoldKey(term), hits: mergeHits(exact, found, folded)}
-	st.df = len(st.hits)
-	for _, h := range st.hits {
-		if h.exact || len(h.ps) > 0 {
-			st.own++
+	st := &Stats{Term: term, Fold: lex.FoldKey(term), Hits: mergeHits(exact, found, folded)}
+	st.DF = len(st.Hits)
+	for _, h := range st.Hits {
+		if h.Exact || len(h.Postings) > 0 {
+			st.Own++
 		}
 	}
 	return st, nil
 }
 
-// foldedVariants are the dictionary words a plain query term also finds
+// FoldedVariants are the dictionary words a plain query term also finds
 // (lex.Variants), but none that is a query term of its own.
-func foldedVariants(term string, terms []string) []string {
+func FoldedVariants(term string, terms []string) []string {
 	if lex.IsIdentifierShaped(term) || strings.HasPrefix(term, lex.ExactPrefix) {
 		return nil
 	}
 	return slices.DeleteFunc(lex.Variants(term), func(v string) bool { return slices.Contains(terms, v) })
 }
 
-// lookupWords are the dictionary words a query's terms look up: the terms
+// LookupWords are the dictionary words a query's terms look up: the terms
 // and their folded variants. A scan keeps the postings of these.
-func lookupWords(terms []string) []string {
+func LookupWords(terms []string) []string {
 	out := slices.Clone(terms)
 	for _, t := range terms {
-		out = append(out, foldedVariants(t, terms)...)
+		out = append(out, FoldedVariants(t, terms)...)
 	}
 	return out
 }
@@ -108,10 +108,10 @@ func lookupWords(terms []string) []string {
 // gatherPostings reads a term's postings within the window: the items
 // that hold it as an exact identifier (sorted, distinct), and its word or
 // identifier postings, sorted by item.
-func gatherPostings(c corpus.Corpus, ids lex.Identities, term string, win *candidates) (exact []int32, found []artifacts.Posting, err error) {
+func gatherPostings(c corpus.Corpus, ids lex.Identities, term string, win *Window) (exact []int32, found []artifacts.Posting, err error) {
 	add := func(ps []artifacts.Posting, isExact bool) {
 		for _, p := range ps {
-			if !win.has(int(p.Doc)) {
+			if !win.Has(int(p.Doc)) {
 				continue
 			}
 			if isExact {
@@ -158,8 +158,8 @@ func gatherPostings(c corpus.Corpus, ids lex.Identities, term string, win *candi
 
 // mergeHits joins the exact items, the postings and the folded variants'
 // postings of a term, each sorted by item, into one hit per item.
-func mergeHits(exact []int32, found, folded []artifacts.Posting) []termHit {
-	hits := make([]termHit, 0, len(exact)+len(found))
+func mergeHits(exact []int32, found, folded []artifacts.Posting) []Hit {
+	hits := make([]Hit, 0, len(exact)+len(found))
 	// run takes ps's postings of item ord, from *j on.
 	run := func(ps []artifacts.Posting, j *int, ord int32) []artifacts.Posting {
 		k := *j
@@ -184,35 +184,35 @@ func mergeHits(exact []int32, found, folded []artifacts.Posting) []termHit {
 		if f < len(folded) {
 			ord = min(ord, folded[f].Doc)
 		}
-		h := termHit{ord: ord}
+		h := Hit{Ord: ord}
 		if i < len(exact) && exact[i] == ord {
-			h.exact = true
+			h.Exact = true
 			i++
 		}
-		h.ps = run(found, &j, ord)
-		h.folded = run(folded, &f, ord)
+		h.Postings = run(found, &j, ord)
+		h.Folded = run(folded, &f, ord)
 		hits = append(hits, h)
 	}
 	return hits
 }
 
-// idf is a term's rarity among the n items of the window, BM25's inverse
+// IDF is a term's rarity among the n items of the window, BM25's inverse
 // document frequency ln((n − df + 0.5)/(df + 0.5) + 1) = ln((n+1)/(df+0.5))
 // taken in base 2 and sixteenths: ⌊16·log2((2n+2)/(2df+1))⌋. It stays
 // positive for a term in two of three items, where a stop-term rule
 // would zero it; only a term in nearly every item of a large window
 // (df = n, n ≥ 16) gets 0.
-func idf(n, df int) int {
+func IDF(n, df int) int {
 	if df == 0 {
 		return 0
 	}
 	return log2x16(uint64(2*n+2), uint64(2*df+1))
 }
 
-// meaningful reports whether a term found in df of the window's n items
+// Meaningful reports whether a term found in df of the window's n items
 // counts for the order: not when it is in more than half of a window of
 // more than one item.
-func meaningful(n, df int) bool { return df > 0 && (n <= 1 || 2*df <= n) }
+func Meaningful(n, df int) bool { return df > 0 && (n <= 1 || 2*df <= n) }
 
 // log2x16 is ⌊16·log2(num/den)⌋ for num > den > 0, else 0, in integer
 // arithmetic (num below 2^33): the integer part from the top bit, then
