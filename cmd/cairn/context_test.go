@@ -306,7 +306,7 @@ func TestConfigCacheServesQueriesOnlyWhileCurrent(t *testing.T) {
 	}
 	mustBuild(t, dir)
 	cc := artifacts.ReadConfigCache(dir)
-	if cc.XXHash == "" || !bytes.HasPrefix(cc.Data, []byte(`{"cairn-config-cache":1,`)) {
+	if cc.XXHash == "" || !bytes.HasPrefix(cc.Data, []byte(`{"cairn-config-cache":`)) {
 		t.Fatalf("the build left no usable config cache: %q", cc.Data)
 	}
 	if s := indexState(t, dir); s != "used" {

@@ -38,6 +38,20 @@ type Path struct {
 // String returns the path as written.
 func (p Path) String() string { return p.src }
 
+// Keys returns the object keys a path of key steps alone walks through,
+// and false for a path with an index or an iteration: such a path selects
+// values, not one place in a document.
+func (p Path) Keys() ([]string, bool) {
+	keys := make([]string, 0, len(p.steps))
+	for _, s := range p.steps {
+		if s.kind != stepKey {
+			return nil, false
+		}
+		keys = append(keys, s.key)
+	}
+	return keys, true
+}
+
 // Error is a parse error with the 1-based rune column where it was found.
 type Error struct {
 	Col int

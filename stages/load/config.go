@@ -78,7 +78,7 @@ func loadConfig(fsys fs.FS, ds *diag.List) (cfg model.Config, root *yaml.Node, h
 
 // configCacheFormat versions EncodeConfigCache's bytes; a cache of
 // another format is ignored.
-const configCacheFormat = 1
+const configCacheFormat = 2
 
 // configCacheFile is the config cache's JSON document.
 type configCacheFile struct {
@@ -349,6 +349,9 @@ func (c configCheck) collection(name string, s model.SourcePolicy) {
 		c.errAt(append(at, "path"), "bad-collector", "path is what a built-in collector reads, and source %q has none; set collector: git or markdown, or remove path", name)
 	case len(s.Run) > 0:
 		need := []string{"id", "title"}
+		if s.Placeholders {
+			need = need[:1] // fkf's title is an optional display field
+		}
 		if s.Layer != model.LayerIndex {
 			need = append(need, "time")
 		}

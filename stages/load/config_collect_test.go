@@ -3,6 +3,8 @@ package load
 import (
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 	"testing/fstest"
 )
 
@@ -79,5 +81,56 @@ func TestFkfConfig(t *testing.T) {
 	both := fstest.MapFS{ConfigFile: {Data: []byte("schema: {}\n")}, FkfConfigFile: {Data: []byte("bogus: 1\n")}}
 	if _, ds := ReadConfig(both); len(ds) > 0 {
 		t.Errorf("with cairn.yaml there, fkf.yaml is fkf's alone, but it was read: %v", ds)
+	}
+}
+
+// TestFkfConfigMistakes: the keys fkf documents are read, and a value fkf
+// would refuse is an error naming the file, the line and what to write.
+func TestFkfConfigMistakes(t *testing.T) {
+	cfg := `fkf: 2
+sources:
+  a:
+    enabled: true
+    run: [x, "{{Date}}", "{{start}}-{{end"]
+    format: xml
+    fields: {id: .id, time: .at}
+  b:
+    run: [y, "{{date}}"]
+    format: ndjson
+    records: .items
+    fields: {id: .id, time: .at}
+`
+	_, ds := ReadConfig(fstest.MapFS{FkfConfigFile: {Data: []byte(cfg)}})
+	want := []string{
+		`fkf.yaml:1:1: error: fkf: 2 is not a configuration contract this cairn reads; it reads fkf: 1 [wrong-marker]`,
+		`fkf.yaml:5:14: error: word 2 of the command of source "a": {{Date}} is not a placeholder; the placeholders are {{date}}, {{next_date}}, {{start}}, {{end}}, {{base}}, {{home}} [bad-run]`,
+		`fkf.yaml:5:26: error: word 3 of the command of source "a": "{{start}}-{{end" opens {{ and never closes it [bad-run]`,
+		`fkf.yaml:6:5: error: format "xml" of source "a"; use json (one array, or an object holding it) or ndjson (one record a line) [bad-format]`,
+		`fkf.yaml:11:5: error: source "b" prints ndjson, one record a line, so there is no wrapper for records to select; remove records [bad-records]`,
+	}
+	if diff := cmp.Diff(want, diagLines(ds)); diff != "" {
+		t.Errorf("diagnostics (-want +got):\n%s", diff)
+	}
+}
+
+// TestFkfSourceEnabled: fkf runs only the sources fkf.yaml enables, so an
+// fkf source without enabled: true is read but never collected; an
+// enabled one keeps its command the fkf way, with the sync timeout for
+// one of its own.
+func TestFkfSourceEnabled(t *testing.T) {
+	cfg, ds := ReadConfig(fstest.MapFS{FkfConfigFile: {Data: []byte(`sources:
+  on: {enabled: true, run: [x], body: [x, show, "{{id}}"], fields: {id: .id, time: .at}}
+  off: {run: [y], fields: {id: .id, time: .at}}
+sync: {timeout: 3m}
+`)}})
+	if len(ds) > 0 {
+		t.Fatalf("fkf.yaml: %v", ds)
+	}
+	on, off := cfg.Sources["on"], cfg.Sources["off"]
+	if on.Disabled || !on.Placeholders || !on.BodyDeclared || on.Timeout != "3m" {
+		t.Errorf("enabled source: %+v", on)
+	}
+	if !off.Disabled || off.BodyDeclared {
+		t.Errorf("source without enabled: %+v", off)
 	}
 }

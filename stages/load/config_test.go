@@ -1,6 +1,7 @@
 package load
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"testing"
@@ -241,10 +242,10 @@ func TestConfigCache(t *testing.T) {
 			},
 			"no stat entry": func() (artifacts.StatCache, artifacts.ConfigCache) { return nil, cached },
 			"other format": func() (artifacts.StatCache, artifacts.ConfigCache) {
-				return stat, artifacts.ConfigCache{XXHash: hash, Data: []byte(`{"cairn-config-cache":2,"config":{}}`)}
+				return stat, artifacts.ConfigCache{XXHash: hash, Data: fmt.Appendf(nil, `{"cairn-config-cache":%d,"config":{}}`, configCacheFormat+1)}
 			},
 			"unknown key": func() (artifacts.StatCache, artifacts.ConfigCache) {
-				return stat, artifacts.ConfigCache{XXHash: hash, Data: []byte(`{"cairn-config-cache":1,"config":{"Shards":4}}`)}
+				return stat, artifacts.ConfigCache{XXHash: hash, Data: fmt.Appendf(nil, `{"cairn-config-cache":%d,"config":{"Shards":4}}`, configCacheFormat)}
 			},
 			"damaged": func() (artifacts.StatCache, artifacts.ConfigCache) {
 				return stat, artifacts.ConfigCache{XXHash: hash, Data: cached.Data[:len(cached.Data)/2]}

@@ -137,6 +137,7 @@ func (r *docReader) envelope(doc *model.Document) bool {
 	}
 	seen := map[string]bool{}
 	countOff, count := -1, 0
+	bodyFlag := -1 // where a boolean body is, which only fkf's documents hold
 	end := r.members(i, "the document", func(key string, keyOff, start, end int) bool {
 		r.keys[key] = keyOff
 		if seen[key] {
@@ -170,7 +171,14 @@ func (r *docReader) envelope(doc *model.Document) bool {
 		case "collected_at":
 			r.stamp(start, val, key, &doc.CollectedAt)
 		case "body":
-			r.value(start, val, &doc.Body)
+			// cairn's documents describe their body in words; fkf's say, as
+			// a boolean, whether a body command is declared.
+			if v := string(val); v == "true" || v == "false" {
+				bodyFlag = start
+				doc.BodyDeclared = v == "true"
+			} else {
+				r.value(start, val, &doc.Body)
+			}
 		case "count":
 			if r.value(start, val, &count) {
 				countOff = start
@@ -196,6 +204,9 @@ func (r *docReader) envelope(doc *model.Document) bool {
 	if rest := r.space(end); rest < len(r.s) {
 		r.errorf(rest, "json-syntax", "unexpected data after the document's closing brace; a record document holds one JSON object")
 		return false
+	}
+	if bodyFlag >= 0 && doc.Marker == "cairn" {
+		r.errorf(bodyFlag, "json-type", "body in a cairn document describes the body in words, a string; a true or false body is fkf's, in a document marked \"fkf\": 1")
 	}
 	if !seen["records"] {
 		r.errorf(i, "no-records", "the document has no \"records\" list; add \"records\": [] even when it holds none, so that an empty source is said, not implied")
@@ -393,13 +404,17 @@ func (r *docReader) checkEnvelope(cfg model.Config, doc *model.Document) {
 	for _, f := range doc.Fields {
 		mapped[f.Field] = true
 	}
-	need := []string{"id", "title"}
+	// fkf makes title an optional display field; cairn's documents map it.
+	need, rule := []string{"id", "title"}, "every source maps id and title, and events map time too"
+	if doc.Marker == "fkf" {
+		need, rule = []string{"id"}, "every fkf source maps id, and events map time too"
+	}
 	if wantLayer == model.LayerEvents {
 		need = append(need, "time")
 	}
 	for _, f := range need {
 		if !mapped[f] {
-			r.errorf(r.keys["fields"], "missing-field", "the fields map does not map %q; every source maps id and title, and events map time too", f)
+			r.errorf(r.keys["fields"], "missing-field", "the fields map does not map %q; %s", f, rule)
 		}
 	}
 	slices.SortFunc(doc.Fields, func(a, b model.FieldMap) int { return strings.Compare(a.Field, b.Field) })

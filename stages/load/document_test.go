@@ -464,3 +464,22 @@ func TestRecordPositions(t *testing.T) {
 		}
 	}
 }
+
+// TestBodyFlag: fkf's documents say with a boolean body whether their
+// source declares a body command; in a cairn document body is words.
+func TestBodyFlag(t *testing.T) {
+	doc := `{"%s": 1, "source": "s", "layer": "events", "date": "2026-05-04", "fields": {"id": ".id", "time": ".time"}, "body": true, "count": 1,
+ "records": [{"id": "s-1", "time": "2026-05-04T10:00:00Z"}]}`
+	d, ok, ds := loadOneDocument(t, "events/2026-05-04/s.json", fmt.Sprintf(doc, "fkf"))
+	if !ok || !d.BodyDeclared || len(ds) > 0 {
+		t.Errorf("an fkf document with body true and no title mapped: ok=%v declared=%v %v", ok, d.BodyDeclared, ds)
+	}
+	_, ok, ds = loadOneDocument(t, "events/2026-05-04/s.json", fmt.Sprintf(doc, "cairn"))
+	want := []string{
+		`events/2026-05-04/s.json:1:70: error: the fields map does not map "title"; every source maps id and title, and events map time too [missing-field]`,
+		`events/2026-05-04/s.json:1:120: error: body in a cairn document describes the body in words, a string; a true or false body is fkf's, in a document marked "fkf": 1 [json-type]`,
+	}
+	if ok || !cmp.Equal(ds, want) {
+		t.Errorf("a cairn document with a boolean body: ok=%v\n%s", ok, cmp.Diff(want, ds))
+	}
+}

@@ -48,7 +48,11 @@ type Document struct {
 	WindowStart string
 	WindowEnd   string
 	CollectedAt string
-	Body        string
+	// Body describes, in a cairn document, the bodies its records may
+	// have; BodyDeclared says, in an fkf document, that its source
+	// declares a body command.
+	Body         string
+	BodyDeclared bool
 }
 
 // FieldMap is one entry of a document's fields map.

@@ -59,6 +59,25 @@ type SourcePolicy struct {
 	// Path is what a built-in collector reads: the git repository, or the
 	// folder of notes, relative to the base.
 	Path string `yaml:"path"`
+
+	// The keys below come from fkf.yaml alone (cairn.yaml has none).
+
+	// Disabled is an fkf source that fkf.yaml does not enable: its
+	// documents are read, but collect never runs its command.
+	Disabled bool `yaml:"-"`
+	// Placeholders says Run is written the fkf way: its words may hold
+	// {{date}}, {{next_date}}, {{start}}, {{end}}, {{base}} and {{home}},
+	// which collect fills in, and nothing is appended to it.
+	Placeholders bool `yaml:"-"`
+	// Format is how the command prints its records: "json" (one array, or
+	// an object holding them; the default) or "ndjson" (one record a line).
+	Format string `yaml:"-"`
+	// Records is the path to the records array inside the object a JSON
+	// command prints, when it is not "records".
+	Records string `yaml:"-"`
+	// BodyDeclared says fkf.yaml gives the source a body command, which
+	// the documents collect writes for it say (cairn never runs it).
+	BodyDeclared bool `yaml:"-"`
 }
 
 // FieldPaths is one field's paths: a YAML string or a list of strings, as

@@ -135,6 +135,8 @@ func Plan(cfg model.Config, names []string) ([]string, error) {
 			continue
 		case declared && collectable(name, s), !declared && slices.Contains(load.Collectors, name):
 			out = append(out, name)
+		case declared && s.Disabled:
+			return nil, fmt.Errorf("source %q is not enabled in fkf.yaml, so its command is not run; set enabled: true under sources.%s to collect it", name, name)
 		case declared:
 			return nil, fmt.Errorf("source %q has no run command and no built-in collector, so there is nothing to run; add run: [argv…] to sources.%s in cairn.yaml", name, name)
 		default:
@@ -145,7 +147,7 @@ func Plan(cfg model.Config, names []string) ([]string, error) {
 }
 
 func collectable(name string, s model.SourcePolicy) bool {
-	return len(s.Run) > 0 || load.CollectorOf(name, s) != ""
+	return !s.Disabled && (len(s.Run) > 0 || load.CollectorOf(name, s) != "")
 }
 
 // known lists the built-in collectors and the sources with a command.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cairn-kb/cairn/stages/load"
+	"github.com/cairn-kb/cairn/stages/model"
 )
 
 // MaxStderrBytes bounds what a failing command's error keeps of its
@@ -67,11 +68,14 @@ func collectCommand(ctx context.Context, in Input, s source) (Result, error) {
 		if err == nil {
 			var recs []string
 			var offs []int
-			if recs, offs, err = parseRecords(out); err == nil {
+			if recs, offs, err = parseOutput(out, s.policy); err == nil {
 				err = checkRecords(out, recs, offs, fm, layer, win)
 			}
 			if err == nil {
 				d := document{Source: s.name, Layer: layer, Fields: s.policy.Fields, Window: win, CollectedAt: in.Now}
+				if s.policy.Placeholders {
+					d.Fkf, d.BodyDeclared, d.Schema = true, s.policy.BodyDeclared, mappedSchema(in.Config.Schema, s.policy.Fields)
+				}
 				if layer != "index" {
 					d.Date = win.Start.Format(time.DateOnly)
 				}
@@ -103,17 +107,34 @@ func describe(win window, layer string) string {
 // `--since DAY --until DAY` (until exclusive) and in $CAIRN_SINCE and
 // $CAIRN_UNTIL. The command runs in the base folder; a first word with a
 // slash is a path from there.
+//
+// A command from fkf.yaml runs as fkf runs it: the window is filled into
+// its placeholders and nothing is appended, and the base's bin folder
+// comes first on its PATH, where fkf keeps a base's helpers.
 func runCommand(ctx context.Context, in Input, s source, win window, timeout time.Duration) ([]byte, error) {
 	since, until := win.Start.Format(time.DateOnly), win.End.Format(time.DateOnly)
-	argv := append(append([]string(nil), s.policy.Run...), "--since", since, "--until", until)
+	env := append(append([]string(nil), in.Environ...), "CAIRN_SINCE="+since, "CAIRN_UNTIL="+until, "CAIRN_SOURCE="+s.name)
+	var argv []string
+	if s.policy.Placeholders {
+		argv = fillPlaceholders(s.policy.Run, win, in.Dir, envValue(in.Environ, "HOME"))
+		env = prependPath(env, filepath.Join(in.Dir, "bin"))
+	} else {
+		argv = append(append([]string(nil), s.policy.Run...), "--since", since, "--until", until)
+	}
 	if strings.Contains(argv[0], "/") && !filepath.IsAbs(argv[0]) {
 		argv[0] = filepath.Join(in.Dir, filepath.FromSlash(argv[0]))
+	} else if s.policy.Placeholders {
+		// exec looks a bare name up on cairn's own PATH; the command's is
+		// the one that names the base's bin folder.
+		if p, err := lookPath(argv[0], env); err == nil {
+			argv[0] = p
+		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = in.Dir
-	cmd.Env = append(append([]string(nil), in.Environ...), "CAIRN_SINCE="+since, "CAIRN_UNTIL="+until, "CAIRN_SOURCE="+s.name)
+	cmd.Env = env
 	ownGroup(cmd)
 	cmd.WaitDelay = waitDelay
 	stdout := cappedBuffer{max: maxOutputBytes, stop: cancel}
@@ -124,7 +145,7 @@ func runCommand(ctx context.Context, in Input, s source, win window, timeout tim
 	case stdout.over:
 		return nil, fmt.Errorf("%s printed more than %d bytes, the cap of a record document, and was stopped; have it print fewer or shorter records, or split the source in two", commandName(s), maxOutputBytes)
 	case ctx.Err() == context.DeadlineExceeded:
-		return nil, fmt.Errorf("%s timed out after %s%s; raise its timeout in cairn.yaml or make it faster", commandName(s), timeout, stderr.suffix())
+		return nil, fmt.Errorf("%s timed out after %s%s; raise its timeout in %s or make it faster", commandName(s), timeout, stderr.suffix(), configOf(s))
 	case ctx.Err() != nil:
 		return nil, fmt.Errorf("%s was stopped: the collection was interrupted", commandName(s))
 	case err != nil:
@@ -132,9 +153,17 @@ func runCommand(ctx context.Context, in Input, s source, win window, timeout tim
 		if errors.As(err, &ee) {
 			return nil, fmt.Errorf("%s failed (%v)%s", commandName(s), ee.ProcessState, stderr.suffix())
 		}
-		return nil, fmt.Errorf("cannot run %s: %w; fix run in cairn.yaml", commandName(s), err)
+		return nil, fmt.Errorf("cannot run %s: %w; fix run in %s", commandName(s), err, configOf(s))
 	}
 	return stdout.bytes(), nil
+}
+
+// configOf names the file a source's command is declared in.
+func configOf(s source) string {
+	if s.policy.Placeholders {
+		return load.FkfConfigFile
+	}
+	return load.ConfigFile
 }
 
 func commandName(s source) string {
@@ -229,4 +258,18 @@ func (b *tailBuffer) suffix() string {
 		text = "…" + text
 	}
 	return "; its stderr:\n" + text
+}
+
+// mappedSchema is the part of the root schema an fkf document stores: the
+// declarations of the fields its source maps, without weights, which stay
+// the configuration's.
+func mappedSchema(schema map[string]model.FieldSpec, fields map[string]model.FieldPaths) map[string]model.FieldSpec {
+	out := map[string]model.FieldSpec{}
+	for f := range fields {
+		if spec, ok := schema[f]; ok {
+			spec.Weight = 0
+			out[f] = spec
+		}
+	}
+	return out
 }

@@ -24,6 +24,12 @@ type document struct {
 	CollectedAt time.Time
 	// Records are compact JSON objects, in the order they are written.
 	Records [][]byte
+	// Fkf writes the document as fkf stores one, for a source of
+	// fkf.yaml: marked "fkf": 1, its keys in fkf's order, Schema the root
+	// schema of the fields it maps, and body saying whether the source
+	// declares a body command.
+	Fkf          bool
+	BodyDeclared bool
 }
 
 // window is the half-open span of time a document covers: Start ≤ t < End.
@@ -43,6 +49,23 @@ func (d document) encode() []byte {
 		b.WriteString(",\n")
 	}
 	b.WriteString("{\n")
+	if d.Fkf {
+		line("fkf", 1)
+		line("source", d.Source)
+		line("layer", d.Layer)
+		if d.Date != "" {
+			line("date", d.Date)
+		}
+		line("collected_at", stamp(d.CollectedAt))
+		line("window_start", stamp(d.Window.Start))
+		line("window_end", stamp(d.Window.End))
+		if len(d.Schema) > 0 {
+			line("schema", schemaJSON(d.Schema))
+		}
+		line("fields", fieldsJSON(d.Fields))
+		line("body", d.BodyDeclared)
+		return d.records(&b, line)
+	}
 	line("cairn", 1)
 	line("source", d.Source)
 	line("layer", d.Layer)
@@ -56,6 +79,11 @@ func (d document) encode() []byte {
 	line("window_start", stamp(d.Window.Start))
 	line("window_end", stamp(d.Window.End))
 	line("collected_at", stamp(d.CollectedAt))
+	return d.records(&b, line)
+}
+
+// records ends an encoded document with its count and records.
+func (d document) records(b *bytes.Buffer, line func(key string, v any)) []byte {
 	line("count", len(d.Records))
 	if len(d.Records) == 0 {
 		b.WriteString("  \"records\": []\n}\n")
@@ -91,15 +119,16 @@ func fieldsJSON(fields map[string]model.FieldPaths) map[string]any {
 // schemaDecl is a field's declaration in a document's schema: what it
 // means, never what it weighs (weights are the base's).
 type schemaDecl struct {
-	Relation    bool   `json:"relation,omitempty"`
-	Cardinality string `json:"cardinality,omitempty"`
-	Description string `json:"description,omitempty"`
+	Relation    bool     `json:"relation,omitempty"`
+	Cardinality string   `json:"cardinality,omitempty"`
+	Description string   `json:"description,omitempty"`
+	Examples    []string `json:"examples,omitempty"`
 }
 
 func schemaJSON(schema map[string]model.FieldSpec) map[string]schemaDecl {
 	out := make(map[string]schemaDecl, len(schema))
 	for name, f := range schema {
-		out[name] = schemaDecl{Relation: f.Relation, Cardinality: f.Cardinality, Description: f.Description}
+		out[name] = schemaDecl{Relation: f.Relation, Cardinality: f.Cardinality, Description: f.Description, Examples: f.Examples}
 	}
 	return out
 }

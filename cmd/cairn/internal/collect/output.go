@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/cairn-kb/cairn/stages/diag"
@@ -44,23 +45,27 @@ func (r *outputReader) space(i int) int {
 	return i
 }
 
-// parseRecords reads what a source's command printed: one JSON document,
-// either an array of record objects or an object whose only key is
-// "records", holding that array. It returns each record compacted, in
-// the order printed.
+// parseOutput reads what a source's command printed, in the form its
+// source says: one JSON document (parseRecords), its records at a path
+// inside it (fkf's records key), or one record a line (fkf's ndjson). It
+// returns each record compacted, in the order printed, with the offset
+// where it starts in out.
+func parseOutput(out []byte, s model.SourcePolicy) ([]string, []int, error) {
+	switch {
+	case s.Format == "ndjson":
+		return parseLines(out)
+	case s.Records != "":
+		return parseAt(out, s.Records)
+	}
+	return parseRecords(out)
+}
+
+// parseRecords reads one JSON document, either an array of record objects
+// or an object whose only key is "records", holding that array.
 func parseRecords(out []byte) ([]string, []int, error) {
-	r := &outputReader{s: string(out), lines: diag.NewLines(string(out))}
-	var v json.RawMessage
-	if err := json.Unmarshal(out, &v); err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			off := int(se.Offset)
-			if off > 0 {
-				off-- // the offset is past the byte that broke the JSON
-			}
-			return nil, nil, r.errorf(off, "invalid JSON: %v; the command must print one JSON document", err)
-		}
-		return nil, nil, r.errorf(len(r.s), "invalid JSON: %v; the command must print one JSON document", err)
+	r, err := readJSON(out)
+	if err != nil {
+		return nil, nil, err
 	}
 	i := r.space(0)
 	if r.s[i] == '{' {
@@ -73,6 +78,103 @@ func parseRecords(out []byte) ([]string, []int, error) {
 	if r.s[i] != '[' {
 		return nil, nil, r.errorf(i, "expected a JSON array of records or an object holding \"records\"")
 	}
+	return r.array(i)
+}
+
+// parseAt reads one JSON object holding the records array at path, a
+// path of keys (".data.items"); the object's other keys are the command's
+// own (a next page, a total) and are not read.
+func parseAt(out []byte, path string) ([]string, []int, error) {
+	p, err := fieldpath.Parse(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("records %q: %w", path, err)
+	}
+	keys, ok := p.Keys()
+	if !ok {
+		return nil, nil, fmt.Errorf("records %q selects values, not one place; write a path of keys like .data.items", path)
+	}
+	r, err := readJSON(out)
+	if err != nil {
+		return nil, nil, err
+	}
+	i := r.space(0)
+	for k, key := range keys {
+		if r.s[i] != '{' {
+			return nil, nil, r.errorf(i, "expected an object holding %q on the way to records %s", key, path)
+		}
+		if i = r.member(i, key); i < 0 {
+			return nil, nil, r.errorf(r.space(0), "the output has no %s (records: %s); print an empty list there for a day with none", keysPath(keys[:k+1]), path)
+		}
+	}
+	if r.s[i] != '[' {
+		return nil, nil, r.errorf(i, "records %s is not a JSON array of records", path)
+	}
+	return r.array(i)
+}
+
+// keysPath writes keys as the path that walks them.
+func keysPath(keys []string) string {
+	var b strings.Builder
+	for _, k := range keys {
+		b.WriteString("." + k)
+	}
+	return b.String()
+}
+
+// parseLines reads one JSON record object a line, as fkf's ndjson format
+// has it; blank lines are skipped, and an empty output is no records.
+func parseLines(out []byte) ([]string, []int, error) {
+	r := &outputReader{s: string(out), lines: diag.NewLines(string(out))}
+	var recs []string
+	var offs []int
+	for off := 0; off < len(out); {
+		end := bytes.IndexByte(out[off:], '\n')
+		if end < 0 {
+			end = len(out)
+		} else {
+			end += off
+		}
+		line := bytes.TrimSpace(out[off:end])
+		if len(line) > 0 {
+			start := off + bytes.Index(out[off:end], line[:1])
+			if !json.Valid(line) {
+				var v any
+				err := json.Unmarshal(line, &v)
+				return nil, nil, r.errorf(start, "invalid JSON: %v; each line holds one record object", err)
+			}
+			if line[0] != '{' {
+				return nil, nil, r.errorf(start, "record %d is not a JSON object; each line holds one record object", len(recs)+1)
+			}
+			var b bytes.Buffer
+			json.Compact(&b, line) // valid: checked above
+			recs = append(recs, b.String())
+			offs = append(offs, start)
+		}
+		off = end + 1
+	}
+	return recs, offs, nil
+}
+
+// readJSON checks that out is one JSON document, and returns its reader.
+func readJSON(out []byte) (*outputReader, error) {
+	r := &outputReader{s: string(out), lines: diag.NewLines(string(out))}
+	var v json.RawMessage
+	if err := json.Unmarshal(out, &v); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			off := int(se.Offset)
+			if off > 0 {
+				off-- // the offset is past the byte that broke the JSON
+			}
+			return nil, r.errorf(off, "invalid JSON: %v; the command must print one JSON document", err)
+		}
+		return nil, r.errorf(len(r.s), "invalid JSON: %v; the command must print one JSON document", err)
+	}
+	return r, nil
+}
+
+// array takes the records of the JSON array at i, each one an object.
+func (r *outputReader) array(i int) ([]string, []int, error) {
 	var recs []string
 	var offs []int
 	_, end, _ := fieldpath.SkipValue(r.s, i)
@@ -82,7 +184,7 @@ func parseRecords(out []byte) ([]string, []int, error) {
 			return nil, nil, r.errorf(start, "record %d is not a JSON object; each record is an object", len(recs)+1)
 		}
 		var b bytes.Buffer
-		json.Compact(&b, out[start:stop]) // valid: the whole output parsed
+		json.Compact(&b, []byte(r.s[start:stop])) // valid: the whole output parsed
 		recs = append(recs, b.String())
 		offs = append(offs, start)
 		j = r.space(stop)
@@ -91,6 +193,27 @@ func parseRecords(out []byte) ([]string, []int, error) {
 		}
 	}
 	return recs, offs, nil
+}
+
+// member is where the value of key starts in the object at i, -1 when
+// the object has no such key. The JSON is known valid.
+func (r *outputReader) member(i int, key string) int {
+	j := r.space(i + 1)
+	for j < len(r.s) && r.s[j] != '}' {
+		_, kend, _ := fieldpath.SkipValue(r.s, j)
+		var k string
+		json.Unmarshal([]byte(r.s[j:kend]), &k)
+		j = r.space(r.space(kend) + 1)
+		if k == key {
+			return j
+		}
+		_, vend, _ := fieldpath.SkipValue(r.s, j)
+		j = r.space(vend)
+		if j < len(r.s) && r.s[j] == ',' {
+			j = r.space(j + 1)
+		}
+	}
+	return -1
 }
 
 // recordsMember finds the records array of the object at i, refusing any

@@ -2,6 +2,7 @@ package collect
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -118,5 +119,63 @@ func TestCappedBufferKeepsBytesInBlocks(t *testing.T) {
 	}
 	if got := b.bytes(); !bytes.Equal(got, want) {
 		t.Fatalf("kept %d bytes, not the %d written", len(got), len(want))
+	}
+}
+
+// TestParseOutputFkfForms: fkf's two other forms of a command's output,
+// one record a line and records at a path inside a wrapper, give the same
+// records as the array, and their mistakes say where.
+func TestParseOutputFkfForms(t *testing.T) {
+	want := []string{`{"key":"A-1","t":"one"}`, `{"key":"A-2","t":"two"}`}
+	for _, tc := range []struct {
+		name string
+		s    model.SourcePolicy
+		out  string
+	}{
+		{"ndjson", model.SourcePolicy{Format: "ndjson"}, "{\"key\": \"A-1\", \"t\": \"one\"}\n\n  {\"key\": \"A-2\",\n\"t\": \"two\"}"},
+		{"ndjson", model.SourcePolicy{Format: "ndjson"}, "{\"key\": \"A-1\", \"t\": \"one\"}\r\n{\"key\": \"A-2\", \"t\": \"two\"}\r\n"},
+		{"records path", model.SourcePolicy{Records: ".data.items"}, `{"next": "p2", "data": {"total": 2, "items": [{"key": "A-1", "t": "one"}, {"key": "A-2", "t": "two"}]}}`},
+	} {
+		recs, _, err := parseOutput([]byte(tc.out), tc.s)
+		if tc.name == "ndjson" && strings.Contains(tc.out, "\n\"t\"") {
+			// A record broken over two lines is two broken lines.
+			if err == nil || !strings.Contains(err.Error(), "output line 3, column 3: invalid JSON") {
+				t.Errorf("%s %q: got %v, want a broken line 3", tc.name, tc.out, err)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(recs, want) {
+			t.Errorf("%s %q: %q %v", tc.name, tc.out, recs, err)
+		}
+	}
+	if recs, _, err := parseOutput(nil, model.SourcePolicy{Format: "ndjson"}); err != nil || len(recs) != 0 {
+		t.Errorf("an empty ndjson output is no records: %q %v", recs, err)
+	}
+	for _, tc := range []struct {
+		records, out, want string
+	}{
+		{".data.items", `{"data": {}}`, "output line 1, column 1: the output has no .data.items (records: .data.items)"},
+		{".data.items", `{"data": []}`, `output line 1, column 10: expected an object holding "items" on the way to records .data.items`},
+		{".items", `{"items": {"a": 1}}`, "output line 1, column 11: records .items is not a JSON array of records"},
+		{".items[]", `{"items": []}`, `records ".items[]" selects values, not one place`},
+		{".items", `{"items": [1]}`, "output line 1, column 12: record 1 is not a JSON object"},
+	} {
+		_, _, err := parseOutput([]byte(tc.out), model.SourcePolicy{Records: tc.records})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("records %s of %q: got %v, want %q", tc.records, tc.out, err, tc.want)
+		}
+	}
+	if _, _, err := parseOutput([]byte("{\"key\": 1}\n[2]\n"), model.SourcePolicy{Format: "ndjson"}); err == nil || !strings.Contains(err.Error(), "output line 2, column 1: record 2 is not a JSON object") {
+		t.Errorf("an ndjson line that is no object: %v", err)
+	}
+}
+
+// TestFillPlaceholders: fkf's placeholders are filled for the window, each
+// word stays one argument, and nothing is appended.
+func TestFillPlaceholders(t *testing.T) {
+	got := fillPlaceholders([]string{"log", "{{date}}..{{next_date}}", "{{start}}", "{{end}}", "{{base}}/x y", "{{home}}"}, testDay, "/b ase", "/home/u")
+	want := []string{"log", "2026-11-24..2026-11-25", "2026-11-24", "2026-11-25", "/b ase/x y", "/home/u"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }
