@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/cairn-kb/cairn/query/rank"
 )
 
 // BudgetError says the budget cannot hold even the smallest honest pack;
@@ -37,7 +39,7 @@ const fitMisses = 8
 // by their estimated cost, shrinks the pack until the real output fits,
 // then adds back dropped detail as fits. It may be called again on the
 // same engine with another budget: renderings are kept in e.built.
-func (e *engine) deliver(pins []*scored, ranked []*scored, rejected []RejectedPin) ([]byte, error) {
+func (e *engine) deliver(pins []*rank.Scored, ranked []*rank.Scored, rejected []RejectedPin) ([]byte, error) {
 	f, n, err := e.fit(pins, ranked, rejected)
 	if err != nil {
 		return nil, err
@@ -47,10 +49,10 @@ func (e *engine) deliver(pins []*scored, ranked []*scored, rejected []RejectedPi
 
 // fit is delivery up to the pack's items: it returns the fitting, whose
 // first n admitted entries the real output holds.
-func (e *engine) fit(pins []*scored, ranked []*scored, rejected []RejectedPin) (*budgetFit, int, error) {
+func (e *engine) fit(pins []*rank.Scored, ranked []*rank.Scored, rejected []RejectedPin) (*budgetFit, int, error) {
 	f := &budgetFit{e: e, pins: pins, ranked: ranked, rejected: rejected, base: e.receipt(rejected)}
 	f.emptyLen = len(render(nil, &Pack{Items: []PackItem{}}, e.req.Format, e.req.Explain))
-	e.excerptWeights()
+	e.ExcerptWeights()
 	pinEntries, itemBudget, err := f.reserveOverhead()
 	if err != nil {
 		return nil, 0, err
@@ -69,8 +71,8 @@ func (e *engine) fit(pins []*scored, ranked []*scored, rejected []RejectedPin) (
 // and dropped so far, and the receipt the pack is assembled with.
 type budgetFit struct {
 	e        *engine
-	pins     []*scored
-	ranked   []*scored
+	pins     []*rank.Scored
+	ranked   []*rank.Scored
 	rejected []RejectedPin // the pins the pack at hand rejects
 	base     Receipt       // all the receipt knows before selection
 	emptyLen int           // the bytes of the empty pack
@@ -86,7 +88,7 @@ type budgetFit struct {
 
 // entry is a candidate with its delivered form and estimated cost.
 type entry struct {
-	s      *scored
+	s      *rank.Scored
 	item   PackItem
 	cost   int
 	built  bool   // item holds its rendered form
@@ -96,26 +98,26 @@ type entry struct {
 // estimate is a candidate rendered, with what it adds to a pack: the
 // tokens of a pack holding it alone, less those of the empty pack. A
 // candidate is rendered once per engine, whatever the budget.
-func (f *budgetFit) estimate(s *scored) (*entry, error) {
+func (f *budgetFit) estimate(s *rank.Scored) (*entry, error) {
 	e := f.e
 	if en, ok := e.built[s]; ok {
 		return en, nil
 	}
-	it, err := e.itemOf(s)
+	it, err := e.ItemOf(s)
 	if err != nil {
 		return nil, err
 	}
-	var reasons []Reason
+	var reasons []rank.Reason
 	if e.req.Explain {
-		if reasons, err = e.reasons(s); err != nil {
+		if reasons, err = e.Reasons(s); err != nil {
 			return nil, err
 		}
 	}
-	pi := packItem(s, it, e.excerpt(s, it), reasons)
+	pi := packItem(s, it, e.Excerpt(s, it), reasons)
 	cost := tokens(f.emptyLen+pi.addedBytes(e.req.Format, e.req.Explain)) - tokens(f.emptyLen)
 	en := &entry{s: s, item: pi, cost: max(cost, 1), built: true}
 	if e.built == nil {
-		e.built = map[*scored]*entry{}
+		e.built = map[*rank.Scored]*entry{}
 	}
 	e.built[s] = en
 	return en, nil
@@ -123,8 +125,8 @@ func (f *budgetFit) estimate(s *scored) (*entry, error) {
 
 // roughEstimate is the cost of a candidate that cannot be shown, from its
 // row alone, so that the long tail is never read in full.
-func (f *budgetFit) roughEstimate(s *scored) (*entry, error) {
-	row, err := f.e.rowOf(s)
+func (f *budgetFit) roughEstimate(s *rank.Scored) (*entry, error) {
+	row, err := f.e.RowOf(s)
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +160,7 @@ func (f *budgetFit) assemble(n, detail int) *Pack {
 		} else {
 			en = f.dropped[i-len(rest)]
 		}
-		p.Receipt.Dropped = append(p.Receipt.Dropped, Dropped{URI: en.s.row.URI, Reason: en.reason, Score: en.s.score, Tokens: en.cost})
+		p.Receipt.Dropped = append(p.Receipt.Dropped, Dropped{URI: en.s.Row.URI, Reason: en.reason, Score: en.s.Score, Tokens: en.cost})
 	}
 	p.Receipt.DroppedTotal = len(rest) + f.droppedAll + f.dropAll
 	p.Receipt.Selected = n
@@ -212,7 +214,7 @@ func (f *budgetFit) reserveOverhead() (pinEntries []*entry, itemBudget int, err 
 func (f *budgetFit) admit(pinEntries []*entry, itemBudget int) error {
 	used := f.admitPins(pinEntries, itemBudget)
 	for i, s := range f.ranked {
-		s.standing = i
+		s.Standing = i
 	}
 	size, err := f.estimateWhileFitting(itemBudget - used)
 	if err != nil {
@@ -225,7 +227,7 @@ func (f *budgetFit) admit(pinEntries []*entry, itemBudget int) error {
 	}
 	// Display order follows standing, whatever order the cap admitted in.
 	tail := f.admitted[len(f.admitted)-countUnpinned(f.admitted):]
-	slices.SortStableFunc(tail, func(a, b *entry) int { return a.s.standing - b.s.standing })
+	slices.SortStableFunc(tail, func(a, b *entry) int { return a.s.Standing - b.s.Standing })
 	for i, en := range f.admitted {
 		c := *en
 		c.reason = reasonBudget // if the real output cannot hold it
@@ -361,10 +363,10 @@ func (w *capWalk) dropRest() error {
 		}
 		s := f.ranked[i]
 		if why == reasonSourceCap {
-			for int(s.key.Source) >= len(f.capped) {
+			for int(s.Key.Source) >= len(f.capped) {
 				f.capped = append(f.capped, false)
 			}
-			f.capped[s.key.Source] = true
+			f.capped[s.Key.Source] = true
 		}
 		if len(f.dropped) >= maxDroppedDetail {
 			f.droppedAll++
@@ -395,7 +397,7 @@ func (f *budgetFit) shrink() (int, error) {
 		en := f.admitted[v]
 		copy(f.admitted[v:n-1], f.admitted[v+1:n])
 		f.admitted[n-1] = en
-		if !en.s.pinned {
+		if !en.s.Pinned {
 			f.sources.remove(en.s)
 		}
 		n--
@@ -420,8 +422,8 @@ func (f *budgetFit) victim(n int) int {
 		return n - 1
 	}
 	limit := capFor(unpinned - 1)
-	last := func(ok func(s *scored) bool) int {
-		for i := n - 1; i >= 0 && !f.admitted[i].s.pinned; i-- {
+	last := func(ok func(s *rank.Scored) bool) int {
+		for i := n - 1; i >= 0 && !f.admitted[i].s.Pinned; i-- {
 			if ok(f.admitted[i].s) {
 				return i
 			}
@@ -429,12 +431,12 @@ func (f *budgetFit) victim(n int) int {
 		return -1
 	}
 	if unpinned-1 >= diversifyFrom {
-		if i := last(func(s *scored) bool { return f.sources.held(s.key.Source) > limit }); i >= 0 {
+		if i := last(func(s *rank.Scored) bool { return f.sources.held(s.Key.Source) > limit }); i >= 0 {
 			return i
 		}
-		if i := last(func(s *scored) bool {
-			src := int(s.key.Source)
-			return src >= len(f.capped) || !f.capped[src] || f.sources.held(s.key.Source)-1 >= limit
+		if i := last(func(s *rank.Scored) bool {
+			src := int(s.Key.Source)
+			return src >= len(f.capped) || !f.capped[src] || f.sources.held(s.Key.Source)-1 >= limit
 		}); i >= 0 {
 			return i
 		}
@@ -484,7 +486,7 @@ func (e *engine) minimumBudget(p *Pack) int {
 func countUnpinned(list []*entry) int {
 	n := 0
 	for _, en := range list {
-		if !en.s.pinned {
+		if !en.s.Pinned {
 			n++
 		}
 	}
@@ -495,7 +497,7 @@ func countUnpinned(list []*entry) int {
 // only the pin's own cost, so that its width does not depend on the
 // budget and the overhead measured with it holds at every budget.
 func pinRejection(en *entry) RejectedPin {
-	return RejectedPin{URI: en.s.row.URI, Reason: fmt.Sprintf("needs about %d tokens; pins share at most a third of the item budget", en.cost)}
+	return RejectedPin{URI: en.s.Row.URI, Reason: fmt.Sprintf("needs about %d tokens; pins share at most a third of the item budget", en.cost)}
 }
 
 // widestIndex is the largest receipt.index a pack can carry for this

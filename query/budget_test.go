@@ -16,6 +16,7 @@ import (
 
 	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/question"
+	"github.com/cairn-kb/cairn/query/rank"
 	"github.com/cairn-kb/cairn/query/receipts"
 )
 
@@ -67,14 +68,14 @@ func halfChangedSnapshot(t *testing.T, c corpus.Corpus, req Request) *receipts.S
 		t.Fatal(err)
 	}
 	req.Format, req.Budget, req.SaveReceipt = FormatJSON, DefaultBudget, true
-	e := &engine{c: c, req: req, parsed: parsed, state: corpus.Index{State: corpus.StateMissing}}
+	e := newEngine(c, req, parsed, corpus.Index{State: corpus.StateMissing}, nil)
 	if _, err := e.prepare(); err != nil {
 		t.Fatal(err)
 	}
 	unchanged := map[uint64]bool{}
-	for i, s := range e.pool {
+	for i, s := range e.Pool {
 		if i%2 == 0 {
-			unchanged[s.key.Digest] = true
+			unchanged[s.Key.Digest] = true
 		}
 	}
 	snap := e.snapshot
@@ -102,7 +103,7 @@ func budgetIsExact(t *testing.T, sc corpus.Corpus, req Request, since *receipts.
 	// A reason longer than a receipt carries, with characters JSON
 	// escapes: what a stale or corrupt state can report.
 	reason := strings.Repeat("wiki/\"quoted\"\tname\n", 40)
-	e := &engine{c: sc, req: req, parsed: parsed, state: corpus.Index{Path: ".cairn/manifest.json", State: corpus.StateStale, Reason: reason}, since: since}
+	e := newEngine(sc, req, parsed, corpus.Index{Path: ".cairn/manifest.json", State: corpus.StateStale, Reason: reason}, since)
 	prep, err := e.prepare()
 	if err != nil {
 		t.Fatal(err)
@@ -174,7 +175,7 @@ func TestAddedBytes(t *testing.T) {
 	items := []PackItem{
 		{Score: 120, Kind: "record", Date: "2026-11-09", URI: "events/2026-11-09/tickets.json#PAY-1", Title: "Retry \"budget\" <b>", Source: "tickets", Excerpt: "naïve — ünïcode… and a tab\tinside"},
 		{Score: 10, Kind: "wiki", URI: "wiki/a.md", Title: "", Source: "wiki", Fields: []PackField{{Field: "owner", Values: []string{"person:x", "person:y", "person:z", "person:w"}, More: 2}}, Count: 3, Pinned: true,
-			Reasons: []Reason{{Code: "term", Points: 10, Detail: "a r=1"}}},
+			Reasons: []rank.Reason{{Code: "term", Points: 10, Detail: "a r=1"}}},
 		// Fields after the source's line with nothing else after them.
 		{Score: 11, Kind: "record", URI: "events/2026-11-09/git.json#a1", Title: "\n      \"source\": x", Source: "git", Fields: []PackField{{Field: "ticket", Values: []string{"ticket:#1", "ticket:#2"}}, {Field: "url", Values: []string{"https://x.test/?a=<b>&c"}}}},
 	}

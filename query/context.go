@@ -7,10 +7,10 @@ import (
 
 	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/question"
+	"github.com/cairn-kb/cairn/query/rank"
 	"github.com/cairn-kb/cairn/query/receipts"
 	"github.com/cairn-kb/cairn/query/words"
 	"github.com/cairn-kb/cairn/stages/load"
-	"github.com/cairn-kb/cairn/stages/project"
 )
 
 // Formats a pack can be delivered in.
@@ -114,7 +114,7 @@ func parseRequest(req Request) (question.Parsed, error) {
 // current but a read of them fails, it answers from the scan instead and
 // says why. It returns the snapshot to save when the request saves one.
 func answerOn(ctx context.Context, root string, req Request, parsed question.Parsed, since *receipts.Snapshot, c corpus.Corpus, state corpus.Index, closeFn func()) ([]byte, *receipts.Snapshot, error) {
-	e := &engine{c: c, req: req, parsed: parsed, state: state, since: since}
+	e := newEngine(c, req, parsed, state, since)
 	out, err := e.run()
 	closeFn()
 	if verdict, again := corpus.Fallback(err, state); again {
@@ -127,7 +127,7 @@ func answerOn(ctx context.Context, root string, req Request, parsed question.Par
 		if serr != nil {
 			return nil, nil, serr
 		}
-		e = &engine{c: sc, req: req, parsed: parsed, state: verdict, since: since}
+		e = newEngine(sc, req, parsed, verdict, since)
 		out, err = e.run()
 	}
 	if err != nil {
@@ -136,44 +136,31 @@ func answerOn(ctx context.Context, root string, req Request, parsed question.Par
 	return out, e.snapshot, nil
 }
 
-// engine is one request in flight.
+// engine is one pack request in flight: the ranking of its words, and
+// what a pack adds to it (pins, expansion, the floor, the budget, the
+// delta against a receipt).
 type engine struct {
-	c      corpus.Corpus
-	req    Request
-	parsed question.Parsed
-	state  corpus.Index
+	rank.Ranking
+	req   Request
+	state corpus.Index
 
-	window      question.Window
-	win         *words.Window
-	terms       []*words.Stats
-	roles       []string // role flags the query names (private, received)
-	event       bool     // the question asks for an event: records first (see eventQuestion)
-	pool        []*scored
-	avgLen      []int              // each field's average length over the hits (see averageLengths)
-	facts       map[int]textFacts  // what items' text says of the query, by ordinal (see textFactsOf)
-	folds       []string           // the terms' stems, by term, "" for an identifier (see textFactsOf)
-	idents      []bool             // by parsed term: identifier-shaped (see coverage)
-	lowerBuf    []byte             // a passage lower-cased (see lowered)
-	fieldIndex  map[string]int     // field names to their index (see fieldAt)
-	floorOut    int                // matched items left below the floor
-	policyOut   int                // received or private items kept out
-	truncated   []string           // hub entities whose inbound edges were cut at hubInbound
-	closedSeeds []string           // seeds whose neighbourhood was too large to expand
-	built       map[*scored]*entry // rendered candidates, whatever the budget
-	weight      map[string]int     // field weights by name, for excerpts
-	digest      string             // the input digest, once the pool is ranked
-	undated     string             // the warning of a window without dated items (see undatedWarning)
+	floorOut    int                     // matched items left below the floor
+	policyOut   int                     // received or private items kept out
+	truncated   []string                // hub entities whose inbound edges were cut at hubInbound
+	closedSeeds []string                // seeds whose neighbourhood was too large to expand
+	built       map[*rank.Scored]*entry // rendered candidates, whatever the budget
+	digest      string                  // the input digest, once the pool is ranked
+	undated     string                  // the warning of a window without dated items (see undatedWarning)
 
 	since    *receipts.Snapshot // the snapshot of --since-receipt; nil for a whole pack
 	delta    *delta             // the pool against since (see prepareDelta)
 	snapshot *receipts.Snapshot // what --save-receipt saves (see makeSnapshot)
 }
 
-// roleTerms are query terms that name a policy role: they identify the
-// items holding it and recover them from exclusion.
-var roleTerms = map[string]string{
-	"visibility:private": project.FlagPrivate,
-	"category:received":  project.FlagReceived,
+// newEngine makes the engine of a pack request on corpus c under verdict
+// state; since, when given, makes it a delta pack.
+func newEngine(c corpus.Corpus, req Request, parsed question.Parsed, state corpus.Index, since *receipts.Snapshot) *engine {
+	return &engine{Ranking: rank.Ranking{Corpus: c, Words: req.Words, AsOf: req.AsOf, Parsed: parsed}, req: req, state: state, since: since}
 }
 
 func (e *engine) run() ([]byte, error) {
@@ -186,8 +173,8 @@ func (e *engine) run() ([]byte, error) {
 
 // prepared is a ranked request, ready to be fitted to any budget.
 type prepared struct {
-	pins     []*scored
-	ranked   []*scored
+	pins     []*rank.Scored
+	ranked   []*rank.Scored
 	rejected []RejectedPin
 }
 
@@ -195,33 +182,24 @@ type prepared struct {
 // expansion, pins, order and collapse.
 func (e *engine) prepare() (prepared, error) {
 	var err error
-	e.window, e.win, err = words.ResolveWindow(e.c, e.parsed.Window, e.req.AsOf)
+	e.Window, e.Win, err = words.ResolveWindow(e.Corpus, e.Parsed.Window, e.req.AsOf)
 	if err != nil {
 		return prepared{}, err
 	}
 	if e.undated, err = e.undatedWarning(); err != nil {
 		return prepared{}, err
 	}
-	ids := e.c.Identities()
-	for _, t := range e.parsed.Terms {
-		if role, ok := roleTerms[t]; ok {
-			e.roles = append(e.roles, role)
-		}
-		st, err := words.Lookup(e.c, ids, t, e.parsed.Terms, e.win)
-		if err != nil {
-			return prepared{}, err
-		}
-		st.IDF, st.Meaningful = words.IDF(e.win.N, max(1, st.Own)), words.Meaningful(e.win.N, st.Own)
-		e.terms = append(e.terms, st)
-	}
-	if err := e.score(); err != nil {
+	if err := e.LookupTerms(); err != nil {
 		return prepared{}, err
 	}
-	event, err := eventQuestion(e.parsed.Text, e.sourceNames)
+	if err := e.Score(); err != nil {
+		return prepared{}, err
+	}
+	event, err := eventQuestion(e.Parsed.Text, e.sourceNames)
 	if err != nil {
 		return prepared{}, err
 	}
-	e.event = event
+	e.Event = event
 	if err := e.corroborate(); err != nil {
 		return prepared{}, err
 	}

@@ -3,6 +3,8 @@ package query
 import (
 	"strings"
 	"testing"
+
+	"github.com/cairn-kb/cairn/query/rank"
 )
 
 // TestContainsLower: the title gate folds ASCII in place and falls back to
@@ -24,7 +26,7 @@ func TestContainsLower(t *testing.T) {
 		{"Plan", "été", false},
 		{"[", "{", false}, // '[' is not 'Z'+1 folded
 	} {
-		if got := containsLower(c.s, c.needle); got != c.want {
+		if got := rank.ContainsLower(c.s, c.needle); got != c.want {
 			t.Errorf("containsLower(%q, %q) = %v, want %v", c.s, c.needle, got, c.want)
 		}
 		if plain := strings.Contains(strings.ToLower(c.s), c.needle); plain != c.want {

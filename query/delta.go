@@ -11,6 +11,7 @@ import (
 
 	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/question"
+	"github.com/cairn-kb/cairn/query/rank"
 	"github.com/cairn-kb/cairn/query/receipts"
 )
 
@@ -42,7 +43,7 @@ type delta struct {
 }
 
 // unchanged reports whether a candidate is in the snapshot as it is now.
-func (d *delta) unchanged(s *scored) bool { return d != nil && d.known[s.key.Digest] }
+func (d *delta) unchanged(s *rank.Scored) bool { return d != nil && d.known[s.Key.Digest] }
 
 // queryKey binds a snapshot to its query: the terms, "last", the window
 // as asked (--since, --until, the temporal expression as written), pins
@@ -144,7 +145,7 @@ func ShellWord(s string) string {
 // prepareDelta compares the ranked pool with the snapshot of a delta
 // pack, leaving out the pins it holds unchanged, and makes the snapshot
 // --save-receipt saves.
-func (e *engine) prepareDelta(pins []*scored) ([]*scored, error) {
+func (e *engine) prepareDelta(pins []*rank.Scored) ([]*rank.Scored, error) {
 	if e.req.SaveReceipt {
 		if err := e.makeSnapshot(); err != nil {
 			return nil, err
@@ -157,10 +158,10 @@ func (e *engine) prepareDelta(pins []*scored) ([]*scored, error) {
 	for _, en := range e.since.Entries {
 		d.known[en.Digest] = true
 	}
-	present := make(map[uint64]bool, len(e.pool))
-	for _, s := range e.pool {
-		present[s.key.Digest] = true
-		if !d.known[s.key.Digest] {
+	present := make(map[uint64]bool, len(e.Pool))
+	for _, s := range e.Pool {
+		present[s.Key.Digest] = true
+		if !d.known[s.Key.Digest] {
 			d.changed++
 		}
 	}
@@ -184,30 +185,30 @@ func (e *engine) prepareDelta(pins []*scored) ([]*scored, error) {
 
 // exists reports whether the base holds an item of that URI.
 func (e *engine) exists(uri string) (bool, error) {
-	ord, err := e.c.Search(uri)
-	if err != nil || ord >= e.c.Len() {
+	ord, err := e.Corpus.Search(uri)
+	if err != nil || ord >= e.Corpus.Len() {
 		return false, err
 	}
-	row, err := e.c.Row(ord)
+	row, err := e.Corpus.Row(ord)
 	return err == nil && row.URI == uri, err
 }
 
 // makeSnapshot is the snapshot of the pack: its candidates in rank order,
 // the first snapshotMaxURIs of them, with their digests, by URI.
 func (e *engine) makeSnapshot() error {
-	kept := e.pool[:min(len(e.pool), snapshotMaxURIs)]
+	kept := e.Pool[:min(len(e.Pool), snapshotMaxURIs)]
 	ords := make([]int, len(kept))
 	digest := make(map[int]uint64, len(kept))
 	for i, s := range kept {
-		ords[i] = s.ord
-		digest[s.ord] = s.key.Digest
+		ords[i] = s.Ord
+		digest[s.Ord] = s.Key.Digest
 	}
 	slices.Sort(ords) // ordinal order is URI order
-	rows, err := e.c.Rows(ords)
+	rows, err := e.Corpus.Rows(ords)
 	if err != nil {
 		return err
 	}
-	snap := &receipts.Snapshot{Digest: e.digest, QueryKey: queryKey(e.req, e.parsed), Query: e.parsed.Text, Candidates: len(e.pool),
+	snap := &receipts.Snapshot{Digest: e.digest, QueryKey: queryKey(e.req, e.Parsed), Query: e.Parsed.Text, Candidates: len(e.Pool),
 		Entries: make([]receipts.Entry, len(rows))}
 	for i, row := range rows {
 		snap.Entries[i] = receipts.Entry{URI: row.URI, Digest: digest[ords[i]]}

@@ -45,7 +45,7 @@ func TestSnapshotIsCapped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &engine{c: sc, req: req, parsed: parsed, state: corpus.Index{State: corpus.StateMissing}}
+	e := newEngine(sc, req, parsed, corpus.Index{State: corpus.StateMissing}, nil)
 	out, err := e.run()
 	if err != nil {
 		t.Fatal(err)
@@ -69,8 +69,8 @@ func TestSnapshotIsCapped(t *testing.T) {
 			t.Fatalf("%s, which matches both terms, was left out of the snapshot", uri)
 		}
 	}
-	d := &engine{c: sc, req: Request{Words: words, AsOf: asOf, Budget: DefaultBudget, Format: FormatJSON, ToolVersion: "test"},
-		parsed: parsed, state: corpus.Index{State: corpus.StateMissing}, since: e.snapshot}
+	d := newEngine(sc, Request{Words: words, AsOf: asOf, Budget: DefaultBudget, Format: FormatJSON, ToolVersion: "test"},
+		parsed, corpus.Index{State: corpus.StateMissing}, e.snapshot)
 	if _, err := d.run(); err != nil {
 		t.Fatal(err)
 	}

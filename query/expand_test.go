@@ -14,6 +14,7 @@ import (
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/question"
+	"github.com/cairn-kb/cairn/query/rank"
 	"github.com/cairn-kb/cairn/query/words"
 )
 
@@ -51,7 +52,7 @@ func TestExpandBoundsHubsAndFailsClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	parsed, _ := question.Parse(words, asOf, "", "")
-	e := &engine{c: sc, req: Request{Words: words, Budget: DefaultBudget, AsOf: asOf, Expand: true, Format: FormatJSON}, parsed: parsed, state: corpus.Index{State: corpus.StateMissing}}
+	e := newEngine(sc, Request{Words: words, Budget: DefaultBudget, AsOf: asOf, Expand: true, Format: FormatJSON}, parsed, corpus.Index{State: corpus.StateMissing}, nil)
 	if _, err := e.prepare(); err != nil {
 		t.Fatal(err)
 	}
@@ -62,22 +63,22 @@ func TestExpandBoundsHubsAndFailsClosed(t *testing.T) {
 		t.Errorf("unexpanded seeds %v, want the record with 70 relations", e.closedSeeds)
 	}
 	joined := 0
-	for _, s := range e.pool {
-		row, err := e.rowOf(s)
+	for _, s := range e.Pool {
+		row, err := e.RowOf(s)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.related {
+		if s.Related {
 			joined++
-			rs, err := e.reasons(s)
+			rs, err := e.Reasons(s)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !slices.ContainsFunc(rs, func(r Reason) bool { return r.Code == "expand" && r.Points == pointsExpand }) {
-				t.Errorf("%s is related but has no +%d expand reason", row.URI, pointsExpand)
+			if !slices.ContainsFunc(rs, func(r rank.Reason) bool { return r.Code == "expand" && r.Points == rank.PointsExpand }) {
+				t.Errorf("%s is related but has no +%d expand reason", row.URI, rank.PointsExpand)
 			}
 		}
-		if row.URI == "events/2026-11-02/notes.json#near" && s.related {
+		if row.URI == "events/2026-11-02/notes.json#near" && s.Related {
 			t.Error("near joined through the wide seed, whose neighbourhood should not be followed")
 		}
 	}
@@ -97,12 +98,12 @@ func TestOrderAgreesWithItsKeys(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, last := range []bool{false, true} {
-		e := &engine{c: sc, parsed: question.Parsed{Last: last}, terms: []*words.Stats{{Term: "a"}, {Term: "b"}}}
-		var pool []*scored
+		e := &engine{Ranking: rank.Ranking{Corpus: sc, Parsed: question.Parsed{Last: last}, Terms: []*words.Stats{{Term: "a"}, {Term: "b"}}}}
+		var pool []*rank.Scored
 		for i := range 3000 {
 			k := &artifacts.Key{Chrono: uint32(r.IntN(3000)), Flags: artifacts.KeyFlags(r.IntN(1 << 14))}
-			pool = append(pool, &scored{ord: i, key: k, score: r.IntN(400) - 200, matched: r.IntN(4), bestWeight: r.IntN(101),
-				direct: r.IntN(2) == 0, related: r.IntN(2) == 0})
+			pool = append(pool, &rank.Scored{Ord: i, Key: k, Score: r.IntN(400) - 200, Matched: r.IntN(4), BestWeight: r.IntN(101),
+				Direct: r.IntN(2) == 0, Related: r.IntN(2) == 0})
 		}
 		want := slices.Clone(pool)
 		b := func(v bool) int {
@@ -111,29 +112,29 @@ func TestOrderAgreesWithItsKeys(t *testing.T) {
 			}
 			return 0
 		}
-		slices.SortStableFunc(want, func(x, y *scored) int {
+		slices.SortStableFunc(want, func(x, y *rank.Scored) int {
 			var kx, ky []int
 			if last {
-				kx = []int{b(x.key.Flags&artifacts.KeyDated != 0), b(x.direct), b(x.related), x.bestWeight}
-				ky = []int{b(y.key.Flags&artifacts.KeyDated != 0), b(y.direct), b(y.related), y.bestWeight}
+				kx = []int{b(x.Key.Flags&artifacts.KeyDated != 0), b(x.Direct), b(x.Related), x.BestWeight}
+				ky = []int{b(y.Key.Flags&artifacts.KeyDated != 0), b(y.Direct), b(y.Related), y.BestWeight}
 			} else {
 				// Two meaningful terms or more are one tier; pages
 				// come first only at equal score.
-				kx = []int{b(x.direct), min(x.matched, multiTerm), b(x.related), x.score, b(isPage(x.key))}
-				ky = []int{b(y.direct), min(y.matched, multiTerm), b(y.related), y.score, b(isPage(y.key))}
+				kx = []int{b(x.Direct), min(x.Matched, rank.MultiTerm), b(x.Related), x.Score, b(rank.IsPage(x.Key))}
+				ky = []int{b(y.Direct), min(y.Matched, rank.MultiTerm), b(y.Related), y.Score, b(rank.IsPage(y.Key))}
 			}
 			for i := range kx {
 				if c := cmp.Compare(ky[i], kx[i]); c != 0 {
 					return c
 				}
 			}
-			return cmp.Or(cmp.Compare(x.key.Chrono, y.key.Chrono), cmp.Compare(x.ord, y.ord))
+			return cmp.Or(cmp.Compare(x.Key.Chrono, y.Key.Chrono), cmp.Compare(x.Ord, y.Ord))
 		})
-		e.pool = slices.Clone(pool)
+		e.Pool = slices.Clone(pool)
 		e.order()
 		for i := range want {
-			if e.pool[i] != want[i] && !sameKeys(e.pool[i], want[i], last) {
-				t.Fatalf("last=%v: position %d holds item %d, want item %d", last, i, e.pool[i].ord, want[i].ord)
+			if e.Pool[i] != want[i] && !sameKeys(e.Pool[i], want[i], last) {
+				t.Fatalf("last=%v: position %d holds item %d, want item %d", last, i, e.Pool[i].Ord, want[i].Ord)
 			}
 		}
 	}
@@ -141,10 +142,10 @@ func TestOrderAgreesWithItsKeys(t *testing.T) {
 
 // sameKeys reports whether two items tie on every key order uses, so that
 // either may come first.
-func sameKeys(x, y *scored, last bool) bool {
-	same := x.key.Chrono == y.key.Chrono && x.direct == y.direct && x.related == y.related
+func sameKeys(x, y *rank.Scored, last bool) bool {
+	same := x.Key.Chrono == y.Key.Chrono && x.Direct == y.Direct && x.Related == y.Related
 	if last {
-		return same && x.key.Flags&artifacts.KeyDated == y.key.Flags&artifacts.KeyDated && x.bestWeight == y.bestWeight
+		return same && x.Key.Flags&artifacts.KeyDated == y.Key.Flags&artifacts.KeyDated && x.BestWeight == y.BestWeight
 	}
-	return same && min(x.matched, multiTerm) == min(y.matched, multiTerm) && isPage(x.key) == isPage(y.key) && x.score == y.score
+	return same && min(x.Matched, rank.MultiTerm) == min(y.Matched, rank.MultiTerm) && rank.IsPage(x.Key) == rank.IsPage(y.Key) && x.Score == y.Score
 }

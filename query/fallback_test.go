@@ -122,7 +122,7 @@ func indexedEngine(t *testing.T, words ...string) (string, *corpus.IndexCorpus, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return dir, c, &engine{c: c, req: req, parsed: parsed, state: *ix}
+	return dir, c, newEngine(c, req, parsed, *ix, nil)
 }
 
 // TestQueryReadsOnlyItsTerms checks that an indexed query reads postings

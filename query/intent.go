@@ -63,14 +63,14 @@ func namesSource(w string, sources []string) bool {
 // records (a base may hold record documents of sources it does not
 // configure), reading one row per distinct source.
 func (e *engine) sourceNames() ([]string, error) {
-	names := slices.Sorted(maps.Keys(e.c.Config().Sources))
+	names := slices.Sorted(maps.Keys(e.Corpus.Config().Sources))
 	seen := map[uint32]bool{}
-	for _, s := range e.pool {
-		if s.key.Flags&artifacts.KeyRecord == 0 || seen[s.key.Source] {
+	for _, s := range e.Pool {
+		if s.Key.Flags&artifacts.KeyRecord == 0 || seen[s.Key.Source] {
 			continue
 		}
-		seen[s.key.Source] = true
-		row, err := e.rowOf(s)
+		seen[s.Key.Source] = true
+		row, err := e.RowOf(s)
 		if err != nil {
 			return nil, err
 		}
@@ -89,9 +89,9 @@ const (
 // orderName is the order the engine ranks by.
 func (e *engine) orderName() string {
 	switch {
-	case e.parsed.Last:
+	case e.Parsed.Last:
 		return orderLast
-	case e.event:
+	case e.Event:
 		return orderEvent
 	}
 	return orderRelevance

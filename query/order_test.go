@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cairn-kb/cairn/golden/goldentest"
+	"github.com/cairn-kb/cairn/query/rank"
 )
 
 // orderAsOf is the as-of day of the ordering tests' bases.
@@ -58,7 +59,9 @@ func (p orderPack) item(t *testing.T, uri string) PackItem {
 }
 
 func hasReason(it PackItem, code, detail string) bool {
-	return slices.ContainsFunc(it.Reasons, func(r Reason) bool { return r.Code == code && (detail == "" || strings.Contains(r.Detail, detail)) })
+	return slices.ContainsFunc(it.Reasons, func(r rank.Reason) bool {
+		return r.Code == code && (detail == "" || strings.Contains(r.Detail, detail))
+	})
 }
 
 // trackerBase has a ticket HAR-7, three commits and a page whose

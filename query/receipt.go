@@ -12,25 +12,26 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/query/rank"
 	"github.com/cairn-kb/cairn/query/words"
 	"github.com/cairn-kb/cairn/stages/project"
 )
 
 // receipt fills everything the receipt knows before selection.
 func (e *engine) receipt(rejected []RejectedPin) Receipt {
-	cfg := e.c.Config()
+	cfg := e.Corpus.Config()
 	r := Receipt{
-		Query:             e.parsed.Text,
-		Terms:             nonNil(e.parsed.Terms),
-		FilteredTerms:     nonNil(e.parsed.Filtered),
+		Query:             e.Parsed.Text,
+		Terms:             nonNil(e.Parsed.Terms),
+		FilteredTerms:     nonNil(e.Parsed.Filtered),
 		Order:             e.orderName(),
-		Window:            e.window,
+		Window:            e.Window,
 		AsOf:              words.DayString(e.req.AsOf),
 		Budget:            e.req.Budget,
 		Format:            e.req.Format,
-		Candidates:        len(e.pool),
+		Candidates:        len(e.Pool),
 		RejectedPins:      rejected,
-		RelevanceFloor:    relevanceFloor,
+		RelevanceFloor:    rank.RelevanceFloor,
 		RecencyModel:      []HalfLife{},
 		Index:             IndexState{Path: e.state.Path, State: string(e.state.State), Reason: indexReason(e.state.Reason)},
 		InputDigest:       e.digest,
@@ -43,7 +44,7 @@ func (e *engine) receipt(rejected []RejectedPin) Receipt {
 		Warning:           e.undated, // an empty pack says why instead (see warning)
 	}
 	e.deltaReceipt(&r)
-	if len(e.parsed.Terms) == 0 {
+	if len(e.Parsed.Terms) == 0 {
 		r.Index.State = "query-too-short"
 		r.Index.Reason = "the query has no terms left after normalisation"
 	}
@@ -70,14 +71,14 @@ func nonNil(s []string) []string {
 // when the query or the flags asked for a time: a plain question there
 // is not about one.
 func (e *engine) undatedWarning() (string, error) {
-	if e.win.Dated > 0 {
+	if e.Win.Dated > 0 {
 		return "", nil
 	}
-	near, before, err := words.NearestDatedDay(e.c, e.window.Until)
-	if err != nil || (near == "" && e.parsed.Window.DerivedFrom == "") {
+	near, before, err := words.NearestDatedDay(e.Corpus, e.Window.Until)
+	if err != nil || (near == "" && e.Parsed.Window.DerivedFrom == "") {
 		return "", err
 	}
-	w := fmt.Sprintf("the window %s..%s holds no dated evidence (events, task pages), only pages and snapshots that no window bounds", e.window.Since, e.window.Until)
+	w := fmt.Sprintf("the window %s..%s holds no dated evidence (events, task pages), only pages and snapshots that no window bounds", e.Window.Since, e.Window.Until)
 	// A window the query's own words set cannot take a flag beside it
 	// (that is an error), so the hint says to drop them.
 	flag := "--since"
@@ -85,7 +86,7 @@ func (e *engine) undatedWarning() (string, error) {
 		flag = "--until"
 	}
 	reach := fmt.Sprintf("%s %s reaches it", flag, near)
-	if strings.HasPrefix(e.parsed.Window.DerivedFrom, "query:") {
+	if strings.HasPrefix(e.Parsed.Window.DerivedFrom, "query:") {
 		reach = fmt.Sprintf("ask without the query's time words and with %s %s to reach it", flag, near)
 	}
 	switch {
@@ -102,20 +103,20 @@ func (e *engine) undatedWarning() (string, error) {
 // or matches above the floor could not fit the budget.
 func (e *engine) warning(fitLost bool) string {
 	switch {
-	case len(e.parsed.Terms) == 0 && len(e.req.Pins) == 0:
+	case len(e.Parsed.Terms) == 0 && len(e.req.Pins) == 0:
 		return "empty pack: no candidates, the query has no terms left after normalisation (scaffolding words and words under three letters are dropped); ask with the words that matter"
-	case len(e.pool) == 0 && e.undated != "":
+	case len(e.Pool) == 0 && e.undated != "":
 		// Nothing dated is in the window at all: that, with the dated day
 		// nearest it, is what the user needs to widen it.
-		return fmt.Sprintf("empty pack: no candidates match the query (%d items searched); %s", e.win.N, e.undated)
-	case len(e.pool) == 0:
-		return fmt.Sprintf("empty pack: no candidates in the window %s..%s match the query (%d items searched); widen it with --since/--until, check --as-of, or use other words", e.window.Since, e.window.Until, e.win.N)
+		return fmt.Sprintf("empty pack: no candidates match the query (%d items searched); %s", e.Win.N, e.undated)
+	case len(e.Pool) == 0:
+		return fmt.Sprintf("empty pack: no candidates in the window %s..%s match the query (%d items searched); widen it with --since/--until, check --as-of, or use other words", e.Window.Since, e.Window.Until, e.Win.N)
 	case !fitLost && e.delta != nil && e.delta.sameOut > 0:
-		return fmt.Sprintf("empty pack: nothing is new or changed since receipt %s; the %d candidates above the relevance floor (%d) are as the snapshot holds them, and %d of its URIs were deleted", e.delta.snap.Digest, e.delta.sameOut, relevanceFloor, len(e.delta.deleted))
+		return fmt.Sprintf("empty pack: nothing is new or changed since receipt %s; the %d candidates above the relevance floor (%d) are as the snapshot holds them, and %d of its URIs were deleted", e.delta.snap.Digest, e.delta.sameOut, rank.RelevanceFloor, len(e.delta.deleted))
 	case !fitLost && e.policyOut > 0:
-		return fmt.Sprintf("empty pack: %d items matched; those above the relevance floor (%d) are private or received records, which stay out unless the query names visibility:private, category:received or the record itself", len(e.pool), relevanceFloor)
+		return fmt.Sprintf("empty pack: %d items matched; those above the relevance floor (%d) are private or received records, which stay out unless the query names visibility:private, category:received or the record itself", len(e.Pool), rank.RelevanceFloor)
 	case !fitLost:
-		return fmt.Sprintf("empty pack: %d items matched but none scored above the relevance floor (%d); add a more specific term or name an identifier", len(e.pool), relevanceFloor)
+		return fmt.Sprintf("empty pack: %d items matched but none scored above the relevance floor (%d); add a more specific term or name an identifier", len(e.Pool), rank.RelevanceFloor)
 	}
 	return fmt.Sprintf("empty pack: matching items do not fit the budget of %d tokens; raise --budget", e.req.Budget)
 }
@@ -124,10 +125,10 @@ func (e *engine) warning(fitLost bool) string {
 // their ranking.
 func (e *engine) consulted(admitted []*entry) []string {
 	out := []string{}
-	body := fieldOrdinal(e.c.Fields(), project.FieldBody)
+	body := rank.FieldOrdinal(e.Corpus.Fields(), project.FieldBody)
 	for _, en := range admitted {
-		if en.s.item != nil && hasBody(en.s.key, body) && e.c.HasBody(en.s.row.URI) {
-			out = append(out, en.s.row.URI)
+		if en.s.Item != nil && hasBody(en.s.Key, body) && e.Corpus.HasBody(en.s.Row.URI) {
+			out = append(out, en.s.Row.URI)
 		}
 	}
 	slices.Sort(out)
@@ -150,22 +151,22 @@ func (e *engine) inputDigest() string {
 		}
 		h.WriteString("\x1e")
 	}
-	w("ranking", strconv.Itoa(artifacts.RankingVersion), e.c.SemanticsDigest())
-	w(append([]string{"terms"}, e.parsed.Terms...)...)
-	w("window", e.window.Since, e.window.Until, words.DayString(e.req.AsOf), strconv.FormatBool(e.parsed.Last), strconv.FormatBool(e.req.Expand))
+	w("ranking", strconv.Itoa(artifacts.RankingVersion), e.Corpus.SemanticsDigest())
+	w(append([]string{"terms"}, e.Parsed.Terms...)...)
+	w("window", e.Window.Since, e.Window.Until, words.DayString(e.req.AsOf), strconv.FormatBool(e.Parsed.Last), strconv.FormatBool(e.req.Expand))
 	w(append([]string{"pins"}, e.req.Pins...)...)
-	w("n", strconv.Itoa(e.win.N))
-	for _, t := range e.terms {
+	w("n", strconv.Itoa(e.Win.N))
+	for _, t := range e.Terms {
 		w("df", t.Term, strconv.Itoa(t.DF))
 	}
-	byOrd := func(a, b *scored) int { return a.ord - b.ord } // ordinal order is URI order
-	pool := e.pool
+	byOrd := func(a, b *rank.Scored) int { return a.Ord - b.Ord } // ordinal order is URI order
+	pool := e.Pool
 	if !slices.IsSortedFunc(pool, byOrd) {
 		pool = slices.SortedFunc(slices.Values(pool), byOrd)
 	}
 	var digest [8]byte
 	for _, s := range pool {
-		binary.BigEndian.PutUint64(digest[:], s.key.Digest) // it covers the URI
+		binary.BigEndian.PutUint64(digest[:], s.Key.Digest) // it covers the URI
 		h.WriteString("item\x1f")
 		h.Write(digest[:]) // eight bytes, so no separator is needed
 		h.WriteString("\x1e")

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cairn-kb/cairn/query/question"
+	"github.com/cairn-kb/cairn/query/rank"
 	"github.com/cairn-kb/cairn/stages/escape"
 	"github.com/cairn-kb/cairn/stages/project"
 )
@@ -25,17 +26,17 @@ type Pack struct {
 
 // PackItem is one selected record or page.
 type PackItem struct {
-	Score   int         `json:"score"`
-	Kind    string      `json:"kind"`
-	Date    string      `json:"date,omitempty"`
-	URI     string      `json:"uri"`
-	Title   string      `json:"title"`
-	Source  string      `json:"source"`
-	Fields  []PackField `json:"fields,omitempty"`
-	Count   int         `json:"count,omitempty"`
-	Pinned  bool        `json:"pinned,omitempty"`
-	Excerpt string      `json:"excerpt,omitempty"`
-	Reasons []Reason    `json:"reasons,omitempty"`
+	Score   int           `json:"score"`
+	Kind    string        `json:"kind"`
+	Date    string        `json:"date,omitempty"`
+	URI     string        `json:"uri"`
+	Title   string        `json:"title"`
+	Source  string        `json:"source"`
+	Fields  []PackField   `json:"fields,omitempty"`
+	Count   int           `json:"count,omitempty"`
+	Pinned  bool          `json:"pinned,omitempty"`
+	Excerpt string        `json:"excerpt,omitempty"`
+	Reasons []rank.Reason `json:"reasons,omitempty"`
 	// frag caches the item's rendering in each form (fragJSON,
 	// fragIndented, fragText): fitting a budget renders the same items
 	// many times over.
@@ -425,15 +426,15 @@ const (
 )
 
 // packItem makes the delivered form of a scored item.
-func packItem(s *scored, it *project.Item, excerpt string, reasons []Reason) PackItem {
+func packItem(s *rank.Scored, it *project.Item, excerpt string, reasons []rank.Reason) PackItem {
 	// Values become one line whatever the format (SPEC §5: control
 	// characters in values become spaces).
 	p := PackItem{
-		Score: s.score, Kind: displayKind(s.row.Kind), Date: s.row.Date, URI: s.row.URI,
-		Title: escape.Line(s.row.Title), Source: s.row.Source, Pinned: s.pinned, Excerpt: escape.Line(excerpt),
+		Score: s.Score, Kind: displayKind(s.Row.Kind), Date: s.Row.Date, URI: s.Row.URI,
+		Title: escape.Line(s.Row.Title), Source: s.Row.Source, Pinned: s.Pinned, Excerpt: escape.Line(excerpt),
 	}
-	if s.count > 1 {
-		p.Count = s.count
+	if s.Count > 1 {
+		p.Count = s.Count
 	}
 	// Relations come sorted by field, then value (project's normalise),
 	// so a field's values are adjacent.

@@ -12,6 +12,7 @@ import (
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/question"
+	"github.com/cairn-kb/cairn/query/rank"
 	"github.com/cairn-kb/cairn/query/words"
 )
 
@@ -32,49 +33,40 @@ func (s *searcher) searchCorpus(c corpus.Corpus, state corpus.Index) error {
 	if s.layer == c.Config().Layers.Governance {
 		return nil
 	}
-	e := &engine{c: c, req: Request{Words: s.req.Words, AsOf: s.req.AsOf}, parsed: s.parsed, state: state, window: s.window}
+	e := &rank.Ranking{Corpus: c, Words: s.req.Words, AsOf: s.req.AsOf, Parsed: s.parsed, Window: s.window}
 	var err error
-	if e.win, err = searchWindow(c, s.window, s.layer); err != nil {
+	if e.Win, err = searchWindow(c, s.window, s.layer); err != nil {
 		return err
 	}
-	ids := c.Identities()
-	for _, t := range s.parsed.Terms {
-		if role, ok := roleTerms[t]; ok {
-			e.roles = append(e.roles, role)
-		}
-		st, err := words.Lookup(c, ids, t, s.parsed.Terms, e.win)
-		if err != nil {
-			return err
-		}
-		st.IDF, st.Meaningful = words.IDF(e.win.N, max(1, st.Own)), words.Meaningful(e.win.N, st.Own)
-		e.terms = append(e.terms, st)
+	if err := e.LookupTerms(); err != nil {
+		return err
 	}
 	if s.req.Count {
 		return s.countCorpus(e)
 	}
-	if err := e.score(); err != nil {
+	if err := e.Score(); err != nil {
 		return err
 	}
 	if err := s.readForFilters(e); err != nil {
 		return err
 	}
-	nextAction := fieldOrdinal(c.Fields(), "next_action")
+	nextAction := rank.FieldOrdinal(c.Fields(), "next_action")
 	type ranked struct {
-		s      *scored
+		s      *rank.Scored
 		packed uint64
 	}
 	before := func(a, b ranked) bool {
 		if a.packed != b.packed {
 			return a.packed > b.packed
 		}
-		return a.s.key.Chrono < b.s.key.Chrono
+		return a.s.Key.Chrono < b.s.Key.Chrono
 	}
 	reach := s.reach()
 	tops := map[string]*topK[ranked]{GroupRecords: newTopK(reach, before), GroupPages: newTopK(reach, before)}
 	digests := map[string]*xxhash.Digest{GroupRecords: xxhash.New(), GroupPages: xxhash.New()}
 	counts := map[string]int{}
 	var digest [8]byte
-	for _, sc := range e.pool { // in ordinal order, which is URI order
+	for _, sc := range e.Pool { // in ordinal order, which is URI order
 		ok, err := s.passes(e, sc)
 		if err != nil {
 			return err
@@ -82,18 +74,18 @@ func (s *searcher) searchCorpus(c corpus.Corpus, state corpus.Index) error {
 		if !ok {
 			continue
 		}
-		if e.excluded(sc) {
+		if e.Excluded(sc) {
 			s.held++
 			continue
 		}
 		g := GroupRecords
-		if isPage(sc.key) {
+		if rank.IsPage(sc.Key) {
 			g = GroupPages
 		}
 		counts[g]++
-		binary.BigEndian.PutUint64(digest[:], sc.key.Digest)
+		binary.BigEndian.PutUint64(digest[:], sc.Key.Digest)
 		digests[g].Write(digest[:])
-		tops[g].offer(ranked{sc, e.standing(sc, nextAction)})
+		tops[g].offer(ranked{sc, e.Standing(sc, nextAction)})
 	}
 	for _, g := range []string{GroupRecords, GroupPages} {
 		rg := &rankedGroup{count: counts[g], state: digests[g].Sum64()}
@@ -113,20 +105,20 @@ const countChunk = 1024
 // searchCorpus lists them, without scoring them: it reads their keys a
 // chunk at a time, so that counting a common word holds its postings and
 // one chunk of keys, never a scored item per match.
-func (s *searcher) countCorpus(e *engine) error {
+func (s *searcher) countCorpus(e *rank.Ranking) error {
 	var ords []int
-	for _, st := range e.terms {
+	for _, st := range e.Terms {
 		for _, h := range st.Hits {
 			ords = append(ords, int(h.Ord))
 		}
 	}
 	uriOrds := map[int]bool{} // items a term names by their complete URI
 	for _, t := range s.parsed.Terms {
-		ord, ok, err := e.uriTerm(t)
+		ord, ok, err := e.URITerm(t)
 		if err != nil {
 			return err
 		}
-		if ok && e.win.Has(ord) {
+		if ok && e.Win.Has(ord) {
 			ords = append(ords, ord)
 			uriOrds[ord] = true
 		}
@@ -136,12 +128,12 @@ func (s *searcher) countCorpus(e *engine) error {
 	counts := map[string]int{}
 	for start := 0; start < len(ords); start += countChunk {
 		chunk := ords[start:min(start+countChunk, len(ords))]
-		keys, err := e.c.Keys(chunk)
+		keys, err := e.Corpus.Keys(chunk)
 		if err != nil {
 			return err
 		}
 		for i, ord := range chunk {
-			sc := &scored{ord: ord, key: &keys[i], count: 1}
+			sc := &rank.Scored{Ord: ord, Key: &keys[i], Count: 1}
 			ok, err := s.passes(e, sc)
 			if err != nil {
 				return err
@@ -149,24 +141,24 @@ func (s *searcher) countCorpus(e *engine) error {
 			if !ok {
 				continue
 			}
-			if sc.key.Flags&(artifacts.KeyReceived|artifacts.KeyPrivate) != 0 {
+			if sc.Key.Flags&(artifacts.KeyReceived|artifacts.KeyPrivate) != 0 {
 				// Only a record held back by policy needs to know whether a
 				// term names it itself, which recovers it as a pack does.
-				sc.identity = uriOrds[ord]
-				for _, st := range e.terms {
-					if _, hit := st.Hit(ord); hit && !sc.identity {
-						if sc.identity, err = e.termNamesItself(sc, st); err != nil {
+				sc.Identity = uriOrds[ord]
+				for _, st := range e.Terms {
+					if _, hit := st.Hit(ord); hit && !sc.Identity {
+						if sc.Identity, err = e.TermNamesItself(sc, st); err != nil {
 							return err
 						}
 					}
 				}
-				if e.excluded(sc) {
+				if e.Excluded(sc) {
 					s.held++
 					continue
 				}
 			}
 			g := GroupRecords
-			if isPage(sc.key) {
+			if rank.IsPage(sc.Key) {
 				g = GroupPages
 			}
 			counts[g]++
@@ -191,30 +183,30 @@ func (s *searcher) reach() int {
 }
 
 // readForFilters reads, in one pass, the rows a --source filter compares.
-func (s *searcher) readForFilters(e *engine) error {
+func (s *searcher) readForFilters(e *rank.Ranking) error {
 	if len(s.req.Sources) == 0 {
 		return nil
 	}
-	ords := make([]int, len(e.pool))
-	for i, sc := range e.pool {
-		ords[i] = sc.ord
+	ords := make([]int, len(e.Pool))
+	for i, sc := range e.Pool {
+		ords[i] = sc.Ord
 	}
-	rows, err := e.c.Rows(ords)
+	rows, err := e.Corpus.Rows(ords)
 	if err != nil {
 		return err
 	}
-	for i, sc := range e.pool {
-		if sc.row == nil {
-			sc.row = &rows[i]
+	for i, sc := range e.Pool {
+		if sc.Row == nil {
+			sc.Row = &rows[i]
 		}
 	}
 	return nil
 }
 
 // passes reports whether a matched item passes --source and --where.
-func (s *searcher) passes(e *engine, sc *scored) (bool, error) {
+func (s *searcher) passes(e *rank.Ranking, sc *rank.Scored) (bool, error) {
 	if len(s.req.Sources) > 0 {
-		row, err := e.rowOf(sc)
+		row, err := e.RowOf(sc)
 		if err != nil {
 			return false, err
 		}
@@ -225,7 +217,7 @@ func (s *searcher) passes(e *engine, sc *scored) (bool, error) {
 	if len(s.wheres) == 0 {
 		return true, nil
 	}
-	it, err := e.itemOf(sc)
+	it, err := e.ItemOf(sc)
 	if err != nil {
 		return false, err
 	}
@@ -240,15 +232,15 @@ func (s *searcher) passes(e *engine, sc *scored) (bool, error) {
 
 // corpusItem renders one shown record or page as a pack renders its
 // items, with every stored value made inert and capped.
-func (s *searcher) corpusItem(e *engine, sc *scored) (searchItem, error) {
-	if _, err := e.rowOf(sc); err != nil {
+func (s *searcher) corpusItem(e *rank.Ranking, sc *rank.Scored) (searchItem, error) {
+	if _, err := e.RowOf(sc); err != nil {
 		return nil, err
 	}
-	it, err := e.itemOf(sc)
+	it, err := e.ItemOf(sc)
 	if err != nil {
 		return nil, err
 	}
-	p := packItem(sc, it, e.excerpt(sc, it), nil)
+	p := packItem(sc, it, e.Excerpt(sc, it), nil)
 	p.Title, p.Excerpt = inert(p.Title), inert(p.Excerpt)
 	for i := range p.Fields {
 		for j := range p.Fields[i].Values {

@@ -10,6 +10,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/cairn-kb/cairn/query/corpus"
+	"github.com/cairn-kb/cairn/query/rank"
 	"github.com/cairn-kb/cairn/query/words"
 	"github.com/cairn-kb/cairn/stages/govern"
 	"github.com/cairn-kb/cairn/stages/lex"
@@ -198,7 +199,7 @@ func (s *searcher) rankEntries(entries []govEntry) *rankedGroup {
 			}
 			for f, fl := range entries[i].fields {
 				own, folded := termCount(toks[f], term, terms)
-				tf[i][t] += fl.weight * (own*100 + folded*foldedPercent)
+				tf[i][t] += fl.weight * (own*100 + folded*rank.FoldedPercent)
 			}
 			if tf[i][t] > 0 {
 				df[t]++
@@ -220,10 +221,10 @@ func (s *searcher) rankEntries(entries []govEntry) *rankedGroup {
 		for t := range terms {
 			switch {
 			case tf[i][t] < 0:
-				score += pointsIdentifier
+				score += rank.PointsIdentifier
 				matched = true
 			case tf[i][t] > 0:
-				score += termPoints(words.IDF(len(entries), df[t]), tf[i][t])
+				score += rank.TermPoints(words.IDF(len(entries), df[t]), tf[i][t])
 				matched = true
 			}
 		}
@@ -256,7 +257,7 @@ func mayHold(e *govEntry, needles []string) bool {
 			return true
 		}
 		for _, f := range e.fields {
-			if containsLower(f.text, n) {
+			if rank.ContainsLower(f.text, n) {
 				return true
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cairn-kb/cairn/query/question"
+	"github.com/cairn-kb/cairn/query/rank"
 	"github.com/cairn-kb/cairn/stages/lex"
 	"github.com/cairn-kb/cairn/stages/load"
 	"github.com/cairn-kb/cairn/stages/project"
@@ -179,8 +180,8 @@ func TestSearchGroupsRankWithinThemselves(t *testing.T) {
 				t.Errorf("%s: %s (%d) after %s (%d)", g.Name, g.Items[i].URI, g.Items[i].Score, g.Items[i-1].URI, g.Items[i-1].Score)
 			}
 		}
-		if g.Name == GroupTerms && (len(g.Items) == 0 || g.Items[0].URI != "term:push-token" || g.Items[0].Score < pointsIdentifier) {
-			t.Errorf("terms: want term:push-token first with at least %d points, got %+v", pointsIdentifier, g.Items)
+		if g.Name == GroupTerms && (len(g.Items) == 0 || g.Items[0].URI != "term:push-token" || g.Items[0].Score < rank.PointsIdentifier) {
+			t.Errorf("terms: want term:push-token first with at least %d points, got %+v", rank.PointsIdentifier, g.Items)
 		}
 	}
 	gov := searchJSON(t, dir, SearchRequest{Words: []string{"token"}, AsOf: asOf, Layer: "governance"})

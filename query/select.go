@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/query/rank"
 	"github.com/cairn-kb/cairn/query/words"
 	"github.com/cairn-kb/cairn/stages/load"
 	"github.com/cairn-kb/cairn/stages/project"
@@ -33,31 +34,31 @@ const (
 )
 
 // pins resolves --pin URIs: each must be an existing wiki or project page.
-func (e *engine) pins() ([]*scored, []RejectedPin, error) {
-	var pins []*scored
+func (e *engine) pins() ([]*rank.Scored, []RejectedPin, error) {
+	var pins []*rank.Scored
 	var rejected []RejectedPin
-	cfg := e.c.Config()
+	cfg := e.Corpus.Config()
 	for _, uri := range e.req.Pins {
 		if !strings.HasPrefix(uri, cfg.Layers.Wiki+"/") && !strings.HasPrefix(uri, cfg.Layers.Projects+"/") {
 			rejected = append(rejected, RejectedPin{URI: uri, Reason: "only wiki and project pages can be pinned"})
 			continue
 		}
-		ord, err := e.c.Search(uri)
+		ord, err := e.Corpus.Search(uri)
 		if err != nil {
 			return nil, nil, err
 		}
-		if ord >= e.c.Len() {
+		if ord >= e.Corpus.Len() {
 			rejected = append(rejected, RejectedPin{URI: uri, Reason: "no such page"})
 			continue
 		}
 		s := e.find(ord)
 		fresh := s == nil
 		if fresh {
-			if s, err = e.newScored(ord); err != nil {
+			if s, err = e.NewScored(ord); err != nil {
 				return nil, nil, err
 			}
 		}
-		row, err := e.rowOf(s)
+		row, err := e.RowOf(s)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -65,22 +66,22 @@ func (e *engine) pins() ([]*scored, []RejectedPin, error) {
 			rejected = append(rejected, RejectedPin{URI: uri, Reason: "no such page"})
 			continue
 		}
-		if slices.ContainsFunc(pins, func(s *scored) bool { return s.ord == ord }) {
+		if slices.ContainsFunc(pins, func(s *rank.Scored) bool { return s.Ord == ord }) {
 			continue
 		}
 		if fresh {
-			e.pool = append(e.pool, s)
+			e.Pool = append(e.Pool, s)
 		}
-		s.pinned = true
-		s.moreOf().later = append(s.moreOf().later, Reason{Code: "pin", Points: 0, Detail: "requested with --pin"})
+		s.Pinned = true
+		s.MoreOf().Later = append(s.MoreOf().Later, rank.Reason{Code: "pin", Points: 0, Detail: "requested with --pin"})
 		pins = append(pins, s)
 	}
 	return pins, rejected, nil
 }
 
-func (e *engine) find(ord int) *scored {
-	for _, s := range e.pool {
-		if s.ord == ord {
+func (e *engine) find(ord int) *rank.Scored {
+	for _, s := range e.Pool {
+		if s.Ord == ord {
 			return s
 		}
 	}
@@ -102,16 +103,16 @@ const personPrefix = "person:"
 // window name. Seeds and crowded neighbourhoods are bounded as --expand
 // bounds them.
 func (e *engine) corroborate() error {
-	var weak []*scored
-	for _, s := range e.pool {
-		if s.matched == 1 && s.key.Flags&artifacts.KeyRecord != 0 {
+	var weak []*rank.Scored
+	for _, s := range e.Pool {
+		if s.Matched == 1 && s.Key.Flags&artifacts.KeyRecord != 0 {
 			weak = append(weak, s)
 		}
 	}
 	if len(weak) == 0 {
 		return nil
 	}
-	seeds := e.strongest(expandSeeds, func(s *scored) bool { return s.matched >= multiTerm && s.score >= relevanceFloor })
+	seeds := e.strongest(expandSeeds, func(s *rank.Scored) bool { return s.Matched >= rank.MultiTerm && s.Score >= rank.RelevanceFloor })
 	shared := map[int]string{}     // weak records' ordinals: the entity and the seed
 	followed := map[string][]int{} // an entity's items in the window; nil for a hub
 	for _, seed := range seeds {
@@ -132,17 +133,17 @@ func (e *engine) corroborate() error {
 				followed[ent] = inWindow
 			}
 			for _, ord := range inWindow {
-				if _, done := shared[ord]; !done && ord != seed.ord {
+				if _, done := shared[ord]; !done && ord != seed.Ord {
 					shared[ord] = ent + " with " + uri
 				}
 			}
 		}
 	}
 	for _, s := range weak {
-		if why, ok := shared[s.ord]; ok {
-			s.matched = multiTerm
-			s.score += pointsExpand
-			s.moreOf().later = append(s.moreOf().later, Reason{Code: "corroborated", Points: pointsExpand, Detail: "holds a query term and shares " + why})
+		if why, ok := shared[s.Ord]; ok {
+			s.Matched = rank.MultiTerm
+			s.Score += rank.PointsExpand
+			s.MoreOf().Later = append(s.MoreOf().Later, rank.Reason{Code: "corroborated", Points: rank.PointsExpand, Detail: "holds a query term and shares " + why})
 		}
 	}
 	return nil
@@ -150,12 +151,12 @@ func (e *engine) corroborate() error {
 
 // entitiesOf gives a seed's URI and the entities its relations name that
 // keep accepts.
-func (e *engine) entitiesOf(seed *scored, keep func(node string) bool) (string, []string, error) {
-	row, err := e.rowOf(seed)
+func (e *engine) entitiesOf(seed *rank.Scored, keep func(node string) bool) (string, []string, error) {
+	row, err := e.RowOf(seed)
 	if err != nil {
 		return "", nil, err
 	}
-	links, err := e.c.Outgoing(row.URI)
+	links, err := e.Corpus.Outgoing(row.URI)
 	if err != nil {
 		return "", nil, err
 	}
@@ -172,17 +173,17 @@ func (e *engine) entitiesOf(seed *scored, keep func(node string) bool) (string, 
 // ent is a hub: more than hubInbound items name it, or so many of the
 // window's that it is not meaningful, as a term in most items is not.
 func (e *engine) entityItems(ent string) ([]int, error) {
-	in, err := e.c.Incoming(ent, hubInbound+1)
+	in, err := e.Corpus.Incoming(ent, hubInbound+1)
 	if err != nil || len(in) > hubInbound {
 		return nil, err
 	}
 	var inWindow []int
 	for _, l := range in {
-		if ord, ok := itemRef(l.Node); ok && e.win.Has(ord) {
+		if ord, ok := itemRef(l.Node); ok && e.Win.Has(ord) {
 			inWindow = append(inWindow, ord)
 		}
 	}
-	if !words.Meaningful(e.win.N, len(inWindow)) {
+	if !words.Meaningful(e.Win.N, len(inWindow)) {
 		return nil, nil
 	}
 	return inWindow, nil
@@ -190,10 +191,10 @@ func (e *engine) entityItems(ent string) ([]int, error) {
 
 // strongest gives, in ranking order, the first k items of the pool that
 // keep holds, without ordering the whole pool.
-func (e *engine) strongest(k int, keep func(*scored) bool) []*scored {
-	nextAction := fieldOrdinal(e.c.Fields(), "next_action")
+func (e *engine) strongest(k int, keep func(*rank.Scored) bool) []*rank.Scored {
+	nextAction := rank.FieldOrdinal(e.Corpus.Fields(), "next_action")
 	var top []ranked // in order, at most k
-	for _, s := range e.pool {
+	for _, s := range e.Pool {
 		if !keep(s) {
 			continue
 		}
@@ -207,7 +208,7 @@ func (e *engine) strongest(k int, keep func(*scored) bool) []*scored {
 			top = top[:k]
 		}
 	}
-	out := make([]*scored, len(top))
+	out := make([]*rank.Scored, len(top))
 	for i, c := range top {
 		out[i] = c.s
 	}
@@ -217,7 +218,7 @@ func (e *engine) strongest(k int, keep func(*scored) bool) []*scored {
 // expand gives the join bonus to matched items that share an entity with
 // one of the strongest candidates.
 func (e *engine) expand() error {
-	seeds := e.strongest(expandSeeds, func(s *scored) bool { return s.score >= relevanceFloor })
+	seeds := e.strongest(expandSeeds, func(s *rank.Scored) bool { return s.Score >= rank.RelevanceFloor })
 	joined := map[int]bool{}
 	var hubs, closed []string
 	seen := map[string]bool{}
@@ -235,14 +236,14 @@ func (e *engine) expand() error {
 				continue
 			}
 			seen[ent] = true
-			in, err := e.c.Incoming(ent, 0)
+			in, err := e.Corpus.Incoming(ent, 0)
 			if err != nil {
 				return err
 			}
 			followed := 0
 			for _, l := range in {
 				ord, ok := itemRef(l.Node)
-				if !ok || !e.win.Has(ord) {
+				if !ok || !e.Win.Has(ord) {
 					continue
 				}
 				if followed == hubInbound {
@@ -250,17 +251,17 @@ func (e *engine) expand() error {
 					break
 				}
 				followed++
-				if ord != seed.ord {
+				if ord != seed.Ord {
 					joined[ord] = true
 				}
 			}
 		}
 	}
-	for _, s := range e.pool {
-		if joined[s.ord] && s.score > 0 && !s.related {
-			s.related = true
-			s.score += pointsExpand
-			s.moreOf().later = append(s.moreOf().later, Reason{Code: "expand", Points: pointsExpand, Detail: "shares an entity with a top candidate"})
+	for _, s := range e.Pool {
+		if joined[s.Ord] && s.Score > 0 && !s.Related {
+			s.Related = true
+			s.Score += rank.PointsExpand
+			s.MoreOf().Later = append(s.MoreOf().Later, rank.Reason{Code: "expand", Points: rank.PointsExpand, Detail: "shares an entity with a top candidate"})
 		}
 	}
 	slices.Sort(hubs)
@@ -293,27 +294,27 @@ func itemRef(node string) (int, bool) {
 // next_action first. The keys are computed once per item, not on each of
 // the sort's n·log n comparisons.
 func (e *engine) order() {
-	nextAction := fieldOrdinal(e.c.Fields(), "next_action")
-	list := make([]ranked, len(e.pool))
-	for i, s := range e.pool {
+	nextAction := rank.FieldOrdinal(e.Corpus.Fields(), "next_action")
+	list := make([]ranked, len(e.Pool))
+	for i, s := range e.Pool {
 		list[i] = e.rank(s, nextAction)
 	}
 	// The last key, URI order, is unique: no stable sort is needed.
 	slices.SortFunc(list, compareRanked)
 	for i := range list {
-		e.pool[i] = list[i].s
+		e.Pool[i] = list[i].s
 	}
 }
 
 // ranked is an item with the keys order sorts it by.
 type ranked struct {
-	s      *scored
+	s      *rank.Scored
 	packed uint64 // larger first
 	chrono uint32 // then newest first, URI breaking ties
 }
 
-func (e *engine) rank(s *scored, nextAction int) ranked {
-	return ranked{s, e.standing(s, nextAction), s.key.Chrono}
+func (e *engine) rank(s *rank.Scored, nextAction int) ranked {
+	return ranked{s, e.Standing(s, nextAction), s.Key.Chrono}
 }
 
 // compareRanked is order's comparison: negative when a comes first.
@@ -324,48 +325,20 @@ func compareRanked(a, b ranked) int {
 	return cmp.Compare(a.chrono, b.chrono)
 }
 
-// standing packs the keys of order before the last into one word, larger
-// first, so that a comparison is one or two integer compares: a
-// common-word query orders tens of thousands of items. A score takes 32
-// bits above the page bit, offset to compare unsigned (a term gives less
-// than 400 points, so a score needs millions of terms to leave the
-// range); the count of matched terms takes 24 bits, more than a query can
-// hold. nextAction is the ordinal of the next_action field (fieldOrdinal).
-func (e *engine) standing(s *scored, nextAction int) uint64 {
-	bit := func(b bool, at uint) uint64 {
-		if b {
-			return 1 << at
-		}
-		return 0
-	}
-	signed := func(v int) uint64 { return uint64(uint32(int32(v)) ^ 1<<31) }
-	const activeProject = artifacts.KeyActive | artifacts.KeyProject
-	commitment := len(e.terms) == 1 && s.direct && s.key.Flags&activeProject == activeProject && hasWords(s.key, nextAction)
-	if e.parsed.Last {
-		return bit(commitment, 63) | bit(s.key.Flags&artifacts.KeyDated != 0, 62) | bit(s.direct, 61) | bit(s.related, 60) | signed(s.bestWeight)
-	}
-	// An item a term names by its own id or URI comes before those whose
-	// relations name it; in a question asking for an event, records come
-	// first among items matching as many terms.
-	record := e.event && s.key.Flags&artifacts.KeyRecord != 0
-	return bit(commitment, 63) | bit(s.identity, 62) | bit(s.direct, 61) | uint64(min(s.matched, multiTerm))<<37 | bit(record, 36) |
-		bit(s.related, 35) | signed(s.score)<<1 | bit(isPage(s.key), 0)
-}
-
 // admissible keeps the pool's unpinned items above the floor whose policy
 // role is not excluded and, in a delta pack, that are new or changed, in
 // order, and counts those below the floor.
-func (e *engine) admissible() []*scored {
-	var out []*scored
-	for _, s := range e.pool {
-		if s.pinned {
+func (e *engine) admissible() []*rank.Scored {
+	var out []*rank.Scored
+	for _, s := range e.Pool {
+		if s.Pinned {
 			continue
 		}
-		if s.score < relevanceFloor {
+		if s.Score < rank.RelevanceFloor {
 			e.floorOut++
 			continue
 		}
-		if e.excluded(s) {
+		if e.Excluded(s) {
 			e.policyOut++
 			continue
 		}
@@ -378,34 +351,16 @@ func (e *engine) admissible() []*scored {
 	return out
 }
 
-// policyRoles are the flags of the policy roles a pack keeps out unless
-// the query names them.
-var policyRoles = []struct {
-	flag artifacts.KeyFlags
-	name string
-}{{artifacts.KeyReceived, project.FlagReceived}, {artifacts.KeyPrivate, project.FlagPrivate}}
-
-// excluded reports whether a received or private record stays out: it
-// does unless the query names its role or the record itself.
-func (e *engine) excluded(s *scored) bool {
-	for _, r := range policyRoles {
-		if s.key.Flags&r.flag != 0 && !slices.Contains(e.roles, r.name) && !s.identity {
-			return true
-		}
-	}
-	return false
-}
-
 // collapse folds identical non-empty title+source runs into their newest
 // member, and representations of one external URL from different sources
 // into the best covered one; each survivor counts what it stands for.
-func (e *engine) collapse(ranked []*scored) []*scored {
+func (e *engine) collapse(ranked []*rank.Scored) []*rank.Scored {
 	return e.collapseURLs(collapseTitles(ranked))
 }
 
 // collapseTitles folds each run of items of one title group into its
 // newest member, which shows where the group's best-ranked member did.
-func collapseTitles(ranked []*scored) []*scored {
+func collapseTitles(ranked []*rank.Scored) []*rank.Scored {
 	// Group the titled items by their title group (the first ordinal of
 	// their source and title) with a sort rather than a map: a query
 	// ranks thousands. Within a group the order is the ranked one, so a
@@ -414,32 +369,32 @@ func collapseTitles(ranked []*scored) []*scored {
 	// of plain integers.
 	titled := make([]uint64, 0, len(ranked))
 	for i, s := range ranked {
-		if s.key.TitleGroup >= 0 {
-			titled = append(titled, uint64(s.key.TitleGroup)<<32|uint64(i))
+		if s.Key.TitleGroup >= 0 {
+			titled = append(titled, uint64(s.Key.TitleGroup)<<32|uint64(i))
 		}
 	}
 	slices.Sort(titled)
-	rank := func(k uint64) int { return int(uint32(k)) }
-	shown := make([]*scored, len(ranked)) // by rank: what shows there
+	position := func(k uint64) int { return int(uint32(k)) }
+	shown := make([]*rank.Scored, len(ranked)) // by rank: what shows there
 	for g := 0; g < len(titled); {
 		end := g + 1
 		for end < len(titled) && titled[end]>>32 == titled[g]>>32 {
 			end++
 		}
-		rep := ranked[rank(titled[g])]
+		rep := ranked[position(titled[g])]
 		for _, k := range titled[g+1 : end] {
-			if compareChrono(ranked[rank(k)].key, rep.key) < 0 {
-				rep = ranked[rank(k)]
+			if rank.CompareChrono(ranked[position(k)].Key, rep.Key) < 0 {
+				rep = ranked[position(k)]
 			}
 		}
-		rep.count = end - g
-		shown[rank(titled[g])] = rep
+		rep.Count = end - g
+		shown[position(titled[g])] = rep
 		g = end
 	}
-	var out []*scored
+	var out []*rank.Scored
 	for i, s := range ranked {
 		switch {
-		case s.key.TitleGroup < 0:
+		case s.Key.TitleGroup < 0:
 			out = append(out, s)
 		case shown[i] != nil:
 			out = append(out, shown[i])
@@ -451,45 +406,45 @@ func collapseTitles(ranked []*scored) []*scored {
 // collapseURLs folds the representations of one external URL, when they
 // come from more than one source, into the best covered: the most terms
 // matched, then a body, then the most fields with words, then rank.
-func (e *engine) collapseURLs(out []*scored) []*scored {
-	byURL := map[int32][]*scored{}
+func (e *engine) collapseURLs(out []*rank.Scored) []*rank.Scored {
+	byURL := map[int32][]*rank.Scored{}
 	for _, s := range out {
-		if s.key.URLGroup >= 0 {
-			byURL[s.key.URLGroup] = append(byURL[s.key.URLGroup], s)
+		if s.Key.URLGroup >= 0 {
+			byURL[s.Key.URLGroup] = append(byURL[s.Key.URLGroup], s)
 		}
 	}
-	body := fieldOrdinal(e.c.Fields(), project.FieldBody)
-	var final []*scored
-	kept := map[int32]*scored{}
+	body := rank.FieldOrdinal(e.Corpus.Fields(), project.FieldBody)
+	var final []*rank.Scored
+	kept := map[int32]*rank.Scored{}
 	for _, s := range out {
-		g := byURL[s.key.URLGroup]
-		if s.key.URLGroup < 0 || len(g) == 1 || !manySources(g) {
+		g := byURL[s.Key.URLGroup]
+		if s.Key.URLGroup < 0 || len(g) == 1 || !manySources(g) {
 			final = append(final, s)
 			continue
 		}
-		if _, ok := kept[s.key.URLGroup]; ok {
+		if _, ok := kept[s.Key.URLGroup]; ok {
 			continue
 		}
-		best := slices.MaxFunc(g, func(a, b *scored) int {
-			return cmp.Or(cmp.Compare(a.matched, b.matched),
-				cmp.Compare(b2int(hasBody(a.key, body)), b2int(hasBody(b.key, body))),
-				cmp.Compare(fieldsWithWords(a.key), fieldsWithWords(b.key)),
+		best := slices.MaxFunc(g, func(a, b *rank.Scored) int {
+			return cmp.Or(cmp.Compare(a.Matched, b.Matched),
+				cmp.Compare(b2int(hasBody(a.Key, body)), b2int(hasBody(b.Key, body))),
+				cmp.Compare(rank.FieldsWithWords(a.Key), rank.FieldsWithWords(b.Key)),
 				cmp.Compare(rankOf(out, b), rankOf(out, a)))
 		})
 		for _, o := range g {
 			if o != best {
-				best.count += o.count
+				best.Count += o.Count
 			}
 		}
-		kept[s.key.URLGroup] = best
+		kept[s.Key.URLGroup] = best
 		final = append(final, best)
 	}
 	return final
 }
 
-func manySources(g []*scored) bool {
+func manySources(g []*rank.Scored) bool {
 	for _, s := range g[1:] {
-		if s.key.Source != g[0].key.Source {
+		if s.Key.Source != g[0].Key.Source {
 			return true
 		}
 	}
@@ -499,10 +454,10 @@ func manySources(g []*scored) bool {
 // hasBody reports whether a record has words in its body field (an
 // ordinal, or -1 when the base has none).
 func hasBody(key *artifacts.Key, body int) bool {
-	return hasWords(key, body) && key.Flags&artifacts.KeyRecord != 0
+	return rank.HasWords(key, body) && key.Flags&artifacts.KeyRecord != 0
 }
 
-func rankOf(list []*scored, s *scored) int { return slices.Index(list, s) }
+func rankOf(list []*rank.Scored, s *rank.Scored) int { return slices.Index(list, s) }
 
 func b2int(b bool) int {
 	if b {
@@ -549,10 +504,10 @@ type sourceCap struct {
 	pagesIn   int   // admitted unpinned pages
 }
 
-func newSourceCap(ranked []*scored, size int) *sourceCap {
+func newSourceCap(ranked []*rank.Scored, size int) *sourceCap {
 	c := &sourceCap{on: size >= diversifyFrom, size: size}
 	for _, s := range ranked {
-		if isPage(s.key) {
+		if rank.IsPage(s.Key) {
 			c.pages++
 		}
 	}
@@ -564,16 +519,16 @@ func capFor(m int) int { return max(1, m*sourceCapPercent/100) }
 
 // check says why s may not join the pack as it stands ("" when it may):
 // its source is full, or the slots left are the pages' share.
-func (c *sourceCap) check(s *scored) string {
+func (c *sourceCap) check(s *rank.Scored) string {
 	if !c.on {
 		return ""
 	}
 	m := max(c.size, c.n+1)
-	if c.held(s.key.Source)+1 > capFor(m) {
+	if c.held(s.Key.Source)+1 > capFor(m) {
 		return reasonSourceCap
 	}
 	reserve := min((m+pageShareEvery-1)/pageShareEvery, c.pages)
-	if !isPage(s.key) && c.n+1+max(0, reserve-c.pagesIn) > m {
+	if !rank.IsPage(s.Key) && c.n+1+max(0, reserve-c.pagesIn) > m {
 		return reasonPageShare
 	}
 	return ""
@@ -588,23 +543,23 @@ func (c *sourceCap) held(src uint32) int {
 }
 
 // add counts s in the pack.
-func (c *sourceCap) add(s *scored) { c.move(s, 1) }
+func (c *sourceCap) add(s *rank.Scored) { c.move(s, 1) }
 
 // remove takes s out of the count again (the real output did not fit it).
-func (c *sourceCap) remove(s *scored) { c.move(s, -1) }
+func (c *sourceCap) remove(s *rank.Scored) { c.move(s, -1) }
 
-func (c *sourceCap) move(s *scored, d int) {
-	for int(s.key.Source) >= len(c.perSource) {
+func (c *sourceCap) move(s *rank.Scored, d int) {
+	for int(s.Key.Source) >= len(c.perSource) {
 		c.perSource = append(c.perSource, 0)
 	}
-	c.perSource[s.key.Source] += d
+	c.perSource[s.Key.Source] += d
 	c.n += d
-	if isPage(s.key) {
+	if rank.IsPage(s.Key) {
 		c.pagesIn += d
 	}
 }
 
-func fmtReasons(rs []Reason) string {
+func fmtReasons(rs []rank.Reason) string {
 	var b strings.Builder
 	for i, r := range rs {
 		if i > 0 {

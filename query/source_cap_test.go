@@ -42,7 +42,7 @@ func fitCapPack(t *testing.T, c corpus.Corpus, req Request) (*capPack, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &engine{c: c, req: req, parsed: parsed, state: corpus.Index{State: corpus.StateMissing}}
+	e := newEngine(c, req, parsed, corpus.Index{State: corpus.StateMissing}, nil)
 	prep, err := e.prepare()
 	if err != nil {
 		t.Fatal(err)
@@ -52,11 +52,11 @@ func fitCapPack(t *testing.T, c corpus.Corpus, req Request) (*capPack, error) {
 		return nil, err
 	}
 	item := func(en *entry) capItem {
-		row, err := e.rowOf(en.s)
+		row, err := e.RowOf(en.s)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return capItem{uri: row.URI, source: row.Source, reason: en.reason, pinned: en.s.pinned, standing: en.s.standing}
+		return capItem{uri: row.URI, source: row.Source, reason: en.reason, pinned: en.s.Pinned, standing: en.s.Standing}
 	}
 	p := &capPack{droppedTotal: len(f.admitted) - n + f.droppedAll}
 	for _, en := range f.admitted[:n] {

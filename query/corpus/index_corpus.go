@@ -60,7 +60,7 @@ func OpenIndex(root string, fsys fs.FS, cfg model.Config, m *artifacts.Manifest)
 	return NewIndexCorpus(f, fsys, cfg, m), nil
 }
 
-// indexFiles is what an indexed query reads of the artifacts before it
+// IndexFiles is what an indexed query reads of the artifacts before it
 // knows the base's configuration, so that it can be read while Open
 // decides whether the artifacts are current.
 type IndexFiles struct {
@@ -89,7 +89,7 @@ func ReadIndexFiles(root string) (*IndexFiles, error) {
 	return f, nil
 }
 
-// current reports whether every file read is still the file at its path,
+// Current reports whether every file read is still the file at its path,
 // unchanged: files read before Open checked them are then the files it
 // checked.
 func (f *IndexFiles) Current(root string) bool {

@@ -74,7 +74,7 @@ func (c *readCache[V]) putLocked(ord int, v V) {
 // its header and the map's share.
 const valueOverhead = 32
 
-// itemBytes estimates what an item holds: its text, and the headers that
+// ItemBytes estimates what an item holds: its text, and the headers that
 // point at it.
 func ItemBytes(it project.Item) int {
 	n := 256 + len(it.URI) + len(it.Title) + len(it.URL) + len(it.Date) + len(it.Time) + len(it.DocPath)
@@ -96,7 +96,7 @@ func ItemBytes(it project.Item) int {
 	return n
 }
 
-// docBytes estimates what a docs.tsv row holds.
+// DocBytes estimates what a docs.tsv row holds.
 func DocBytes(d artifacts.Doc) int {
 	n := 160 + len(d.URI) + len(d.Title) + len(d.Digest) + len(d.URLKey) + len(d.Date) + len(d.Time) + len(d.Source) +
 		len(d.Lengths)*valueOverhead

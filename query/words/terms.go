@@ -16,7 +16,7 @@ import (
 type Stats struct {
 	Term string
 	Fold uint32 // lex.FoldKey(term), to find the items it may name exactly
-	// hits are the window's items the term matches, by ordinal, each
+	// Hits are the window's items the term matches, by ordinal, each
 	// with how: as an exact identifier, and/or its postings in fields.
 	Hits []Hit
 	DF   int // len(hits): window items matching it either way
@@ -29,7 +29,7 @@ type Stats struct {
 	Meaningful bool
 }
 
-// hit finds the term's hit on an item.
+// Hit finds the term's hit on an item.
 func (st *Stats) Hit(ord int) (*Hit, bool) {
 	i, ok := slices.BinarySearchFunc(st.Hits, ord, func(h Hit, o int) int { return cmp.Compare(int(h.Ord), o) })
 	if !ok {
@@ -43,7 +43,7 @@ type Hit struct {
 	Ord      int32
 	Exact    bool                // the item holds the term as an exact identifier
 	Postings []artifacts.Posting // the term's postings in the item's fields
-	// folded are the postings of the term's folded variants (see
+	// Folded are the postings of the term's folded variants (see
 	// lex.Variants), which count for less than the term itself.
 	Folded []artifacts.Posting
 }

@@ -1,4 +1,4 @@
-package query
+package rank
 
 import (
 	"bytes"
@@ -19,12 +19,12 @@ const maxExcerptBytes = 280
 // the metadata line already, or are not prose.
 var excerptSkip = map[string]bool{project.FieldID: true, project.FieldTitle: true, project.FieldSlug: true, project.FieldURL: true}
 
-// excerpt picks the passage of an item with the densest coverage of the
+// Excerpt picks the passage of an item with the densest coverage of the
 // query's terms: the sentence holding the most distinct terms (ties: the
 // heavier field, then the earlier passage), not the first mention. An
 // active project found by its exact identity keeps its commitment wording.
-func (e *engine) excerpt(s *scored, it *project.Item) string {
-	if len(e.terms) == 1 && s.direct && it.HasFlag(project.FlagActive) {
+func (e *Ranking) Excerpt(s *Scored, it *project.Item) string {
+	if len(e.Terms) == 1 && s.Direct && it.HasFlag(project.FlagActive) {
 		var parts []string
 		for _, name := range []string{"next_action", "blocker", "due"} {
 			if f, ok := it.Field(name); ok && len(f.Values) > 0 {
@@ -35,7 +35,7 @@ func (e *engine) excerpt(s *scored, it *project.Item) string {
 			return cut(strings.Join(parts, "; "))
 		}
 	}
-	e.excerptWeights()
+	e.ExcerptWeights()
 	// A passage ranks by the distinct query terms it holds, then by how
 	// much prose it carries (up to a sentence's worth, so a heading or a
 	// label loses to a sentence), then by its field's weight; the first
@@ -58,7 +58,7 @@ func (e *engine) excerpt(s *scored, it *project.Item) string {
 			continue
 		}
 		for _, v := range f.Values {
-			scratch = passages(v, scratch[:0])
+			scratch = Passages(v, scratch[:0])
 			for _, passage := range scratch {
 				r := rank{e.coverage(passage), fieldsUpTo(passage, proseWords), e.weight[f.Name]}
 				if better(r, bestRank) {
@@ -70,12 +70,12 @@ func (e *engine) excerpt(s *scored, it *project.Item) string {
 	return cut(best)
 }
 
-// excerptWeights fills the field weights excerpts rank passages by, once,
+// ExcerptWeights fills the field weights excerpts rank passages by, once,
 // before the first item is rendered.
-func (e *engine) excerptWeights() {
+func (e *Ranking) ExcerptWeights() {
 	if e.weight == nil {
 		e.weight = map[string]int{}
-		for _, f := range e.c.Fields() {
+		for _, f := range e.Corpus.Fields() {
 			e.weight[f.Name] = f.Weight
 		}
 	}
@@ -107,17 +107,17 @@ func fieldsUpTo(s string, limit int) int {
 // are lower-cased rune by rune, as the passage is), so the passage is
 // split into words only when some word term could be one of them; an
 // ASCII passage is folded as it is compared, never copied.
-func (e *engine) coverage(passage string) int {
+func (e *Ranking) coverage(passage string) int {
 	n := 0
 	var words []string
 	if e.idents == nil {
-		e.idents = make([]bool, len(e.parsed.Terms))
-		for i, t := range e.parsed.Terms {
+		e.idents = make([]bool, len(e.Parsed.Terms))
+		for i, t := range e.Parsed.Terms {
 			e.idents[i] = lex.IsIdentifierShaped(t)
 		}
 	}
 	lower := e.lowered(passage)
-	for i, t := range e.parsed.Terms {
+	for i, t := range e.Parsed.Terms {
 		if !bytes.Contains(lower, []byte(t)) {
 			continue
 		}
@@ -126,7 +126,7 @@ func (e *engine) coverage(passage string) int {
 			continue
 		}
 		if words == nil {
-			words = queryWords(passage)
+			words = QueryWords(passage)
 		}
 		if slices.Contains(words, t) {
 			n++
@@ -139,7 +139,7 @@ func (e *engine) coverage(passage string) int {
 // engine reuses: a passage is folded once, then searched for every term
 // with the standard library's substring search. It is valid until the
 // next call.
-func (e *engine) lowered(s string) []byte {
+func (e *Ranking) lowered(s string) []byte {
 	b := e.lowerBuf[:0]
 	for i := 0; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
@@ -152,11 +152,11 @@ func (e *engine) lowered(s string) []byte {
 	return b
 }
 
-// passages splits text into sentences, appended to out. Wrapped Markdown
+// Passages splits text into sentences, appended to out. Wrapped Markdown
 // lines join into their paragraph first; a heading, a list item or a
 // quote starts a new one. A paragraph of one line is cut into sentences
 // in place: only wrapped paragraphs are copied, to be joined.
-func passages(text string, out []string) []string {
+func Passages(text string, out []string) []string {
 	var cur []string // the lines of the paragraph being read
 	sentences := func(para string) {
 		start := 0
@@ -225,10 +225,10 @@ func cut(s string) string {
 	return s[:i] + " …"
 }
 
-// containsLower reports whether s, lower-cased, contains the lower-case
+// ContainsLower reports whether s, lower-cased, contains the lower-case
 // needle. It is the cheap gate before titleIs, run on every candidate,
 // so an ASCII s is folded byte by byte instead of copied.
-func containsLower(s, needle string) bool {
+func ContainsLower(s, needle string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
 			return strings.Contains(strings.ToLower(s), needle)

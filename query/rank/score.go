@@ -1,4 +1,4 @@
-package query
+package rank
 
 import (
 	"cmp"
@@ -20,9 +20,9 @@ import (
 // points, so a score can be added up by hand from --explain. Changing any
 // of these changes packs: bump artifacts.RankingVersion with them.
 const (
-	// pointsIdentifier rewards an exact identifier: a relation value, an
+	// PointsIdentifier rewards an exact identifier: a relation value, an
 	// entity alias, an id, a slug, an exact title or a complete URI.
-	pointsIdentifier = 100
+	PointsIdentifier = 100
 	// pointsPhrase rewards the whole multi-term query as a phrase in a field.
 	pointsPhrase = 50
 	// pointsTitle rewards a title equal to the whole query.
@@ -37,9 +37,9 @@ const (
 	// bm25B is BM25's b in thousandths: how much a field's length, against
 	// the average length of that field, discounts a term in it.
 	bm25B = 750
-	// foldedPercent is what an occurrence of a folded variant of a term
+	// FoldedPercent is what an occurrence of a folded variant of a term
 	// ("renamed" for "rename") counts, in hundredths of the term itself.
-	foldedPercent = 20
+	FoldedPercent = 20
 	// pointsCreated prefers category: created, once an item matched.
 	pointsCreated = 10
 	// pointsRecency is the recency bonus of an item dated today.
@@ -48,10 +48,10 @@ const (
 	pointsClosed = -50
 	// pointsNav penalises navigation pages.
 	pointsNav = -50
-	// pointsExpand is the --expand join bonus.
-	pointsExpand = 20
-	// relevanceFloor is the least score an unpinned item needs.
-	relevanceFloor = 10
+	// PointsExpand is the --expand join bonus.
+	PointsExpand = 20
+	// RelevanceFloor is the least score an unpinned item needs.
+	RelevanceFloor = 10
 )
 
 // Reason is one contribution to a score.
@@ -61,10 +61,35 @@ type Reason struct {
 	Detail string `json:"detail,omitempty"`
 }
 
-// score computes every matched item's score: what each term's hits
+// roleTerms are query terms that name a policy role: they identify the
+// items holding it and recover them from exclusion.
+var roleTerms = map[string]string{
+	"visibility:private": project.FlagPrivate,
+	"category:received":  project.FlagReceived,
+}
+
+// LookupTerms looks up each of the query's terms in the window, with its
+// rarity there, and notes the policy roles the query names.
+func (e *Ranking) LookupTerms() error {
+	ids := e.Corpus.Identities()
+	for _, t := range e.Parsed.Terms {
+		if role, ok := roleTerms[t]; ok {
+			e.roles = append(e.roles, role)
+		}
+		st, err := words.Lookup(e.Corpus, ids, t, e.Parsed.Terms, e.Win)
+		if err != nil {
+			return err
+		}
+		st.IDF, st.Meaningful = words.IDF(e.Win.N, max(1, st.Own)), words.Meaningful(e.Win.N, st.Own)
+		e.Terms = append(e.Terms, st)
+	}
+	return nil
+}
+
+// Score computes every matched item's score: what each term's hits
 // give, then complete URIs, then what the whole query gives (title,
 // phrase) and the bonuses of every item that matched.
-func (e *engine) score() error {
+func (e *Ranking) Score() error {
 	p, err := e.hitPool()
 	if err != nil {
 		return err
@@ -76,7 +101,7 @@ func (e *engine) score() error {
 	if err := e.scoreURITerms(p); err != nil {
 		return err
 	}
-	e.pool = p.byOrdinal()
+	e.Pool = p.byOrdinal()
 	if err := e.scoreProximity(); err != nil {
 		return err
 	}
@@ -90,47 +115,47 @@ func (e *engine) score() error {
 // more than their key.
 type hitPool struct {
 	ords  []int     // the hits' ordinals, sorted and distinct
-	items []scored  // items[i] is the item of ords[i]
-	extra []*scored // items scored without a postings hit (URI terms)
+	items []Scored  // items[i] is the item of ords[i]
+	extra []*Scored // items scored without a postings hit (URI terms)
 }
 
 // hitPool reads the keys of every item the query's terms hit.
-func (e *engine) hitPool() (*hitPool, error) {
+func (e *Ranking) hitPool() (*hitPool, error) {
 	hits := 0
-	for _, st := range e.terms {
+	for _, st := range e.Terms {
 		hits += len(st.Hits)
 	}
 	all := make([]int, 0, hits)
-	for _, st := range e.terms {
+	for _, st := range e.Terms {
 		for _, h := range st.Hits {
 			all = append(all, int(h.Ord))
 		}
 	}
 	slices.Sort(all)
 	all = slices.Compact(all)
-	keys, err := e.c.Keys(all)
+	keys, err := e.Corpus.Keys(all)
 	if err != nil {
 		return nil, err
 	}
-	p := &hitPool{ords: all, items: make([]scored, len(all))}
+	p := &hitPool{ords: all, items: make([]Scored, len(all))}
 	for i, o := range all {
-		p.items[i] = scored{ord: o, key: &keys[i], count: 1}
+		p.items[i] = Scored{Ord: o, Key: &keys[i], Count: 1}
 	}
 	return p, nil
 }
 
 // get is the pool's item of an ordinal, made (with its key and row) when
 // no term hit it.
-func (p *hitPool) get(e *engine, ord int32) (*scored, error) {
+func (p *hitPool) get(e *Ranking, ord int32) (*Scored, error) {
 	if i, ok := slices.BinarySearch(p.ords, int(ord)); ok {
 		return &p.items[i], nil
 	}
 	for _, s := range p.extra {
-		if s.ord == int(ord) {
+		if s.Ord == int(ord) {
 			return s, nil
 		}
 	}
-	s, err := e.newScored(int(ord))
+	s, err := e.NewScored(int(ord))
 	if err != nil {
 		return nil, err
 	}
@@ -139,20 +164,20 @@ func (p *hitPool) get(e *engine, ord int32) (*scored, error) {
 }
 
 // byOrdinal is every item of the pool, in ordinal order.
-func (p *hitPool) byOrdinal() []*scored {
-	out := make([]*scored, 0, len(p.items)+len(p.extra))
+func (p *hitPool) byOrdinal() []*Scored {
+	out := make([]*Scored, 0, len(p.items)+len(p.extra))
 	for i := range p.items {
 		out = append(out, &p.items[i])
 	}
 	out = append(out, p.extra...)
-	slices.SortFunc(out, func(a, b *scored) int { return cmp.Compare(a.ord, b.ord) })
+	slices.SortFunc(out, func(a, b *Scored) int { return cmp.Compare(a.Ord, b.Ord) })
 	return out
 }
 
 // scoreHits adds what each term gives the items it hits.
-func (e *engine) scoreHits(p *hitPool) error {
-	fields := e.c.Fields()
-	for ti, st := range e.terms {
+func (e *Ranking) scoreHits(p *hitPool) error {
+	fields := e.Corpus.Fields()
+	for ti, st := range e.Terms {
 		// Hits come sorted by ordinal, as the pool is: walk both at once.
 		k := 0
 		for j := range st.Hits {
@@ -169,13 +194,13 @@ func (e *engine) scoreHits(p *hitPool) error {
 
 // scoreURITerms scores a term that is an item's complete URI as an exact
 // identifier of that item, unless the term already identified it.
-func (e *engine) scoreURITerms(p *hitPool) error {
-	for _, t := range e.parsed.Terms {
-		ord, ok, err := e.uriTerm(t)
+func (e *Ranking) scoreURITerms(p *hitPool) error {
+	for _, t := range e.Parsed.Terms {
+		ord, ok, err := e.URITerm(t)
 		if err != nil {
 			return err
 		}
-		if !ok || !e.win.Has(ord) {
+		if !ok || !e.Win.Has(ord) {
 			continue
 		}
 		s, err := p.get(e, int32(ord))
@@ -186,13 +211,13 @@ func (e *engine) scoreURITerms(p *hitPool) error {
 		if err != nil {
 			return err
 		}
-		if !s.direct || !identified {
-			s.direct, s.identity = true, true
-			s.matched++
+		if !s.Direct || !identified {
+			s.Direct, s.Identity = true, true
+			s.Matched++
 			s.terms++
 			s.own++
-			s.moreOf().uriTerms = append(s.moreOf().uriTerms, t)
-			s.score += pointsIdentifier
+			s.MoreOf().uriTerms = append(s.MoreOf().uriTerms, t)
+			s.Score += PointsIdentifier
 		}
 	}
 	return nil
@@ -201,33 +226,33 @@ func (e *engine) scoreURITerms(p *hitPool) error {
 // scoreWholeQuery adds, to every item of the pool, the points of a title
 // that is the whole query and of the query as a phrase, then the bonuses
 // of an item that matched.
-func (e *engine) scoreWholeQuery() error {
+func (e *Ranking) scoreWholeQuery() error {
 	recent := map[recencyKey]int{} // recency points by half-life and day
-	titleKey := lex.TermsKey(e.parsed.Terms)
-	for _, s := range e.pool {
+	titleKey := lex.TermsKey(e.Parsed.Terms)
+	for _, s := range e.Pool {
 		// Only a title whose terms hash like the query's can be the query.
-		if len(e.terms) > 0 && s.key.TitleTerms == titleKey {
-			row, err := e.rowOf(s)
+		if len(e.Terms) > 0 && s.Key.TitleTerms == titleKey {
+			row, err := e.RowOf(s)
 			if err != nil {
 				return err
 			}
-			if titleIs(row.Title, e.parsed.Terms, e.parsed.Filtered) {
+			if TitleIs(row.Title, e.Parsed.Terms, e.Parsed.Filtered) {
 				s.titled = true
-				s.score += pointsTitle
+				s.Score += pointsTitle
 			}
 		}
-		if len(e.terms) > 1 && s.own == len(e.terms) { // a phrase is of the terms themselves
+		if len(e.Terms) > 1 && s.own == len(e.Terms) { // a phrase is of the terms themselves
 			facts, err := e.textFactsOf(s)
 			if err != nil {
 				return err
 			}
 			if facts.phrase {
 				s.phrased = true
-				s.score += pointsPhrase
+				s.Score += pointsPhrase
 			}
 		}
-		if s.score > 0 {
-			s.score += e.bonuses(s, recent, nil)
+		if s.Score > 0 {
+			s.Score += e.bonuses(s, recent, nil)
 		}
 	}
 	return nil
@@ -235,8 +260,8 @@ func (e *engine) scoreWholeQuery() error {
 
 // scoreTerm adds what query term ti gives item s through hit h. With rec,
 // it only lists the reasons (s is then a scratch copy).
-func (e *engine) scoreTerm(s *scored, ti int, h *words.Hit, fields []artifacts.Field, rec *[]Reason) error {
-	st := e.terms[ti]
+func (e *Ranking) scoreTerm(s *Scored, ti int, h *words.Hit, fields []artifacts.Field, rec *[]Reason) error {
+	st := e.Terms[ti]
 	s.terms++
 	if h.Exact || len(h.Postings) > 0 {
 		s.own++
@@ -247,26 +272,26 @@ func (e *engine) scoreTerm(s *scored, ti int, h *words.Hit, fields []artifacts.F
 		// commit about failing uploads. One in a body only is scored, at
 		// foldedPercent, but does not count: a long page holds the
 		// inflections of most words.
-		s.matched++
+		s.Matched++
 	}
-	own, err := e.termNamesItself(s, st)
+	own, err := e.TermNamesItself(s, st)
 	if err != nil {
 		return err
 	}
 	switch {
 	case h.Exact && e.corroborated(s, ti) || own:
 		// An exact identifier entry, or the term is the record's own id.
-		s.direct = true
-		s.identity = s.identity || own
-		s.score += pointsIdentifier
+		s.Direct = true
+		s.Identity = s.Identity || own
+		s.Score += PointsIdentifier
 		if rec != nil {
-			*rec = append(*rec, Reason{Code: "identifier", Points: pointsIdentifier, Detail: st.Term})
+			*rec = append(*rec, Reason{Code: "identifier", Points: PointsIdentifier, Detail: st.Term})
 		}
 	default:
-		tf, w := e.weightedTF(h, s.key, fields)
-		pts := termPoints(st.IDF, tf)
-		s.bestWeight = max(s.bestWeight, w)
-		s.score += pts
+		tf, w := e.weightedTF(h, s.Key, fields)
+		pts := TermPoints(st.IDF, tf)
+		s.BestWeight = max(s.BestWeight, w)
+		s.Score += pts
 		if rec != nil {
 			*rec = append(*rec, Reason{Code: "term", Points: pts, Detail: fmt.Sprintf("%s idf=%d/16 tf=%d/100", st.Term, st.IDF, tf)})
 		}
@@ -291,25 +316,25 @@ func foldedInWeightedField(h *words.Hit, fields []artifacts.Field) bool {
 // ("and", "redis") only when s also matches another meaningful term of
 // the query. A relation value or slug that is a common word would
 // otherwise put its item first for every question holding the word.
-func (e *engine) corroborated(s *scored, ti int) bool {
-	if len(e.terms) == 1 || lex.IsIdentifierShaped(e.terms[ti].Term) {
+func (e *Ranking) corroborated(s *Scored, ti int) bool {
+	if len(e.Terms) == 1 || lex.IsIdentifierShaped(e.Terms[ti].Term) {
 		return true
 	}
-	for tj, other := range e.terms {
+	for tj, other := range e.Terms {
 		if tj == ti || !other.Meaningful {
 			continue
 		}
-		if _, ok := other.Hit(s.ord); ok {
+		if _, ok := other.Hit(s.Ord); ok {
 			return true
 		}
 	}
 	return false
 }
 
-// termPoints is what a term gives: ⌊10 · idf · sat⌋, where idf is in
+// TermPoints is what a term gives: ⌊10 · idf · sat⌋, where idf is in
 // sixteenths and sat = tf·(k1+1)/(tf+k1) is BM25's saturation of the
 // weighted frequency tf (in hundredths), computed in thousandths.
-func termPoints(idf, tf int) int {
+func TermPoints(idf, tf int) int {
 	if tf <= 0 {
 		return 0
 	}
@@ -323,7 +348,7 @@ func termPoints(idf, tf int) int {
 // and avg its average over the items the query hit. An occurrence counts
 // 100, a folded variant's foldedPercent. weight is the strongest matching
 // field's.
-func (e *engine) weightedTF(h *words.Hit, key *artifacts.Key, fields []artifacts.Field) (tf, weight int) {
+func (e *Ranking) weightedTF(h *words.Hit, key *artifacts.Key, fields []artifacts.Field) (tf, weight int) {
 	add := func(ps []artifacts.Posting, per int) {
 		for _, p := range ps {
 			w := 1
@@ -335,14 +360,14 @@ func (e *engine) weightedTF(h *words.Hit, key *artifacts.Key, fields []artifacts
 		}
 	}
 	add(h.Postings, 100)
-	add(h.Folded, foldedPercent)
+	add(h.Folded, FoldedPercent)
 	return tf, weight
 }
 
 // lengthNorm is BM25's length discount of field f of an item, in
 // thousandths: 1000 − b + b·len/avg, or 1000 when the item or the hits
 // have no length for the field.
-func (e *engine) lengthNorm(key *artifacts.Key, f int) int {
+func (e *Ranking) lengthNorm(key *artifacts.Key, f int) int {
 	if f >= len(key.Norms) || f >= len(e.avgLen) || key.Norms[f] == 0 || e.avgLen[f] == 0 {
 		return 1000
 	}
@@ -353,10 +378,10 @@ func (e *engine) lengthNorm(key *artifacts.Key, f int) int {
 // hold a query term itself (not only a folded variant) and have words in
 // the field, 0 when none has: the index and the scan both know the
 // lengths of every item a term hits.
-func (e *engine) averageLengths(p *hitPool) {
-	n := len(e.c.Fields())
+func (e *Ranking) averageLengths(p *hitPool) {
+	n := len(e.Corpus.Fields())
 	own := make([]bool, len(p.items))
-	for _, st := range e.terms {
+	for _, st := range e.Terms {
 		k := 0
 		for _, h := range st.Hits {
 			for p.ords[k] != int(h.Ord) {
@@ -370,7 +395,7 @@ func (e *engine) averageLengths(p *hitPool) {
 		if !own[i] {
 			continue
 		}
-		for f, c := range p.items[i].key.Norms {
+		for f, c := range p.items[i].Key.Norms {
 			if c != 0 && f < n {
 				sums[f] += artifacts.NormLength(c)
 				counts[f]++
@@ -387,16 +412,16 @@ func (e *engine) averageLengths(p *hitPool) {
 
 // identifiedBy reports whether a query term equal to t already made s an
 // exact identifier match.
-func (e *engine) identifiedBy(s *scored, t string) (bool, error) {
-	for _, st := range e.terms {
+func (e *Ranking) identifiedBy(s *Scored, t string) (bool, error) {
+	for _, st := range e.Terms {
 		if st.Term != t {
 			continue
 		}
-		h, ok := st.Hit(s.ord)
+		h, ok := st.Hit(s.Ord)
 		if !ok {
 			continue
 		}
-		own, err := e.termNamesItself(s, st)
+		own, err := e.TermNamesItself(s, st)
 		if err != nil {
 			return false, err
 		}
@@ -407,16 +432,16 @@ func (e *engine) identifiedBy(s *scored, t string) (bool, error) {
 	return false, nil
 }
 
-// termNamesItself reports whether a query term exactly names the item
+// TermNamesItself reports whether a query term exactly names the item
 // itself (its id or URI) rather than something it relates to: that
 // recovers a private or received record. The key's hashes of the two rule
 // out almost every item without reading its row; isOwnIDOrURI decides for
 // the rest.
-func (e *engine) termNamesItself(s *scored, st *words.Stats) (bool, error) {
-	if s.key.Flags&artifacts.KeyID == 0 || s.key.OwnID != st.Fold && s.key.OwnURI != st.Fold {
+func (e *Ranking) TermNamesItself(s *Scored, st *words.Stats) (bool, error) {
+	if s.Key.Flags&artifacts.KeyID == 0 || s.Key.OwnID != st.Fold && s.Key.OwnURI != st.Fold {
 		return false, nil
 	}
-	row, err := e.rowOf(s)
+	row, err := e.RowOf(s)
 	if err != nil {
 		return false, err
 	}
@@ -431,24 +456,24 @@ func isOwnIDOrURI(row *artifacts.Doc, term string) bool {
 	return ok && (strings.EqualFold(lex.DecodeID(id), term) || strings.EqualFold(row.URI, term))
 }
 
-// uriTerm finds the item whose complete URI the term is, whatever case the
+// URITerm finds the item whose complete URI the term is, whatever case the
 // query used: the term is lowercase, so the query's own spelling of it is
 // looked up.
-func (e *engine) uriTerm(t string) (int, bool, error) {
+func (e *Ranking) URITerm(t string) (int, bool, error) {
 	if !strings.ContainsAny(t, "/#") {
 		return 0, false, nil
 	}
-	for _, w := range e.req.Words {
+	for _, w := range e.Words {
 		cand := strings.Trim(w, "\"'()[]<>,;")
 		if !strings.EqualFold(cand, t) {
 			continue
 		}
-		ord, err := e.c.Search(cand)
+		ord, err := e.Corpus.Search(cand)
 		if err != nil {
 			return 0, false, err
 		}
-		if ord < e.c.Len() {
-			row, err := e.c.Row(ord)
+		if ord < e.Corpus.Len() {
+			row, err := e.Corpus.Row(ord)
 			if err != nil {
 				return 0, false, err
 			}
@@ -460,15 +485,15 @@ func (e *engine) uriTerm(t string) (int, bool, error) {
 	return 0, false, nil
 }
 
-// titleIs reports whether a title normalises like a query to the query's
+// TitleIs reports whether a title normalises like a query to the query's
 // terms: its kept words, each once, in the order they first appear, are
 // the terms. It stops at the first word that differs.
-func titleIs(title string, terms, filtered []string) bool {
+func TitleIs(title string, terms, filtered []string) bool {
 	for _, w := range strings.FieldsFunc(title, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
 		// A short word that names something ("v1" in "Retention policy
 		// v1", "CI" in "CI runners") is more than the query holds, unless
 		// the query said it too.
-		if low := strings.ToLower(w); !lex.KeepAsTerm(low) && namingShortWord(w) && !slices.Contains(filtered, low) {
+		if low := strings.ToLower(w); !lex.KeepAsTerm(low) && NamingShortWord(w) && !slices.Contains(filtered, low) {
 			return false
 		}
 	}
@@ -485,11 +510,11 @@ func titleIs(title string, terms, filtered []string) bool {
 	return n == len(terms)
 }
 
-// namingShortWord reports whether a word too short to be a term names
+// NamingShortWord reports whether a word too short to be a term names
 // something, so that a title holding it says more than its terms: it has
 // a digit (v1, 3d) or is an acronym in capitals (CI, UI). Other short
 // words (a, of, to) only join the title's terms.
-func namingShortWord(w string) bool {
+func NamingShortWord(w string) bool {
 	upper := 0
 	for _, r := range w {
 		switch {
@@ -502,20 +527,20 @@ func namingShortWord(w string) bool {
 	return upper >= 2 && upper == utf8.RuneCountInString(w)
 }
 
-// queryWords splits text the way a query is split into terms, keeping
+// QueryWords splits text the way a query is split into terms, keeping
 // every word, so a phrase can be matched against it.
-func queryWords(text string) []string { return slices.Collect(lex.QueryWords(text)) }
+func QueryWords(text string) []string { return slices.Collect(lex.QueryWords(text)) }
 
 // bonuses are the points of an item that matched: created evidence,
 // recency, and the closed and navigation penalties. recent caches recency
 // points by half-life and day across items; rec, when given, gets reasons.
-func (e *engine) bonuses(s *scored, recent map[recencyKey]int, rec *[]Reason) int {
+func (e *Ranking) bonuses(s *Scored, recent map[recencyKey]int, rec *[]Reason) int {
 	note := func(code string, pts int, detail string) {
 		if rec != nil {
 			*rec = append(*rec, Reason{Code: code, Points: pts, Detail: detail})
 		}
 	}
-	k := s.key
+	k := s.Key
 	pts := 0
 	if k.Flags&artifacts.KeyCreated != 0 {
 		pts += pointsCreated
@@ -525,7 +550,7 @@ func (e *engine) bonuses(s *scored, recent map[recencyKey]int, rec *[]Reason) in
 		key := recencyKey{k.HalfLife, k.Day}
 		r, ok := recent[key]
 		if !ok {
-			r = recency(project.DayString(k.Day), e.req.AsOf, hl)
+			r = recency(project.DayString(k.Day), e.AsOf, hl)
 			if recent != nil {
 				recent[key] = r
 			}
@@ -585,49 +610,49 @@ func recency(day string, asOf time.Time, halfLife int) int {
 	return int(math.Round(pointsRecency * math.Pow(0.5, age/float64(halfLife))))
 }
 
-// reasons replays an item's score with its reasons, in the order the
+// Reasons replays an item's score with its reasons, in the order the
 // score was added up: its terms, a complete URI, title, phrase, the
 // bonuses, then what expansion and pins added. Only the items a pack
 // shows with --explain need them, so scoring the whole pool keeps none.
-func (e *engine) reasons(s *scored) ([]Reason, error) {
+func (e *Ranking) Reasons(s *Scored) ([]Reason, error) {
 	var rs []Reason
-	acc := scored{ord: s.ord, key: s.key, row: s.row}
+	acc := Scored{Ord: s.Ord, Key: s.Key, Row: s.Row}
 	var more scoredMore
 	if s.more != nil {
 		more = *s.more
 	}
-	fields := e.c.Fields()
-	for ti, st := range e.terms {
-		if h, ok := st.Hit(s.ord); ok {
+	fields := e.Corpus.Fields()
+	for ti, st := range e.Terms {
+		if h, ok := st.Hit(s.Ord); ok {
 			if err := e.scoreTerm(&acc, ti, h, fields, &rs); err != nil {
 				return nil, err
 			}
 		}
 	}
 	for _, t := range more.uriTerms {
-		acc.score += pointsIdentifier
-		rs = append(rs, Reason{Code: "identifier", Points: pointsIdentifier, Detail: "uri " + t})
+		acc.Score += PointsIdentifier
+		rs = append(rs, Reason{Code: "identifier", Points: PointsIdentifier, Detail: "uri " + t})
 	}
 	if s.near != 0 {
-		acc.score += s.near
+		acc.Score += s.near
 		rs = append(rs, proximityReason(s))
 	}
 	if s.titled {
-		acc.score += pointsTitle
+		acc.Score += pointsTitle
 		rs = append(rs, Reason{Code: "title", Points: pointsTitle, Detail: "the title is the whole query"})
 	}
 	if s.phrased {
-		acc.score += pointsPhrase
-		rs = append(rs, Reason{Code: "phrase", Points: pointsPhrase, Detail: strings.Join(e.parsed.Terms, " ")})
+		acc.Score += pointsPhrase
+		rs = append(rs, Reason{Code: "phrase", Points: pointsPhrase, Detail: strings.Join(e.Parsed.Terms, " ")})
 	}
-	if acc.score > 0 {
+	if acc.Score > 0 {
 		e.bonuses(&acc, nil, &rs)
 	}
-	return append(rs, more.later...), nil
+	return append(rs, more.Later...), nil
 }
 
-// multiTerm is the count of meaningful matched terms at which the order
+// MultiTerm is the count of meaningful matched terms at which the order
 // stops counting: an item matching two or more meaningful terms precedes
 // one matching a single term, whatever their scores, and among those
 // the score decides.
-const multiTerm = 2
+const MultiTerm = 2

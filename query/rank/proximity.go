@@ -1,4 +1,4 @@
-package query
+package rank
 
 import (
 	"cmp"
@@ -29,17 +29,17 @@ const (
 // first inside the densest window of proximityWords words of one value
 // of such a field. Only those items are read, and only those fields
 // scanned.
-func (e *engine) scoreProximity() error {
-	if len(e.terms) < 2 {
+func (e *Ranking) scoreProximity() error {
+	if len(e.Terms) < 2 {
 		return nil
 	}
-	var top []*scored
-	for _, s := range e.pool {
-		if s.terms >= 2 && s.score > 0 {
+	var top []*Scored
+	for _, s := range e.Pool {
+		if s.terms >= 2 && s.Score > 0 {
 			top = append(top, s)
 		}
 	}
-	slices.SortFunc(top, func(a, b *scored) int { return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.ord, b.ord)) })
+	slices.SortFunc(top, func(a, b *Scored) int { return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.Ord, b.Ord)) })
 	for _, s := range top[:min(len(top), proximityTop)] {
 		facts, err := e.textFactsOf(s)
 		if err != nil {
@@ -47,7 +47,7 @@ func (e *engine) scoreProximity() error {
 		}
 		if best := facts.densest; best >= 2 {
 			s.near = pointsProximity * (best - 1)
-			s.score += s.near
+			s.Score += s.near
 		}
 	}
 	return nil
@@ -57,10 +57,10 @@ func (e *engine) scoreProximity() error {
 // or more of the query's terms (or their variants), by its postings: only
 // those can hold a phrase or a window of two terms. A field past the 64th
 // is reported as shared, to be read.
-func (e *engine) sharedFields(s *scored) (shared []bool, any bool) {
-	count := make([]int, len(e.c.Fields()))
-	for _, st := range e.terms {
-		h, ok := st.Hit(s.ord)
+func (e *Ranking) sharedFields(s *Scored) (shared []bool, any bool) {
+	count := make([]int, len(e.Corpus.Fields()))
+	for _, st := range e.Terms {
+		h, ok := st.Hit(s.Ord)
 		if !ok {
 			continue
 		}
@@ -96,20 +96,20 @@ type textFacts struct {
 // proximity bonus: only the fields whose postings hold two terms or more
 // (a field the index does not know is read too), and nothing of an item
 // with no such field.
-func (e *engine) textFactsOf(s *scored) (textFacts, error) {
-	if f, ok := e.facts[s.ord]; ok {
+func (e *Ranking) textFactsOf(s *Scored) (textFacts, error) {
+	if f, ok := e.facts[s.Ord]; ok {
 		return f, nil
 	}
 	var f textFacts
 	shared, any := e.sharedFields(s)
 	if any {
-		it, err := e.itemOf(s)
+		it, err := e.ItemOf(s)
 		if err != nil {
 			return textFacts{}, err
 		}
 		if e.folds == nil {
-			e.folds = make([]string, len(e.terms))
-			for i, st := range e.terms {
+			e.folds = make([]string, len(e.Terms))
+			for i, st := range e.Terms {
 				if !lex.IsIdentifierShaped(st.Term) {
 					e.folds[i] = lex.Fold(st.Term)
 				}
@@ -120,7 +120,7 @@ func (e *engine) textFactsOf(s *scored) (textFacts, error) {
 				continue // its postings hold fewer than two terms
 			}
 			for _, v := range fl.Values {
-				phrase, densest := scanText(v, e.terms, e.folds)
+				phrase, densest := scanText(v, e.Terms, e.folds)
 				f.phrase = f.phrase || phrase
 				f.densest = max(f.densest, densest)
 			}
@@ -129,7 +129,7 @@ func (e *engine) textFactsOf(s *scored) (textFacts, error) {
 	if e.facts == nil {
 		e.facts = map[int]textFacts{}
 	}
-	e.facts[s.ord] = f
+	e.facts[s.Ord] = f
 	return f, nil
 }
 
@@ -197,15 +197,15 @@ func scanText(text string, terms []*words.Stats, folds []string) (phrase bool, d
 }
 
 // proximityReason is the reason of an item's proximity bonus.
-func proximityReason(s *scored) Reason {
+func proximityReason(s *Scored) Reason {
 	return Reason{Code: "proximity", Points: s.near, Detail: fmt.Sprintf("%d terms within %d words", s.near/pointsProximity+1, proximityWords)}
 }
 
 // fieldAt is the index of the field named name among the corpus's fields.
-func (e *engine) fieldAt(name string) (int, bool) {
+func (e *Ranking) fieldAt(name string) (int, bool) {
 	if e.fieldIndex == nil {
 		e.fieldIndex = map[string]int{}
-		for i, f := range e.c.Fields() {
+		for i, f := range e.Corpus.Fields() {
 			e.fieldIndex[f.Name] = i
 		}
 	}
