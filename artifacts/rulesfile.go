@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -50,6 +51,38 @@ func (e *SectionError) Error() string { return fmt.Sprintf("line %d: %s", e.Line
 // never holds a fence, so a fence opened inside it is a hand edit that the
 // section's stamp catches.
 func FindRulesSection(data []byte) (start, end int, found bool, err error) {
+	return findSection(data, RulesOpen, RulesClose, "cairn")
+}
+
+// The delimiters of the sections kapi, cairn's predecessor, wrote into
+// rules files: its rules, and a pointer to its voice. A project moved with
+// `cairn import kapi` still holds them; cairn's section replaces them.
+var legacySections = [][2]string{
+	{"<!-- kapi:rules -->", "<!-- /kapi:rules -->"},
+	{"<!-- kapi:voice -->", "<!-- /kapi:voice -->"},
+}
+
+// LegacySections locates the sections of kapi's a rules file holds (see
+// legacySections), each as its [start, end) like FindRulesSection's, in
+// file order. A kapi section whose delimiters do not pair is not one, and
+// is left as the user's text.
+func LegacySections(data []byte) [][2]int {
+	var out [][2]int
+	for _, d := range legacySections {
+		if !bytes.Contains(data, []byte(d[0])) {
+			continue
+		}
+		if start, end, found, err := findSection(data, d[0], d[1], "kapi"); found && err == nil {
+			out = append(out, [2]int{start, end})
+		}
+	}
+	slices.SortFunc(out, func(a, b [2]int) int { return a[0] - b[0] })
+	return out
+}
+
+// findSection is FindRulesSection for the section between open and close,
+// which owner writes.
+func findSection(data []byte, openLine, closeLine, owner string) (start, end int, found bool, err error) {
 	start, line, open := -1, 0, 0
 	fence := "" // the fence the user's text is inside, "" when none
 	for off := 0; off < len(data); {
@@ -79,24 +112,24 @@ func FindRulesSection(data []byte) (start, end int, found bool, err error) {
 			}
 		}
 		switch text {
-		case RulesOpen:
+		case openLine:
 			switch {
 			case start >= 0 && !found:
-				return 0, 0, false, &SectionError{Line: line, Msg: fmt.Sprintf("a second %s before the first section was closed on line %d; remove one of them", RulesOpen, open)}
+				return 0, 0, false, &SectionError{Line: line, Msg: fmt.Sprintf("a second %s before the first section was closed on line %d; remove one of them", openLine, open)}
 			case found:
-				return 0, 0, false, &SectionError{Line: line, Msg: fmt.Sprintf("a second cairn section; cairn writes one per file, so remove this one (from %s through %s)", RulesOpen, RulesClose)}
+				return 0, 0, false, &SectionError{Line: line, Msg: fmt.Sprintf("a second %s section; %s writes one per file, so remove this one (from %s through %s)", owner, owner, openLine, closeLine)}
 			}
 			start, open = off, line
-		case RulesClose:
+		case closeLine:
 			if start < 0 || found {
-				return 0, 0, false, &SectionError{Line: line, Msg: fmt.Sprintf("%s without a %s above it; remove the line or restore the opening one", RulesClose, RulesOpen)}
+				return 0, 0, false, &SectionError{Line: line, Msg: fmt.Sprintf("%s without a %s above it; remove the line or restore the opening one", closeLine, openLine)}
 			}
 			end, found = lineEnd, true
 		}
 		off = lineEnd
 	}
 	if start >= 0 && !found {
-		return 0, 0, false, &SectionError{Line: open, Msg: fmt.Sprintf("the cairn section opened here is never closed; add a line %s where it ends, or delete the section and build again", RulesClose)}
+		return 0, 0, false, &SectionError{Line: open, Msg: fmt.Sprintf("the %s section opened here is never closed; add a line %s where it ends, or delete the section and build again", owner, closeLine)}
 	}
 	if !found {
 		return 0, 0, false, nil

@@ -288,3 +288,33 @@ func TestRulesFilesAreNotIndexInputs(t *testing.T) {
 		t.Errorf("after editing rules files by hand: index %s, want used", got)
 	}
 }
+
+// TestRulesReplaceKapiSections: a project moved from kapi keeps kapi's
+// voice pointer and rules sections in its rules files. --check names the
+// file, the build puts cairn's section in their place and keeps the
+// user's text, and the next build finds nothing to do.
+func TestRulesReplaceKapiSections(t *testing.T) {
+	isolate(t)
+	dir := copyBase(t, "rules")
+	buildAt(t, dir, goldenAsOf)
+	const file = "guides/AGENTS.md"
+	built := readText(t, dir, file)
+	ours := built[:len(built)-len(outsideSection(t, built))] // the file holds only the section
+	kapi := "# Guides\n\n<!-- kapi:voice -->\nVoice: guides (governance/voices/guides.yaml)\n<!-- /kapi:voice -->\n\n" +
+		"<!-- kapi:rules -->\n## Writing rules\n- Say \"sprint\".\n<!-- /kapi:rules -->\n\nOur own closing words.\n"
+	writeText(t, dir, file, kapi)
+	if code, stdout := checkAt(t, dir, goldenAsOf); code != 1 || stdout != "update\t"+file+"\n" {
+		t.Errorf("a file holding kapi's sections: check exit %d, stdout %q; want 1 naming %s", code, stdout, file)
+	}
+	buildAt(t, dir, goldenAsOf)
+	want := "# Guides\n\n" + ours + "\nOur own closing words.\n"
+	if got := readText(t, dir, file); got != want {
+		t.Errorf("kapi's sections were not replaced:\n%q\nwant\n%q", got, want)
+	}
+	if stderr := buildAt(t, dir, goldenAsOf); !strings.Contains(stderr, "nothing to do") {
+		t.Errorf("the build after: %s", stderr)
+	}
+	if code, stdout := checkAt(t, dir, goldenAsOf); code != 0 {
+		t.Errorf("check after the build: exit %d, %q", code, stdout)
+	}
+}

@@ -61,7 +61,8 @@ func sameFile(fsys fs.FS, a, b string) bool {
 // which together cover the configuration, the voices, the terms store, the
 // notes log and the content files, then the shape of each rules
 // file: its path, whether it is a link, whether a CLAUDE.md is the
-// AGENTS.md beside it or imports it, and whether it holds a section. Text
+// AGENTS.md beside it or imports it, whether it holds a section, and
+// whether it holds a section of kapi's, which a section replaces. Text
 // around a section is not part of it, so editing that text never makes the
 // rules stale; the section's own bytes are checked through the outputs'
 // stamps. The rules stage computes the same key over the files as it
@@ -78,6 +79,9 @@ func RulesKey(governanceKey, contentKey string, files []model.RulesFile) string 
 		h.WriteString(f.Path)
 		for _, b := range []bool{f.Symlink, f.SameAsAgents, imports, section} {
 			h.WriteString("\t" + strconv.FormatBool(b))
+		}
+		if len(artifacts.LegacySections([]byte(f.Text))) > 0 {
+			h.WriteString("\tkapi") // only then, so that other bases' keys stay
 		}
 		h.WriteString("\n")
 	}

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/cairn-kb/cairn/artifacts"
@@ -16,6 +17,11 @@ import (
 // A file whose lines end in CRLF (a Windows checkout) gets the section in
 // CRLF too, so that the file keeps one line ending and a checkout that
 // converts line endings does not make the section look edited.
+//
+// A section written also replaces the sections kapi left in the file (its
+// rules and its voice pointer, artifacts.LegacySections): it takes the
+// place of the first of them when the file holds no cairn section yet,
+// and the others go.
 func splice(text, section string) string {
 	nl := "\n"
 	if strings.Contains(text, "\r\n") {
@@ -23,6 +29,38 @@ func splice(text, section string) string {
 		section = strings.ReplaceAll(section, "\n", nl)
 	}
 	start, end, found, _ := artifacts.FindRulesSection([]byte(text))
+	if legacy := artifacts.LegacySections([]byte(text)); section != "" && len(legacy) > 0 {
+		// Every span goes; the section takes the place of cairn's own, or
+		// of the first of kapi's when the file holds none of cairn's.
+		spans := slices.Clone(legacy)
+		if found {
+			spans = append(spans, [2]int{start, end})
+			slices.SortFunc(spans, func(a, b [2]int) int { return a[0] - b[0] })
+		}
+		var b strings.Builder
+		pos := 0
+		for _, sp := range spans {
+			b.WriteString(text[pos:sp[0]])
+			pos = sp[1]
+			if found && sp[0] == start || !found && sp == legacy[0] {
+				b.WriteString(section)
+				continue
+			}
+			// A span removed takes a blank line with it, as an append
+			// would have put one before it: the one after it, or at the
+			// end of the file the one before.
+			if before := b.String(); before == "" || strings.HasSuffix(before, nl+nl) {
+				if strings.HasPrefix(text[pos:], nl) {
+					pos += len(nl)
+				} else if pos == len(text) && before != "" {
+					b.Reset()
+					b.WriteString(before[:len(before)-len(nl)])
+				}
+			}
+		}
+		b.WriteString(text[pos:])
+		return b.String()
+	}
 	switch {
 	case found && section != "":
 		return text[:start] + section + text[end:]

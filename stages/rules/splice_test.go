@@ -40,3 +40,32 @@ func TestSplice(t *testing.T) {
 }
 
 func crlf(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") }
+
+// TestSpliceReplacesKapiSections: the section replaces what kapi left in a
+// rules file, its rules and its voice pointer, taking the place of the
+// first; a kapi section cairn writes nothing over stays, as does one
+// whose delimiters do not pair.
+func TestSpliceReplacesKapiSections(t *testing.T) {
+	sec := artifacts.RulesOpen + "\nnew\n" + artifacts.RulesClose + "\n"
+	ours := artifacts.RulesOpen + "\nold\n" + artifacts.RulesClose + "\n"
+	voice := "<!-- kapi:voice -->\nVoice: see governance/voices/docs.yaml\n<!-- /kapi:voice -->\n"
+	rules := "<!-- kapi:rules -->\n## Writing rules\n- old rule\n<!-- /kapi:rules -->\n"
+	cases := []struct {
+		name, text, section, want string
+	}{
+		{"the voice pointer is replaced in place", "# Mine\n\n" + voice + "\nAfter.\n", sec, "# Mine\n\n" + sec + "\nAfter.\n"},
+		{"kapi's rules then its pointer: the first takes the section", "# Mine\n\n" + rules + "\n" + voice, sec, "# Mine\n\n" + sec},
+		{"the pointer before cairn's section goes with its blank line", voice + "\nmid\n\n" + ours, sec, "mid\n\n" + sec},
+		{"the pointer between two paragraphs goes with one blank line", "a\n\n" + voice + "\nb\n\n" + ours, sec, "a\n\nb\n\n" + sec},
+		{"cairn's section before kapi's pointer", ours + "\nmid\n" + voice + "end\n", sec, sec + "\nmid\nend\n"},
+		{"in CRLF", crlf("# Mine\n\n" + voice), sec, crlf("# Mine\n\n" + sec)},
+		{"nothing written: kapi's sections stay", "# Mine\n\n" + voice, "", "# Mine\n\n" + voice},
+		{"an unpaired kapi delimiter is the user's text", "# Mine\n<!-- kapi:voice -->\n", sec, "# Mine\n<!-- kapi:voice -->\n\n" + sec},
+		{"a delimiter in a code fence is an example", "```\n" + voice + "```\n", sec, "```\n" + voice + "```\n\n" + sec},
+	}
+	for _, c := range cases {
+		if got := splice(c.text, c.section); got != c.want {
+			t.Errorf("%s: splice = %q, want %q", c.name, got, c.want)
+		}
+	}
+}
