@@ -13,6 +13,7 @@ import (
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/query/corpus"
+	"github.com/cairn-kb/cairn/query/render"
 	"github.com/cairn-kb/cairn/query/words"
 	"github.com/cairn-kb/cairn/stages/diag"
 	"github.com/cairn-kb/cairn/stages/escape"
@@ -66,7 +67,7 @@ type AtRequest struct {
 // current; otherwise the answer says so and leaves the counts out.
 func At(ctx context.Context, root string, req AtRequest) ([]byte, error) {
 	switch req.Format {
-	case FormatMarkdown, FormatJSON:
+	case FormatMarkdown, render.FormatJSON:
 	default:
 		return nil, &corpus.UsageError{Msg: fmt.Sprintf("--format %q: a by-location answer is markdown or json", req.Format)}
 	}
@@ -118,8 +119,8 @@ func At(ctx context.Context, root string, req AtRequest) ([]byte, error) {
 			doc.Attention = append([]string{note}, doc.Attention...)
 		}
 	}
-	if req.Format == FormatJSON {
-		return append(marshal(doc, "", "  "), '\n'), nil
+	if req.Format == render.FormatJSON {
+		return append(render.Marshal(doc, "", "  "), '\n'), nil
 	}
 	return []byte(escape.Text(doc.markdown(req.Explain))), nil
 }
@@ -267,7 +268,7 @@ func provenance(root string, g load.Governance, f freshness) Provenance {
 	if n := len(g.Log); n > 0 {
 		p.LogRevision = g.Log[n-1].Op
 	}
-	p.Artifacts = IndexState{Path: artifacts.ManifestPath, State: string(f.State), Reason: f.Reason}
+	p.Artifacts = render.IndexState{Path: artifacts.ManifestPath, State: string(f.State), Reason: f.Reason}
 	return p
 }
 

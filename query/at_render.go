@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cairn-kb/cairn/query/corpus"
+	"github.com/cairn-kb/cairn/query/render"
 	"github.com/cairn-kb/cairn/stages/govern"
 	"github.com/cairn-kb/cairn/stages/model"
 )
@@ -129,7 +130,7 @@ type Provenance struct {
 	LogRevision   string `json:"log_revision"`
 	LogOperations int    `json:"log_operations"`
 	// Artifacts is the state of the build the usage counts come from.
-	Artifacts IndexState `json:"artifacts"`
+	Artifacts render.IndexState `json:"artifacts"`
 }
 
 // recordLine is how every answer invites an observation.
@@ -160,7 +161,7 @@ func (d *AtAnswer) project(rel string, a govern.Answer) {
 	}
 	for _, s := range a.Suggestions {
 		as := AtSuggestion{Target: govern.Plain(s.Target), Kind: s.Kind, Status: s.Status, Text: govern.Plain(s.Text), Actor: govern.Plain(s.Actor),
-			Session: govern.Plain(s.Session), Evidence: plainAll(s.Evidence), Op: s.Op, ContestedBy: nonNil(s.ContestedBy)}
+			Session: govern.Plain(s.Session), Evidence: plainAll(s.Evidence), Op: s.Op, ContestedBy: render.NonNil(s.ContestedBy)}
 		if st := s.Standing; st != nil {
 			as.Standing = &AtStanding{Sessions: st.Sessions, Corrections: st.Corrections, Merges: st.Merges, MergedIn: st.MergedIn, Uses: st.Uses}
 		}
@@ -169,7 +170,7 @@ func (d *AtAnswer) project(rel string, a govern.Answer) {
 	for _, t := range a.Transitions {
 		d.Windows = append(d.Windows, t.Text())
 	}
-	d.Coverage = AtCoverage{Grade: a.Coverage.Grade, Kinds: nonNil(a.Coverage.Kinds), Missing: nonNil(a.Coverage.Missing), Pending: a.Coverage.Pending}
+	d.Coverage = AtCoverage{Grade: a.Coverage.Grade, Kinds: render.NonNil(a.Coverage.Kinds), Missing: render.NonNil(a.Coverage.Missing), Pending: a.Coverage.Pending}
 }
 
 // profile fills the answer for a named voice profile: its brief and
@@ -206,15 +207,15 @@ const (
 
 func voiceOf(v model.Voice) *AtVoice {
 	b := govern.VoiceBrief(govern.PlainVoice(v))
-	return &AtVoice{Name: b.Name, Description: b.Description, Brief: nonNil(b.Lines)}
+	return &AtVoice{Name: b.Name, Description: b.Description, Brief: render.NonNil(b.Lines)}
 }
 
 // finish adds what every answer carries: empty lists as [], the freshness
 // of the artifacts first among the notes to the reader, what a thin or
 // empty answer lacks, and the invitation to record an observation.
 func (d *AtAnswer) finish(f freshness) {
-	d.Rules, d.Terms, d.KeepAsIs = nonNil(d.Rules), nonNilOf(d.Terms), nonNil(d.KeepAsIs)
-	d.Notes, d.Suggestions, d.Windows = nonNilOf(d.Notes), nonNilOf(d.Suggestions), nonNil(d.Windows)
+	d.Rules, d.Terms, d.KeepAsIs = render.NonNil(d.Rules), render.NonNilOf(d.Terms), render.NonNil(d.KeepAsIs)
+	d.Notes, d.Suggestions, d.Windows = render.NonNilOf(d.Notes), render.NonNilOf(d.Suggestions), render.NonNil(d.Windows)
 	var first []string
 	if f.State != corpus.StateUsed {
 		first = append(first, fmt.Sprintf("The artifacts are %s (%s): term usage counts are left out until `cairn build` runs; voice, terms and notes are read from the base and hold.", f.State, f.Reason))
@@ -232,7 +233,7 @@ func (d *AtAnswer) finish(f freshness) {
 		d.For = forContent
 	}
 	d.Attention = append(first, d.Attention...)
-	d.Attention = nonNil(d.Attention)
+	d.Attention = render.NonNil(d.Attention)
 	d.Record = recordLine
 }
 
@@ -292,7 +293,7 @@ func (d *AtAnswer) markdown(explain bool) string {
 		lines = append(lines,
 			fmt.Sprintf("Scope: %s · as of %s", d.Scope, d.AsOf),
 			fmt.Sprintf("Coverage: %s (has: %s; lacks: %s; pending suggestions: %d)", d.Coverage.Grade, orNone(d.Coverage.Kinds), orNone(d.Coverage.Missing), d.Coverage.Pending),
-			fmt.Sprintf("Provenance: project %s · log revision %s (%d operations) · artifacts %s %s", d.Provenance.Project, orDash(d.Provenance.LogRevision), d.Provenance.LogOperations, d.Provenance.Artifacts.Path, d.Provenance.Artifacts.State))
+			fmt.Sprintf("Provenance: project %s · log revision %s (%d operations) · artifacts %s %s", d.Provenance.Project, render.OrDash(d.Provenance.LogRevision), d.Provenance.LogOperations, d.Provenance.Artifacts.Path, d.Provenance.Artifacts.State))
 		list(&b, lines, 0)
 	}
 	fmt.Fprintf(&b, "\n%s\n", d.Record)
@@ -357,11 +358,4 @@ func orNone(l []string) string {
 		return "none"
 	}
 	return strings.Join(l, ", ")
-}
-
-func nonNilOf[T any](l []T) []T {
-	if l == nil {
-		return []T{}
-	}
-	return l
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cairn-kb/cairn/query/corpus"
+	"github.com/cairn-kb/cairn/query/render"
 	"github.com/cairn-kb/cairn/query/tables"
 )
 
@@ -32,7 +33,7 @@ func BenchmarkContext(b *testing.B) {
 	if len(words) == 0 {
 		words = strings.Fields("what changed in certificate renewal")
 	}
-	req := Request{Words: words, Budget: DefaultBudget, AsOf: asOf, Format: FormatText, ToolVersion: "bench"}
+	req := Request{Words: words, Budget: DefaultBudget, AsOf: asOf, Format: render.FormatText, ToolVersion: "bench"}
 	for b.Loop() {
 		if _, err := Context(context.Background(), dir, req); err != nil {
 			b.Fatal(err)
@@ -86,7 +87,7 @@ func BenchmarkSession(b *testing.B) {
 	s := NewSession(dir)
 	defer s.Close()
 	ask := func(i int) {
-		req := Request{Words: strings.Fields(queries[i%len(queries)]), Budget: DefaultBudget, AsOf: asOf, Format: FormatText, ToolVersion: "bench"}
+		req := Request{Words: strings.Fields(queries[i%len(queries)]), Budget: DefaultBudget, AsOf: asOf, Format: render.FormatText, ToolVersion: "bench"}
 		if _, err := s.Context(context.Background(), req); err != nil {
 			b.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cairn-kb/cairn/query/rank"
+	"github.com/cairn-kb/cairn/query/render"
 )
 
 // BudgetError says the budget cannot hold even the smallest honest pack;
@@ -51,7 +52,7 @@ func (e *engine) deliver(pins []*rank.Scored, ranked []*rank.Scored, rejected []
 // first n admitted entries the real output holds.
 func (e *engine) fit(pins []*rank.Scored, ranked []*rank.Scored, rejected []RejectedPin) (*budgetFit, int, error) {
 	f := &budgetFit{e: e, pins: pins, ranked: ranked, rejected: rejected, base: e.receipt(rejected)}
-	f.emptyLen = len(render(nil, &Pack{Items: []PackItem{}}, e.req.Format, e.req.Explain))
+	f.emptyLen = len(renderPack(nil, &Pack{Items: []render.Item{}}, e.req.Format, e.req.Explain))
 	e.ExcerptWeights()
 	pinEntries, itemBudget, err := f.reserveOverhead()
 	if err != nil {
@@ -89,7 +90,7 @@ type budgetFit struct {
 // entry is a candidate with its delivered form and estimated cost.
 type entry struct {
 	s      *rank.Scored
-	item   PackItem
+	item   render.Item
 	cost   int
 	built  bool   // item holds its rendered form
 	reason string // why it is dropped, if it is
@@ -113,8 +114,8 @@ func (f *budgetFit) estimate(s *rank.Scored) (*entry, error) {
 			return nil, err
 		}
 	}
-	pi := packItem(s, it, e.Excerpt(s, it), reasons)
-	cost := tokens(f.emptyLen+pi.addedBytes(e.req.Format, e.req.Explain)) - tokens(f.emptyLen)
+	pi := render.ItemOf(s, it, e.Excerpt(s, it), reasons)
+	cost := tokens(f.emptyLen+pi.AddedBytes(e.req.Format, e.req.Explain)) - tokens(f.emptyLen)
 	en := &entry{s: s, item: pi, cost: max(cost, 1), built: true}
 	if e.built == nil {
 		e.built = map[*rank.Scored]*entry{}
@@ -145,7 +146,7 @@ func (f *budgetFit) drop(en *entry) {
 // assemble makes the pack of the first n admitted entries, naming the
 // first detail entries of what is dropped.
 func (f *budgetFit) assemble(n, detail int) *Pack {
-	p := &Pack{Query: f.base.Query, Items: make([]PackItem, 0, n), Receipt: f.base}
+	p := &Pack{Query: f.base.Query, Items: make([]render.Item, 0, n), Receipt: f.base}
 	p.Receipt.RejectedPins = append([]RejectedPin{}, f.rejected...)
 	for _, en := range f.admitted[:n] {
 		p.Items = append(p.Items, en.item)
@@ -502,6 +503,6 @@ func pinRejection(en *entry) RejectedPin {
 
 // widestIndex is the largest receipt.index a pack can carry for this
 // path: the longest state and a reason of maxIndexReason bytes.
-func widestIndex(ix IndexState) IndexState {
-	return IndexState{Path: ix.Path, State: "query-too-short", Reason: strings.Repeat("x", maxIndexReason)}
+func widestIndex(ix render.IndexState) render.IndexState {
+	return render.IndexState{Path: ix.Path, State: "query-too-short", Reason: strings.Repeat("x", render.MaxIndexReason)}
 }

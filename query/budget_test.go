@@ -18,6 +18,7 @@ import (
 	"github.com/cairn-kb/cairn/query/question"
 	"github.com/cairn-kb/cairn/query/rank"
 	"github.com/cairn-kb/cairn/query/receipts"
+	"github.com/cairn-kb/cairn/query/render"
 )
 
 // TestBudgetIsExact checks the delivery contract for every budget from the
@@ -41,7 +42,7 @@ func TestBudgetIsExact(t *testing.T) {
 	asOf := time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC)
 	words := []string{"why", "did", "the", "arm64", "nightly", "time", "out"}
 	since := halfChangedSnapshot(t, sc, Request{Words: words, AsOf: asOf, Pins: []string{"wiki/release-process.md"}})
-	for _, format := range []string{FormatText, FormatJSON, FormatJSONL} {
+	for _, format := range []string{render.FormatText, render.FormatJSON, render.FormatJSONL} {
 		for _, explain := range []bool{false, true} {
 			for _, delta := range []bool{false, true} {
 				if delta && explain {
@@ -67,7 +68,7 @@ func halfChangedSnapshot(t *testing.T, c corpus.Corpus, req Request) *receipts.S
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Format, req.Budget, req.SaveReceipt = FormatJSON, DefaultBudget, true
+	req.Format, req.Budget, req.SaveReceipt = render.FormatJSON, DefaultBudget, true
 	e := newEngine(c, req, parsed, corpus.Index{State: corpus.StateMissing}, nil)
 	if _, err := e.prepare(); err != nil {
 		t.Fatal(err)
@@ -143,7 +144,7 @@ var encodedRe = regexp.MustCompile(`encoded=(\d+)`)
 // readPack reads a delivered pack's encoded_tokens and item count.
 func readPack(t *testing.T, format string, out []byte) (encoded, items int) {
 	t.Helper()
-	if format == FormatText {
+	if format == render.FormatText {
 		m := encodedRe.FindSubmatch(out)
 		if m == nil {
 			t.Fatalf("no encoded= in:\n%s", out)
@@ -172,24 +173,24 @@ func readPack(t *testing.T, format string, out []byte) (encoded, items int) {
 // against rendering: a pack holding one item is the empty pack plus
 // exactly the item's added bytes, in every format.
 func TestAddedBytes(t *testing.T) {
-	items := []PackItem{
+	items := []render.Item{
 		{Score: 120, Kind: "record", Date: "2026-11-09", URI: "events/2026-11-09/tickets.json#PAY-1", Title: "Retry \"budget\" <b>", Source: "tickets", Excerpt: "naïve — ünïcode… and a tab\tinside"},
-		{Score: 10, Kind: "wiki", URI: "wiki/a.md", Title: "", Source: "wiki", Fields: []PackField{{Field: "owner", Values: []string{"person:x", "person:y", "person:z", "person:w"}, More: 2}}, Count: 3, Pinned: true,
+		{Score: 10, Kind: "wiki", URI: "wiki/a.md", Title: "", Source: "wiki", Fields: []render.Field{{Field: "owner", Values: []string{"person:x", "person:y", "person:z", "person:w"}, More: 2}}, Count: 3, Pinned: true,
 			Reasons: []rank.Reason{{Code: "term", Points: 10, Detail: "a r=1"}}},
 		// Fields after the source's line with nothing else after them.
-		{Score: 11, Kind: "record", URI: "events/2026-11-09/git.json#a1", Title: "\n      \"source\": x", Source: "git", Fields: []PackField{{Field: "ticket", Values: []string{"ticket:#1", "ticket:#2"}}, {Field: "url", Values: []string{"https://x.test/?a=<b>&c"}}}},
+		{Score: 11, Kind: "record", URI: "events/2026-11-09/git.json#a1", Title: "\n      \"source\": x", Source: "git", Fields: []render.Field{{Field: "ticket", Values: []string{"ticket:#1", "ticket:#2"}}, {Field: "url", Values: []string{"https://x.test/?a=<b>&c"}}}},
 	}
-	for _, format := range []string{FormatText, FormatJSON, FormatJSONL} {
+	for _, format := range []string{render.FormatText, render.FormatJSON, render.FormatJSONL} {
 		for _, explain := range []bool{false, true} {
-			empty := len(render(nil, &Pack{Items: []PackItem{}}, format, explain))
+			empty := len(renderPack(nil, &Pack{Items: []render.Item{}}, format, explain))
 			for _, it := range items {
-				pack := render(nil, &Pack{Items: []PackItem{it}}, format, explain)
+				pack := renderPack(nil, &Pack{Items: []render.Item{it}}, format, explain)
 				one := len(pack)
 				var back Pack
-				if format != FormatText && (json.Unmarshal(pack, &back) != nil || !reflect.DeepEqual(back.Items[0].Fields, it.Fields)) {
+				if format != render.FormatText && (json.Unmarshal(pack, &back) != nil || !reflect.DeepEqual(back.Items[0].Fields, it.Fields)) {
 					t.Errorf("%s %s: the pack does not decode to the item's fields:\n%s", format, it.URI, pack)
 				}
-				if got := empty + it.addedBytes(format, explain); got != one {
+				if got := empty + it.AddedBytes(format, explain); got != one {
 					t.Errorf("%s explain=%v %s: empty %d + added %d = %d, a pack of it alone has %d bytes", format, explain, it.URI, empty, got-empty, got, one)
 				}
 			}

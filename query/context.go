@@ -9,15 +9,9 @@ import (
 	"github.com/cairn-kb/cairn/query/question"
 	"github.com/cairn-kb/cairn/query/rank"
 	"github.com/cairn-kb/cairn/query/receipts"
+	"github.com/cairn-kb/cairn/query/render"
 	"github.com/cairn-kb/cairn/query/words"
 	"github.com/cairn-kb/cairn/stages/load"
-)
-
-// Formats a pack can be delivered in.
-const (
-	FormatText  = "text"
-	FormatJSON  = "json"
-	FormatJSONL = "jsonl"
 )
 
 // DefaultBudget is the token budget of a pack when none is given.
@@ -102,7 +96,7 @@ func parseRequest(req Request) (question.Parsed, error) {
 		return question.Parsed{}, &corpus.UsageError{Msg: fmt.Sprintf("--budget %d: give a positive number of tokens", req.Budget)}
 	}
 	switch req.Format {
-	case FormatText, FormatJSON, FormatJSONL:
+	case render.FormatText, render.FormatJSON, render.FormatJSONL:
 	default:
 		return question.Parsed{}, &corpus.UsageError{Msg: fmt.Sprintf("--format %q: use text, json or jsonl", req.Format)}
 	}

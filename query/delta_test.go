@@ -11,6 +11,7 @@ import (
 
 	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/question"
+	"github.com/cairn-kb/cairn/query/render"
 )
 
 // TestSnapshotIsCapped saves the snapshot of a query that matches more
@@ -40,7 +41,7 @@ func TestSnapshotIsCapped(t *testing.T) {
 		t.Fatal(err)
 	}
 	asOf := time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)
-	req := Request{Words: words, AsOf: asOf, Budget: DefaultBudget, Format: FormatJSON, SaveReceipt: true, ToolVersion: "test"}
+	req := Request{Words: words, AsOf: asOf, Budget: DefaultBudget, Format: render.FormatJSON, SaveReceipt: true, ToolVersion: "test"}
 	parsed, err := question.Parse(words, asOf, "", "")
 	if err != nil {
 		t.Fatal(err)
@@ -69,7 +70,7 @@ func TestSnapshotIsCapped(t *testing.T) {
 			t.Fatalf("%s, which matches both terms, was left out of the snapshot", uri)
 		}
 	}
-	d := newEngine(sc, Request{Words: words, AsOf: asOf, Budget: DefaultBudget, Format: FormatJSON, ToolVersion: "test"},
+	d := newEngine(sc, Request{Words: words, AsOf: asOf, Budget: DefaultBudget, Format: render.FormatJSON, ToolVersion: "test"},
 		parsed, corpus.Index{State: corpus.StateMissing}, e.snapshot)
 	if _, err := d.run(); err != nil {
 		t.Fatal(err)

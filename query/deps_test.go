@@ -70,6 +70,7 @@ var queryLayers = map[string]int{
 	"query/corpus":   1, // the corpus (index or scan) and the freshness verdict
 	"query/words":    2, // the candidate window and the query terms' statistics
 	"query/rank":     3, // the ranking shared by packs and search
+	"query/render":   4, // what every answer renders alike
 	"query":          8, // the facade, and the session that serves every answer kind
 	"query/eval":     9, // the ranking's evaluation, through the facade
 }

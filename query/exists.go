@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/cairn-kb/cairn/query/corpus"
+	"github.com/cairn-kb/cairn/query/render"
 )
 
 // Identity is what Identify says of one URI: whether the base holds an
@@ -41,7 +42,7 @@ func Identify(ctx context.Context, root string, uris []string) ([]Identity, erro
 			return nil, err
 		}
 		if row.URI == u {
-			out[i] = Identity{Found: true, Kind: displayKind(row.Kind), Source: row.Source}
+			out[i] = Identity{Found: true, Kind: render.DisplayKind(row.Kind), Source: row.Source}
 		}
 	}
 	return out, nil

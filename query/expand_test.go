@@ -15,6 +15,7 @@ import (
 	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/question"
 	"github.com/cairn-kb/cairn/query/rank"
+	"github.com/cairn-kb/cairn/query/render"
 	"github.com/cairn-kb/cairn/query/words"
 )
 
@@ -52,7 +53,7 @@ func TestExpandBoundsHubsAndFailsClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	parsed, _ := question.Parse(words, asOf, "", "")
-	e := newEngine(sc, Request{Words: words, Budget: DefaultBudget, AsOf: asOf, Expand: true, Format: FormatJSON}, parsed, corpus.Index{State: corpus.StateMissing}, nil)
+	e := newEngine(sc, Request{Words: words, Budget: DefaultBudget, AsOf: asOf, Expand: true, Format: render.FormatJSON}, parsed, corpus.Index{State: corpus.StateMissing}, nil)
 	if _, err := e.prepare(); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/cairn-kb/cairn/query/render"
 )
 
 // TestExplainAddsUp asks every golden context query with --explain and
@@ -29,7 +31,7 @@ func TestExplainAddsUp(t *testing.T) {
 		reqs := goldenContextRequests(t, name)
 		for _, q := range slices.Sorted(maps.Keys(reqs)) {
 			req := reqs[q]
-			req.Format, req.Explain = FormatJSON, true // JSON, to read the reasons
+			req.Format, req.Explain = render.FormatJSON, true // JSON, to read the reasons
 			out, err := Context(context.Background(), root, req)
 			var refused interface{ ExitCode() int }
 			if errors.As(err, &refused) {
@@ -39,7 +41,7 @@ func TestExplainAddsUp(t *testing.T) {
 				t.Fatalf("%s %s: %v", name, q, err)
 			}
 			var pack struct {
-				Items []PackItem `json:"items"`
+				Items []render.Item `json:"items"`
 			}
 			if err := json.Unmarshal(out, &pack); err != nil {
 				t.Fatalf("%s %s: %v", name, q, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/cairn-kb/cairn/query/corpus"
+	"github.com/cairn-kb/cairn/query/render"
 )
 
 // State says whether a query can use the artifacts, and if not, why not.
@@ -26,3 +27,16 @@ type UsageError = corpus.UsageError
 // Open decides whether the artifacts under root can answer queries; see
 // corpus.Open.
 func Open(ctx context.Context, root string) (*Index, error) { return corpus.Open(ctx, root) }
+
+// Formats an answer can be delivered in.
+const (
+	FormatText  = render.FormatText
+	FormatJSON  = render.FormatJSON
+	FormatJSONL = render.FormatJSONL
+)
+
+// Notice is the trust framing every pack repeats; see render.Notice.
+const Notice = render.Notice
+
+// PackItem is one selected record or page, as packs and search show it.
+type PackItem = render.Item

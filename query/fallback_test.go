@@ -13,6 +13,7 @@ import (
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/question"
+	"github.com/cairn-kb/cairn/query/render"
 )
 
 // answer runs a JSON context query on dir and returns the pack.
@@ -20,7 +21,7 @@ func answer(t *testing.T, dir string, words ...string) Pack {
 	t.Helper()
 	out, err := Context(context.Background(), dir, Request{
 		Words: words, Budget: DefaultBudget, AsOf: time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC),
-		Format: FormatJSON, ToolVersion: "test",
+		Format: render.FormatJSON, ToolVersion: "test",
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -117,7 +118,7 @@ func indexedEngine(t *testing.T, words ...string) (string, *corpus.IndexCorpus, 
 	}
 	t.Cleanup(func() { c.Close() })
 	asOf := time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC)
-	req := Request{Words: words, Budget: DefaultBudget, AsOf: asOf, Format: FormatText}
+	req := Request{Words: words, Budget: DefaultBudget, AsOf: asOf, Format: render.FormatText}
 	parsed, err := question.Parse(req.Words, asOf, "", "")
 	if err != nil {
 		t.Fatal(err)

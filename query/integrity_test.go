@@ -12,6 +12,7 @@ import (
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/query/corpus"
+	"github.com/cairn-kb/cairn/query/render"
 	"github.com/cairn-kb/cairn/query/tables"
 )
 
@@ -20,7 +21,7 @@ func expanded(t *testing.T, dir string, words ...string) Pack {
 	t.Helper()
 	out, err := Context(context.Background(), dir, Request{
 		Words: words, Budget: DefaultBudget, AsOf: time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC),
-		Format: FormatJSON, ToolVersion: "test", Expand: true,
+		Format: render.FormatJSON, ToolVersion: "test", Expand: true,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -104,8 +105,8 @@ func TestSessionSeesEditedGraph(t *testing.T) {
 	s := NewSession(dir)
 	defer s.Close()
 	req := Request{Words: []string{"harbor", "token", "rotation"}, Budget: DefaultBudget, AsOf: time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC),
-		Format: FormatJSON, ToolVersion: "test", Expand: true}
-	state := func() IndexState {
+		Format: render.FormatJSON, ToolVersion: "test", Expand: true}
+	state := func() render.IndexState {
 		t.Helper()
 		out, err := s.Context(context.Background(), req)
 		if err != nil {

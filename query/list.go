@@ -14,6 +14,7 @@ import (
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/question"
+	"github.com/cairn-kb/cairn/query/render"
 	"github.com/cairn-kb/cairn/query/words"
 	"github.com/cairn-kb/cairn/stages/escape"
 	"github.com/cairn-kb/cairn/stages/project"
@@ -35,15 +36,15 @@ type ListRequest struct {
 
 // ListAnswer is a layer's page of items as a document.
 type ListAnswer struct {
-	Layer  string     `json:"layer"`
-	Filter ListFilter `json:"filter"`
-	Count  int        `json:"count"`
-	Offset int        `json:"offset"`
-	More   int        `json:"more"`
-	Next   string     `json:"next_cursor,omitempty"`
-	Items  []ListItem `json:"items"`
-	Index  IndexState `json:"index"`
-	Notice string     `json:"notice"`
+	Layer  string            `json:"layer"`
+	Filter ListFilter        `json:"filter"`
+	Count  int               `json:"count"`
+	Offset int               `json:"offset"`
+	More   int               `json:"more"`
+	Next   string            `json:"next_cursor,omitempty"`
+	Items  []ListItem        `json:"items"`
+	Index  render.IndexState `json:"index"`
+	Notice string            `json:"notice"`
 }
 
 // ListFilter is what a listing was narrowed by.
@@ -80,7 +81,7 @@ func List(ctx context.Context, root string, req ListRequest) ([]byte, error) {
 
 // listWith is List with the corpus opened by open.
 func listWith(ctx context.Context, root string, req ListRequest, open corpus.Opener) ([]byte, error) {
-	if req.Format != FormatText && req.Format != FormatJSON {
+	if req.Format != render.FormatText && req.Format != render.FormatJSON {
 		return nil, &corpus.UsageError{Msg: fmt.Sprintf("--format %q: a listing is text or json", req.Format)}
 	}
 	if req.Limit < 0 {
@@ -138,9 +139,9 @@ func listWith(ctx context.Context, root string, req ListRequest, open corpus.Ope
 	}
 	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(keys[a].Chrono, keys[b].Chrono) })
 	doc := &ListAnswer{
-		Layer: req.Layer, Offset: offset, Items: []ListItem{}, Notice: Notice,
-		Filter: ListFilter{Sources: nonNil(req.Sources), Tags: nonNil(req.Tags), Status: req.Status, Type: req.Type, Since: req.Since, Until: req.Until},
-		Index:  IndexState{Path: state.Path, State: string(state.State), Reason: indexReason(state.Reason)},
+		Layer: req.Layer, Offset: offset, Items: []ListItem{}, Notice: render.Notice,
+		Filter: ListFilter{Sources: render.NonNil(req.Sources), Tags: render.NonNil(req.Tags), Status: req.Status, Type: req.Type, Since: req.Since, Until: req.Until},
+		Index:  render.IndexState{Path: state.Path, State: string(state.State), Reason: render.IndexReason(state.Reason)},
 	}
 	h := xxhash.New()
 	var digest [8]byte
@@ -191,8 +192,8 @@ func listWith(ctx context.Context, root string, req ListRequest, open corpus.Ope
 	if doc.More > 0 {
 		doc.Next = "list:" + strconv.Itoa(end) + ":" + listBind(req, end, state64)
 	}
-	if req.Format == FormatJSON {
-		return append(marshal(doc, "", "  "), '\n'), nil
+	if req.Format == render.FormatJSON {
+		return append(render.Marshal(doc, "", "  "), '\n'), nil
 	}
 	return listText(doc), nil
 }
@@ -242,7 +243,7 @@ func fieldValue(it *project.Item, name string) string {
 }
 
 func listItem(row artifacts.Doc, it *project.Item) ListItem {
-	li := ListItem{Kind: displayKind(row.Kind), Date: row.Date, URI: row.URI, Title: inert(row.Title), Source: row.Source, Tags: []string{}}
+	li := ListItem{Kind: render.DisplayKind(row.Kind), Date: row.Date, URI: row.URI, Title: inert(row.Title), Source: row.Source, Tags: []string{}}
 	if it != nil {
 		li.Status, li.Type, li.Tags = inert(fieldValue(it, "status")), inert(fieldValue(it, "type")), inertAll(it.Tags)
 	}
@@ -264,9 +265,9 @@ func listText(doc *ListAnswer) []byte {
 	var b strings.Builder
 	f := doc.Filter
 	fmt.Fprintf(&b, "list: %s · %d item(s) · source=%s tag=%s status=%s type=%s since=%s until=%s\n", doc.Layer, doc.Count,
-		listOrDash(f.Sources), escape.Line(listOrDash(f.Tags)), escape.Line(orDash(f.Status)), escape.Line(orDash(f.Type)), orDash(f.Since), orDash(f.Until))
+		render.ListOrDash(f.Sources), escape.Line(render.ListOrDash(f.Tags)), escape.Line(render.OrDash(f.Status)), escape.Line(render.OrDash(f.Type)), render.OrDash(f.Since), render.OrDash(f.Until))
 	for _, it := range doc.Items {
-		fmt.Fprintf(&b, "%s %s %s %s · source=%s", it.Kind, orDash(it.Date), it.URI, orDash(it.Title), it.Source)
+		fmt.Fprintf(&b, "%s %s %s %s · source=%s", it.Kind, render.OrDash(it.Date), it.URI, render.OrDash(it.Title), it.Source)
 		if it.Status != "" {
 			fmt.Fprintf(&b, " status=%s", it.Status)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cairn-kb/cairn/golden/goldentest"
 	"github.com/cairn-kb/cairn/query/rank"
+	"github.com/cairn-kb/cairn/query/render"
 )
 
 // orderAsOf is the as-of day of the ordering tests' bases.
@@ -17,8 +18,8 @@ var orderAsOf = time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC)
 
 // orderPack is what the ordering tests read of a pack.
 type orderPack struct {
-	Items   []PackItem `json:"items"`
-	Receipt Receipt    `json:"receipt"`
+	Items   []render.Item `json:"items"`
+	Receipt Receipt       `json:"receipt"`
 }
 
 // ask writes files into a new base and answers words there, explained.
@@ -28,7 +29,7 @@ func ask(t *testing.T, files map[string]string, words ...string) orderPack {
 	for name, data := range files {
 		goldentest.WriteFile(t, root, name, []byte(data))
 	}
-	out, err := Context(context.Background(), root, Request{Words: words, Budget: DefaultBudget, Format: FormatJSON, Explain: true, AsOf: orderAsOf})
+	out, err := Context(context.Background(), root, Request{Words: words, Budget: DefaultBudget, Format: render.FormatJSON, Explain: true, AsOf: orderAsOf})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +48,7 @@ func (p orderPack) uris() []string {
 	return out
 }
 
-func (p orderPack) item(t *testing.T, uri string) PackItem {
+func (p orderPack) item(t *testing.T, uri string) render.Item {
 	t.Helper()
 	for _, it := range p.Items {
 		if it.URI == uri {
@@ -55,10 +56,10 @@ func (p orderPack) item(t *testing.T, uri string) PackItem {
 		}
 	}
 	t.Fatalf("%s is not in the pack %v", uri, p.uris())
-	return PackItem{}
+	return render.Item{}
 }
 
-func hasReason(it PackItem, code, detail string) bool {
+func hasReason(it render.Item, code, detail string) bool {
 	return slices.ContainsFunc(it.Reasons, func(r rank.Reason) bool {
 		return r.Code == code && (detail == "" || strings.Contains(r.Detail, detail))
 	})
@@ -92,7 +93,7 @@ func TestOwnIDComesFirst(t *testing.T) {
 		t.Fatalf("pack %v, want the ticket HAR-7 first and the four items naming it after", uris)
 	}
 	// The order must come from the identity, not from the points.
-	if !slices.ContainsFunc(p.Items[1:], func(it PackItem) bool { return it.Score >= p.Items[0].Score }) {
+	if !slices.ContainsFunc(p.Items[1:], func(it render.Item) bool { return it.Score >= p.Items[0].Score }) {
 		t.Fatalf("the ticket outscores every other item (%d), so the base does not test the order", p.Items[0].Score)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/cairn-kb/cairn/query/render"
 )
 
 // manyValuesBase holds one commit whose relation fields hold several
@@ -44,14 +46,14 @@ func TestPackShowsEveryRelationValue(t *testing.T) {
 	}
 	// The items, before the receipt, whose index state and size differ.
 	items := regexp.MustCompile(`(?s)^.*?(receipt|"receipt")`)
-	for _, format := range []string{FormatText, FormatJSON} {
+	for _, format := range []string{render.FormatText, render.FormatJSON} {
 		indexed := run(format)
 		var scanned string
 		withoutIndex(t, dir, func() { scanned = run(format) })
 		if a, b := items.FindString(indexed), items.FindString(scanned); a != b || a == "" {
 			t.Errorf("%s: the indexed and scanned items differ:\n%s\n---\n%s", format, a, b)
 		}
-		if format == FormatText {
+		if format == render.FormatText {
 			for _, want := range []string{" ticket=ticket:#2165,ticket:#2171", " co_author=person:email/bo@x.test,person:email/cy@x.test,person:email/di@x.test +2 more", " author=person:email/ana@x.test"} {
 				if !strings.Contains(indexed, want) {
 					t.Errorf("the text pack lacks %q:\n%s", want, indexed)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/query/corpus"
+	"github.com/cairn-kb/cairn/query/render"
 	"github.com/cairn-kb/cairn/query/tables"
 )
 
@@ -35,14 +36,14 @@ func TestPacksDoNotDependOnParts(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	want := map[string]string{}
 	for _, q := range queries {
-		for _, f := range []string{FormatText, FormatJSON, FormatJSONL} {
+		for _, f := range []string{render.FormatText, render.FormatJSON, render.FormatJSONL} {
 			want[strings.Join(q, " ")+" "+f] = answer(q, f)
 		}
 	}
 	runtime.GOMAXPROCS(tables.MaxParts)
 	defer tables.PartSizes(2, 256)()
 	for _, q := range queries {
-		for _, f := range []string{FormatText, FormatJSON, FormatJSONL} {
+		for _, f := range []string{render.FormatText, render.FormatJSON, render.FormatJSONL} {
 			if got := answer(q, f); got != want[strings.Join(q, " ")+" "+f] {
 				t.Errorf("%q %s: the pack read in parts differs:\n%s\n--- one part:\n%s", q, f, got, want[strings.Join(q, " ")+" "+f])
 			}

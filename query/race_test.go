@@ -14,6 +14,7 @@ import (
 
 	"github.com/cairn-kb/cairn/golden/goldentest"
 	"github.com/cairn-kb/cairn/query/corpus"
+	"github.com/cairn-kb/cairn/query/render"
 )
 
 // raceFiles is a base whose page and record say one colour or the other:
@@ -30,11 +31,11 @@ func raceFiles(pageColour, recordColour string) map[string]string {
 // packItems is what a racing answer is compared by: every item's URI,
 // score, title and excerpt; the receipt says how the answer was made,
 // which differs between the index and the scan.
-func packItems(t *testing.T, out []byte) (string, IndexState) {
+func packItems(t *testing.T, out []byte) (string, render.IndexState) {
 	t.Helper()
 	var p struct {
-		Items   []PackItem `json:"items"`
-		Receipt Receipt    `json:"receipt"`
+		Items   []render.Item `json:"items"`
+		Receipt Receipt       `json:"receipt"`
 	}
 	if err := json.Unmarshal(out, &p); err != nil {
 		t.Fatal(err)
@@ -59,7 +60,7 @@ func TestNoMixedAnswerUnderEdits(t *testing.T) {
 	}
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	goldentest.Build(t, dir)
-	req := Request{Words: []string{"amber", "harbour"}, Budget: DefaultBudget, Format: FormatJSON, AsOf: time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)}
+	req := Request{Words: []string{"amber", "harbour"}, Budget: DefaultBudget, Format: render.FormatJSON, AsOf: time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)}
 
 	// What each state answers, from a copy that is never touched.
 	want := map[string]string{}

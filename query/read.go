@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cairn-kb/cairn/query/corpus"
+	"github.com/cairn-kb/cairn/query/render"
 	"github.com/cairn-kb/cairn/stages/lex"
 	"github.com/cairn-kb/cairn/stages/load"
 )
@@ -62,7 +63,7 @@ func Read(ctx context.Context, root string, req ReadRequest) ([]byte, error) {
 // through memo.
 func readWith(ctx context.Context, root string, req ReadRequest, open corpus.Opener, memo *load.GovernanceMemo) ([]byte, error) {
 	switch req.Format {
-	case FormatText, FormatJSON:
+	case render.FormatText, render.FormatJSON:
 	default:
 		return nil, &corpus.UsageError{Msg: fmt.Sprintf("--format %q: a read is text or json", req.Format)}
 	}
@@ -94,8 +95,8 @@ func readWith(ctx context.Context, root string, req ReadRequest, open corpus.Ope
 	if req.Cursor != "" && a.Graph == nil {
 		return nil, &corpus.UsageError{Msg: fmt.Sprintf("--cursor pages the neighbours of an entity or a page, and %s is a %s; leave the cursor out", a.URI, a.Kind)}
 	}
-	a.Notice = Notice
-	if req.Format == FormatJSON {
+	a.Notice = render.Notice
+	if req.Format == render.FormatJSON {
 		return renderReadJSON(a), nil
 	}
 	return renderReadText(a), nil
@@ -151,8 +152,8 @@ func (r *reader) corpus() (corpus.ReadCorpus, error) {
 }
 
 // indexState is how the corpus was read, as the answer reports it.
-func (r *reader) indexState() *IndexState {
-	return &IndexState{Path: r.state.Path, State: string(r.state.State), Reason: r.state.Reason}
+func (r *reader) indexState() *render.IndexState {
+	return &render.IndexState{Path: r.state.Path, State: string(r.state.State), Reason: r.state.Reason}
 }
 
 // governance is the base's governance, read once.

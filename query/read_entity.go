@@ -12,6 +12,7 @@ import (
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/query/corpus"
+	"github.com/cairn-kb/cairn/query/render"
 	"github.com/cairn-kb/cairn/stages/model"
 )
 
@@ -139,7 +140,7 @@ func (r *reader) neighbour(c corpus.ReadCorpus, node string) (ReadNeighbour, err
 	if err != nil {
 		return ReadNeighbour{}, err
 	}
-	return ReadNeighbour{URI: row.URI, Kind: displayKind(row.Kind), Date: row.Date, Title: row.Title}, nil
+	return ReadNeighbour{URI: row.URI, Kind: render.DisplayKind(row.Kind), Date: row.Date, Title: row.Title}, nil
 }
 
 // identityOf finds the configured identity that names uri, canonically

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/query/corpus"
+	"github.com/cairn-kb/cairn/query/render"
 	"github.com/cairn-kb/cairn/stages/govern"
 	"github.com/cairn-kb/cairn/stages/load"
 	"github.com/cairn-kb/cairn/stages/model"
@@ -48,7 +49,7 @@ func (r *reader) term(id string) (*ReadAnswer, bool, error) {
 	a := &ReadAnswer{URI: termScheme + id, Kind: kindTerm, Title: t.Term, Source: g.Config.Layers.Governance + "/terms.yaml"}
 	add := func(field, value string) {
 		if value != "" {
-			a.Fields = append(a.Fields, KV{Field: field, Value: value})
+			a.Fields = append(a.Fields, render.KV{Field: field, Value: value})
 		}
 	}
 	add("term", t.Term)
@@ -70,7 +71,7 @@ func (r *reader) term(id string) (*ReadAnswer, bool, error) {
 	}
 	a.History = history(g.Log, termScheme+id)
 	fresh := usageFreshness(r.ctx, r.root, g.Config)
-	a.Index = &IndexState{Path: artifacts.ManifestPath, State: string(fresh.State), Reason: fresh.Reason}
+	a.Index = &render.IndexState{Path: artifacts.ManifestPath, State: string(fresh.State), Reason: fresh.Reason}
 	a.Usage = &ReadUsage{AsOf: "the last build"}
 	if fresh.State == corpus.StateUsed {
 		sum, found, _, err := fresh.lookup(id, readTopUses)
@@ -119,7 +120,7 @@ func (r *reader) voice(name string) (*ReadAnswer, bool, error) {
 	a := &ReadAnswer{URI: voiceScheme + name, Kind: kindVoice, Title: v.Name, Source: v.Path,
 		ValidFrom: v.ValidFrom, ValidUntil: v.ValidUntil}
 	if d := strings.TrimSpace(v.Description); d != "" {
-		a.Fields = append(a.Fields, KV{Field: "description", Value: d})
+		a.Fields = append(a.Fields, render.KV{Field: "description", Value: d})
 	}
 	a.Brief = govern.VoiceBrief(v).Lines
 	return a, true, nil
@@ -205,7 +206,7 @@ func (r *reader) target(uri string) (*ReadAnswer, bool, error) {
 	a := &ReadAnswer{URI: uri, Kind: kind, Title: uri, Source: g.Config.Layers.Governance + "/log.jsonl", History: hist}
 	add := func(field, value string) {
 		if value != "" {
-			a.Fields = append(a.Fields, KV{Field: field, Value: value})
+			a.Fields = append(a.Fields, render.KV{Field: field, Value: value})
 		}
 	}
 	res := resolver(g)

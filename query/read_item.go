@@ -8,6 +8,7 @@ import (
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/query/corpus"
+	"github.com/cairn-kb/cairn/query/render"
 	"github.com/cairn-kb/cairn/stages/load"
 	"github.com/cairn-kb/cairn/stages/project"
 )
@@ -70,7 +71,7 @@ func (r *reader) itemAnswer(c corpus.ReadCorpus, ord int, row artifacts.Doc) (*R
 		return nil, err
 	}
 	a := &ReadAnswer{
-		URI: row.URI, Kind: displayKind(row.Kind), Title: cmp.Or(it.Title, row.Title), Source: row.Source,
+		URI: row.URI, Kind: render.DisplayKind(row.Kind), Title: cmp.Or(it.Title, row.Title), Source: row.Source,
 		Date: row.Date, Time: row.Time, ValidFrom: row.ValidFrom, ValidUntil: row.ValidUntil,
 		Flags: row.Flags, Fields: itemFields(&it, row.SpanOff < 0 || c.HasBody(row.URI)), Index: r.indexState(),
 	}
@@ -126,11 +127,11 @@ func (r *reader) pageText(path string) (string, error) {
 // relations and links a field does not already show. With skipBody the
 // body field is left out: the answer shows the page's text or the
 // record's cached body whole instead.
-func itemFields(it *project.Item, skipBody bool) []KV {
-	var out []KV
-	seen := map[KV]bool{}
+func itemFields(it *project.Item, skipBody bool) []render.KV {
+	var out []render.KV
+	seen := map[render.KV]bool{}
 	add := func(field, value string) {
-		kv := KV{Field: field, Value: value}
+		kv := render.KV{Field: field, Value: value}
 		if value != "" && !seen[kv] {
 			seen[kv] = true
 			out = append(out, kv)
@@ -153,6 +154,6 @@ func itemFields(it *project.Item, skipBody bool) []KV {
 	for _, s := range it.Supersedes {
 		add("supersedes", s)
 	}
-	slices.SortStableFunc(out, func(a, b KV) int { return cmp.Compare(a.Field, b.Field) })
+	slices.SortStableFunc(out, func(a, b render.KV) int { return cmp.Compare(a.Field, b.Field) })
 	return out
 }

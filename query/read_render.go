@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairn-kb/cairn/query/corpus"
+	"github.com/cairn-kb/cairn/query/render"
 	"github.com/cairn-kb/cairn/stages/escape"
 	"github.com/cairn-kb/cairn/stages/govern"
 )
@@ -38,7 +39,7 @@ type ReadAnswer struct {
 	Flags      []string `json:"flags,omitempty"`
 	// Fields are a record's or page's projected values, a term's entry,
 	// a voice's description.
-	Fields []KV `json:"fields,omitempty"`
+	Fields []render.KV `json:"fields,omitempty"`
 	// Document and Raw are a record's document and its JSON object as
 	// stored there, unmapped fields included.
 	Document string    `json:"document,omitempty"`
@@ -57,8 +58,8 @@ type ReadAnswer struct {
 	Graph *ReadGraph `json:"graph,omitempty"`
 	// Index is how the artifacts stood: for records, pages and entities
 	// whether they were read from them; for a term, whether its usage is.
-	Index  *IndexState `json:"index,omitempty"`
-	Notice string      `json:"notice"`
+	Index  *render.IndexState `json:"index,omitempty"`
+	Notice string             `json:"notice"`
 }
 
 // ReadBody is a record's cached body, verified by the build.
@@ -266,7 +267,7 @@ func capAnswer(a *ReadAnswer) {
 
 func renderReadJSON(a *ReadAnswer) []byte {
 	capAnswer(a)
-	return append(marshal(a, "", "  "), '\n')
+	return append(render.Marshal(a, "", "  "), '\n')
 }
 
 func renderReadText(a *ReadAnswer) []byte {
@@ -277,7 +278,7 @@ func renderReadText(a *ReadAnswer) []byte {
 	}
 	b.WriteByte('\n')
 	var meta []string
-	for _, kv := range []KV{{"source", a.Source}, {"date", a.Date}, {"time", a.Time}, {"valid_from", a.ValidFrom}, {"valid_until", a.ValidUntil}, {"flags", strings.Join(a.Flags, ",")}} {
+	for _, kv := range []render.KV{{Field: "source", Value: a.Source}, {Field: "date", Value: a.Date}, {Field: "time", Value: a.Time}, {Field: "valid_from", Value: a.ValidFrom}, {Field: "valid_until", Value: a.ValidUntil}, {Field: "flags", Value: strings.Join(a.Flags, ",")}} {
 		if kv.Value != "" {
 			meta = append(meta, kv.Field+"="+inline(kv.Value))
 		}
@@ -361,12 +362,12 @@ func renderReadText(a *ReadAnswer) []byte {
 
 func renderNoteText(b *strings.Builder, n *ReadNote) {
 	b.WriteString("operation:\n")
-	for _, kv := range []KV{
-		{"op", n.Op}, {"at", n.At}, {"actor", n.Actor}, {"session", n.Session}, {"kind", n.Kind},
-		{"target", n.Target}, {"text", n.Text}, {"paths", strings.Join(n.Paths, ", ")}, {"axes", n.Axes},
-		{"evidence", strings.Join(n.Evidence, ", ")}, {"valid_from", n.ValidFrom}, {"valid_until", n.ValidUntil},
-		{"ref", n.Ref}, {"status", n.Status}, {"decided_by", n.DecidedBy},
-		{"contested_by", strings.Join(n.ContestedBy, ", ")}, {"note in force", n.NoteText},
+	for _, kv := range []render.KV{
+		{Field: "op", Value: n.Op}, {Field: "at", Value: n.At}, {Field: "actor", Value: n.Actor}, {Field: "session", Value: n.Session}, {Field: "kind", Value: n.Kind},
+		{Field: "target", Value: n.Target}, {Field: "text", Value: n.Text}, {Field: "paths", Value: strings.Join(n.Paths, ", ")}, {Field: "axes", Value: n.Axes},
+		{Field: "evidence", Value: strings.Join(n.Evidence, ", ")}, {Field: "valid_from", Value: n.ValidFrom}, {Field: "valid_until", Value: n.ValidUntil},
+		{Field: "ref", Value: n.Ref}, {Field: "status", Value: n.Status}, {Field: "decided_by", Value: n.DecidedBy},
+		{Field: "contested_by", Value: strings.Join(n.ContestedBy, ", ")}, {Field: "note in force", Value: n.NoteText},
 	} {
 		if kv.Value != "" {
 			fmt.Fprintf(b, "  %s: %s\n", kv.Field, inline(kv.Value))
@@ -374,7 +375,7 @@ func renderNoteText(b *strings.Builder, n *ReadNote) {
 	}
 }
 
-func renderUsageText(b *strings.Builder, u *ReadUsage, ix *IndexState) {
+func renderUsageText(b *strings.Builder, u *ReadUsage, ix *render.IndexState) {
 	if !u.Counted {
 		state := "not counted by the last build"
 		if ix != nil && ix.State != string(corpus.StateUsed) {
@@ -406,7 +407,7 @@ func renderGraphText(b *strings.Builder, uri string, e *ReadGraph) {
 		for _, n := range g.Edges {
 			line := n.URI
 			if n.Kind != "" {
-				line = fmt.Sprintf("%s %s %s", n.Kind, orDash(n.Date), n.URI)
+				line = fmt.Sprintf("%s %s %s", n.Kind, render.OrDash(n.Date), n.URI)
 			}
 			if n.Title != "" {
 				line += " · " + n.Title

@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairn-kb/cairn/query/corpus"
+	"github.com/cairn-kb/cairn/query/render"
 )
 
 func read(t *testing.T, dir string, req ReadRequest) []byte {
@@ -70,7 +71,7 @@ const (
 func TestReadHostileText(t *testing.T) {
 	dir := builtFS(t, hostileBase())
 	uri := "events/2026-11-02/notes.json#evil"
-	text := string(read(t, dir, ReadRequest{URI: uri, Format: FormatText}))
+	text := string(read(t, dir, ReadRequest{URI: uri, Format: render.FormatText}))
 	for _, bad := range []string{"```", "<!--", "-->", "\x1b", "\x07", "\n#", "\n```"} {
 		if strings.Contains(text, bad) {
 			t.Errorf("the text answer holds %q:\n%s", bad, text)
@@ -85,19 +86,19 @@ func TestReadHostileText(t *testing.T) {
 		}
 	}
 	cut := fmt.Sprintf("[cut %d of %d characters]", hostileLongRunes-readTextRunes, hostileLongRunes)
-	for _, want := range []string{cut, "an_unmapped", "kept for read, never ranked", Notice} {
+	for _, want := range []string{cut, "an_unmapped", "kept for read, never ranked", render.Notice} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the text answer lacks %q", want)
 		}
 	}
 	var a ReadAnswer
-	if err := json.Unmarshal(read(t, dir, ReadRequest{URI: uri, Format: FormatJSON}), &a); err != nil {
+	if err := json.Unmarshal(read(t, dir, ReadRequest{URI: uri, Format: render.FormatJSON}), &a); err != nil {
 		t.Fatal(err)
 	}
-	if a.Notice != Notice || !strings.Contains(a.Raw, `"an_unmapped": "kept for read, never ranked"`) {
+	if a.Notice != render.Notice || !strings.Contains(a.Raw, `"an_unmapped": "kept for read, never ranked"`) {
 		t.Errorf("notice %q, raw %q", a.Notice, a.Raw)
 	}
-	i := slices.IndexFunc(a.Fields, func(kv KV) bool { return kv.Field == "long_text" })
+	i := slices.IndexFunc(a.Fields, func(kv render.KV) bool { return kv.Field == "long_text" })
 	if i < 0 || a.Fields[i].Value != strings.Repeat("0123456789", hostileLongRunes/10)[:readTextRunes]+"…"+cut {
 		t.Errorf("the long value is not faithful and capped: %+v", a.Fields)
 	}
@@ -116,7 +117,7 @@ func TestReadEntityPages(t *testing.T) {
 		cursor := ""
 		for range 10 {
 			var a ReadAnswer
-			if err := json.Unmarshal(read(t, dir, ReadRequest{URI: "repo:x/hub", Format: FormatJSON, Limit: 100, Cursor: cursor}), &a); err != nil {
+			if err := json.Unmarshal(read(t, dir, ReadRequest{URI: "repo:x/hub", Format: render.FormatJSON, Limit: 100, Cursor: cursor}), &a); err != nil {
 				t.Fatal(err)
 			}
 			for _, g := range a.Graph.Groups {
@@ -140,7 +141,7 @@ func TestReadEntityPages(t *testing.T) {
 	if !slices.Equal(indexed, scanned) {
 		t.Errorf("the scan pages differently")
 	}
-	_, err := Read(context.Background(), dir, ReadRequest{URI: "ticket:T-5", Format: FormatText, Cursor: makeNeighbourCursor(100, "repo:x/hub")})
+	_, err := Read(context.Background(), dir, ReadRequest{URI: "ticket:T-5", Format: render.FormatText, Cursor: makeNeighbourCursor(100, "repo:x/hub")})
 	var ue *corpus.UsageError
 	if !errors.As(err, &ue) || !strings.Contains(ue.Msg, "is not a cursor of ticket:T-5") {
 		t.Errorf("a cursor of another URI: %v", err)
@@ -152,7 +153,7 @@ func TestReadEntityPages(t *testing.T) {
 func TestReadBinarySearch(t *testing.T) {
 	dir := builtFS(t, hubBase())
 	for _, uri := range []string{"events/2026-11-02/notes.json#r123", "repo:x/hub"} {
-		r := &reader{ctx: context.Background(), root: dir, req: ReadRequest{URI: uri, Format: FormatText, Limit: 5}, uri: uri, open: corpus.Pick}
+		r := &reader{ctx: context.Background(), root: dir, req: ReadRequest{URI: uri, Format: render.FormatText, Limit: 5}, uri: uri, open: corpus.Pick}
 		if _, err := r.answer(); err != nil {
 			t.Fatal(err)
 		}
@@ -202,12 +203,12 @@ func TestSectionAnchors(t *testing.T) {
 // URIs, the same ones every time.
 func TestReadUnknown(t *testing.T) {
 	dir := builtDemo(t)
-	_, err := Read(context.Background(), dir, ReadRequest{URI: "events/2026-11-02/tickets.json#HAR-143", Format: FormatText})
+	_, err := Read(context.Background(), dir, ReadRequest{URI: "events/2026-11-02/tickets.json#HAR-143", Format: render.FormatText})
 	var ue *corpus.UsageError
 	if !errors.As(err, &ue) || ue.ExitCode() != 2 || !strings.Contains(ue.Msg, "nearest that exist: events/2026-11-02/tickets.json#HAR-142, ") {
 		t.Fatalf("%v", err)
 	}
-	for _, req := range []ReadRequest{{URI: "x", Format: "yaml"}, {URI: "", Format: FormatText}, {URI: "x", Format: FormatText, Limit: -1}} {
+	for _, req := range []ReadRequest{{URI: "x", Format: "yaml"}, {URI: "", Format: render.FormatText}, {URI: "x", Format: render.FormatText, Limit: -1}} {
 		if _, err := Read(context.Background(), dir, req); !errors.As(err, &ue) {
 			t.Errorf("%+v: %v, want a usage error", req, err)
 		}
@@ -218,7 +219,7 @@ func TestReadUnknown(t *testing.T) {
 // record; its cached body is shown only while the manifest verifies it.
 func TestReadRecordForms(t *testing.T) {
 	dir := builtDemo(t)
-	text := string(read(t, dir, ReadRequest{URI: "events/2026-11-06/meetings.json#rétro sprint 22", Format: FormatText}))
+	text := string(read(t, dir, ReadRequest{URI: "events/2026-11-06/meetings.json#rétro sprint 22", Format: render.FormatText}))
 	if !strings.HasPrefix(text, "record events/2026-11-06/meetings.json#r%C3%A9tro%20sprint%2022 · ") || !strings.Contains(text, "cached body bodies/meetings/2026-11-06-retro-sprint-22.md (3735 bytes, sha256 ") {
 		t.Fatalf("the record read by its raw id:\n%s", text)
 	}
@@ -230,7 +231,7 @@ func TestReadRecordForms(t *testing.T) {
 	if err := os.WriteFile(body, append(data, "Injected after the build.\n"...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	text = string(read(t, dir, ReadRequest{URI: "events/2026-11-06/meetings.json#r%C3%A9tro%20sprint%2022", Format: FormatText}))
+	text = string(read(t, dir, ReadRequest{URI: "events/2026-11-06/meetings.json#r%C3%A9tro%20sprint%2022", Format: render.FormatText}))
 	if strings.Contains(text, "cached body") || strings.Contains(text, "Injected") || !strings.Contains(text, "raw record") {
 		t.Errorf("a body that no longer matches the manifest was shown:\n%s", text)
 	}

@@ -7,12 +7,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/query/rank"
+	"github.com/cairn-kb/cairn/query/render"
 	"github.com/cairn-kb/cairn/query/words"
 	"github.com/cairn-kb/cairn/stages/project"
 )
@@ -22,8 +22,8 @@ func (e *engine) receipt(rejected []RejectedPin) Receipt {
 	cfg := e.Corpus.Config()
 	r := Receipt{
 		Query:             e.Parsed.Text,
-		Terms:             nonNil(e.Parsed.Terms),
-		FilteredTerms:     nonNil(e.Parsed.Filtered),
+		Terms:             render.NonNil(e.Parsed.Terms),
+		FilteredTerms:     render.NonNil(e.Parsed.Filtered),
 		Order:             e.orderName(),
 		Window:            e.Window,
 		AsOf:              words.DayString(e.req.AsOf),
@@ -33,13 +33,13 @@ func (e *engine) receipt(rejected []RejectedPin) Receipt {
 		RejectedPins:      rejected,
 		RelevanceFloor:    rank.RelevanceFloor,
 		RecencyModel:      []HalfLife{},
-		Index:             IndexState{Path: e.state.Path, State: string(e.state.State), Reason: indexReason(e.state.Reason)},
+		Index:             render.IndexState{Path: e.state.Path, State: string(e.state.State), Reason: render.IndexReason(e.state.Reason)},
 		InputDigest:       e.digest,
 		RankingVersion:    artifacts.RankingVersion,
 		ToolVersion:       e.req.ToolVersion,
-		Notice:            Notice,
+		Notice:            render.Notice,
 		ConsultedBodies:   []string{},
-		TruncatedEntities: nonNil(e.truncated),
+		TruncatedEntities: render.NonNil(e.truncated),
 		UnexpandedSeeds:   e.closedSeeds,
 		Warning:           e.undated, // an empty pack says why instead (see warning)
 	}
@@ -54,13 +54,6 @@ func (e *engine) receipt(rejected []RejectedPin) Receipt {
 		}
 	}
 	return r
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }
 
 // undatedWarning is the warning of a pack whose window holds no dated
@@ -172,31 +165,4 @@ func (e *engine) inputDigest() string {
 		h.WriteString("\x1e")
 	}
 	return artifacts.HashSum(h.Sum64())
-}
-
-// maxIndexReason bounds receipt.index's reason, in bytes.
-const maxIndexReason = 160
-
-// indexReason makes a reason safe for the receipt: no characters that
-// JSON escapes or that break a text line, at most maxIndexReason bytes.
-func indexReason(s string) string {
-	s = strings.Map(func(r rune) rune {
-		switch {
-		case r == '"':
-			return '\''
-		case r == '\\':
-			return '/'
-		case r < 0x20 || r == 0x7f || r == 0x2028 || r == 0x2029:
-			return ' '
-		}
-		return r
-	}, strings.ToValidUTF8(s, "?"))
-	if len(s) > maxIndexReason {
-		i := maxIndexReason
-		for i > 0 && !utf8.RuneStart(s[i]) {
-			i--
-		}
-		s = s[:i]
-	}
-	return s
 }

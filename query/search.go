@@ -11,6 +11,7 @@ import (
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/question"
+	"github.com/cairn-kb/cairn/query/render"
 	"github.com/cairn-kb/cairn/query/words"
 	"github.com/cairn-kb/cairn/stages/escape"
 	"github.com/cairn-kb/cairn/stages/govern"
@@ -73,12 +74,12 @@ type SearchAnswer struct {
 	HeldBack int `json:"held_back"`
 	// Empty says why nothing matched, and Record how to note what is
 	// missing; both are set only on an empty answer.
-	Empty          string     `json:"empty,omitempty"`
-	Record         string     `json:"record,omitempty"`
-	Provenance     Provenance `json:"provenance"`
-	Index          IndexState `json:"index"`
-	RankingVersion int        `json:"ranking_version"`
-	Notice         string     `json:"notice"`
+	Empty          string            `json:"empty,omitempty"`
+	Record         string            `json:"record,omitempty"`
+	Provenance     Provenance        `json:"provenance"`
+	Index          render.IndexState `json:"index"`
+	RankingVersion int               `json:"ranking_version"`
+	Notice         string            `json:"notice"`
 }
 
 // SearchFilters are the filters an answer was narrowed by.
@@ -118,7 +119,7 @@ func Search(ctx context.Context, root string, req SearchRequest) ([]byte, error)
 // read through memo.
 func searchWith(ctx context.Context, root string, req SearchRequest, open corpus.Opener, memo *load.GovernanceMemo) ([]byte, error) {
 	switch req.Format {
-	case FormatText, FormatJSON, FormatJSONL:
+	case render.FormatText, render.FormatJSON, render.FormatJSONL:
 	default:
 		return nil, &corpus.UsageError{Msg: fmt.Sprintf("--format %q: use text, json or jsonl", req.Format)}
 	}
@@ -148,7 +149,7 @@ func searchWith(ctx context.Context, root string, req SearchRequest, open corpus
 		return nil, err
 	}
 	if len(parsed.Terms) == 0 {
-		return nil, &corpus.UsageError{Msg: fmt.Sprintf("the query %q holds no word to search for: %s set aside as scaffolding, short words or a date; search for a word of 3 letters or more or an identifier, or run cairn list LAYER to see a layer's items", parsed.Text, listOrDash(parsed.Filtered))}
+		return nil, &corpus.UsageError{Msg: fmt.Sprintf("the query %q holds no word to search for: %s set aside as scaffolding, short words or a date; search for a word of 3 letters or more or an identifier, or run cairn list LAYER to see a layer's items", parsed.Text, render.ListOrDash(parsed.Filtered))}
 	}
 	osRoot, err := load.OpenDir(root)
 	if err != nil {
@@ -247,12 +248,12 @@ type rankedGroup struct {
 // answer assembles the document: the first page of every group.
 func (s *searcher) answer() *SearchAnswer {
 	doc := &SearchAnswer{
-		Query: s.parsed.Text, Terms: s.parsed.Terms, FilteredTerms: nonNil(s.parsed.Filtered),
+		Query: s.parsed.Text, Terms: s.parsed.Terms, FilteredTerms: render.NonNil(s.parsed.Filtered),
 		Window: s.window, AsOf: words.DayString(s.req.AsOf), Scope: ScopeProject,
-		Filters:        SearchFilters{Sources: nonNil(s.req.Sources), Layer: s.req.Layer, Where: nonNil(s.req.Where)},
+		Filters:        SearchFilters{Sources: render.NonNil(s.req.Sources), Layer: s.req.Layer, Where: render.NonNil(s.req.Where)},
 		HeldBack:       s.held,
-		Index:          IndexState{Path: s.index.Path, State: string(s.index.State), Reason: indexReason(s.index.Reason)},
-		RankingVersion: artifacts.RankingVersion, Notice: Notice,
+		Index:          render.IndexState{Path: s.index.Path, State: string(s.index.State), Reason: render.IndexReason(s.index.Reason)},
+		RankingVersion: artifacts.RankingVersion, Notice: render.Notice,
 	}
 	for _, name := range searchGroups {
 		doc.Groups = append(doc.Groups, s.group(name, 0))
@@ -322,7 +323,7 @@ func (s *searcher) emptyReason() string {
 	why := fmt.Sprintf("No record, page, term, note, suggestion or voice example holds %s", orList(s.parsed.Terms))
 	var narrowed []string
 	if s.window.Since != "" || s.window.Until != "" {
-		narrowed = append(narrowed, "dated records from "+orDash(s.window.Since)+" to "+orDash(s.window.Until))
+		narrowed = append(narrowed, "dated records from "+render.OrDash(s.window.Since)+" to "+render.OrDash(s.window.Until))
 	}
 	if s.req.Layer != "" {
 		narrowed = append(narrowed, "the layer "+s.req.Layer)

@@ -13,6 +13,7 @@ import (
 	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/question"
 	"github.com/cairn-kb/cairn/query/rank"
+	"github.com/cairn-kb/cairn/query/render"
 	"github.com/cairn-kb/cairn/query/words"
 )
 
@@ -240,7 +241,7 @@ func (s *searcher) corpusItem(e *rank.Ranking, sc *rank.Scored) (searchItem, err
 	if err != nil {
 		return nil, err
 	}
-	p := packItem(sc, it, e.Excerpt(sc, it), nil)
+	p := render.ItemOf(sc, it, e.Excerpt(sc, it), nil)
 	p.Title, p.Excerpt = inert(p.Title), inert(p.Excerpt)
 	for i := range p.Fields {
 		for j := range p.Fields[i].Values {
@@ -251,9 +252,9 @@ func (s *searcher) corpusItem(e *rank.Ranking, sc *rank.Scored) (searchItem, err
 }
 
 // searchHit is a record or page of an answer.
-type searchHit struct{ PackItem }
+type searchHit struct{ render.Item }
 
-func (h *searchHit) text() string { return itemText(h.PackItem, false) }
+func (h *searchHit) text() string { return render.ItemText(h.Item, false) }
 
 // searchWindow is the candidate window of a search: the dated layers'
 // items between the bounds (every day when there are none), and every

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/rank"
+	"github.com/cairn-kb/cairn/query/render"
 	"github.com/cairn-kb/cairn/query/words"
 	"github.com/cairn-kb/cairn/stages/govern"
 	"github.com/cairn-kb/cairn/stages/lex"
@@ -80,7 +81,7 @@ func (s *searcher) searchGovernance(g load.Governance, usage *usageOnDemand) {
 	}
 	for _, sg := range r.Suggestions() {
 		item := &SearchSuggestion{Target: sg.Target, Kind: sg.Kind, Status: sg.Status, Text: inert(sg.Text), Actor: sg.Actor,
-			Session: sg.Session, Evidence: inertAll(sg.Evidence), Op: sg.Op, ContestedBy: nonNil(sg.ContestedBy), Scope: sg.Scope.Text()}
+			Session: sg.Session, Evidence: inertAll(sg.Evidence), Op: sg.Op, ContestedBy: render.NonNil(sg.ContestedBy), Scope: sg.Scope.Text()}
 		if st := sg.Standing; st != nil {
 			item.Standing = &AtStanding{Sessions: st.Sessions, Corrections: st.Corrections, Merges: st.Merges, MergedIn: st.MergedIn}
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cairn-kb/cairn/query/render"
 	"github.com/cairn-kb/cairn/stages/escape"
 )
 
@@ -12,9 +13,9 @@ import (
 // groups carry no items.
 func renderSearch(doc *SearchAnswer, format string, countOnly bool) []byte {
 	switch format {
-	case FormatJSON:
-		return append(marshal(doc, "", "  "), '\n')
-	case FormatJSONL:
+	case render.FormatJSON:
+		return append(render.Marshal(doc, "", "  "), '\n')
+	case render.FormatJSONL:
 		return searchJSONL(doc)
 	}
 	return searchText(doc, countOnly)
@@ -31,11 +32,11 @@ func searchJSONL(doc *SearchAnswer) []byte {
 		c.Items = []searchItem{}
 		head.Groups = append(head.Groups, &c)
 	}
-	b.Write(marshal(&head, "", ""))
+	b.Write(render.Marshal(&head, "", ""))
 	b.WriteByte('\n')
 	for _, g := range doc.Groups {
 		for i, it := range g.Items {
-			b.Write(marshal(struct {
+			b.Write(render.Marshal(struct {
 				Group string     `json:"group"`
 				Rank  int        `json:"rank"`
 				Item  searchItem `json:"item"`
@@ -52,18 +53,18 @@ func searchText(doc *SearchAnswer, countOnly bool) []byte {
 	var b strings.Builder
 	window := "every day"
 	if doc.Window.Since != "" || doc.Window.Until != "" {
-		window = orDash(doc.Window.Since) + ".." + orDash(doc.Window.Until)
+		window = render.OrDash(doc.Window.Since) + ".." + render.OrDash(doc.Window.Until)
 	}
 	if doc.Window.DerivedFrom != "" {
 		window += " (" + doc.Window.DerivedFrom + ")"
 	}
 	fmt.Fprintf(&b, "search: %s · terms=%s · filtered=%s · window=%s · as_of=%s · scope=%s\n",
-		escape.Line(doc.Query), listOrDash(doc.Terms), listOrDash(doc.FilteredTerms), window, doc.AsOf, doc.Scope)
+		escape.Line(doc.Query), render.ListOrDash(doc.Terms), render.ListOrDash(doc.FilteredTerms), window, doc.AsOf, doc.Scope)
 	if f := doc.Filters; len(f.Sources) > 0 || f.Layer != "" || len(f.Where) > 0 {
-		fmt.Fprintf(&b, "filters: source=%s · layer=%s · where=%s\n", listOrDash(f.Sources), orDash(f.Layer), escape.Line(listOrDash(f.Where)))
+		fmt.Fprintf(&b, "filters: source=%s · layer=%s · where=%s\n", render.ListOrDash(f.Sources), render.OrDash(f.Layer), escape.Line(render.ListOrDash(f.Where)))
 	}
 	cov := doc.Coverage
-	fmt.Fprintf(&b, "coverage: %s · has=%s · missing=%s · pending suggestions=%d\n", cov.Grade, listOrDash(cov.Kinds), listOrDash(cov.Missing), cov.Pending)
+	fmt.Fprintf(&b, "coverage: %s · has=%s · missing=%s · pending suggestions=%d\n", cov.Grade, render.ListOrDash(cov.Kinds), render.ListOrDash(cov.Missing), cov.Pending)
 	for _, g := range doc.Groups {
 		fmt.Fprintf(&b, "## %s: %d", g.Name, g.Count)
 		if g.Offset > 0 {
@@ -88,10 +89,10 @@ func searchText(doc *SearchAnswer, countOnly bool) []byte {
 	}
 	p := doc.Provenance
 	fmt.Fprintf(&b, "provenance: project=%s · log=%s (%d operation(s)) · usage=%s %s · index=%s %s",
-		p.Project, orDash(p.LogRevision), p.LogOperations, p.Artifacts.Path, p.Artifacts.State, doc.Index.Path, doc.Index.State)
+		p.Project, render.OrDash(p.LogRevision), p.LogOperations, p.Artifacts.Path, p.Artifacts.State, doc.Index.Path, doc.Index.State)
 	if doc.Index.Reason != "" {
 		fmt.Fprintf(&b, " · index_reason=%s", doc.Index.Reason)
 	}
-	fmt.Fprintf(&b, " · ranking=%d\n%s\n", doc.RankingVersion, Notice)
+	fmt.Fprintf(&b, " · ranking=%d\n%s\n", doc.RankingVersion, render.Notice)
 	return escape.Bytes([]byte(b.String()))
 }

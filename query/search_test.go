@@ -13,6 +13,7 @@ import (
 
 	"github.com/cairn-kb/cairn/query/question"
 	"github.com/cairn-kb/cairn/query/rank"
+	"github.com/cairn-kb/cairn/query/render"
 	"github.com/cairn-kb/cairn/stages/lex"
 	"github.com/cairn-kb/cairn/stages/load"
 	"github.com/cairn-kb/cairn/stages/project"
@@ -21,7 +22,7 @@ import (
 // searchJSON runs a search and decodes its JSON answer.
 func searchJSON(t *testing.T, dir string, req SearchRequest) SearchAnswerJSON {
 	t.Helper()
-	req.Format = FormatJSON
+	req.Format = render.FormatJSON
 	out, err := Search(context.Background(), dir, req)
 	if err != nil {
 		t.Fatalf("search %q: %v", req.Words, err)
@@ -158,7 +159,7 @@ func TestSearchIsExhaustive(t *testing.T) {
 func TestSearchGroupsRankWithinThemselves(t *testing.T) {
 	dir := builtDemo(t)
 	asOf := time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC)
-	out, err := Search(context.Background(), dir, SearchRequest{Words: []string{"push-token", "token"}, AsOf: asOf, Format: FormatJSON})
+	out, err := Search(context.Background(), dir, SearchRequest{Words: []string{"push-token", "token"}, AsOf: asOf, Format: render.FormatJSON})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package query
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -557,18 +556,4 @@ func (c *sourceCap) move(s *rank.Scored, d int) {
 	if rank.IsPage(s.Key) {
 		c.pagesIn += d
 	}
-}
-
-func fmtReasons(rs []rank.Reason) string {
-	var b strings.Builder
-	for i, r := range rs {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "%s %+d", r.Code, r.Points)
-		if r.Detail != "" {
-			fmt.Fprintf(&b, " (%s)", r.Detail)
-		}
-	}
-	return b.String()
 }

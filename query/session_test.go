@@ -16,6 +16,7 @@ import (
 
 	"github.com/cairn-kb/cairn/golden/goldentest"
 	"github.com/cairn-kb/cairn/query/corpus"
+	"github.com/cairn-kb/cairn/query/render"
 )
 
 // sessionQueries are asked of a session and of Context side by side.
@@ -41,7 +42,7 @@ func TestSessionAnswersAsContext(t *testing.T) {
 		t.Helper()
 		var wg sync.WaitGroup
 		for _, words := range sessionQueries {
-			for _, f := range []string{FormatText, FormatJSON, FormatJSONL} {
+			for _, f := range []string{render.FormatText, render.FormatJSON, render.FormatJSONL} {
 				req := Request{Words: words, Budget: DefaultBudget, AsOf: asOf, Format: f, ToolVersion: "test"}
 				want, werr := Context(context.Background(), dir, req)
 				for range 2 {
@@ -73,7 +74,7 @@ func TestSessionAnswersAsContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("stale")
-	out, _ := s.Context(context.Background(), Request{Words: []string{"HAR-142"}, Budget: DefaultBudget, AsOf: asOf, Format: FormatText})
+	out, _ := s.Context(context.Background(), Request{Words: []string{"HAR-142"}, Budget: DefaultBudget, AsOf: asOf, Format: render.FormatText})
 	if !strings.Contains(string(out), "index=.cairn/manifest.json stale") {
 		t.Errorf("after an edit the session did not scan:\n%s", out)
 	}
@@ -89,8 +90,8 @@ func TestSessionRefusesDeltaPacks(t *testing.T) {
 	state := t.TempDir()
 	asOf := time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC)
 	for _, req := range []Request{
-		{Words: []string{"HAR-142"}, Budget: DefaultBudget, AsOf: asOf, Format: FormatText, SaveReceipt: true, StateDir: state},
-		{Words: []string{"HAR-142"}, Budget: DefaultBudget, AsOf: asOf, Format: FormatText, SinceReceipt: "0123456789abcdef", StateDir: state},
+		{Words: []string{"HAR-142"}, Budget: DefaultBudget, AsOf: asOf, Format: render.FormatText, SaveReceipt: true, StateDir: state},
+		{Words: []string{"HAR-142"}, Budget: DefaultBudget, AsOf: asOf, Format: render.FormatText, SinceReceipt: "0123456789abcdef", StateDir: state},
 	} {
 		_, err := s.Context(context.Background(), req)
 		var ue *corpus.UsageError
@@ -113,7 +114,7 @@ func TestSessionFollowsTheBaseItWatches(t *testing.T) {
 	s := NewSession(dir)
 	defer s.Close()
 	watched := runtime.GOOS == "linux"
-	req := Request{Words: []string{"HAR-142", "follow-up"}, Budget: DefaultBudget, AsOf: time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC), Format: FormatText, ToolVersion: "test"}
+	req := Request{Words: []string{"HAR-142", "follow-up"}, Budget: DefaultBudget, AsOf: time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC), Format: render.FormatText, ToolVersion: "test"}
 	ask := func(what, state string) {
 		t.Helper()
 		got, err := s.Context(context.Background(), req)
@@ -208,13 +209,13 @@ func TestSessionReadsSearchesAndListsAsTheCLI(t *testing.T) {
 	}
 	var asks []ask
 	for _, uri := range []string{"wiki/arm64-builds.md", "ticket:HAR-142", "events/2026-11-04/tickets.json#HAR-147", "nosuch:thing"} {
-		req := ReadRequest{URI: uri, Format: FormatText}
+		req := ReadRequest{URI: uri, Format: render.FormatText}
 		asks = append(asks, ask{"read " + uri,
 			func() ([]byte, error) { return Read(context.Background(), dir, req) },
 			func() ([]byte, error) { return s.Read(context.Background(), req) }})
 	}
 	for _, words := range [][]string{{"arm64", "nightly"}, {"HAR-142"}} {
-		req := SearchRequest{Words: words, AsOf: asOf, Format: FormatJSON}
+		req := SearchRequest{Words: words, AsOf: asOf, Format: render.FormatJSON}
 		asks = append(asks, ask{"search " + strings.Join(words, " "),
 			func() ([]byte, error) { return Search(context.Background(), dir, req) },
 			func() ([]byte, error) { return s.Search(context.Background(), req) }})
@@ -226,7 +227,7 @@ func TestSessionReadsSearchesAndListsAsTheCLI(t *testing.T) {
 			func() ([]byte, error) { return s.At(context.Background(), req) }})
 	}
 	for _, layer := range []string{"events", "wiki"} {
-		req := ListRequest{Layer: layer, Format: FormatText}
+		req := ListRequest{Layer: layer, Format: render.FormatText}
 		asks = append(asks, ask{"list " + layer,
 			func() ([]byte, error) { return List(context.Background(), dir, req) },
 			func() ([]byte, error) { return s.List(context.Background(), req) }})
@@ -290,7 +291,7 @@ func TestSessionReadsSearchesAndListsAsTheCLI(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("stale")
-	out, _ := s.Read(context.Background(), ReadRequest{URI: "wiki/arm64-builds.md", Format: FormatText})
+	out, _ := s.Read(context.Background(), ReadRequest{URI: "wiki/arm64-builds.md", Format: render.FormatText})
 	if !strings.Contains(string(out), "pinned to one runner") {
 		t.Errorf("after an edit the session's read does not show it:\n%s", out)
 	}
@@ -307,7 +308,7 @@ func TestSessionWatchesABaseReachedThroughALink(t *testing.T) {
 	}
 	s := NewSession(link)
 	defer s.Close()
-	req := Request{Words: []string{"HAR-142"}, Budget: DefaultBudget, AsOf: time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC), Format: FormatText, ToolVersion: "test"}
+	req := Request{Words: []string{"HAR-142"}, Budget: DefaultBudget, AsOf: time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC), Format: render.FormatText, ToolVersion: "test"}
 	for _, step := range []string{"first", "warm"} {
 		if out, err := s.Context(context.Background(), req); err != nil || !strings.Contains(string(out), "manifest.json used") {
 			t.Fatalf("%s: %v\n%s", step, err, out)
@@ -342,7 +343,7 @@ func TestSessionSplicesOncePerChange(t *testing.T) {
 	dir := builtDemo(t)
 	s := NewSession(dir)
 	defer s.Close()
-	req := Request{Words: []string{"arm64", "nightly"}, Budget: DefaultBudget, Format: FormatText, AsOf: time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC), ToolVersion: "test"}
+	req := Request{Words: []string{"arm64", "nightly"}, Budget: DefaultBudget, Format: render.FormatText, AsOf: time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC), ToolVersion: "test"}
 	if _, err := s.Context(context.Background(), req); err != nil {
 		t.Fatal(err)
 	}

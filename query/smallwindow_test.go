@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cairn-kb/cairn/golden/goldentest"
+	"github.com/cairn-kb/cairn/query/render"
 )
 
 // TestSmallWindowKeepsCommonTerm: in a window of three items, a term that
@@ -26,13 +27,13 @@ func TestSmallWindowKeepsCommonTerm(t *testing.T) {
 	for name, data := range files {
 		goldentest.WriteFile(t, root, name, []byte(data))
 	}
-	out, err := Context(context.Background(), root, Request{Words: []string{"uploads"}, Budget: DefaultBudget, Format: FormatJSON,
+	out, err := Context(context.Background(), root, Request{Words: []string{"uploads"}, Budget: DefaultBudget, Format: render.FormatJSON,
 		AsOf: time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var pack struct {
-		Items []PackItem `json:"items"`
+		Items []render.Item `json:"items"`
 	}
 	if err := json.Unmarshal(out, &pack); err != nil {
 		t.Fatal(err)
@@ -59,13 +60,13 @@ func TestBelowFloorSaysSo(t *testing.T) {
 	for name, data := range files {
 		goldentest.WriteFile(t, root, name, []byte(data))
 	}
-	out, err := Context(context.Background(), root, Request{Words: []string{"zebra"}, Budget: DefaultBudget, Format: FormatJSON,
+	out, err := Context(context.Background(), root, Request{Words: []string{"zebra"}, Budget: DefaultBudget, Format: render.FormatJSON,
 		AsOf: time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var pack struct {
-		Items   []PackItem `json:"items"`
+		Items   []render.Item `json:"items"`
 		Receipt struct {
 			Warning string `json:"warning"`
 		} `json:"receipt"`

@@ -16,6 +16,7 @@ import (
 
 	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/question"
+	"github.com/cairn-kb/cairn/query/render"
 )
 
 // capPack is what a fitting chose: the sources of the items the real
@@ -37,7 +38,7 @@ type capItem struct {
 // fitCapPack fits a request over c, in JSON, and reads what it chose.
 func fitCapPack(t *testing.T, c corpus.Corpus, req Request) (*capPack, error) {
 	t.Helper()
-	req.Format = FormatJSON
+	req.Format = render.FormatJSON
 	parsed, err := question.Parse(req.Words, req.AsOf, req.Since, req.Until)
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/cairn-kb/cairn/query/render"
 )
 
 // staleBase is a repository whose last commit is 103 days before
@@ -76,7 +78,7 @@ func TestEmptyWindowWithoutDatedEvidence(t *testing.T) {
 func staleWarning(t *testing.T, dir, words, until string) (warning string, items int, scanned string) {
 	t.Helper()
 	run := func() (string, int) {
-		out, err := Context(context.Background(), dir, Request{Words: strings.Fields(words), Until: until, Budget: DefaultBudget, Format: FormatJSON, AsOf: staleAsOf})
+		out, err := Context(context.Background(), dir, Request{Words: strings.Fields(words), Until: until, Budget: DefaultBudget, Format: render.FormatJSON, AsOf: staleAsOf})
 		if err != nil {
 			t.Fatal(err)
 		}
