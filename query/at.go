@@ -5,14 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/query/corpus"
+	"github.com/cairn-kb/cairn/query/provenance"
 	"github.com/cairn-kb/cairn/query/render"
 	"github.com/cairn-kb/cairn/query/words"
 	"github.com/cairn-kb/cairn/stages/diag"
@@ -25,12 +24,6 @@ import (
 // By-location formats.
 const (
 	FormatMarkdown = "markdown"
-)
-
-// Scopes of a by-location answer: what stands behind it.
-const (
-	ScopeProject = "project" // the base's governance at a point
-	ScopeProfile = "profile" // one voice profile and nothing else
 )
 
 // AtRequest is one by-location question: what applies at a path, or what
@@ -82,7 +75,7 @@ func At(ctx context.Context, root string, req AtRequest) ([]byte, error) {
 	fsys := osRoot
 	g := req.Governance.Read(fsys)
 	if !g.ConfigOK {
-		return nil, &corpus.UsageError{Msg: "cairn.yaml cannot be read: " + diagText(g.Diagnostics)}
+		return nil, &corpus.UsageError{Msg: "cairn.yaml cannot be read: " + provenance.DiagText(g.Diagnostics)}
 	}
 	doc := &AtAnswer{AsOf: words.DayString(req.AsOf), lineRunes: g.Config.Governance.Caps.LineRunes}
 	for _, d := range g.Diagnostics {
@@ -90,12 +83,12 @@ func At(ctx context.Context, root string, req AtRequest) ([]byte, error) {
 			doc.Attention = append(doc.Attention, "Part of the governance failed to load and is left out of this answer: "+govern.Plain(d.String()))
 		}
 	}
-	fresh := usageFreshness(ctx, root, g.Config)
-	fresh.countAll()
-	doc.Provenance = provenance(root, g, fresh)
+	fresh := provenance.Usage(ctx, root, g.Config)
+	fresh.CountAll()
+	doc.Provenance = provenance.Of(root, g, fresh)
 	resolver := govern.New(govern.Governance{
 		DefaultVoice: g.Config.Governance.DefaultVoice, Points: g.Config.Governance.Points,
-		Axes: g.Config.Governance.Axes, Voices: g.Voices, Terms: g.Terms, Log: g.Log, Usage: fresh.uses,
+		Axes: g.Config.Governance.Axes, Voices: g.Voices, Terms: g.Terms, Log: g.Log, Usage: fresh.Uses,
 	})
 	if req.Profile != "" {
 		v, ok := resolver.Voice(req.Profile)
@@ -216,113 +209,4 @@ func voiceNames(vs []model.Voice) string {
 	}
 	slices.Sort(names)
 	return strings.Join(names, ", ")
-}
-
-// freshness is the state of the artifacts a by-location answer reads.
-type freshness struct {
-	State  corpus.State
-	Reason string
-	usage  []byte         // usage.tsv, when current
-	counts map[string]int // term id → uses in content, once countAll ran
-}
-
-// uses is the govern.Governance.Usage hook: nil counts leave the
-// standing's uses out.
-func (f freshness) uses(termID string) (int, bool) {
-	if f.counts == nil {
-		return 0, false
-	}
-	return f.counts[termID], true // every term of the store has its total
-}
-
-// countAll decodes every term's total uses, for an answer that weighs
-// them all (the by-location standing).
-func (f *freshness) countAll() {
-	if f.usage == nil {
-		return
-	}
-	terms, err := artifacts.DecodeUsage(f.usage)
-	if err != nil {
-		*f = freshness{State: corpus.StateCorrupt, Reason: err.Error()}
-		return
-	}
-	f.counts = make(map[string]int, len(terms))
-	for _, t := range terms {
-		f.counts[t.Term] = t.Total
-	}
-}
-
-// lookup finds one term's uses, its first limit files among them, by a
-// binary search of usage.tsv; ok is false when the counts are not current.
-func (f freshness) lookup(termID string, limit int) (sum artifacts.UsageSummary, counted, ok bool, err error) {
-	if f.usage == nil {
-		return sum, false, false, nil
-	}
-	sum, counted, err = artifacts.LookupUsage(f.usage, termID, limit)
-	return sum, counted, err == nil, err
-}
-
-// provenance says what stands behind an answer.
-func provenance(root string, g load.Governance, f freshness) Provenance {
-	p := Provenance{Project: path.Base(filepath.ToSlash(root)), LogOperations: len(g.Log)}
-	if n := len(g.Log); n > 0 {
-		p.LogRevision = g.Log[n-1].Op
-	}
-	p.Artifacts = render.IndexState{Path: artifacts.ManifestPath, State: string(f.State), Reason: f.Reason}
-	return p
-}
-
-// searchTopUses is how many of a term's most frequent uses a search hit
-// shows beside its count (a term read shows readTopUses).
-const searchTopUses = 3
-
-// usageStage is the build stage whose output holds the usage counts.
-const usageStage = "usage"
-
-// usageFreshness checks the build behind usage.tsv without walking the
-// base (SPEC §6.6: artifact freshness, stat-first, hashing only what
-// changed) and, when it is current, reads the file, whose terms are
-// looked up as an answer needs them.
-func usageFreshness(ctx context.Context, root string, cfg model.Config) freshness {
-	m, err := artifacts.ReadPrevious(root)
-	var linked *artifacts.LinkError
-	switch {
-	case errors.As(err, &linked):
-		return freshness{State: corpus.StateCorrupt, Reason: corpus.LinkedDirReason}
-	case err != nil:
-		return freshness{State: corpus.StateCorrupt, Reason: err.Error()}
-	case m == nil:
-		return freshness{State: corpus.StateMissing, Reason: "no manifest; run cairn build"}
-	}
-	// The counts depend on the content files, the terms store and the
-	// configuration, and on nothing else the manifest records.
-	cache := artifacts.ReadStatFile(root)
-	counted := *m
-	counted.Inputs = slices.DeleteFunc(slices.Clone(m.Inputs), func(in artifacts.FileStamp) bool {
-		return !load.IsConfigFile(in.Path) && in.Path != path.Join(cfg.Layers.Governance, "terms.yaml") && !load.IsContent(cfg, in.Path)
-	})
-	if p, why := artifacts.FirstChangedInput(root, &counted, cache); p != "" {
-		return freshness{State: corpus.StateStale, Reason: p + " " + why}
-	}
-	st, ok := m.Stage(usageStage)
-	if !ok {
-		return freshness{State: corpus.StateStale, Reason: "the build holds no usage counts; run cairn build"}
-	}
-	if reason := corpus.BrokenOutput(root, m, st, cache); reason != "" {
-		return freshness{State: corpus.StateCorrupt, Reason: reason}
-	}
-	data, err := corpus.LoadArtifact(root, artifacts.UsagePath, func(b []byte) ([]byte, error) { return b, nil }, nil)
-	if err != nil {
-		return freshness{State: corpus.StateCorrupt, Reason: err.Error()}
-	}
-	return freshness{State: corpus.StateUsed, usage: data}
-}
-
-// diagText joins diagnostics into one message.
-func diagText(ds []diag.Diagnostic) string {
-	var parts []string
-	for _, d := range ds {
-		parts = append(parts, d.String())
-	}
-	return strings.Join(parts, "; ")
 }

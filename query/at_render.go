@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cairn-kb/cairn/query/corpus"
+	"github.com/cairn-kb/cairn/query/provenance"
 	"github.com/cairn-kb/cairn/query/render"
 	"github.com/cairn-kb/cairn/stages/govern"
 	"github.com/cairn-kb/cairn/stages/model"
@@ -37,12 +38,12 @@ type AtAnswer struct {
 	Suggestions []AtSuggestion `json:"suggestions"`
 	// Windows are the bindings skipped because the day is outside their
 	// window, with what governs instead.
-	Windows    []string      `json:"windows"`
-	Coverage   AtCoverage    `json:"coverage"`
-	Provenance Provenance    `json:"provenance"`
-	Attention  []string      `json:"attention"`
-	Record     string        `json:"record"`
-	notes      []govern.Note // what the markdown's notes are rendered from
+	Windows    []string              `json:"windows"`
+	Coverage   provenance.Coverage   `json:"coverage"`
+	Provenance provenance.Provenance `json:"provenance"`
+	Attention  []string              `json:"attention"`
+	Record     string                `json:"record"`
+	notes      []govern.Note         // what the markdown's notes are rendered from
 	// lineRunes caps each stored line of the markdown, as in the rules
 	// files; the JSON holds the whole text.
 	lineRunes int
@@ -91,54 +92,21 @@ type AtNote struct {
 
 // AtSuggestion is a position nobody has decided on.
 type AtSuggestion struct {
-	Target      string      `json:"target"`
-	Kind        string      `json:"kind"`   // rule or note
-	Status      string      `json:"status"` // suggested or contested
-	Text        string      `json:"text"`
-	Actor       string      `json:"actor"`
-	Session     string      `json:"session,omitempty"`
-	Evidence    []string    `json:"evidence,omitempty"`
-	Op          string      `json:"op"`
-	ContestedBy []string    `json:"contested_by"`
-	Standing    *AtStanding `json:"standing,omitempty"`
+	Target      string               `json:"target"`
+	Kind        string               `json:"kind"`   // rule or note
+	Status      string               `json:"status"` // suggested or contested
+	Text        string               `json:"text"`
+	Actor       string               `json:"actor"`
+	Session     string               `json:"session,omitempty"`
+	Evidence    []string             `json:"evidence,omitempty"`
+	Op          string               `json:"op"`
+	ContestedBy []string             `json:"contested_by"`
+	Standing    *provenance.Standing `json:"standing,omitempty"`
 }
-
-// AtStanding is a term suggestion's evidence as plain counts; Uses is
-// absent when the usage counts are not current.
-type AtStanding struct {
-	Sessions    int      `json:"sessions"`
-	Corrections int      `json:"corrections"`
-	Merges      int      `json:"merges"`
-	MergedIn    []string `json:"merged_in,omitempty"`
-	Uses        *int     `json:"uses,omitempty"`
-}
-
-// AtCoverage grades the answer.
-type AtCoverage struct {
-	Grade   string   `json:"grade"`
-	Kinds   []string `json:"kinds"`
-	Missing []string `json:"missing"`
-	Pending int      `json:"pending"`
-}
-
-// Provenance is what stands behind an answer.
-type Provenance struct {
-	// Project names the base (its folder).
-	Project string `json:"project"`
-	// LogRevision is the newest operation of the notes log, which ids
-	// every state of it; LogOperations counts them.
-	LogRevision   string `json:"log_revision"`
-	LogOperations int    `json:"log_operations"`
-	// Artifacts is the state of the build the usage counts come from.
-	Artifacts render.IndexState `json:"artifacts"`
-}
-
-// recordLine is how every answer invites an observation.
-const recordLine = "To record a name, a spelling or a point of style this answer does not hold, run `cairn note suggest note:<slug> \"what you noticed\" --actor agent:<you>`; a person decides whether it becomes a rule."
 
 // project fills the answer for a path.
 func (d *AtAnswer) project(rel string, a govern.Answer) {
-	d.Path, d.Scope = rel, ScopeProject
+	d.Path, d.Scope = rel, provenance.ScopeProject
 	d.Point = &AtPoint{Name: a.Point.Name, Binding: a.Binding, Glob: a.Glob, Axes: a.Point.Axes}
 	if a.Voice != nil {
 		d.Voice = voiceOf(*a.Voice)
@@ -163,22 +131,22 @@ func (d *AtAnswer) project(rel string, a govern.Answer) {
 		as := AtSuggestion{Target: govern.Plain(s.Target), Kind: s.Kind, Status: s.Status, Text: govern.Plain(s.Text), Actor: govern.Plain(s.Actor),
 			Session: govern.Plain(s.Session), Evidence: plainAll(s.Evidence), Op: s.Op, ContestedBy: render.NonNil(s.ContestedBy)}
 		if st := s.Standing; st != nil {
-			as.Standing = &AtStanding{Sessions: st.Sessions, Corrections: st.Corrections, Merges: st.Merges, MergedIn: st.MergedIn, Uses: st.Uses}
+			as.Standing = &provenance.Standing{Sessions: st.Sessions, Corrections: st.Corrections, Merges: st.Merges, MergedIn: st.MergedIn, Uses: st.Uses}
 		}
 		d.Suggestions = append(d.Suggestions, as)
 	}
 	for _, t := range a.Transitions {
 		d.Windows = append(d.Windows, t.Text())
 	}
-	d.Coverage = AtCoverage{Grade: a.Coverage.Grade, Kinds: render.NonNil(a.Coverage.Kinds), Missing: render.NonNil(a.Coverage.Missing), Pending: a.Coverage.Pending}
+	d.Coverage = provenance.Coverage{Grade: a.Coverage.Grade, Kinds: render.NonNil(a.Coverage.Kinds), Missing: render.NonNil(a.Coverage.Missing), Pending: a.Coverage.Pending}
 }
 
 // profile fills the answer for a named voice profile: its brief and
 // nothing else, since no point of the project stands behind it.
 func (d *AtAnswer) profile(v model.Voice) {
-	d.Profile, d.Scope = v.Name, ScopeProfile
+	d.Profile, d.Scope = v.Name, provenance.ScopeProfile
 	d.Voice = voiceOf(v)
-	d.Coverage = AtCoverage{Grade: govern.GradeThin, Kinds: []string{govern.CoverVoice}, Missing: []string{govern.CoverTerms, govern.CoverEstablished}}
+	d.Coverage = provenance.Coverage{Grade: govern.GradeThin, Kinds: []string{govern.CoverVoice}, Missing: []string{govern.CoverTerms, govern.CoverEstablished}}
 	d.Attention = append(d.Attention, "This is the voice profile "+v.Name+" alone: no point of the project stands behind it, so no terms, notes or suggestions are in it. Ask with --at PATH for what applies to a file.")
 }
 
@@ -213,14 +181,14 @@ func voiceOf(v model.Voice) *AtVoice {
 // finish adds what every answer carries: empty lists as [], the freshness
 // of the artifacts first among the notes to the reader, what a thin or
 // empty answer lacks, and the invitation to record an observation.
-func (d *AtAnswer) finish(f freshness) {
+func (d *AtAnswer) finish(f provenance.Freshness) {
 	d.Rules, d.Terms, d.KeepAsIs = render.NonNil(d.Rules), render.NonNilOf(d.Terms), render.NonNil(d.KeepAsIs)
 	d.Notes, d.Suggestions, d.Windows = render.NonNilOf(d.Notes), render.NonNilOf(d.Suggestions), render.NonNil(d.Windows)
 	var first []string
 	if f.State != corpus.StateUsed {
 		first = append(first, fmt.Sprintf("The artifacts are %s (%s): term usage counts are left out until `cairn build` runs; voice, terms and notes are read from the base and hold.", f.State, f.Reason))
 	}
-	if d.Scope == ScopeProject && d.Coverage.Grade != govern.GradeCovered {
+	if d.Scope == provenance.ScopeProject && d.Coverage.Grade != govern.GradeCovered {
 		missing := strings.Join(d.Coverage.Missing, ", ")
 		line := fmt.Sprintf("Coverage is %s here: nothing of %s applies.", d.Coverage.Grade, missing)
 		if d.Coverage.Pending > 0 {
@@ -234,7 +202,7 @@ func (d *AtAnswer) finish(f freshness) {
 	}
 	d.Attention = append(first, d.Attention...)
 	d.Attention = render.NonNil(d.Attention)
-	d.Record = recordLine
+	d.Record = provenance.RecordLine
 }
 
 // markdown renders the answer as a brief for a model: the voice, then
@@ -244,7 +212,7 @@ func (d *AtAnswer) finish(f freshness) {
 func (d *AtAnswer) markdown(explain bool) string {
 	var b strings.Builder
 	switch {
-	case d.Scope == ScopeProfile:
+	case d.Scope == provenance.ScopeProfile:
 		fmt.Fprintf(&b, "# Voice profile %s\n", govern.Plain(d.Profile))
 	case d.For == forComments:
 		fmt.Fprintf(&b, "# What applies to code comments at %s\n", govern.Plain(d.Path))
@@ -260,7 +228,7 @@ func (d *AtAnswer) markdown(explain bool) string {
 			fmt.Fprintf(&b, "%s\n", v.Description)
 		}
 		list(&b, v.Brief, d.lineRunes)
-	} else if d.Scope == ScopeProject {
+	} else if d.Scope == provenance.ScopeProject {
 		b.WriteString("\n## Voice\nNo voice profile governs here.\n")
 	}
 	section(&b, "Say this, not that", d.Rules, d.lineRunes)

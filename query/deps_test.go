@@ -64,15 +64,16 @@ var queryForbidden = map[string]string{
 var queryLayers = map[string]int{
 	// Leaves: the artifacts' reader, the question's words and days, and
 	// the receipt snapshots of delta packs.
-	"query/tables":   0,
-	"query/question": 0,
-	"query/receipts": 0,
-	"query/corpus":   1, // the corpus (index or scan) and the freshness verdict
-	"query/words":    2, // the candidate window and the query terms' statistics
-	"query/rank":     3, // the ranking shared by packs and search
-	"query/render":   4, // what every answer renders alike
-	"query":          8, // the facade, and the session that serves every answer kind
-	"query/eval":     9, // the ranking's evaluation, through the facade
+	"query/tables":     0,
+	"query/question":   0,
+	"query/receipts":   0,
+	"query/corpus":     1, // the corpus (index or scan) and the freshness verdict
+	"query/words":      2, // the candidate window and the query terms' statistics
+	"query/rank":       3, // the ranking shared by packs and search
+	"query/render":     4, // what every answer renders alike
+	"query/provenance": 5, // what stands behind a governance answer
+	"query":            8, // the facade, and the session that serves every answer kind
+	"query/eval":       9, // the ranking's evaluation, through the facade
 }
 
 // TestDependencyDirection enforces cmd → stages → artifacts and

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cairn-kb/cairn/query/corpus"
+	"github.com/cairn-kb/cairn/query/provenance"
 	"github.com/cairn-kb/cairn/query/render"
 	"github.com/cairn-kb/cairn/stages/lex"
 	"github.com/cairn-kb/cairn/stages/load"
@@ -168,7 +169,7 @@ func (r *reader) governance() (*load.Governance, error) {
 	defer osRoot.Close()
 	g := r.memo.Read(osRoot)
 	if !g.ConfigOK {
-		return nil, &corpus.UsageError{Msg: "cairn.yaml cannot be read: " + diagText(g.Diagnostics)}
+		return nil, &corpus.UsageError{Msg: "cairn.yaml cannot be read: " + provenance.DiagText(g.Diagnostics)}
 	}
 	r.gov = &g
 	return r.gov, nil

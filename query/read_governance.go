@@ -8,6 +8,7 @@ import (
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/query/corpus"
+	"github.com/cairn-kb/cairn/query/provenance"
 	"github.com/cairn-kb/cairn/query/render"
 	"github.com/cairn-kb/cairn/stages/govern"
 	"github.com/cairn-kb/cairn/stages/load"
@@ -70,11 +71,11 @@ func (r *reader) term(id string) (*ReadAnswer, bool, error) {
 		add("in_force", "no: proposed and not kept by a person, or dropped")
 	}
 	a.History = history(g.Log, termScheme+id)
-	fresh := usageFreshness(r.ctx, r.root, g.Config)
+	fresh := provenance.Usage(r.ctx, r.root, g.Config)
 	a.Index = &render.IndexState{Path: artifacts.ManifestPath, State: string(fresh.State), Reason: fresh.Reason}
 	a.Usage = &ReadUsage{AsOf: "the last build"}
 	if fresh.State == corpus.StateUsed {
-		sum, found, _, err := fresh.lookup(id, readTopUses)
+		sum, found, _, err := fresh.Lookup(id, readTopUses)
 		if err != nil {
 			return nil, false, err
 		}

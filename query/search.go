@@ -10,6 +10,7 @@ import (
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/query/corpus"
+	"github.com/cairn-kb/cairn/query/provenance"
 	"github.com/cairn-kb/cairn/query/question"
 	"github.com/cairn-kb/cairn/query/render"
 	"github.com/cairn-kb/cairn/query/words"
@@ -60,26 +61,26 @@ type SearchRequest struct {
 
 // SearchAnswer is a by-content answer as a document.
 type SearchAnswer struct {
-	Query         string          `json:"query"`
-	Terms         []string        `json:"terms"`
-	FilteredTerms []string        `json:"filtered_terms"`
-	Window        question.Window `json:"window"`
-	AsOf          string          `json:"as_of"`
-	Filters       SearchFilters   `json:"filters"`
-	Scope         string          `json:"scope"`
-	Coverage      AtCoverage      `json:"coverage"`
-	Groups        []*SearchGroup  `json:"groups"`
+	Query         string              `json:"query"`
+	Terms         []string            `json:"terms"`
+	FilteredTerms []string            `json:"filtered_terms"`
+	Window        question.Window     `json:"window"`
+	AsOf          string              `json:"as_of"`
+	Filters       SearchFilters       `json:"filters"`
+	Scope         string              `json:"scope"`
+	Coverage      provenance.Coverage `json:"coverage"`
+	Groups        []*SearchGroup      `json:"groups"`
 	// HeldBack counts received and private records that match but stay
 	// out, as they stay out of a pack, unless the query names their role.
 	HeldBack int `json:"held_back"`
 	// Empty says why nothing matched, and Record how to note what is
 	// missing; both are set only on an empty answer.
-	Empty          string            `json:"empty,omitempty"`
-	Record         string            `json:"record,omitempty"`
-	Provenance     Provenance        `json:"provenance"`
-	Index          render.IndexState `json:"index"`
-	RankingVersion int               `json:"ranking_version"`
-	Notice         string            `json:"notice"`
+	Empty          string                `json:"empty,omitempty"`
+	Record         string                `json:"record,omitempty"`
+	Provenance     provenance.Provenance `json:"provenance"`
+	Index          render.IndexState     `json:"index"`
+	RankingVersion int                   `json:"ranking_version"`
+	Notice         string                `json:"notice"`
 }
 
 // SearchFilters are the filters an answer was narrowed by.
@@ -166,7 +167,7 @@ func searchWith(ctx context.Context, root string, req SearchRequest, open corpus
 	govc := make(chan governance, 1)
 	go func() {
 		g := memo.Read(osRoot)
-		govc <- governance{g, &usageOnDemand{check: func() freshness { return usageFreshness(ctx, root, g.Config) }}}
+		govc <- governance{g, &usageOnDemand{check: func() provenance.Freshness { return provenance.Usage(ctx, root, g.Config) }}}
 	}()
 	var gov *governance
 	loaded := func() governance {
@@ -189,7 +190,7 @@ func searchWith(ctx context.Context, root string, req SearchRequest, open corpus
 		}
 		gv := loaded()
 		if !gv.g.ConfigOK {
-			return nil, &corpus.UsageError{Msg: "cairn.yaml cannot be read: " + diagText(gv.g.Diagnostics)}
+			return nil, &corpus.UsageError{Msg: "cairn.yaml cannot be read: " + provenance.DiagText(gv.g.Diagnostics)}
 		}
 		s.searchGovernance(gv.g, gv.usage)
 		doc := s.answer()
@@ -200,7 +201,7 @@ func searchWith(ctx context.Context, root string, req SearchRequest, open corpus
 		}
 		// Last: whether the usage counts were read is known once the
 		// shown items are.
-		doc.Provenance = provenance(root, gv.g, gv.usage.state())
+		doc.Provenance = provenance.Of(root, gv.g, gv.usage.state())
 		return doc, nil
 	}
 	c, state, closeFn, err := open(ctx, root, words.LookupWords(parsed.Terms))
@@ -249,7 +250,7 @@ type rankedGroup struct {
 func (s *searcher) answer() *SearchAnswer {
 	doc := &SearchAnswer{
 		Query: s.parsed.Text, Terms: s.parsed.Terms, FilteredTerms: render.NonNil(s.parsed.Filtered),
-		Window: s.window, AsOf: words.DayString(s.req.AsOf), Scope: ScopeProject,
+		Window: s.window, AsOf: words.DayString(s.req.AsOf), Scope: provenance.ScopeProject,
 		Filters:        SearchFilters{Sources: render.NonNil(s.req.Sources), Layer: s.req.Layer, Where: render.NonNil(s.req.Where)},
 		HeldBack:       s.held,
 		Index:          render.IndexState{Path: s.index.Path, State: string(s.index.State), Reason: render.IndexReason(s.index.Reason)},
@@ -261,7 +262,7 @@ func (s *searcher) answer() *SearchAnswer {
 	doc.Coverage = searchCoverage(doc)
 	if doc.Coverage.Grade == coverageEmpty {
 		doc.Empty = s.emptyReason()
-		doc.Record = recordLine
+		doc.Record = provenance.RecordLine
 	}
 	return doc
 }
@@ -368,12 +369,12 @@ const (
 	kindEarlier  = "earlier work"     // records and pages
 )
 
-func searchCoverage(doc *SearchAnswer) AtCoverage {
+func searchCoverage(doc *SearchAnswer) provenance.Coverage {
 	n := map[string]int{}
 	for _, g := range doc.Groups {
 		n[g.Name] = g.Count
 	}
-	cov := AtCoverage{Kinds: []string{}, Missing: []string{}, Pending: n[GroupSuggestions]}
+	cov := provenance.Coverage{Kinds: []string{}, Missing: []string{}, Pending: n[GroupSuggestions]}
 	for _, k := range []struct {
 		name string
 		has  bool

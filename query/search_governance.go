@@ -10,6 +10,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/cairn-kb/cairn/query/corpus"
+	"github.com/cairn-kb/cairn/query/provenance"
 	"github.com/cairn-kb/cairn/query/rank"
 	"github.com/cairn-kb/cairn/query/render"
 	"github.com/cairn-kb/cairn/query/words"
@@ -83,7 +84,7 @@ func (s *searcher) searchGovernance(g load.Governance, usage *usageOnDemand) {
 		item := &SearchSuggestion{Target: sg.Target, Kind: sg.Kind, Status: sg.Status, Text: inert(sg.Text), Actor: sg.Actor,
 			Session: sg.Session, Evidence: inertAll(sg.Evidence), Op: sg.Op, ContestedBy: render.NonNil(sg.ContestedBy), Scope: sg.Scope.Text()}
 		if st := sg.Standing; st != nil {
-			item.Standing = &AtStanding{Sessions: st.Sessions, Corrections: st.Corrections, Merges: st.Merges, MergedIn: st.MergedIn}
+			item.Standing = &provenance.Standing{Sessions: st.Sessions, Corrections: st.Corrections, Merges: st.Merges, MergedIn: st.MergedIn}
 		}
 		suggestions = append(suggestions, govEntry{
 			key: sg.Op, ids: []string{sg.Op, sg.Target},
@@ -115,30 +116,30 @@ const usageUnchecked corpus.State = "unchecked"
 // answer shows a term, and only then: a search that shows none has no use
 // for them, and the check stats every content file.
 type usageOnDemand struct {
-	check func() freshness
+	check func() provenance.Freshness
 	once  sync.Once
-	f     freshness
+	f     provenance.Freshness
 	ran   bool
 }
 
-func (u *usageOnDemand) get() freshness {
+func (u *usageOnDemand) get() provenance.Freshness {
 	u.once.Do(func() { u.f, u.ran = u.check(), true })
 	return u.f
 }
 
 // state is the counts' freshness for the answer's provenance: what get
 // found, or that no term shown needed them.
-func (u *usageOnDemand) state() freshness {
+func (u *usageOnDemand) state() provenance.Freshness {
 	if !u.ran {
-		return freshness{State: usageUnchecked, Reason: "no term of this answer shows its uses"}
+		return provenance.Freshness{State: usageUnchecked, Reason: "no term of this answer shows its uses"}
 	}
 	return u.f
 }
 
 // withUsage adds a term's uses as of the last build, looked up in
 // usage.tsv only for a term an answer shows.
-func withUsage(it *SearchTerm, fresh freshness) {
-	sum, _, ok, err := fresh.lookup(strings.TrimPrefix(it.URI, "term:"), searchTopUses)
+func withUsage(it *SearchTerm, fresh provenance.Freshness) {
+	sum, _, ok, err := fresh.Lookup(strings.TrimPrefix(it.URI, "term:"), provenance.SearchTopUses)
 	switch {
 	case err != nil:
 		it.UsesAsOf = "not counted: " + err.Error() + "; run cairn build"
@@ -389,18 +390,18 @@ func (n *SearchNote) text() string {
 
 // SearchSuggestion is a position nobody has decided on that matches.
 type SearchSuggestion struct {
-	Score       int         `json:"score"`
-	Target      string      `json:"target"`
-	Kind        string      `json:"kind"`
-	Status      string      `json:"status"`
-	Text        string      `json:"text"`
-	Actor       string      `json:"actor"`
-	Session     string      `json:"session,omitempty"`
-	Evidence    []string    `json:"evidence"`
-	Op          string      `json:"op"`
-	ContestedBy []string    `json:"contested_by"`
-	Scope       string      `json:"scope"`
-	Standing    *AtStanding `json:"standing,omitempty"`
+	Score       int                  `json:"score"`
+	Target      string               `json:"target"`
+	Kind        string               `json:"kind"`
+	Status      string               `json:"status"`
+	Text        string               `json:"text"`
+	Actor       string               `json:"actor"`
+	Session     string               `json:"session,omitempty"`
+	Evidence    []string             `json:"evidence"`
+	Op          string               `json:"op"`
+	ContestedBy []string             `json:"contested_by"`
+	Scope       string               `json:"scope"`
+	Standing    *provenance.Standing `json:"standing,omitempty"`
 }
 
 func (sg *SearchSuggestion) text() string {
