@@ -119,6 +119,9 @@ func verdict(env *Env, out check.Output) error {
 	}
 	errs := out.Errors()
 	msg := fmt.Sprintf("%d finding(s), %d error(s), in %d of %d file(s) checked", len(out.Findings), errs, len(files), out.Checked)
+	if out.Suppressed > 0 {
+		msg += fmt.Sprintf("; %d left out by cairn-disable comments or check.ignore", out.Suppressed)
+	}
 	if errs > 0 {
 		return &exitError{code: 1, msg: msg}
 	}

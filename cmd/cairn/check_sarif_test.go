@@ -119,7 +119,9 @@ func (v sarifValidator) run(at string, x any) {
 	var ids []string
 	for i, r := range v.array(at+".tool.driver.rules", driver["rules"]) {
 		rat := fmt.Sprintf("%s.tool.driver.rules[%d]", at, i)
-		rule := v.object(rat, r, []string{"id"}, []string{"id", "shortDescription", "fullDescription", "defaultConfiguration"})
+		// The schema requires only id; GitHub's code scanning also flags a
+		// rule without help, so it is required here.
+		rule := v.object(rat, r, []string{"id", "help"}, []string{"id", "shortDescription", "fullDescription", "help", "defaultConfiguration"})
 		id := v.str(rat+".id", rule["id"])
 		if slices.Contains(ids, id) {
 			v.fail(rat+".id", "%q is listed twice", id)
@@ -127,6 +129,7 @@ func (v sarifValidator) run(at string, x any) {
 		ids = append(ids, id)
 		v.message(rat+".shortDescription", rule["shortDescription"])
 		v.message(rat+".fullDescription", rule["fullDescription"])
+		v.message(rat+".help", rule["help"])
 		cfg := v.object(rat+".defaultConfiguration", rule["defaultConfiguration"], nil, []string{"level"})
 		if !slices.Contains(sarifLevels, cfg["level"].(string)) {
 			v.fail(rat+".defaultConfiguration.level", "is %v, not one of %v", cfg["level"], sarifLevels)

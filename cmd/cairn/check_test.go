@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -235,5 +236,66 @@ func TestCheckRefusesALinkLeavingTheBase(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "docs/") {
 		t.Errorf("the other files' findings are missing:\n%s", stdout)
+	}
+}
+
+// TestCheckSuppressions: a wording meant where it is (a quotation of the
+// old name) is left out by a cairn-disable comment for one line or a
+// block, or by cairn.yaml's check.ignore for a path; what is left out is
+// counted, a directive in code is an example, and a bad ignore entry is
+// refused with its line.
+func TestCheckSuppressions(t *testing.T) {
+	base := checkedBase(t, "demo")
+	readme := readText(t, base, "README.md")
+	quote := "Older releases called the CVE allowlist a whitelist;"
+	if !strings.Contains(readme, quote) {
+		t.Fatal("the demo README changed under this test")
+	}
+	check := func(args ...string) (int, string, string) {
+		return cairn(t, append([]string{"--base", base, "check", "--as-of", goldenAsOf}, args...)...)
+	}
+
+	writeText(t, base, "README.md", strings.Replace(readme, quote, "<!-- cairn-disable-next-line terms.forbidden:whitelist -->\n"+quote, 1))
+	code, stdout, stderr := check("README.md")
+	if code != 1 || strings.Count(stdout, "\n") != 1 || !strings.Contains(stdout, `"whitelisted"`) ||
+		!strings.Contains(stderr, "1 left out by cairn-disable comments or check.ignore") {
+		t.Errorf("disable-next-line: exit %d\n%s%s", code, stdout, stderr)
+	}
+
+	block := strings.Replace(readme, quote, "<!-- cairn-disable terms -->\n"+quote, 1) + "\n<!-- cairn-enable terms -->\nA whitelist again.\n"
+	writeText(t, base, "README.md", block)
+	after := fmt.Sprintf("README.md:%d:3:", strings.Count(block, "\n"))
+	code, stdout, _ = check("README.md")
+	if code != 1 || strings.Count(stdout, "\n") != 1 || !strings.Contains(stdout, after) {
+		t.Errorf("a block then its end: exit %d, want the one finding after the block:\n%s", code, stdout)
+	}
+
+	writeText(t, base, "README.md", strings.Replace(readme, quote, "Write `<!-- cairn-disable-next-line -->` to allow a line.\n"+quote, 1))
+	if code, stdout, _ = check("README.md"); strings.Count(stdout, "\n") != 2 {
+		t.Errorf("a directive in inline code is an example, yet it left a finding out:\n%s", stdout)
+	}
+	writeText(t, base, "README.md", readme)
+
+	cfg := readText(t, base, "cairn.yaml")
+	writeText(t, base, "cairn.yaml", cfg+"check:\n  ignore:\n    - paths: [docs/api/**]\n      rules: [terms.forbidden]\n")
+	code, stdout, _ = check("--format", "json", "docs/api/tokens.md")
+	var doc struct {
+		Suppressed int `json:"suppressed"`
+		Findings   []struct {
+			Rule string `json:"rule"`
+		} `json:"findings"`
+		Rules []struct {
+			ID string `json:"id"`
+		} `json:"rules"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil || code != 0 || doc.Suppressed != 2 ||
+		len(doc.Findings) != 1 || doc.Findings[0].Rule != "terms.deprecated:robot-account" || len(doc.Rules) != 1 {
+		t.Errorf("check.ignore of terms.forbidden under docs/api: exit %d, %v\n%s", code, err, stdout)
+	}
+
+	writeText(t, base, "cairn.yaml", cfg+"check:\n  ignore:\n    - rules: [terms]\n")
+	code, _, stderr = check("README.md")
+	if code != 2 || !strings.Contains(stderr, "check.ignore entry 1 has no paths") {
+		t.Errorf("an ignore entry without paths: exit %d\n%s", code, stderr)
 	}
 }

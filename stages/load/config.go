@@ -224,6 +224,28 @@ func validateConfig(file string, cfg model.Config, root *yaml.Node, ds *diag.Lis
 	c.identities(cfg.Identities)
 	c.content(cfg.Content)
 	c.layers(cfg.Layers)
+	c.checkIgnores(cfg.Check.Ignore)
+}
+
+// checkIgnores checks each check.ignore entry: at least one valid glob,
+// and rule names shaped like the rule ids findings carry.
+func (c configCheck) checkIgnores(ignores []model.CheckIgnore) {
+	for i, ig := range ignores {
+		line, col := itemLine(c.root, i, "check", "ignore")
+		if len(ig.Paths) == 0 {
+			c.ds.Errorf(c.file, line, col, "bad-ignore", "check.ignore entry %d has no paths; give the files it is for, like paths: [docs/style-guide.md]", i+1)
+		}
+		for _, g := range ig.Paths {
+			if !doublestar.ValidatePattern(g) {
+				c.ds.Errorf(c.file, line, col, "bad-glob", "check.ignore entry %d: path %q is not a valid doublestar pattern; fix its brackets or braces", i+1, g)
+			}
+		}
+		for _, r := range ig.Rules {
+			if r == "" || strings.ContainsAny(r, " \t") {
+				c.ds.Errorf(c.file, line, col, "bad-ignore", "check.ignore entry %d: rule %q is not a rule id; write one as findings show it, like terms.forbidden:sprint, or its start, like terms", i+1, r)
+			}
+		}
+	}
 }
 
 // configCheck reports mistakes in cairn.yaml at the line of the key they

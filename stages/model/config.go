@@ -18,6 +18,8 @@ type Config struct {
 	Layers Layers `yaml:"layers"`
 	// Governance configures voices, points, axes and rules-file caps.
 	Governance GovernanceConfig `yaml:"governance"`
+	// Check configures `cairn check`: the findings it leaves out by path.
+	Check CheckConfig `yaml:"check"`
 	// LayersOff names the layers switched off (an fkf.yaml `layers` entry
 	// set to false): their folders are not read. cairn.yaml has no key for
 	// it.
@@ -130,6 +132,23 @@ type GovernanceConfig struct {
 	Points       []Point         `yaml:"points"`
 	Axes         map[string]Axis `yaml:"axes"`
 	Caps         RulesCaps       `yaml:"caps"`
+}
+
+// CheckConfig is the check block of cairn.yaml.
+type CheckConfig struct {
+	// Ignore leaves out findings by path: a style guide that quotes the
+	// words it bans, a changelog that keeps old names.
+	Ignore []CheckIgnore `yaml:"ignore"`
+}
+
+// CheckIgnore leaves out, in the files its doublestar globs match, the
+// findings of the rules it names: a rule id (terms.forbidden:sprint) or
+// the start of one up to a . : or # (terms, voice.prohibited:docs);
+// every rule when it names none.
+type CheckIgnore struct {
+	Paths []string `yaml:"paths"`
+	Rules []string `yaml:"rules"`
+	Line  int      `yaml:"-"`
 }
 
 // Point is a named place in the content tree with its own voice and axes.

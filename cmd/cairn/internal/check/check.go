@@ -48,6 +48,9 @@ type Output struct {
 	// Checked counts the files checked; Bytes their size.
 	Checked int
 	Bytes   int64
+	// Suppressed counts the findings left out where they were meant: by a
+	// file's cairn-disable directives or cairn.yaml's check.ignore.
+	Suppressed int
 	// Diagnostics are the files that could not be read or decoded, and
 	// the frontmatter mistakes the build would refuse: bad input, which a
 	// caller reports beside the findings.
@@ -110,9 +113,10 @@ func Run(ctx context.Context, in Input) (Output, error) {
 			DefaultVoice: g.Config.Governance.DefaultVoice, Points: g.Config.Governance.Points,
 			Axes: g.Config.Governance.Axes, Voices: g.Voices, Terms: g.Terms, Log: g.Log,
 		}),
-		points: map[string]bool{},
-		asOf:   in.AsOf,
-		sets:   map[string]*ruleset{},
+		points:  map[string]bool{},
+		asOf:    in.AsOf,
+		sets:    map[string]*ruleset{},
+		ignores: g.Config.Check.Ignore,
 	}
 	for _, p := range g.Config.Governance.Points {
 		c.points[p.Name] = true
@@ -150,6 +154,7 @@ func Run(ctx context.Context, in Input) (Output, error) {
 			out.Checked++
 			out.Bytes += r.bytes
 		}
+		out.Suppressed += r.suppressed
 		for _, rule := range r.rules {
 			rules[rule.ID] = rule
 		}
@@ -184,6 +189,7 @@ type checker struct {
 	mu       sync.Mutex
 	sets     map[string]*ruleset
 	wordings *wordings
+	ignores  []model.CheckIgnore
 }
 
 // fileResult is one file's share of the output.
@@ -193,6 +199,7 @@ type fileResult struct {
 	diagnostics []diag.Diagnostic
 	read        bool
 	bytes       int64
+	suppressed  int
 }
 
 // file checks one content file.
@@ -218,7 +225,26 @@ func (c *checker) file(p string) fileResult {
 		r.diagnostics = append(r.diagnostics, list.Sorted()...)
 		return r
 	}
-	r.findings, r.rules = set.check(c.wordings, p, f.Text, bodyLine)
+	findings, rules := set.check(c.wordings, p, f.Text, bodyLine)
+	// What the file's directives and cairn.yaml's check.ignore leave out
+	// is counted, never shown; a rule only left-out findings name is not
+	// listed.
+	sup := suppressions(maskCode(f.Text, bodyLine))
+	ignored := ignoredRules(c.ignores, p)
+	named := map[string]bool{}
+	for _, fd := range findings {
+		if sup.leaves(fd.Line, fd.Rule) || slices.ContainsFunc(ignored, func(sel string) bool { return selects(sel, fd.Rule) }) {
+			r.suppressed++
+			continue
+		}
+		r.findings = append(r.findings, fd)
+		named[fd.Rule] = true
+	}
+	for _, rule := range rules {
+		if named[rule.ID] {
+			r.rules = append(r.rules, rule)
+		}
+	}
 	return r
 }
 

@@ -3,6 +3,7 @@ package check
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -163,6 +164,65 @@ func BenchmarkCheck(b *testing.B) {
 		out, err := Run(context.Background(), in)
 		if err != nil || out.Checked != len(files) {
 			b.Fatalf("checked %d of %d: %v", out.Checked, len(files), err)
+		}
+	}
+}
+
+// TestSuppressions: which lines each directive covers, how a selector
+// names rules, and that an enable closes only what it names.
+func TestSuppressions(t *testing.T) {
+	prose := strings.Join([]string{
+		"<!-- cairn-disable-next-line terms.forbidden:sprint, voice -->", // 1
+		"x",                                  // 2
+		"y <!-- cairn-disable-line -->",      // 3
+		"<!-- cairn-disable terms voice -->", // 4
+		"z",                                  // 5
+		"<!-- cairn-enable voice -->",        // 6
+		"w",                                  // 7
+		"/* cairn-enable */",                 // 8
+		"v",                                  // 9
+	}, "\n")
+	s := suppressions(prose)
+	for _, c := range []struct {
+		line int
+		id   string
+		want bool
+	}{
+		{1, "terms.forbidden:sprint", false},
+		{2, "terms.forbidden:sprint", true},
+		{2, "terms.forbidden:sprints", false},
+		{2, "voice.prohibited:docs#1", true},
+		{2, "terms.deprecated:sprint", false},
+		{3, "anything.at:all", true},
+		{5, "terms.name:harbor", true},
+		{5, "voice.required:docs#2", true},
+		{7, "terms.name:harbor", true},
+		{7, "voice.required:docs#2", false},
+		{9, "terms.name:harbor", false},
+	} {
+		if got := s.leaves(c.line, c.id); got != c.want {
+			t.Errorf("line %d, rule %s: left out %v, want %v", c.line, c.id, got, c.want)
+		}
+	}
+	if masked := maskDirectives(prose); strings.Contains(masked, "sprint") || !strings.Contains(masked, "-->") {
+		t.Errorf("the directives' rule names are read as wording, or the comment ends were blanked:\n%q", masked)
+	}
+}
+
+// TestPatternWording: a finding quotes what a pattern's first group
+// matched, or the match without white space at its edges, never the
+// characters the pattern needs only as context.
+func TestPatternWording(t *testing.T) {
+	for _, c := range []struct{ pattern, text, want string }{
+		{`(?i)\b(simply|just)\b`, "You simply run it.", "simply"},
+		{`[^a-z](foo)[^a-z]`, "a foo.", "foo"},
+		{`\s!{2,}`, "Done !!", "!!"},
+		{`(x)?y`, "zy", "y"},
+	} {
+		re := regexp.MustCompile(c.pattern)
+		loc := re.FindStringSubmatchIndex(c.text)
+		if start, end := wording(c.text, loc); c.text[start:end] != c.want {
+			t.Errorf("%s in %q: quoted %q, want %q", c.pattern, c.text, c.text[start:end], c.want)
 		}
 	}
 }

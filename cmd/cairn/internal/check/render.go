@@ -39,19 +39,21 @@ func Text(o Output) []byte {
 
 // jsonDoc is what --format json prints.
 type jsonDoc struct {
-	AsOf     string    `json:"as_of"`
-	Checked  int       `json:"checked"`
-	Errors   int       `json:"errors"`
-	Warnings int       `json:"warnings"`
-	Findings []Finding `json:"findings"`
-	Rules    []Rule    `json:"rules"`
+	AsOf     string `json:"as_of"`
+	Checked  int    `json:"checked"`
+	Errors   int    `json:"errors"`
+	Warnings int    `json:"warnings"`
+	// Suppressed counts the findings directives and check.ignore left out.
+	Suppressed int       `json:"suppressed"`
+	Findings   []Finding `json:"findings"`
+	Rules      []Rule    `json:"rules"`
 }
 
 // JSON renders the output as one JSON document: the counts, the findings
 // and the rules they name. It is printed even when nothing was found, so
 // a program always has a document to read.
 func JSON(o Output, asOf string) []byte {
-	d := jsonDoc{AsOf: asOf, Checked: o.Checked, Errors: o.Errors(), Findings: o.Findings, Rules: o.Rules}
+	d := jsonDoc{AsOf: asOf, Checked: o.Checked, Errors: o.Errors(), Suppressed: o.Suppressed, Findings: o.Findings, Rules: o.Rules}
 	for _, f := range o.Findings {
 		if f.Severity == SeverityWarning {
 			d.Warnings++
@@ -92,6 +94,7 @@ type (
 		ID                   string       `json:"id"`
 		ShortDescription     sarifMessage `json:"shortDescription"`
 		FullDescription      sarifMessage `json:"fullDescription"`
+		Help                 sarifMessage `json:"help"`
 		DefaultConfiguration sarifConfig  `json:"defaultConfiguration"`
 	}
 	sarifConfig struct {
@@ -146,7 +149,7 @@ func SARIF(o Output, toolVersion string) []byte {
 			full += " " + r.Note
 		}
 		driver.Rules = append(driver.Rules, sarifRule{ID: r.ID, ShortDescription: sarifMessage{r.Short},
-			FullDescription: sarifMessage{full}, DefaultConfiguration: sarifConfig{level(r.Severity)}})
+			FullDescription: sarifMessage{full}, Help: sarifMessage{helpText(r, full)}, DefaultConfiguration: sarifConfig{level(r.Severity)}})
 	}
 	run := sarifRun{Tool: sarifTool{driver}, ColumnKind: "unicodeCodePoints", Results: []sarifResult{}}
 	for _, f := range o.Findings {
@@ -159,6 +162,21 @@ func SARIF(o Output, toolVersion string) []byte {
 		})
 	}
 	return marshal(sarifLog{Version: SARIFVersion, Schema: SARIFSchema, Runs: []sarifRun{run}})
+}
+
+// helpText is a rule's help in SARIF: what it asks, where the rule comes
+// from, and how to leave a finding out where the wording is meant.
+func helpText(r Rule, full string) string {
+	from := "the terms store (terms.yaml in the governance folder)"
+	if strings.HasPrefix(r.ID, "voice.") {
+		from = "the voice profile in force there"
+	}
+	if !strings.HasSuffix(full, ".") {
+		full += "."
+	}
+	return full + " The rule comes from " + from + "; `cairn context --at PATH` shows every rule in force at a file." +
+		" Where this wording is meant (a quotation, a style guide), put <!-- cairn-disable-next-line " + r.ID + " --> above the line," +
+		" or list the file under check.ignore in cairn.yaml."
 }
 
 // uriOf is a base-relative path as a relative URI reference: each

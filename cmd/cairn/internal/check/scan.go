@@ -15,7 +15,7 @@ import (
 // text starts on after the frontmatter. It returns the findings and the
 // rules they name.
 func (s *ruleset) check(w *wordings, path, text string, bodyLine int) ([]Finding, []Rule) {
-	prose := maskCode(text, bodyLine)
+	prose := maskDirectives(maskCode(text, bodyLine))
 	pos := newPositions(text)
 	var out []Finding
 	var rules []Rule
@@ -62,9 +62,9 @@ func (s *ruleset) check(w *wordings, path, text string, bodyLine int) ([]Finding
 		}
 	}
 	for _, p := range s.prohibited {
-		for _, loc := range p.re.FindAllStringIndex(prose, -1) {
-			if loc[1] > loc[0] {
-				add(p.rule, loc[0], loc[1], "avoid "+shown(text[loc[0]:loc[1]])+": "+patternText(p))
+		for _, loc := range p.re.FindAllStringSubmatchIndex(prose, -1) {
+			if start, end := wording(prose, loc); end > start {
+				add(p.rule, start, end, "avoid "+shown(text[start:end])+": "+patternText(p))
 			}
 		}
 	}
@@ -76,6 +76,29 @@ func (s *ruleset) check(w *wordings, path, text string, bodyLine int) ([]Finding
 	}
 	return out, rules
 }
+
+// wording is the part of a pattern's match a finding quotes and points
+// at: the first group that matched, when the pattern has groups (in
+// (?i)\b(simply|just)\b the word), else the match without the white space
+// at its edges, so that the characters a pattern matches only as context
+// are not shown as the wording to avoid.
+func wording(prose string, loc []int) (start, end int) {
+	for g := 2; g+1 < len(loc); g += 2 {
+		if loc[g] >= 0 && loc[g+1] > loc[g] {
+			return loc[g], loc[g+1]
+		}
+	}
+	start, end = loc[0], loc[1]
+	for start < end && isSpaceByte(prose[start]) {
+		start++
+	}
+	for end > start && isSpaceByte(prose[end-1]) {
+		end--
+	}
+	return start, end
+}
+
+func isSpaceByte(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // where says where a kept rename holds, as the rules files say it.
 func where(r termRule) string {
