@@ -51,6 +51,13 @@ patterns:
   term: setting
   status: preferred
   paths: ["admin/**"]
+- id: flag-manager
+  term: Flag Manager
+  status: preferred
+  kind: name
+- id: banned-list
+  term: whitelist editor
+  status: preferred
 `)},
 }
 
@@ -106,6 +113,10 @@ func TestCheckFindings(t *testing.T) {
 		{"a deprecated rule's rename warns", "b.md", "# B\n\nThe setting.\n",
 			"b.md:3:5: warning: \"setting\" renames \"option\" only in cli/**; here \"option\" is correct [terms.keep:option]\n"},
 		{"a wording in force here is no kept rename", "admin/b.md", "# B\n\nThe setting.\n", ""},
+		{"a longer wording the store prescribes is no kept rename", "b.md", "# B\n\nAsk the Flag Manager, then set the flag.\n",
+			"b.md:3:36: error: \"flag\" renames \"switch\" only in cli/**; here \"switch\" is correct [terms.keep:switch]\n"},
+		{"nor a forbidden word inside it", "b.md", "# B\n\nOpen the whitelist editor; the whitelist goes.\n",
+			"b.md:3:32: error: write \"allowlist\", not \"whitelist\" [terms.forbidden:whitelist]\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -39,6 +39,10 @@ type ruleset struct {
 	terms      map[int]termRule
 	prohibited []patternRule
 	required   []patternRule
+	// endorsed are the wordings of the terms in force here that rule
+	// nothing out: a longer one of them written is what the store asks
+	// for, even where a shorter rule's wording lies inside it.
+	endorsed map[int]bool
 }
 
 // wordings is every wording any place may look for, found by one usage
@@ -83,9 +87,12 @@ func newWordings(r *govern.Resolver, store []model.Term) (*wordings, error) {
 // every name bound there, the new wording of every rename kept as it is
 // there, and the voice's patterns.
 func compile(a govern.Answer, w *wordings) (*ruleset, error) {
-	s := &ruleset{terms: map[int]termRule{}}
+	s := &ruleset{terms: map[int]termRule{}, endorsed: map[int]bool{}}
 	for _, t := range a.Terms {
 		i, ok := w.own[t.ID]
+		if ok && !t.Discouraged() {
+			s.endorsed[i] = true
+		}
 		switch {
 		case !ok:
 		case t.Discouraged():

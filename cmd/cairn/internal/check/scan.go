@@ -37,10 +37,19 @@ func (s *ruleset) check(w *wordings, path, text string, bodyLine int) ([]Finding
 	if len(s.terms) > 0 {
 		matches = w.finder.Find(prose)
 	}
+	var endorsed []usage.Match
+	for _, m := range matches {
+		if s.endorsed[m.Term] {
+			endorsed = append(endorsed, m)
+		}
+	}
 	for _, m := range matches {
 		r, ok := s.terms[m.Term]
 		if !ok {
 			continue
+		}
+		if r.kind != kindName && insideLonger(m, endorsed) {
+			continue // the file writes a longer wording the store asks for
 		}
 		found := text[m.Start:m.End]
 		switch r.kind {
@@ -75,6 +84,16 @@ func (s *ruleset) check(w *wordings, path, text string, bodyLine int) ([]Finding
 		}
 	}
 	return out, rules
+}
+
+// insideLonger reports whether m lies inside a longer match of spans.
+func insideLonger(m usage.Match, spans []usage.Match) bool {
+	for _, e := range spans {
+		if e.Start <= m.Start && m.End <= e.End && e.End-e.Start > m.End-m.Start {
+			return true
+		}
+	}
+	return false
 }
 
 // wording is the part of a pattern's match a finding quotes and points
