@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 
+	"github.com/cairn-kb/cairn/query/at"
 	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/render"
 )
@@ -40,3 +41,18 @@ const Notice = render.Notice
 
 // PackItem is one selected record or page, as packs and search show it.
 type PackItem = render.Item
+
+// FormatMarkdown is the by-location answers' text format.
+const FormatMarkdown = at.FormatMarkdown
+
+// AtRequest is one by-location question; see at.Request.
+type AtRequest = at.Request
+
+// Seen is what a long-lived process read of the governance before; see
+// at.Seen.
+type Seen = at.Seen
+
+// At answers a by-location question about the base at root; see at.At.
+func At(ctx context.Context, root string, req AtRequest) ([]byte, error) {
+	return at.At(ctx, root, req)
+}

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/query/at"
 	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/receipts"
 	"github.com/cairn-kb/cairn/query/words"
@@ -218,9 +219,9 @@ func (s *Session) Search(ctx context.Context, req SearchRequest) ([]byte, error)
 }
 
 // At answers req as At does, with the governance read once per change.
-func (s *Session) At(ctx context.Context, req AtRequest) ([]byte, error) {
+func (s *Session) At(ctx context.Context, req at.Request) ([]byte, error) {
 	req.Governance = &s.gov
-	return At(ctx, s.root, req)
+	return at.At(ctx, s.root, req)
 }
 
 // List answers req as List does, from the held artifacts when they are

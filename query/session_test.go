@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cairn-kb/cairn/golden/goldentest"
+	"github.com/cairn-kb/cairn/query/at"
 	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/render"
 )
@@ -221,9 +222,9 @@ func TestSessionReadsSearchesAndListsAsTheCLI(t *testing.T) {
 			func() ([]byte, error) { return s.Search(context.Background(), req) }})
 	}
 	for _, path := range []string{"docs/api/tokens.md", "."} {
-		req := AtRequest{Path: path, Format: FormatMarkdown, AsOf: asOf}
+		req := at.Request{Path: path, Format: at.FormatMarkdown, AsOf: asOf}
 		asks = append(asks, ask{"at " + path,
-			func() ([]byte, error) { return At(context.Background(), dir, req) },
+			func() ([]byte, error) { return at.At(context.Background(), dir, req) },
 			func() ([]byte, error) { return s.At(context.Background(), req) }})
 	}
 	for _, layer := range []string{"events", "wiki"} {

@@ -1,4 +1,4 @@
-package query
+package at
 
 import (
 	"context"
@@ -26,9 +26,9 @@ const (
 	FormatMarkdown = "markdown"
 )
 
-// AtRequest is one by-location question: what applies at a path, or what
+// Request is one by-location question: what applies at a path, or what
 // a named voice profile holds.
-type AtRequest struct {
+type Request struct {
 	// Path is the location, base-relative or absolute inside the base; ""
 	// or "." is the project root.
 	Path string
@@ -58,7 +58,7 @@ type AtRequest struct {
 // current. What the artifacts add is the term usage counts of
 // suggestions, read from usage.tsv only while the build that wrote it is
 // current; otherwise the answer says so and leaves the counts out.
-func At(ctx context.Context, root string, req AtRequest) ([]byte, error) {
+func At(ctx context.Context, root string, req Request) ([]byte, error) {
 	switch req.Format {
 	case FormatMarkdown, render.FormatJSON:
 	default:
@@ -77,7 +77,7 @@ func At(ctx context.Context, root string, req AtRequest) ([]byte, error) {
 	if !g.ConfigOK {
 		return nil, &corpus.UsageError{Msg: "cairn.yaml cannot be read: " + provenance.DiagText(g.Diagnostics)}
 	}
-	doc := &AtAnswer{AsOf: words.DayString(req.AsOf), lineRunes: g.Config.Governance.Caps.LineRunes}
+	doc := &Answer{AsOf: words.DayString(req.AsOf), lineRunes: g.Config.Governance.Caps.LineRunes}
 	for _, d := range g.Diagnostics {
 		if d.Severity == diag.Error {
 			doc.Attention = append(doc.Attention, "Part of the governance failed to load and is left out of this answer: "+govern.Plain(d.String()))
@@ -122,7 +122,7 @@ func At(ctx context.Context, root string, req AtRequest) ([]byte, error) {
 // base-relative form ("." for the base itself) and the point its content
 // file names, if cairn.yaml declares it. What cannot be read of the file
 // goes into the answer's attention list.
-func (doc *AtAnswer) placeOf(fsys fs.FS, root, asked string, cfg model.Config) (string, govern.Place, error) {
+func (doc *Answer) placeOf(fsys fs.FS, root, asked string, cfg model.Config) (string, govern.Place, error) {
 	rel, err := basePath(root, asked)
 	if err != nil {
 		return "", govern.Place{}, err

@@ -1,4 +1,4 @@
-package query
+package at
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package query
+package at
 
 import (
 	"fmt"
@@ -12,9 +12,9 @@ import (
 	"github.com/cairn-kb/cairn/stages/model"
 )
 
-// AtAnswer is the by-location answer as a document: what --format json
+// Answer is the by-location answer as a document: what --format json
 // prints, and what the markdown is rendered from.
-type AtAnswer struct {
+type Answer struct {
 	// Path is the asked location, base-relative ("." for the root); empty
 	// for a profile answer.
 	Path    string `json:"path,omitempty"`
@@ -27,15 +27,15 @@ type AtAnswer struct {
 	For  string `json:"for"`
 	AsOf string `json:"as_of"`
 	// Point is where the path resolves; nil for a profile answer.
-	Point *AtPoint `json:"point,omitempty"`
-	Voice *AtVoice `json:"voice"`
+	Point *Point `json:"point,omitempty"`
+	Voice *Voice `json:"voice"`
 	// Rules are the lines of "Say this, not that": the rules an agent
 	// writing here can break, worded as the rules files word them.
-	Rules       []string       `json:"rules"`
-	Terms       []AtTerm       `json:"terms"`
-	KeepAsIs    []string       `json:"keep_as_is"`
-	Notes       []AtNote       `json:"notes"`
-	Suggestions []AtSuggestion `json:"suggestions"`
+	Rules       []string     `json:"rules"`
+	Terms       []Term       `json:"terms"`
+	KeepAsIs    []string     `json:"keep_as_is"`
+	Notes       []Note       `json:"notes"`
+	Suggestions []Suggestion `json:"suggestions"`
 	// Windows are the bindings skipped because the day is outside their
 	// window, with what governs instead.
 	Windows    []string              `json:"windows"`
@@ -49,24 +49,24 @@ type AtAnswer struct {
 	lineRunes int
 }
 
-// AtPoint is the point a path resolves to and what decided it.
-type AtPoint struct {
+// Point is the point a path resolves to and what decided it.
+type Point struct {
 	Name    string            `json:"name"` // "" for the default point
 	Binding string            `json:"binding"`
 	Glob    string            `json:"glob,omitempty"`
 	Axes    map[string]string `json:"axes,omitempty"`
 }
 
-// AtVoice is the voice in force and its writing brief.
-type AtVoice struct {
+// Voice is the voice in force and its writing brief.
+type Voice struct {
 	Name        string   `json:"name"`
 	Binding     string   `json:"binding,omitempty"` // point or default_voice
 	Description string   `json:"description"`
 	Brief       []string `json:"brief"`
 }
 
-// AtTerm is one term bound here.
-type AtTerm struct {
+// Term is one term bound here.
+type Term struct {
 	ID            string `json:"id"`
 	Term          string `json:"term"`
 	Status        string `json:"status"`
@@ -80,8 +80,8 @@ type AtTerm struct {
 	EstablishedBy string `json:"established_by,omitempty"`
 }
 
-// AtNote is a note a person kept that holds here.
-type AtNote struct {
+// Note is a note a person kept that holds here.
+type Note struct {
 	Target   string   `json:"target"`
 	Text     string   `json:"text"`
 	Op       string   `json:"op"`
@@ -90,8 +90,8 @@ type AtNote struct {
 	Scope    string   `json:"scope,omitempty"`
 }
 
-// AtSuggestion is a position nobody has decided on.
-type AtSuggestion struct {
+// Suggestion is a position nobody has decided on.
+type Suggestion struct {
 	Target      string               `json:"target"`
 	Kind        string               `json:"kind"`   // rule or note
 	Status      string               `json:"status"` // suggested or contested
@@ -105,16 +105,16 @@ type AtSuggestion struct {
 }
 
 // project fills the answer for a path.
-func (d *AtAnswer) project(rel string, a govern.Answer) {
+func (d *Answer) project(rel string, a govern.Answer) {
 	d.Path, d.Scope = rel, provenance.ScopeProject
-	d.Point = &AtPoint{Name: a.Point.Name, Binding: a.Binding, Glob: a.Glob, Axes: a.Point.Axes}
+	d.Point = &Point{Name: a.Point.Name, Binding: a.Binding, Glob: a.Glob, Axes: a.Point.Axes}
 	if a.Voice != nil {
 		d.Voice = voiceOf(*a.Voice)
 		d.Voice.Binding = a.VoiceBinding
 	}
 	d.notes = a.Notes
 	for _, t := range a.Terms {
-		d.Terms = append(d.Terms, AtTerm{
+		d.Terms = append(d.Terms, Term{
 			ID: t.ID, Term: t.Term.Term, Status: t.Status, Kind: t.Kind, Replacement: t.Replacement,
 			Definition: t.Definition, Note: t.Note, Scope: t.Scope.Text(), ValidFrom: t.ValidFrom,
 			ValidUntil: t.ValidUntil, EstablishedBy: t.EstablishedBy,
@@ -125,10 +125,10 @@ func (d *AtAnswer) project(rel string, a govern.Answer) {
 		d.KeepAsIs = append(d.KeepAsIs, govern.KeepLine(t))
 	}
 	for _, n := range a.Notes {
-		d.Notes = append(d.Notes, AtNote{Target: govern.Plain(n.Target), Text: govern.Plain(n.Text), Op: n.Op, Actor: govern.Plain(n.Actor), Evidence: plainAll(n.Evidence), Scope: govern.Plain(n.Scope.Text())})
+		d.Notes = append(d.Notes, Note{Target: govern.Plain(n.Target), Text: govern.Plain(n.Text), Op: n.Op, Actor: govern.Plain(n.Actor), Evidence: plainAll(n.Evidence), Scope: govern.Plain(n.Scope.Text())})
 	}
 	for _, s := range a.Suggestions {
-		as := AtSuggestion{Target: govern.Plain(s.Target), Kind: s.Kind, Status: s.Status, Text: govern.Plain(s.Text), Actor: govern.Plain(s.Actor),
+		as := Suggestion{Target: govern.Plain(s.Target), Kind: s.Kind, Status: s.Status, Text: govern.Plain(s.Text), Actor: govern.Plain(s.Actor),
 			Session: govern.Plain(s.Session), Evidence: plainAll(s.Evidence), Op: s.Op, ContestedBy: render.NonNil(s.ContestedBy)}
 		if st := s.Standing; st != nil {
 			as.Standing = &provenance.Standing{Sessions: st.Sessions, Corrections: st.Corrections, Merges: st.Merges, MergedIn: st.MergedIn, Uses: st.Uses}
@@ -143,7 +143,7 @@ func (d *AtAnswer) project(rel string, a govern.Answer) {
 
 // profile fills the answer for a named voice profile: its brief and
 // nothing else, since no point of the project stands behind it.
-func (d *AtAnswer) profile(v model.Voice) {
+func (d *Answer) profile(v model.Voice) {
 	d.Profile, d.Scope = v.Name, provenance.ScopeProfile
 	d.Voice = voiceOf(v)
 	d.Coverage = provenance.Coverage{Grade: govern.GradeThin, Kinds: []string{govern.CoverVoice}, Missing: []string{govern.CoverTerms, govern.CoverEstablished}}
@@ -153,7 +153,7 @@ func (d *AtAnswer) profile(v model.Voice) {
 // forComments turns the answer to the code comments written at the
 // place: the voice's limits for comments lead its brief, and a voice that
 // sets none says so. Terms and notes hold in comments as in prose.
-func (d *AtAnswer) forComments() {
+func (d *Answer) forComments() {
 	d.For = forComments
 	if d.Voice == nil {
 		return
@@ -173,15 +173,15 @@ const (
 	forComments = "comments"
 )
 
-func voiceOf(v model.Voice) *AtVoice {
+func voiceOf(v model.Voice) *Voice {
 	b := govern.VoiceBrief(govern.PlainVoice(v))
-	return &AtVoice{Name: b.Name, Description: b.Description, Brief: render.NonNil(b.Lines)}
+	return &Voice{Name: b.Name, Description: b.Description, Brief: render.NonNil(b.Lines)}
 }
 
 // finish adds what every answer carries: empty lists as [], the freshness
 // of the artifacts first among the notes to the reader, what a thin or
 // empty answer lacks, and the invitation to record an observation.
-func (d *AtAnswer) finish(f provenance.Freshness) {
+func (d *Answer) finish(f provenance.Freshness) {
 	d.Rules, d.Terms, d.KeepAsIs = render.NonNil(d.Rules), render.NonNilOf(d.Terms), render.NonNil(d.KeepAsIs)
 	d.Notes, d.Suggestions, d.Windows = render.NonNilOf(d.Notes), render.NonNilOf(d.Suggestions), render.NonNil(d.Windows)
 	var first []string
@@ -209,7 +209,7 @@ func (d *AtAnswer) finish(f provenance.Freshness) {
 // Say this, not that, Keep as it is, the notes, the suggestions apart
 // from them, the windows, and what needs attention. explain adds the
 // point's binding, the scope, the coverage and the provenance.
-func (d *AtAnswer) markdown(explain bool) string {
+func (d *Answer) markdown(explain bool) string {
 	var b strings.Builder
 	switch {
 	case d.Scope == provenance.ScopeProfile:
@@ -270,7 +270,7 @@ func (d *AtAnswer) markdown(explain bool) string {
 
 // suggestionMeta is a suggestion's second line: who, where, on what
 // evidence, its op, what contests it, and a term's standing as counts.
-func suggestionMeta(s AtSuggestion) string {
+func suggestionMeta(s Suggestion) string {
 	parts := []string{"by " + s.Actor}
 	if s.Session != "" {
 		parts = append(parts, "session "+s.Session)
