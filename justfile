@@ -62,6 +62,12 @@ eval REALDATA="../shared/realdata":
     -go run ./cmd/cairn --base bench-out/peps eval {{REALDATA}}/peps-eval.yaml --candidates bench-out/peps-candidates.jsonl
     python3 cmd/cairn-bench/peers.py bench-out/peps-candidates.jsonl
 
+# Write the man pages into bench-out/man and show cairn(1).
+man:
+    mkdir -p bench-out/man
+    go run ./cmd/cairn man --dir bench-out/man
+    man -l bench-out/man/cairn.1
+
 # What CI runs.
 ci:
     bash .ci/run

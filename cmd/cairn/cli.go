@@ -45,7 +45,8 @@ type CLI struct {
 	Demo       DemoCmd       `cmd:"" help:"Build the bundled demo base in a temporary folder and show what was built."`
 	Version    VersionCmd    `cmd:"" help:"Print the version, commit, ranking and format versions."`
 	Completion CompletionCmd `cmd:"" help:"Print a shell completion script for bash, zsh or fish."`
-	Help       HelpCmd       `cmd:"" help:"Show the help of cairn or of a command."`
+	Help       HelpCmd       `cmd:"" help:"Show the help of a command, or print a topic of the reference (cairn help lists both)."`
+	Man        ManCmd        `cmd:"" help:"Print cairn's man pages, made from the command tree and the reference topics."`
 }
 
 // description heads `cairn --help`.
@@ -117,6 +118,7 @@ func newParser(cli *CLI, env *Env) (*kong.Kong, error) {
 		kong.TypeMapper(reflect.TypeFor[map[string]string](), keyValue),
 		kong.ValueFormatter(helpWithDefault),
 		kong.ConfigureHelp(kong.HelpOptions{WrapUpperBound: 100, Compact: true}),
+		kong.Help(printHelp),
 	)
 }
 

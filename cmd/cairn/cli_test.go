@@ -143,7 +143,7 @@ func TestParseErrors(t *testing.T) {
 		{[]string{"note", "frob"}, `unknown command "frob"`},
 		{[]string{"version", "now"}, `unexpected argument now`},
 		{[]string{"init", "a", "b"}, `unexpected argument b`},
-		{[]string{"help", "contxt"}, `help: unexpected argument contxt, did you mean "context"?`},
+		{[]string{"help", "contxt"}, `help: "contxt" names no command and no topic, did you mean "context"?`},
 	}
 	for _, c := range cases {
 		env, out, errb := quietEnv()

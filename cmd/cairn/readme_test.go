@@ -38,8 +38,9 @@ var (
 	readmeExit     = regexp.MustCompile(`^\[exit ([0-9]+)\]$`)
 )
 
-// readmeBlock is one fenced block of the README.
+// readmeBlock is one fenced block of the README or of a topic.
 type readmeBlock struct {
+	doc   string   // the file it is in, as messages name it
 	line  int      // the line of its opening fence, counted from 1
 	info  []string // the words of its info string
 	lines []string // its text, one entry a line
@@ -57,8 +58,9 @@ func (b readmeBlock) file() string {
 
 func (b readmeBlock) console() bool { return len(b.info) == 1 && b.info[0] == "console" }
 
-// readmeBlocks splits a Markdown text into its fenced blocks.
-func readmeBlocks(text string) []readmeBlock {
+// readmeBlocks splits a Markdown text into its fenced blocks; doc names
+// the file in messages.
+func readmeBlocks(doc, text string) []readmeBlock {
 	var blocks []readmeBlock
 	var cur *readmeBlock
 	fence := ""
@@ -68,7 +70,7 @@ func readmeBlocks(text string) []readmeBlock {
 			if strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
 				n := len(trimmed) - len(strings.TrimLeft(trimmed, trimmed[:1]))
 				fence = trimmed[:n]
-				cur = &readmeBlock{line: i + 1, info: strings.Fields(trimmed[n:])}
+				cur = &readmeBlock{doc: doc, line: i + 1, info: strings.Fields(trimmed[n:])}
 			}
 			continue
 		}
@@ -84,7 +86,8 @@ func readmeBlocks(text string) []readmeBlock {
 
 // readmeCommand is one command of a console block and what it prints.
 type readmeCommand struct {
-	line   int // README line of its "$ "
+	doc    string
+	line   int // the line of its "$ "
 	cmd    string
 	want   []string // printed lines, without the [exit N] line
 	status int
@@ -99,9 +102,9 @@ func readmeCommands(t *testing.T, b readmeBlock) []readmeCommand {
 	for i := 0; i < len(b.lines); {
 		line := b.lines[i]
 		if !strings.HasPrefix(line, "$ ") {
-			t.Fatalf("README.md:%d: a console block's first line must be a command starting with \"$ \", got %q", b.line+1+i, line)
+			t.Fatalf("%s:%d: a console block's first line must be a command starting with \"$ \", got %q", b.doc, b.line+1+i, line)
 		}
-		c := readmeCommand{line: b.line + 1 + i, cmd: strings.TrimPrefix(line, "$ ")}
+		c := readmeCommand{doc: b.doc, line: b.line + 1 + i, cmd: strings.TrimPrefix(line, "$ ")}
 		i++
 		for strings.HasSuffix(c.cmd, "\\") && i < len(b.lines) {
 			c.cmd += "\n" + b.lines[i]
@@ -248,7 +251,7 @@ func (s *readmeSession) write(t *testing.T, b readmeBlock) {
 		mode = 0o755
 	}
 	if err := os.WriteFile(p, []byte(text), mode); err != nil {
-		t.Fatalf("README.md:%d: %v", b.line, err)
+		t.Fatalf("%s:%d: %v", b.doc, b.line, err)
 	}
 }
 
@@ -278,7 +281,7 @@ func (s *readmeSession) run(t *testing.T, c readmeCommand) ([]string, int) {
 	if err := cmd.Run(); err != nil {
 		ee, ok := err.(*exec.ExitError)
 		if !ok {
-			t.Fatalf("README.md:%d: %s: %v", c.line, c.cmd, err)
+			t.Fatalf("%s:%d: %s: %v", c.doc, c.line, c.cmd, err)
 		}
 		status = ee.ExitCode()
 	}
@@ -286,9 +289,11 @@ func (s *readmeSession) run(t *testing.T, c readmeCommand) ([]string, int) {
 	return readmeTrim(strings.Split(text, "\n")), status
 }
 
-// TestREADME keeps the README honest: it builds the cairn binary once,
-// then replays the README from top to bottom in a fresh folder and fails
-// when the binary prints anything but what the README shows.
+// TestREADME keeps the README and the reference topics honest: it builds
+// the cairn binary once, replays the README from top to bottom in a fresh
+// folder, then replays each topic of cmd/cairn/help in a copy of the
+// folder the README left, and fails when the binary prints anything but
+// what the text shows.
 //
 // Two kinds of fenced block take part; every other block is prose to the test.
 //
@@ -303,12 +308,16 @@ func (s *readmeSession) run(t *testing.T, c readmeCommand) ([]string, int) {
 //     shows them. A last line "[exit N]" is its exit status; without one the
 //     command must exit 0. A line "..." stands for any number of lines.
 //
-// The blocks run in the order they appear, in one session: a temporary
-// folder that is also $HOME (with a .gitconfig naming a user), with
-// XDG_CACHE_HOME, XDG_STATE_HOME and TMPDIR inside it, CAIRN_AS_OF fixed at
-// readmeAsOf, and the built binary first on PATH. Each command runs with
-// sh -c in the session's working folder; "cd DIR" and "export NAME=VALUE",
-// alone on their line, change the session instead, as they would a shell.
+// The README's blocks run in the order they appear, in one session: a
+// temporary folder that is also $HOME (with a .gitconfig naming a user),
+// with XDG_CACHE_HOME, XDG_STATE_HOME and TMPDIR inside it, CAIRN_AS_OF
+// fixed at readmeAsOf, and the built binary first on PATH. Each command
+// runs with sh -c in the session's working folder; "cd DIR" and
+// "export NAME=VALUE", alone on their line, change the session instead, as
+// they would a shell. A topic's blocks run the same way, in a session of
+// its own that starts as the README's ends (a copy of its folder, in its
+// working folder, with its variables), so that a topic's examples depend
+// on the walk-through alone and never on another topic.
 //
 // Before comparing, both sides are normalised, and only so:
 //
@@ -318,12 +327,13 @@ func (s *readmeSession) run(t *testing.T, c readmeCommand) ([]string, int) {
 //     checkout, reads <revision>;
 //   - spaces and tabs at line ends, and blank lines at the end, are dropped.
 //
-// CAIRN_UPDATE_GOLDEN=1 go test ./cmd/cairn -run README rewrites the printed lines in the
-// README from what the binary prints (a command whose lines hold "..." is
-// left as it is); review the diff like code.
+// CAIRN_UPDATE_GOLDEN=1 go test ./cmd/cairn -run README rewrites the
+// printed lines in the README and the topics from what the binary prints
+// (a command whose lines hold "..." is left as it is); review the diff
+// like code.
 //
-// The dependencies part checks that the README's Dependencies section
-// gives a reason for every module go.mod requires directly.
+// The dependencies part checks that the develop topic's Dependencies
+// section gives a reason for every module go.mod requires directly.
 //
 // The pre-commit part takes the README's block with
 // file=.githooks/pre-commit, installs it as .git/hooks/pre-commit of a new
@@ -334,7 +344,7 @@ func TestREADME(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skipf("go is not on PATH, so the binary cannot be built: %v", err)
 	}
-	for _, tool := range []string{"git", "sh"} {
+	for _, tool := range []string{"git", "sh", "cp"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Fatalf("the README's examples need %s: %v", tool, err)
 		}
@@ -343,23 +353,82 @@ func TestREADME(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	blocks := readmeBlocks(string(data))
+	blocks := readmeBlocks("README.md", string(data))
 	bin := readmeBuild(t)
-	t.Run("examples", func(t *testing.T) { readmeExamples(t, bin, string(data), blocks) })
+	// The session belongs to this test, not to the subtest, so that its
+	// folder outlives the subtest for the topics to start from.
+	end := newReadmeSession(t, bin)
+	t.Run("examples", func(t *testing.T) {
+		if ran := readmeExamples(t, end, readmePath, string(data), blocks); ran < 10 {
+			t.Errorf("ran %d README commands; the walk-through alone has more: are the console blocks still marked ```console?", ran)
+		}
+	})
+	if t.Failed() {
+		t.Fatal("the README's walk-through failed, so the topics, which start where it ends, are not run")
+	}
+	snapshot := end.clone(t)
+	t.Run("topics", func(t *testing.T) {
+		for _, tp := range topics {
+			t.Run(tp.name, func(t *testing.T) {
+				t.Parallel()
+				p := topicPath(tp.name)
+				text, err := os.ReadFile(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				doc := "cmd/cairn/" + filepath.ToSlash(p)
+				readmeExamples(t, snapshot.clone(t), p, string(text), readmeBlocks(doc, string(text)))
+			})
+		}
+	})
 	t.Run("pre-commit", func(t *testing.T) { readmePreCommit(t, bin, blocks) })
-	t.Run("dependencies", func(t *testing.T) { readmeDependencies(t, string(data)) })
+	t.Run("dependencies", func(t *testing.T) { readmeDependencies(t) })
 }
 
-// readmeDependencies checks that the README's Dependencies section names
-// every module go.mod requires directly, each with a reason beside it.
-func readmeDependencies(t *testing.T, readme string) {
+// topicPath is a topic's file, relative to this package.
+func topicPath(name string) string { return filepath.Join("help", name+".md") }
+
+// clone copies the session's folder into a new one and returns a session
+// there, in the same working folder (relative to home) and with the same
+// variables.
+func (s *readmeSession) clone(t *testing.T) *readmeSession {
+	t.Helper()
+	home, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("cp", "-a", s.home+"/.", home).CombinedOutput(); err != nil {
+		t.Fatalf("copying the session folder: %v\n%s", err, out)
+	}
+	rel, err := filepath.Rel(s.home, s.wd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &readmeSession{home: home, wd: filepath.Join(home, rel), env: map[string]string{}}
+	for k, v := range s.env {
+		if v == s.home || strings.HasPrefix(v, s.home+string(filepath.Separator)) {
+			v = home + strings.TrimPrefix(v, s.home)
+		}
+		c.env[k] = v
+	}
+	return c
+}
+
+// readmeDependencies checks that the develop topic's Dependencies section
+// names every module go.mod requires directly, each with a reason beside
+// it.
+func readmeDependencies(t *testing.T) {
 	mod, err := os.ReadFile("../../go.mod")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, ok := strings.Cut(readme, "\n## Dependencies\n")
+	develop, err := os.ReadFile(topicPath("develop"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(develop), "\n## Dependencies\n")
 	if !ok {
-		t.Fatal("the README has no ## Dependencies section")
+		t.Fatal("the develop topic has no ## Dependencies section")
 	}
 	section, _, _ = strings.Cut(section, "\n## ")
 	inRequire := false
@@ -382,17 +451,18 @@ func readmeDependencies(t *testing.T, readme string) {
 		}
 		module := strings.Fields(line)[0]
 		if !strings.Contains(section, "`"+module+"`:") {
-			t.Errorf("go.mod requires %s, but the README's Dependencies section has no line \"`%s`: why it is there\"", module, module)
+			t.Errorf("go.mod requires %s, but the develop topic's Dependencies section has no line \"`%s`: why it is there\"", module, module)
 		}
 	}
 }
 
-// readmeExamples replays the file and console blocks in order.
-func readmeExamples(t *testing.T, bin, text string, blocks []readmeBlock) {
-	s := newReadmeSession(t, bin)
+// readmeExamples replays the file and console blocks of the text at path
+// in order, in session s, and returns how many commands ran. With
+// CAIRN_UPDATE_GOLDEN=1 it rewrites the printed lines that differ.
+func readmeExamples(t *testing.T, s *readmeSession, path, text string, blocks []readmeBlock) int {
 	lines := strings.Split(text, "\n")
 	type edit struct {
-		from, to int // line indexes in the README, to exclusive
+		from, to int // line indexes in the text, to exclusive
 		with     []string
 	}
 	var edits []edit
@@ -416,19 +486,16 @@ func readmeExamples(t *testing.T, bin, text string, blocks []readmeBlock) {
 					edits = append(edits, edit{b.line + c.first, b.line + c.end, with})
 					continue
 				}
-				msg := fmt.Sprintf("README.md:%d: $ %s\n", c.line, c.cmd)
+				msg := fmt.Sprintf("%s:%d: $ %s\n", c.doc, c.line, c.cmd)
 				if status != c.status {
-					msg += fmt.Sprintf("exit status %d, the README says %d\n", status, c.status)
+					msg += fmt.Sprintf("exit status %d, the text says %d\n", status, c.status)
 				}
-				t.Errorf("%sprinted lines (-README +binary):\n%s", msg, cmp.Diff(c.want, got))
+				t.Errorf("%sprinted lines (-text +binary):\n%s", msg, cmp.Diff(c.want, got))
 			}
 		}
 	}
-	if ran < 10 {
-		t.Errorf("ran %d README commands; the walk-through alone has more: are the console blocks still marked ```console?", ran)
-	}
 	if len(edits) == 0 {
-		return
+		return ran
 	}
 	for i := len(edits) - 1; i >= 0; i-- {
 		e := edits[i]
@@ -442,10 +509,11 @@ func readmeExamples(t *testing.T, bin, text string, blocks []readmeBlock) {
 		}
 		lines = slices.Concat(lines[:e.from], e.with, blank, lines[e.to:])
 	}
-	if err := os.WriteFile(readmePath, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("rewrote the printed lines of %d README commands; review the diff", len(edits))
+	t.Logf("rewrote the printed lines of %d commands of %s; review the diff", len(edits), path)
+	return ran
 }
 
 // readmePreCommit installs the README's pre-commit recipe in a new

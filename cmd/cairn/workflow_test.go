@@ -13,7 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// The README's CI recipes: the GitHub Actions workflow and the pre-commit
+// The CI recipes of the ci topic: the GitHub Actions workflow and the pre-commit
 // framework's configuration, found by their first lines.
 const (
 	readmeWorkflowStart  = "name: cairn"
@@ -25,21 +25,26 @@ const (
 	moduleRoot = "../.."
 )
 
-// readmeYAML returns the README's one yaml block whose first line is start.
+// readmeYAML returns the one yaml block of the README and the topics whose
+// first line is start.
 func readmeYAML(t *testing.T, start string) string {
 	t.Helper()
-	data, err := os.ReadFile(readmePath)
-	if err != nil {
-		t.Fatal(err)
+	var blocks []readmeBlock
+	for _, p := range docPaths() {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		blocks = append(blocks, readmeBlocks(p, string(data))...)
 	}
 	var found []string
-	for _, b := range readmeBlocks(string(data)) {
+	for _, b := range blocks {
 		if len(b.info) > 0 && b.info[0] == "yaml" && len(b.lines) > 0 && b.lines[0] == start {
 			found = append(found, strings.Join(b.lines, "\n")+"\n")
 		}
 	}
 	if len(found) != 1 {
-		t.Fatalf("the README has %d yaml blocks starting %q, want exactly one", len(found), start)
+		t.Fatalf("the README and the topics have %d yaml blocks starting %q, want exactly one", len(found), start)
 	}
 	return found[0]
 }
@@ -77,7 +82,7 @@ func needTool(t *testing.T, name, install string) string {
 	return ""
 }
 
-// TestREADMEWorkflowLint: actionlint finds nothing in the README's workflow
+// TestREADMEWorkflowLint: actionlint finds nothing in the ci topic's workflow
 // (action versions it knows as current, inputs the actions take, the
 // expressions, and shellcheck on the run steps when shellcheck is there).
 func TestREADMEWorkflowLint(t *testing.T) {
@@ -87,7 +92,7 @@ func TestREADMEWorkflowLint(t *testing.T) {
 	cmd := exec.Command(actionlint, "-no-color", ".github/workflows/cairn.yml")
 	cmd.Dir = dir
 	if code, out := exitAndOutput(t, cmd); code != 0 || out != "" {
-		t.Errorf("actionlint on the README's workflow: exit %d\n%s", code, out)
+		t.Errorf("actionlint on the ci topic's workflow: exit %d\n%s", code, out)
 	}
 }
 
@@ -105,10 +110,10 @@ func TestREADMEWorkflowRuns(t *testing.T) {
 	needTool(t, "bash", "install bash")
 	var wf workflow
 	if err := yaml.Unmarshal([]byte(readmeYAML(t, readmeWorkflowStart)), &wf); err != nil {
-		t.Fatalf("the README's workflow: %v", err)
+		t.Fatalf("the ci topic's workflow: %v", err)
 	}
 	if len(wf.Jobs) != 1 {
-		t.Fatalf("the README's workflow has %d jobs, want one", len(wf.Jobs))
+		t.Fatalf("the ci topic's workflow has %d jobs, want one", len(wf.Jobs))
 	}
 	var steps []workflowStep
 	var jobEnv map[string]string
@@ -128,7 +133,7 @@ func TestREADMEWorkflowRuns(t *testing.T) {
 		}
 	}
 	if vars["CAIRN_REV"] == "" {
-		t.Fatal("the README's workflow sets no CAIRN_REV: the install step needs a pinned revision")
+		t.Fatal("the ci topic's workflow sets no CAIRN_REV: the install step needs a pinned revision")
 	}
 	vars["CAIRN_REV"] = rev // the README's own revision is checked by TestREADMEPinnedRevision
 	path := os.Getenv("PATH")
@@ -181,7 +186,7 @@ func TestREADMEWorkflowRuns(t *testing.T) {
 		}
 	}
 	if gate.Run == "" {
-		t.Fatal("the README's workflow has no `cairn build --check` step")
+		t.Fatal("the ci topic's workflow has no `cairn build --check` step")
 	}
 	data, err := os.ReadFile(filepath.Join(clone, "cairn.sarif"))
 	var sarif struct {
@@ -244,7 +249,7 @@ func TestREADMEPinnedRevision(t *testing.T) {
 		} `yaml:"repos"`
 	}
 	if err := yaml.Unmarshal([]byte(config), &pc); err != nil || len(pc.Repos) != 1 || pc.Repos[0].Repo != cairnRepoURL {
-		t.Fatalf("the README's .pre-commit-config.yaml: %v, %+v; want one repo, %s", err, pc, cairnRepoURL)
+		t.Fatalf("the ci topic's .pre-commit-config.yaml: %v, %+v; want one repo, %s", err, pc, cairnRepoURL)
 	}
 	rev := pc.Repos[0].Rev
 	var wf workflow
@@ -264,7 +269,7 @@ func TestREADMEPinnedRevision(t *testing.T) {
 	cmd.Dir = moduleRoot
 	manifest, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("the README pins %s, which this repository does not have with a .pre-commit-hooks.yaml: %v", rev, err)
+		t.Fatalf("the ci topic pins %s, which this repository does not have with a .pre-commit-hooks.yaml: %v", rev, err)
 	}
 	var hooks []preCommitHook
 	if err := yaml.Unmarshal(manifest, &hooks); err != nil {
@@ -272,7 +277,7 @@ func TestREADMEPinnedRevision(t *testing.T) {
 	}
 	for _, h := range pc.Repos[0].Hooks {
 		if !slices.ContainsFunc(hooks, func(m preCommitHook) bool { return m.ID == h.ID }) {
-			t.Errorf("the README's configuration names hook %s, which %s's manifest lacks", h.ID, rev)
+			t.Errorf("the ci topic's configuration names hook %s, which %s's manifest lacks", h.ID, rev)
 		}
 	}
 }
