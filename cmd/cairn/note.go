@@ -16,12 +16,108 @@ import (
 	"github.com/cairn-kb/cairn/stages/model"
 )
 
-// NoteCmd is `cairn note suggest|keep|drop|list`.
+// NoteCmd is `cairn note suggest|keep|drop|widen|reset|correct|merge|list`.
 type NoteCmd struct {
 	Suggest NoteSuggestCmd `cmd:"" help:"Record an observation as a suggestion (anyone; it is not a rule until a person keeps it)."`
 	Keep    NoteKeepCmd    `cmd:"" help:"Keep a suggestion: a person's keep makes it a rule or an established note."`
 	Drop    NoteDropCmd    `cmd:"" help:"Drop a suggestion or a kept note (a person's decision)."`
+	Widen   NoteWidenCmd   `cmd:"" help:"Change where or when a note or term holds: its paths, axes or window (a person's decision)."`
+	Reset   NoteResetCmd   `cmd:"" help:"Undo a person's keep or drop: the suggestion is undecided again (a person's decision)."`
+	Correct NoteCorrectCmd `cmd:"" help:"Correct a note's or term's wording; a person's correct of an established note replaces its text."`
+	Merge   NoteMergeCmd   `cmd:"" help:"Record that a change carrying the note or term was merged, such as a pull request."`
 	List    NoteListCmd    `cmd:"" help:"List the operations of the notes log, oldest first."`
+}
+
+// noteAmend is what widen, reset, correct and merge take first: what they
+// act on.
+type noteAmend struct {
+	Ref string `arg:"" name:"REF" help:"What it acts on: a target (note:<slug>, term:<id>) or an operation id (see cairn note list)."`
+}
+
+// NoteWidenCmd is `cairn note widen REF`.
+type NoteWidenCmd struct {
+	noteAmend  `embed:""`
+	Path       []string          `help:"Where it holds now: a glob of content paths (repeatable)." placeholder:"GLOB" sep:"none"`
+	Axis       map[string]string `help:"Where it holds on a typed axis, as axis=value (repeatable)." placeholder:"AXIS=VALUE"`
+	ValidFrom  string            `help:"First day it holds (YYYY-MM-DD)." placeholder:"DAY"`
+	ValidUntil string            `help:"Last day it holds (YYYY-MM-DD)." placeholder:"DAY"`
+	noteWho    `embed:""`
+	jsonFormat `embed:""`
+}
+
+// Help is the detail under the summary of `cairn note widen --help`.
+func (NoteWidenCmd) Help() string {
+	return `Example:
+
+    cairn note widen note:tokens-voice --path 'docs/**' --path 'site/**' --actor person:marc`
+}
+
+// Run records the widen.
+func (c *NoteWidenCmd) Run(env *Env) error {
+	return recordNote(env, notes.Request{
+		Kind: model.OpWiden, Actor: c.actor(env), Session: c.Session, Ref: c.Ref,
+		Paths: c.Path, Axes: c.Axis, ValidFrom: c.ValidFrom, ValidUntil: c.ValidUntil,
+	}, c.jsonFormat)
+}
+
+// NoteResetCmd is `cairn note reset REF`.
+type NoteResetCmd struct {
+	noteAmend  `embed:""`
+	Why        []string `arg:"" optional:"" name:"WHY" help:"Why, in a sentence (optional)." sep:"none"`
+	noteWho    `embed:""`
+	jsonFormat `embed:""`
+}
+
+// Help is the detail under the summary of `cairn note reset --help`.
+func (NoteResetCmd) Help() string {
+	return `Example:
+
+    cairn note reset note:tokens-voice "kept too early; the review is next week" --actor person:marc`
+}
+
+// Run records the reset.
+func (c *NoteResetCmd) Run(env *Env) error {
+	return recordNote(env, notes.Request{Kind: model.OpReset, Actor: c.actor(env), Session: c.Session, Ref: c.Ref, Text: strings.Join(c.Why, " ")}, c.jsonFormat)
+}
+
+// NoteCorrectCmd is `cairn note correct REF TEXT…`.
+type NoteCorrectCmd struct {
+	noteAmend  `embed:""`
+	Text       []string `arg:"" name:"TEXT" help:"The corrected wording." sep:"none"`
+	noteWho    `embed:""`
+	jsonFormat `embed:""`
+}
+
+// Help is the detail under the summary of `cairn note correct --help`.
+func (NoteCorrectCmd) Help() string {
+	return `Example:
+
+    cairn note correct note:tokens-voice "API docs say push token, never key" --actor person:marc`
+}
+
+// Run records the correct.
+func (c *NoteCorrectCmd) Run(env *Env) error {
+	return recordNote(env, notes.Request{Kind: model.OpCorrect, Actor: c.actor(env), Session: c.Session, Ref: c.Ref, Text: strings.Join(c.Text, " ")}, c.jsonFormat)
+}
+
+// NoteMergeCmd is `cairn note merge REF WHERE…`.
+type NoteMergeCmd struct {
+	noteAmend  `embed:""`
+	Where      []string `arg:"" name:"WHERE" help:"Where it was merged, such as #412 or a commit." sep:"none"`
+	noteWho    `embed:""`
+	jsonFormat `embed:""`
+}
+
+// Help is the detail under the summary of `cairn note merge --help`.
+func (NoteMergeCmd) Help() string {
+	return `Example:
+
+    cairn note merge term:push-token "#412" --actor agent:ci`
+}
+
+// Run records the merge.
+func (c *NoteMergeCmd) Run(env *Env) error {
+	return recordNote(env, notes.Request{Kind: model.OpMerge, Actor: c.actor(env), Session: c.Session, Ref: c.Ref, Text: strings.Join(c.Where, " ")}, c.jsonFormat)
 }
 
 // Help is the detail under the summary of `cairn note --help`.

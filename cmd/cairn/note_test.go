@@ -345,3 +345,66 @@ func TestNotesInParallel(t *testing.T) {
 		t.Errorf("the build after the notes is not current: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
+
+// TestNoteAmendments: after a keep, a person's correct replaces the kept
+// note's text in the rules files, a widen moves it to the folders it
+// names, a reset takes it out of them and back among the suggestions, and
+// a merge is recorded by anyone; an agent may not widen or reset, and a
+// widen that says neither where nor when is refused.
+func TestNoteAmendments(t *testing.T) {
+	isolate(t)
+	dir := copyBase(t, "demo")
+	at := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
+	step := 0
+	note := func(args ...string) (int, string) {
+		t.Helper()
+		step++
+		code, _, stderr := cairnAt(t, at.Add(time.Duration(step)*time.Minute), append([]string{"--base", dir, "note"}, args...)...)
+		return code, stderr
+	}
+	must := func(args ...string) {
+		t.Helper()
+		if code, stderr := note(args...); code != 0 {
+			t.Fatalf("cairn note %v exited %d: %s", args, code, stderr)
+		}
+	}
+	rulesAt := func(folder string) string {
+		data, _ := os.ReadFile(filepath.Join(dir, folder, "AGENTS.md"))
+		return string(data)
+	}
+	const first, corrected = "Error messages name the flag.", "Error messages name the flag to change and its default."
+	must("suggest", "note:error-flags", first, "--path", "docs/**", "--actor", "agent:claude-code")
+	must("keep", "note:error-flags", "--actor", "person:marc")
+	must("correct", "note:error-flags", corrected, "--actor", "person:marc")
+	if r := rulesAt("docs"); !strings.Contains(r, "- "+corrected) || strings.Contains(r, first+"\n") {
+		t.Fatalf("the correct did not replace the kept text in docs/AGENTS.md:\n%s", r)
+	}
+	if code, stderr := note("widen", "note:error-flags", "--path", "blog/**", "--actor", "agent:claude-code"); code != 2 || !strings.Contains(stderr, "an agent cannot widen") {
+		t.Errorf("an agent's widen: exit %d, %s", code, stderr)
+	}
+	if code, stderr := note("widen", "note:error-flags", "--actor", "person:marc"); code != 2 || !strings.Contains(stderr, "a widen needs --path") {
+		t.Errorf("a widen saying nothing: exit %d, %s", code, stderr)
+	}
+	must("widen", "note:error-flags", "--path", "blog/**", "--actor", "person:marc")
+	if r := rulesAt("blog"); !strings.Contains(r, "- "+corrected) {
+		t.Errorf("after the widen to blog/ the note is not in blog/AGENTS.md:\n%s", r)
+	}
+	if r := rulesAt("docs"); strings.Contains(r, corrected) {
+		t.Errorf("after the widen to blog/ the note is still in docs/AGENTS.md:\n%s", r)
+	}
+	must("merge", "note:error-flags", "#412", "--actor", "agent:ci")
+	must("reset", "note:error-flags", "the wording is under review", "--actor", "person:marc")
+	if r := rulesAt("blog"); strings.Contains(r, corrected) {
+		t.Errorf("after the reset the note is still a rule in blog/AGENTS.md:\n%s", r)
+	}
+	answer := runContext(t, dir, "--at", "docs/getting-started.md", "--as-of", "2026-11-20")
+	if !strings.Contains(answer, "note:error-flags (note, suggested)") {
+		t.Errorf("after the reset the note is not among the suggestions again:\n%s", answer)
+	}
+	log := readLog(t, dir)
+	for _, kind := range []string{`"kind":"correct"`, `"kind":"widen"`, `"kind":"merge"`, `"kind":"reset"`} {
+		if !strings.Contains(log, kind) {
+			t.Errorf("the log lacks a %s operation:\n%s", kind, log)
+		}
+	}
+}

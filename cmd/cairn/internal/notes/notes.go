@@ -1,6 +1,8 @@
 // Package notes makes the operations `cairn note` appends to the notes log
-// (governance/log.jsonl, SPEC §6.5): a suggestion anyone may record, and
-// the keep or drop by which a person decides on one. It reads the log
+// (governance/log.jsonl, SPEC §6.5): a suggestion anyone may record; the
+// keep or drop by which a person decides on one; a person's widen (where
+// or when it holds) and reset (back to undecided); and the correct and
+// merge anyone may record about one. It reads the log
 // through an fs.FS and returns the line to append; writing it is the
 // caller's, under the log's own lock (artifacts.LockLog), so that ids
 // stay in order.
@@ -29,14 +31,15 @@ import (
 
 // Request is one operation to record.
 type Request struct {
-	Kind    string // model.OpSuggest, OpKeep or OpDrop
+	Kind    string // model.OpSuggest, OpKeep, OpDrop, OpWiden, OpReset, OpCorrect or OpMerge
 	Actor   string // person:<name> or agent:<client>
 	Session string
 	// Target is what a suggestion is about: note:<slug> or term:<id>.
 	Target string
 	Text   string
 	// Ref is what a keep or drop decides on: an operation id, or a target,
-	// which stands for the newest suggestion on it.
+	// which stands for the newest suggestion on it. For widen, reset,
+	// correct and merge it is a target or an operation id (resolveTarget).
 	Ref        string
 	Paths      []string
 	Axes       map[string]string
@@ -109,8 +112,15 @@ func Prepare(fsys fs.FS, req Request) (Prepared, error) {
 			return Prepared{}, err
 		}
 		op.Target, op.Ref = ref.Target, ref.Op
+	case model.OpWiden, model.OpReset, model.OpCorrect, model.OpMerge:
+		if err := checkAmend(req); err != nil {
+			return Prepared{}, err
+		}
+		if op.Target, op.Ref, err = resolveTarget(lg.Ops, req.Ref, req.Kind); err != nil {
+			return Prepared{}, err
+		}
 	default:
-		return Prepared{}, &RequestError{Msg: fmt.Sprintf("cairn note records suggest, keep and drop, not %q", req.Kind)}
+		return Prepared{}, &RequestError{Msg: fmt.Sprintf("cairn note records suggest, keep, drop, widen, reset, correct and merge, not %q", req.Kind)}
 	}
 	op.Op, op.At = newID(lg.Ops, op, req.Now), req.Now.UTC().Format(atLayout)
 	line, err := encode(op)
@@ -132,10 +142,51 @@ func checkActor(req Request) error {
 		return &RequestError{Msg: "say who records this: --actor person:<name> or agent:<client> (or set CAIRN_ACTOR)"}
 	case (who != "person" && who != "agent") || strings.TrimSpace(name) == "":
 		return &RequestError{Msg: fmt.Sprintf("actor %q is neither person:<name> nor agent:<client>; write it like person:marc or agent:claude-code", req.Actor)}
-	case who == "agent" && req.Kind != model.OpSuggest:
+	case who == "agent" && req.Kind != model.OpSuggest && req.Kind != model.OpCorrect && req.Kind != model.OpMerge:
 		return &RequestError{Msg: fmt.Sprintf("an agent cannot %s: only a person decides on a suggestion; record what you noticed with cairn note suggest", req.Kind)}
 	}
 	return nil
+}
+
+// checkAmend checks what widen, reset, correct and merge need besides
+// their target: a widen says where or when, a correct the wording, a
+// merge where it was merged.
+func checkAmend(req Request) error {
+	switch {
+	case req.Kind == model.OpWiden && len(req.Paths) == 0 && len(req.Axes) == 0 && req.ValidFrom == "" && req.ValidUntil == "":
+		return &RequestError{Msg: "say where or when it holds now: a widen needs --path, --axis, --valid-from or --valid-until"}
+	case req.Kind == model.OpCorrect && strings.TrimSpace(req.Text) == "":
+		return &RequestError{Msg: "give the corrected wording: a correct needs its text"}
+	case req.Kind == model.OpMerge && strings.TrimSpace(req.Text) == "":
+		return &RequestError{Msg: "say where it was merged, such as a pull request (#412): a merge needs its text"}
+	}
+	return nil
+}
+
+// resolveTarget finds what widen, reset, correct and merge act on: a
+// target named (note:<slug>, term:<id>), whose newest operation is the
+// ref, or an operation id, whose target it is. Every one of them refers to
+// an earlier operation, so a target the log holds nothing about is
+// refused.
+func resolveTarget(ops []model.LogOp, ref, kind string) (target, refOp string, err error) {
+	if ref == "" {
+		return "", "", &RequestError{Msg: "name what it is about: a target such as note:release-tone or term:api-key, or an operation id (see cairn note list)"}
+	}
+	// An operation id holds no colon; a target is note: or term: and a name.
+	if scheme, name, ok := strings.Cut(ref, ":"); ok && (scheme == "note" || scheme == "term") && name != "" {
+		for i := len(ops) - 1; i >= 0; i-- {
+			if ops[i].Target == ref {
+				return ref, ops[i].Op, nil
+			}
+		}
+		return "", "", &RequestError{Msg: fmt.Sprintf("%s has no operation in the log for a %s to act on; record it first with cairn note suggest (see cairn note list)", ref, kind)}
+	}
+	for i := len(ops) - 1; i >= 0; i-- {
+		if ops[i].Op == ref {
+			return ops[i].Target, ref, nil
+		}
+	}
+	return "", "", &RequestError{Msg: fmt.Sprintf("%s is neither a target (note:<slug>, term:<id>) nor an operation id of the log; see cairn note list", ref)}
 }
 
 // resolve finds the operation a keep or drop decides on: the one with

@@ -68,7 +68,7 @@ func TestPrepare(t *testing.T) {
 		"unknown ref":  {Request{Kind: model.OpDrop, Actor: "person:marc", Ref: "note:other"}, "neither an operation id nor a target"},
 		"unknown term": {Request{Kind: model.OpSuggest, Actor: "agent:codex", Target: "term:nope", Text: "x"}, "names no term"},
 		"no actor":     {Request{Kind: model.OpSuggest, Target: "note:x", Text: "x"}, "say who records this"},
-		"an odd kind":  {Request{Kind: model.OpMerge, Actor: "person:marc", Ref: "note:tone"}, "records suggest, keep and drop"},
+		"an odd kind":  {Request{Kind: "rename", Actor: "person:marc", Ref: "note:tone"}, "records suggest, keep, drop, widen, reset, correct and merge"},
 		"bad window":   {Request{Kind: model.OpSuggest, Actor: "agent:codex", Target: "note:x", Text: "x", ValidFrom: "2026-12-01", ValidUntil: "2026-01-01"}, "before valid_from"},
 		"damaged log":  {Request{Kind: model.OpSuggest, Actor: "agent:codex", Target: "note:x", Text: "x"}, "line is not JSON"},
 	} {
@@ -89,6 +89,39 @@ func TestPrepare(t *testing.T) {
 		}
 		if !strings.Contains(msg, c.want) {
 			t.Errorf("%s: %q, want it to say %q", name, msg, c.want)
+		}
+	}
+}
+
+// TestPrepareAmendments: widen, reset, correct and merge act on a target
+// or an operation id, refer to the newest operation on it, and are
+// refused with what is missing.
+func TestPrepareAmendments(t *testing.T) {
+	now := time.Date(2026, 11, 3, 8, 0, 0, 0, time.UTC)
+	p, err := Prepare(base(suggestLine), Request{Kind: model.OpWiden, Actor: "person:marc", Ref: "note:tone", Paths: []string{"docs/**"}, Now: now})
+	if err != nil || p.Op.Target != "note:tone" || p.Op.Ref != "20261102T091512.000Z-4c1d7e" || p.Op.Paths[0] != "docs/**" {
+		t.Errorf("widen by target: %+v %v", p.Op, err)
+	}
+	p, err = Prepare(base(suggestLine), Request{Kind: model.OpMerge, Actor: "agent:ci", Ref: "20261102T091512.000Z-4c1d7e", Text: "#412", Now: now})
+	if err != nil || p.Op.Target != "note:tone" || p.Op.Text != "#412" {
+		t.Errorf("an agent's merge by op id: %+v %v", p.Op, err)
+	}
+	for _, c := range []struct {
+		req  Request
+		want string
+	}{
+		{Request{Kind: model.OpReset, Actor: "agent:codex", Ref: "note:tone"}, "an agent cannot reset"},
+		{Request{Kind: model.OpReset, Actor: "person:marc", Ref: "note:other"}, "note:other has no operation in the log for a reset to act on"},
+		{Request{Kind: model.OpCorrect, Actor: "person:marc", Ref: "term:kb", Text: "KB"}, "term:kb has no operation in the log for a correct"},
+		{Request{Kind: model.OpWiden, Actor: "person:marc", Ref: "note:tone"}, "a widen needs --path"},
+		{Request{Kind: model.OpCorrect, Actor: "person:marc", Ref: "note:tone"}, "a correct needs its text"},
+		{Request{Kind: model.OpMerge, Actor: "person:marc", Ref: "note:tone"}, "a merge needs its text"},
+		{Request{Kind: model.OpMerge, Actor: "person:marc", Ref: "20991231T000000.000Z-000000", Text: "#1"}, "neither a target"},
+	} {
+		c.req.Now = now
+		_, err := Prepare(base(suggestLine), c.req)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s %s: got %v, want %q", c.req.Kind, c.req.Ref, err, c.want)
 		}
 	}
 }
