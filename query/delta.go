@@ -13,6 +13,7 @@ import (
 	"github.com/cairn-kb/cairn/query/question"
 	"github.com/cairn-kb/cairn/query/rank"
 	"github.com/cairn-kb/cairn/query/receipts"
+	"github.com/cairn-kb/cairn/query/render"
 )
 
 // Delta packs (--save-receipt, --since-receipt). A saved snapshot holds
@@ -50,12 +51,12 @@ func (d *delta) unchanged(s *rank.Scored) bool { return d != nil && d.known[s.Ke
 // and --expand. Not the as-of day, the budget or the format: a delta
 // answers the same question on a later day, at any size, in any form.
 func queryKey(req Request, parsed question.Parsed) string {
-	h := newGroupHash()
-	h.add(append([]string{"terms"}, parsed.Terms...)...)
-	h.add("window", req.Since, req.Until, parsed.Temporal, strconv.FormatBool(parsed.Last))
-	h.add(append([]string{"pins"}, req.Pins...)...)
-	h.add("expand", strconv.FormatBool(req.Expand))
-	return h.sum()
+	h := render.NewGroupHash()
+	h.Add(append([]string{"terms"}, parsed.Terms...)...)
+	h.Add("window", req.Since, req.Until, parsed.Temporal, strconv.FormatBool(parsed.Last))
+	h.Add(append([]string{"pins"}, req.Pins...)...)
+	h.Add("expand", strconv.FormatBool(req.Expand))
+	return h.Sum()
 }
 
 // SnapshotError is a --since-receipt that cannot be answered: no snapshot

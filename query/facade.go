@@ -56,3 +56,7 @@ type Seen = at.Seen
 func At(ctx context.Context, root string, req AtRequest) ([]byte, error) {
 	return at.At(ctx, root, req)
 }
+
+// DefaultSearchLimit is how many items of each group a search shows when
+// no --limit is given.
+const DefaultSearchLimit = render.DefaultLimit

@@ -88,7 +88,7 @@ func listWith(ctx context.Context, root string, req ListRequest, open corpus.Ope
 		return nil, &corpus.UsageError{Msg: fmt.Sprintf("--limit %d: give a positive number of items", req.Limit)}
 	}
 	if req.Limit == 0 {
-		req.Limit = DefaultSearchLimit
+		req.Limit = render.DefaultLimit
 	}
 	for _, d := range []struct{ flag, v string }{{"--since", req.Since}, {"--until", req.Until}} {
 		if d.v != "" {
@@ -114,9 +114,9 @@ func listWith(ctx context.Context, root string, req ListRequest, open corpus.Ope
 		return nil, err
 	}
 	defer closeFn()
-	dir, ok := corpusLayers(c.Config().Layers)[req.Layer]
+	dir, ok := corpus.Layers(c.Config().Layers)[req.Layer]
 	if !ok {
-		return nil, &corpus.UsageError{Msg: fmt.Sprintf("%q is not a layer; list one of %s", req.Layer, strings.Join(layerNames, ", "))}
+		return nil, &corpus.UsageError{Msg: fmt.Sprintf("%q is not a layer; list one of %s", req.Layer, strings.Join(corpus.LayerNames, ", "))}
 	}
 	cfg := c.Config()
 	dated := dir == cfg.Layers.Events || dir == cfg.Layers.Tasks
@@ -243,9 +243,9 @@ func fieldValue(it *project.Item, name string) string {
 }
 
 func listItem(row artifacts.Doc, it *project.Item) ListItem {
-	li := ListItem{Kind: render.DisplayKind(row.Kind), Date: row.Date, URI: row.URI, Title: inert(row.Title), Source: row.Source, Tags: []string{}}
+	li := ListItem{Kind: render.DisplayKind(row.Kind), Date: row.Date, URI: row.URI, Title: render.Inert(row.Title), Source: row.Source, Tags: []string{}}
 	if it != nil {
-		li.Status, li.Type, li.Tags = inert(fieldValue(it, "status")), inert(fieldValue(it, "type")), inertAll(it.Tags)
+		li.Status, li.Type, li.Tags = render.Inert(fieldValue(it, "status")), render.Inert(fieldValue(it, "type")), render.InertAll(it.Tags)
 	}
 	return li
 }

@@ -15,14 +15,9 @@ import (
 	"github.com/cairn-kb/cairn/query/render"
 	"github.com/cairn-kb/cairn/query/words"
 	"github.com/cairn-kb/cairn/stages/escape"
-	"github.com/cairn-kb/cairn/stages/govern"
 	"github.com/cairn-kb/cairn/stages/load"
 	"github.com/cairn-kb/cairn/stages/model"
 )
-
-// DefaultSearchLimit is how many items of each group a search shows when
-// no --limit is given.
-const DefaultSearchLimit = 20
 
 // Search groups, in the order an answer lists them. They are never merged
 // into one ranking: a term match and a record match are not comparable.
@@ -128,7 +123,7 @@ func searchWith(ctx context.Context, root string, req SearchRequest, open corpus
 		return nil, &corpus.UsageError{Msg: fmt.Sprintf("--limit %d: give a positive number of items per group", req.Limit)}
 	}
 	if req.Limit == 0 {
-		req.Limit = DefaultSearchLimit
+		req.Limit = render.DefaultLimit
 	}
 	wheres, err := parseWheres(req.Where)
 	if err != nil {
@@ -434,13 +429,13 @@ func parseCursor(s string) (searchCursor, error) {
 
 // cursorOf is the cursor of a group's page at offset in this answer.
 func (s *searcher) cursorOf(group string, offset int, state uint64) searchCursor {
-	h := newGroupHash()
-	h.add("search", strconv.Itoa(artifacts.RankingVersion), group, strconv.Itoa(offset), strconv.FormatUint(state, 16))
-	h.add(s.parsed.Terms...)
-	h.add(s.window.Since, s.window.Until, words.DayString(s.req.AsOf), s.req.Layer)
-	h.add(s.req.Sources...)
-	h.add(s.req.Where...)
-	return searchCursor{group: group, offset: offset, bind: h.sum()}
+	h := render.NewGroupHash()
+	h.Add("search", strconv.Itoa(artifacts.RankingVersion), group, strconv.Itoa(offset), strconv.FormatUint(state, 16))
+	h.Add(s.parsed.Terms...)
+	h.Add(s.window.Since, s.window.Until, words.DayString(s.req.AsOf), s.req.Layer)
+	h.Add(s.req.Sources...)
+	h.Add(s.req.Where...)
+	return searchCursor{group: group, offset: offset, bind: h.Sum()}
 }
 
 // searchLayer maps --layer to the layer's folder: a corpus layer, or
@@ -452,28 +447,11 @@ func searchLayer(name string, l model.Layers) (string, error) {
 	if name == layerGovernance {
 		return l.Governance, nil
 	}
-	if d, ok := corpusLayers(l)[name]; ok {
+	if d, ok := corpus.Layers(l)[name]; ok {
 		return d, nil
 	}
-	return "", &corpus.UsageError{Msg: fmt.Sprintf("--layer %q is not a layer; use one of %s, %s", name, strings.Join(layerNames, ", "), layerGovernance)}
+	return "", &corpus.UsageError{Msg: fmt.Sprintf("--layer %q is not a layer; use one of %s, %s", name, strings.Join(corpus.LayerNames, ", "), layerGovernance)}
 }
-
-// layerNames are the corpus layers, in the order messages list them.
-var layerNames = []string{"events", "index", "wiki", "projects", "tasks"}
 
 // layerGovernance names the governance layer for --layer.
 const layerGovernance = "governance"
-
-// corpusLayers maps each corpus layer's name to its folder.
-func corpusLayers(l model.Layers) map[string]string {
-	return map[string]string{"events": l.Events, "index": l.Index, "wiki": l.Wiki, "projects": l.Projects, "tasks": l.Tasks}
-}
-
-// inert makes stored text safe to show on one line of an answer: control
-// characters and line breaks become spaces, comment delimiters and code
-// fences go, heading markers at its start go (govern.Plain, as the
-// by-location answer does), and it is capped at maxValueRunes.
-func inert(s string) string { return govern.CapLine(govern.Plain(escape.Line(s)), maxValueRunes) }
-
-// maxValueRunes caps every stored value an answer shows.
-const maxValueRunes = 280

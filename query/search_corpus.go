@@ -242,10 +242,10 @@ func (s *searcher) corpusItem(e *rank.Ranking, sc *rank.Scored) (searchItem, err
 		return nil, err
 	}
 	p := render.ItemOf(sc, it, e.Excerpt(sc, it), nil)
-	p.Title, p.Excerpt = inert(p.Title), inert(p.Excerpt)
+	p.Title, p.Excerpt = render.Inert(p.Title), render.Inert(p.Excerpt)
 	for i := range p.Fields {
 		for j := range p.Fields[i].Values {
-			p.Fields[i].Values[j] = inert(p.Fields[i].Values[j])
+			p.Fields[i].Values[j] = render.Inert(p.Fields[i].Values[j])
 		}
 	}
 	return &searchHit{p}, nil

@@ -57,8 +57,8 @@ func (s *searcher) searchGovernance(g load.Governance, usage *usageOnDemand) {
 	var terms, notes, suggestions, voices []govEntry
 	for _, t := range g.Terms {
 		item := &SearchTerm{
-			URI: "term:" + t.ID, Term: inert(t.Term), Status: t.Status, Kind: t.Kind,
-			Replacement: inert(t.Replacement), Definition: inert(t.Definition), Note: inert(t.Note),
+			URI: "term:" + t.ID, Term: render.Inert(t.Term), Status: t.Status, Kind: t.Kind,
+			Replacement: render.Inert(t.Replacement), Definition: render.Inert(t.Definition), Note: render.Inert(t.Note),
 		}
 		terms = append(terms, govEntry{
 			key: t.ID, ids: []string{t.ID, "term:" + t.ID},
@@ -72,8 +72,8 @@ func (s *searcher) searchGovernance(g load.Governance, usage *usageOnDemand) {
 		})
 	}
 	for _, n := range r.Notes() {
-		item := &SearchNote{Status: "established", Target: n.Target, Text: inert(n.Text), Op: n.Op, Actor: n.Actor,
-			Evidence: inertAll(n.Evidence), Scope: n.Scope.Text()}
+		item := &SearchNote{Status: "established", Target: n.Target, Text: render.Inert(n.Text), Op: n.Op, Actor: n.Actor,
+			Evidence: render.InertAll(n.Evidence), Scope: n.Scope.Text()}
 		notes = append(notes, govEntry{
 			key: n.Op, ids: []string{n.Op, n.Target},
 			fields: []govField{{weightReplacement, n.Text}, {weightExplanation, n.Target}, {weightAside, strings.Join(n.Evidence, " ")}},
@@ -81,8 +81,8 @@ func (s *searcher) searchGovernance(g load.Governance, usage *usageOnDemand) {
 		})
 	}
 	for _, sg := range r.Suggestions() {
-		item := &SearchSuggestion{Target: sg.Target, Kind: sg.Kind, Status: sg.Status, Text: inert(sg.Text), Actor: sg.Actor,
-			Session: sg.Session, Evidence: inertAll(sg.Evidence), Op: sg.Op, ContestedBy: render.NonNil(sg.ContestedBy), Scope: sg.Scope.Text()}
+		item := &SearchSuggestion{Target: sg.Target, Kind: sg.Kind, Status: sg.Status, Text: render.Inert(sg.Text), Actor: sg.Actor,
+			Session: sg.Session, Evidence: render.InertAll(sg.Evidence), Op: sg.Op, ContestedBy: render.NonNil(sg.ContestedBy), Scope: sg.Scope.Text()}
 		if st := sg.Standing; st != nil {
 			item.Standing = &provenance.Standing{Sessions: st.Sessions, Corrections: st.Corrections, Merges: st.Merges, MergedIn: st.MergedIn}
 		}
@@ -94,7 +94,7 @@ func (s *searcher) searchGovernance(g load.Governance, usage *usageOnDemand) {
 	}
 	for _, v := range g.Voices {
 		for i, ex := range v.Examples {
-			item := &SearchVoiceExample{URI: "voice:" + v.Name, Example: i + 1, Before: inert(ex.Before), After: inert(ex.After), Why: inert(ex.Why)}
+			item := &SearchVoiceExample{URI: "voice:" + v.Name, Example: i + 1, Before: render.Inert(ex.Before), After: render.Inert(ex.After), Why: render.Inert(ex.Why)}
 			voices = append(voices, govEntry{
 				key: fmt.Sprintf("%s\x00%06d", v.Name, i), ids: []string{v.Name, "voice:" + v.Name},
 				fields: []govField{{weightWording, ex.After}, {weightExplanation, ex.Before}, {weightAside, ex.Why}},
@@ -157,14 +157,6 @@ func withUsage(it *SearchTerm, fresh provenance.Freshness) {
 // usesAsOf labels usage counts: they describe the content files as the
 // last build saw them.
 const usesAsOf = "the last build"
-
-func inertAll(l []string) []string {
-	out := make([]string, 0, len(l))
-	for _, v := range l {
-		out = append(out, inert(v))
-	}
-	return out
-}
 
 // rankEntries scores a group's entries with context's arithmetic, the
 // group standing for the window: a term naming an entry exactly gives
