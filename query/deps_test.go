@@ -73,9 +73,10 @@ var queryLayers = map[string]int{
 	"query/render":     4, // what every answer renders alike
 	"query/provenance": 5, // what stands behind a governance answer
 	// The answer kinds: one rank, so that none imports another.
-	"query/at":   6,
-	"query":      8, // the facade, and the session that serves every answer kind
-	"query/eval": 9, // the ranking's evaluation, through the facade
+	"query/at":     6,
+	"query/search": 6,
+	"query":        8, // the facade, and the session that serves every answer kind
+	"query/eval":   9, // the ranking's evaluation, through the facade
 }
 
 // TestDependencyDirection enforces cmd → stages → artifacts and

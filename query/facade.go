@@ -6,6 +6,7 @@ import (
 	"github.com/cairn-kb/cairn/query/at"
 	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/render"
+	"github.com/cairn-kb/cairn/query/search"
 )
 
 // State says whether a query can use the artifacts, and if not, why not.
@@ -60,3 +61,12 @@ func At(ctx context.Context, root string, req AtRequest) ([]byte, error) {
 // DefaultSearchLimit is how many items of each group a search shows when
 // no --limit is given.
 const DefaultSearchLimit = render.DefaultLimit
+
+// SearchRequest is one by-content question; see search.Request.
+type SearchRequest = search.Request
+
+// Search answers a by-content question about the base at root; see
+// search.Search.
+func Search(ctx context.Context, root string, req SearchRequest) ([]byte, error) {
+	return search.Search(ctx, root, req)
+}

@@ -14,16 +14,17 @@ import (
 	"github.com/cairn-kb/cairn/query/question"
 	"github.com/cairn-kb/cairn/query/rank"
 	"github.com/cairn-kb/cairn/query/render"
+	"github.com/cairn-kb/cairn/query/search"
 	"github.com/cairn-kb/cairn/stages/lex"
 	"github.com/cairn-kb/cairn/stages/load"
 	"github.com/cairn-kb/cairn/stages/project"
 )
 
 // searchJSON runs a search and decodes its JSON answer.
-func searchJSON(t *testing.T, dir string, req SearchRequest) SearchAnswerJSON {
+func searchJSON(t *testing.T, dir string, req search.Request) SearchAnswerJSON {
 	t.Helper()
 	req.Format = render.FormatJSON
-	out, err := Search(context.Background(), dir, req)
+	out, err := search.Search(context.Background(), dir, req)
 	if err != nil {
 		t.Fatalf("search %q: %v", req.Words, err)
 	}
@@ -108,7 +109,7 @@ func TestSearchIsExhaustive(t *testing.T) {
 					continue // a query cannot ask for it alone (scaffolding, a date)
 				}
 				asked++
-				doc := searchJSON(t, dir, SearchRequest{Words: []string{term}, AsOf: asOf, Limit: 1 << 20})
+				doc := searchJSON(t, dir, search.Request{Words: []string{term}, AsOf: asOf, Limit: 1 << 20})
 				listed := map[string]bool{}
 				counts := map[string]int{}
 				for _, g := range doc.Groups {
@@ -116,7 +117,7 @@ func TestSearchIsExhaustive(t *testing.T) {
 					if len(g.Items) != g.Count {
 						t.Errorf("%s: group %s counts %d and lists %d without a limit", term, g.Name, g.Count, len(g.Items))
 					}
-					if g.Name == GroupRecords || g.Name == GroupPages {
+					if g.Name == search.GroupRecords || g.Name == search.GroupPages {
 						for _, it := range g.Items {
 							listed[it.URI] = true
 						}
@@ -135,7 +136,7 @@ func TestSearchIsExhaustive(t *testing.T) {
 				if held > doc.HeldBack {
 					t.Errorf("%s: %d received or private holders, %d held back", term, held, doc.HeldBack)
 				}
-				counted := searchJSON(t, dir, SearchRequest{Words: []string{term}, AsOf: asOf, Count: true})
+				counted := searchJSON(t, dir, search.Request{Words: []string{term}, AsOf: asOf, Count: true})
 				if counted.HeldBack != doc.HeldBack {
 					t.Errorf("%s: --count holds back %d, the listing %d", term, counted.HeldBack, doc.HeldBack)
 				}
@@ -159,7 +160,7 @@ func TestSearchIsExhaustive(t *testing.T) {
 func TestSearchGroupsRankWithinThemselves(t *testing.T) {
 	dir := builtDemo(t)
 	asOf := time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC)
-	out, err := Search(context.Background(), dir, SearchRequest{Words: []string{"push-token", "token"}, AsOf: asOf, Format: render.FormatJSON})
+	out, err := search.Search(context.Background(), dir, search.Request{Words: []string{"push-token", "token"}, AsOf: asOf, Format: render.FormatJSON})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,18 +178,18 @@ func TestSearchGroupsRankWithinThemselves(t *testing.T) {
 	}
 	for _, g := range doc.Groups {
 		for i := 1; i < len(g.Items); i++ {
-			if g.Name != GroupRecords && g.Name != GroupPages && g.Items[i].Score > g.Items[i-1].Score {
+			if g.Name != search.GroupRecords && g.Name != search.GroupPages && g.Items[i].Score > g.Items[i-1].Score {
 				t.Errorf("%s: %s (%d) after %s (%d)", g.Name, g.Items[i].URI, g.Items[i].Score, g.Items[i-1].URI, g.Items[i-1].Score)
 			}
 		}
-		if g.Name == GroupTerms && (len(g.Items) == 0 || g.Items[0].URI != "term:push-token" || g.Items[0].Score < rank.PointsIdentifier) {
+		if g.Name == search.GroupTerms && (len(g.Items) == 0 || g.Items[0].URI != "term:push-token" || g.Items[0].Score < rank.PointsIdentifier) {
 			t.Errorf("terms: want term:push-token first with at least %d points, got %+v", rank.PointsIdentifier, g.Items)
 		}
 	}
-	gov := searchJSON(t, dir, SearchRequest{Words: []string{"token"}, AsOf: asOf, Layer: "governance"})
-	src := searchJSON(t, dir, SearchRequest{Words: []string{"token"}, AsOf: asOf, Sources: []string{"tickets"}})
+	gov := searchJSON(t, dir, search.Request{Words: []string{"token"}, AsOf: asOf, Layer: "governance"})
+	src := searchJSON(t, dir, search.Request{Words: []string{"token"}, AsOf: asOf, Sources: []string{"tickets"}})
 	for i, g := range gov.Groups {
-		corpus := g.Name == GroupRecords || g.Name == GroupPages
+		corpus := g.Name == search.GroupRecords || g.Name == search.GroupPages
 		if corpus && g.Count != 0 || !corpus && src.Groups[i].Count != 0 {
 			t.Errorf("%s: --layer governance counts %d, --source tickets %d", g.Name, g.Count, src.Groups[i].Count)
 		}

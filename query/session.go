@@ -11,6 +11,7 @@ import (
 	"github.com/cairn-kb/cairn/query/at"
 	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/receipts"
+	"github.com/cairn-kb/cairn/query/search"
 	"github.com/cairn-kb/cairn/query/words"
 	"github.com/cairn-kb/cairn/stages/load"
 )
@@ -214,8 +215,8 @@ func (s *Session) Read(ctx context.Context, req ReadRequest) ([]byte, error) {
 
 // Search answers req as Search does, from the held artifacts when they
 // are still the current build's.
-func (s *Session) Search(ctx context.Context, req SearchRequest) ([]byte, error) {
-	return searchWith(ctx, s.root, req, s.corpus, &s.gov)
+func (s *Session) Search(ctx context.Context, req search.Request) ([]byte, error) {
+	return search.With(ctx, s.root, req, s.corpus, &s.gov)
 }
 
 // At answers req as At does, with the governance read once per change.

@@ -18,6 +18,7 @@ import (
 	"github.com/cairn-kb/cairn/query/at"
 	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/render"
+	"github.com/cairn-kb/cairn/query/search"
 )
 
 // sessionQueries are asked of a session and of Context side by side.
@@ -216,9 +217,9 @@ func TestSessionReadsSearchesAndListsAsTheCLI(t *testing.T) {
 			func() ([]byte, error) { return s.Read(context.Background(), req) }})
 	}
 	for _, words := range [][]string{{"arm64", "nightly"}, {"HAR-142"}} {
-		req := SearchRequest{Words: words, AsOf: asOf, Format: render.FormatJSON}
+		req := search.Request{Words: words, AsOf: asOf, Format: render.FormatJSON}
 		asks = append(asks, ask{"search " + strings.Join(words, " "),
-			func() ([]byte, error) { return Search(context.Background(), dir, req) },
+			func() ([]byte, error) { return search.Search(context.Background(), dir, req) },
 			func() ([]byte, error) { return s.Search(context.Background(), req) }})
 	}
 	for _, path := range []string{"docs/api/tokens.md", "."} {

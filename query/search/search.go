@@ -1,4 +1,4 @@
-package query
+package search
 
 import (
 	"context"
@@ -33,9 +33,9 @@ const (
 // searchGroups lists the groups in answer order.
 var searchGroups = []string{GroupRecords, GroupPages, GroupTerms, GroupNotes, GroupSuggestions, GroupVoice}
 
-// SearchRequest is one by-content question: every match of the query's
+// Request is one by-content question: every match of the query's
 // terms, grouped by kind.
-type SearchRequest struct {
+type Request struct {
 	Words []string // the query, as words
 	Since string   // YYYY-MM-DD or ""
 	Until string   // YYYY-MM-DD or ""
@@ -54,17 +54,17 @@ type SearchRequest struct {
 	Format string
 }
 
-// SearchAnswer is a by-content answer as a document.
-type SearchAnswer struct {
+// Answer is a by-content answer as a document.
+type Answer struct {
 	Query         string              `json:"query"`
 	Terms         []string            `json:"terms"`
 	FilteredTerms []string            `json:"filtered_terms"`
 	Window        question.Window     `json:"window"`
 	AsOf          string              `json:"as_of"`
-	Filters       SearchFilters       `json:"filters"`
+	Filters       Filters             `json:"filters"`
 	Scope         string              `json:"scope"`
 	Coverage      provenance.Coverage `json:"coverage"`
-	Groups        []*SearchGroup      `json:"groups"`
+	Groups        []*Group            `json:"groups"`
 	// HeldBack counts received and private records that match but stay
 	// out, as they stay out of a pack, unless the query names their role.
 	HeldBack int `json:"held_back"`
@@ -78,15 +78,15 @@ type SearchAnswer struct {
 	Notice         string                `json:"notice"`
 }
 
-// SearchFilters are the filters an answer was narrowed by.
-type SearchFilters struct {
+// Filters are the filters an answer was narrowed by.
+type Filters struct {
 	Sources []string `json:"sources"`
 	Layer   string   `json:"layer,omitempty"`
 	Where   []string `json:"where"`
 }
 
-// SearchGroup is one kind of match, ranked within itself.
-type SearchGroup struct {
+// Group is one kind of match, ranked within itself.
+type Group struct {
 	Name  string `json:"name"`
 	Count int    `json:"count"`
 	// Offset is the rank of the first item shown, from 0.
@@ -107,13 +107,13 @@ type searchItem interface{ text() string }
 // and pages from the artifacts when they are current, else from a scan of
 // the base (the same rule as Context), and the governance from the base
 // itself, as At reads it. It returns the delivered bytes.
-func Search(ctx context.Context, root string, req SearchRequest) ([]byte, error) {
-	return searchWith(ctx, root, req, corpus.Pick, nil)
+func Search(ctx context.Context, root string, req Request) ([]byte, error) {
+	return With(ctx, root, req, corpus.Pick, nil)
 }
 
-// searchWith is Search with the corpus opened by open and the governance
+// With is Search with the corpus opened by open and the governance
 // read through memo.
-func searchWith(ctx context.Context, root string, req SearchRequest, open corpus.Opener, memo *load.GovernanceMemo) ([]byte, error) {
+func With(ctx context.Context, root string, req Request, open corpus.Opener, memo *load.GovernanceMemo) ([]byte, error) {
 	switch req.Format {
 	case render.FormatText, render.FormatJSON, render.FormatJSONL:
 	default:
@@ -176,7 +176,7 @@ func searchWith(ctx context.Context, root string, req SearchRequest, open corpus
 	s := &searcher{req: req, parsed: parsed, wheres: wheres}
 	// The shown items are read from the corpus as the answer is made, so
 	// it stays open until then.
-	answer := func(c corpus.Corpus, state corpus.Index) (*SearchAnswer, error) {
+	answer := func(c corpus.Corpus, state corpus.Index) (*Answer, error) {
 		if s.layer, err = searchLayer(req.Layer, c.Config().Layers); err != nil {
 			return nil, err
 		}
@@ -222,7 +222,7 @@ func searchWith(ctx context.Context, root string, req SearchRequest, open corpus
 
 // searcher is one search in flight.
 type searcher struct {
-	req    SearchRequest
+	req    Request
 	parsed question.Parsed
 	wheres []where
 	layer  string // the layer's folder, governance's included; "" for all
@@ -242,11 +242,11 @@ type rankedGroup struct {
 }
 
 // answer assembles the document: the first page of every group.
-func (s *searcher) answer() *SearchAnswer {
-	doc := &SearchAnswer{
+func (s *searcher) answer() *Answer {
+	doc := &Answer{
 		Query: s.parsed.Text, Terms: s.parsed.Terms, FilteredTerms: render.NonNil(s.parsed.Filtered),
 		Window: s.window, AsOf: words.DayString(s.req.AsOf), Scope: provenance.ScopeProject,
-		Filters:        SearchFilters{Sources: render.NonNil(s.req.Sources), Layer: s.req.Layer, Where: render.NonNil(s.req.Where)},
+		Filters:        Filters{Sources: render.NonNil(s.req.Sources), Layer: s.req.Layer, Where: render.NonNil(s.req.Where)},
 		HeldBack:       s.held,
 		Index:          render.IndexState{Path: s.index.Path, State: string(s.index.State), Reason: render.IndexReason(s.index.Reason)},
 		RankingVersion: artifacts.RankingVersion, Notice: render.Notice,
@@ -263,9 +263,9 @@ func (s *searcher) answer() *SearchAnswer {
 }
 
 // group is the page of a group that starts at rank offset.
-func (s *searcher) group(name string, offset int) *SearchGroup {
+func (s *searcher) group(name string, offset int) *Group {
 	rg := s.groups[name]
-	out := &SearchGroup{Name: name, Offset: offset, Items: []searchItem{}}
+	out := &Group{Name: name, Offset: offset, Items: []searchItem{}}
 	if rg == nil {
 		return out
 	}
@@ -298,7 +298,7 @@ type searchFailed struct {
 func (f *searchFailed) text() string { return "(unreadable: " + escape.Line(f.Err) + ")\n" }
 
 // page replaces the answer's groups by the one page a cursor asks for.
-func (s *searcher) page(doc *SearchAnswer, cur searchCursor) error {
+func (s *searcher) page(doc *Answer, cur searchCursor) error {
 	rg := s.groups[cur.group]
 	var st uint64
 	if rg != nil {
@@ -310,7 +310,7 @@ func (s *searcher) page(doc *SearchAnswer, cur searchCursor) error {
 	if rg == nil || cur.offset > rg.count {
 		return &corpus.UsageError{Msg: fmt.Sprintf("--cursor %s is past the end of the group %q", cur, cur.group)}
 	}
-	doc.Groups = []*SearchGroup{s.group(cur.group, cur.offset)}
+	doc.Groups = []*Group{s.group(cur.group, cur.offset)}
 	return nil
 }
 
@@ -364,7 +364,7 @@ const (
 	kindEarlier  = "earlier work"     // records and pages
 )
 
-func searchCoverage(doc *SearchAnswer) provenance.Coverage {
+func searchCoverage(doc *Answer) provenance.Coverage {
 	n := map[string]int{}
 	for _, g := range doc.Groups {
 		n[g.Name] = g.Count

@@ -1,4 +1,4 @@
-package query
+package search
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 
 // renderSearch renders an answer in its format. With counts only, the
 // groups carry no items.
-func renderSearch(doc *SearchAnswer, format string, countOnly bool) []byte {
+func renderSearch(doc *Answer, format string, countOnly bool) []byte {
 	switch format {
 	case render.FormatJSON:
 		return append(render.Marshal(doc, "", "  "), '\n')
@@ -23,7 +23,7 @@ func renderSearch(doc *SearchAnswer, format string, countOnly bool) []byte {
 
 // searchJSONL is the answer without its items on the first line, then one
 // line per shown item with its group and rank.
-func searchJSONL(doc *SearchAnswer) []byte {
+func searchJSONL(doc *Answer) []byte {
 	var b bytes.Buffer
 	head := *doc
 	head.Groups = nil
@@ -49,7 +49,7 @@ func searchJSONL(doc *SearchAnswer) []byte {
 
 // searchText is the answer for a reader: a head line, each group with its
 // count, its items and how to page on, then provenance and the notice.
-func searchText(doc *SearchAnswer, countOnly bool) []byte {
+func searchText(doc *Answer, countOnly bool) []byte {
 	var b strings.Builder
 	window := "every day"
 	if doc.Window.Since != "" || doc.Window.Until != "" {
