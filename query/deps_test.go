@@ -75,6 +75,7 @@ var queryLayers = map[string]int{
 	// The answer kinds: one rank, so that none imports another.
 	"query/at":     6,
 	"query/search": 6,
+	"query/list":   6,
 	"query":        8, // the facade, and the session that serves every answer kind
 	"query/eval":   9, // the ranking's evaluation, through the facade
 }

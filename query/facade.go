@@ -5,6 +5,7 @@ import (
 
 	"github.com/cairn-kb/cairn/query/at"
 	"github.com/cairn-kb/cairn/query/corpus"
+	"github.com/cairn-kb/cairn/query/list"
 	"github.com/cairn-kb/cairn/query/render"
 	"github.com/cairn-kb/cairn/query/search"
 )
@@ -69,4 +70,12 @@ type SearchRequest = search.Request
 // search.Search.
 func Search(ctx context.Context, root string, req SearchRequest) ([]byte, error) {
 	return search.Search(ctx, root, req)
+}
+
+// ListRequest is one listing of a layer; see list.Request.
+type ListRequest = list.Request
+
+// List lists a layer of the base at root; see list.List.
+func List(ctx context.Context, root string, req ListRequest) ([]byte, error) {
+	return list.List(ctx, root, req)
 }

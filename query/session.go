@@ -10,6 +10,7 @@ import (
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/query/at"
 	"github.com/cairn-kb/cairn/query/corpus"
+	"github.com/cairn-kb/cairn/query/list"
 	"github.com/cairn-kb/cairn/query/receipts"
 	"github.com/cairn-kb/cairn/query/search"
 	"github.com/cairn-kb/cairn/query/words"
@@ -227,8 +228,8 @@ func (s *Session) At(ctx context.Context, req at.Request) ([]byte, error) {
 
 // List answers req as List does, from the held artifacts when they are
 // still the current build's.
-func (s *Session) List(ctx context.Context, req ListRequest) ([]byte, error) {
-	return listWith(ctx, s.root, req, s.corpus)
+func (s *Session) List(ctx context.Context, req list.Request) ([]byte, error) {
+	return list.With(ctx, s.root, req, s.corpus)
 }
 
 // corpus is openCorpus for the session: the held artifacts while the

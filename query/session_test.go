@@ -17,6 +17,7 @@ import (
 	"github.com/cairn-kb/cairn/golden/goldentest"
 	"github.com/cairn-kb/cairn/query/at"
 	"github.com/cairn-kb/cairn/query/corpus"
+	"github.com/cairn-kb/cairn/query/list"
 	"github.com/cairn-kb/cairn/query/render"
 	"github.com/cairn-kb/cairn/query/search"
 )
@@ -229,9 +230,9 @@ func TestSessionReadsSearchesAndListsAsTheCLI(t *testing.T) {
 			func() ([]byte, error) { return s.At(context.Background(), req) }})
 	}
 	for _, layer := range []string{"events", "wiki"} {
-		req := ListRequest{Layer: layer, Format: render.FormatText}
+		req := list.Request{Layer: layer, Format: render.FormatText}
 		asks = append(asks, ask{"list " + layer,
-			func() ([]byte, error) { return List(context.Background(), dir, req) },
+			func() ([]byte, error) { return list.List(context.Background(), dir, req) },
 			func() ([]byte, error) { return s.List(context.Background(), req) }})
 	}
 	check := func(when string) {

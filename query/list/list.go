@@ -1,4 +1,4 @@
-package query
+package list
 
 import (
 	"cmp"
@@ -20,8 +20,8 @@ import (
 	"github.com/cairn-kb/cairn/stages/project"
 )
 
-// ListRequest asks for the items of one layer, newest first.
-type ListRequest struct {
+// Request asks for the items of one layer, newest first.
+type Request struct {
 	Layer   string // events, index, wiki, projects or tasks
 	Sources []string
 	Tags    []string // every one of them
@@ -34,21 +34,21 @@ type ListRequest struct {
 	Format  string // text or json
 }
 
-// ListAnswer is a layer's page of items as a document.
-type ListAnswer struct {
+// Answer is a layer's page of items as a document.
+type Answer struct {
 	Layer  string            `json:"layer"`
-	Filter ListFilter        `json:"filter"`
+	Filter Filter            `json:"filter"`
 	Count  int               `json:"count"`
 	Offset int               `json:"offset"`
 	More   int               `json:"more"`
 	Next   string            `json:"next_cursor,omitempty"`
-	Items  []ListItem        `json:"items"`
+	Items  []Item            `json:"items"`
 	Index  render.IndexState `json:"index"`
 	Notice string            `json:"notice"`
 }
 
-// ListFilter is what a listing was narrowed by.
-type ListFilter struct {
+// Filter is what a listing was narrowed by.
+type Filter struct {
 	Sources []string `json:"sources"`
 	Tags    []string `json:"tags"`
 	Status  string   `json:"status,omitempty"`
@@ -57,8 +57,8 @@ type ListFilter struct {
 	Until   string   `json:"until,omitempty"`
 }
 
-// ListItem is one listed record or page.
-type ListItem struct {
+// Item is one listed record or page.
+type Item struct {
 	Kind   string   `json:"kind"`
 	Date   string   `json:"date,omitempty"`
 	URI    string   `json:"uri"`
@@ -75,12 +75,12 @@ const listChunk = 512
 
 // List answers a listing of the base at root, from its artifacts when
 // they are current, else from a scan (the same rule as Context).
-func List(ctx context.Context, root string, req ListRequest) ([]byte, error) {
-	return listWith(ctx, root, req, corpus.Pick)
+func List(ctx context.Context, root string, req Request) ([]byte, error) {
+	return With(ctx, root, req, corpus.Pick)
 }
 
-// listWith is List with the corpus opened by open.
-func listWith(ctx context.Context, root string, req ListRequest, open corpus.Opener) ([]byte, error) {
+// With is List with the corpus opened by open.
+func With(ctx context.Context, root string, req Request, open corpus.Opener) ([]byte, error) {
 	if req.Format != render.FormatText && req.Format != render.FormatJSON {
 		return nil, &corpus.UsageError{Msg: fmt.Sprintf("--format %q: a listing is text or json", req.Format)}
 	}
@@ -138,9 +138,9 @@ func listWith(ctx context.Context, root string, req ListRequest, open corpus.Ope
 		order[i] = i
 	}
 	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(keys[a].Chrono, keys[b].Chrono) })
-	doc := &ListAnswer{
-		Layer: req.Layer, Offset: offset, Items: []ListItem{}, Notice: render.Notice,
-		Filter: ListFilter{Sources: render.NonNil(req.Sources), Tags: render.NonNil(req.Tags), Status: req.Status, Type: req.Type, Since: req.Since, Until: req.Until},
+	doc := &Answer{
+		Layer: req.Layer, Offset: offset, Items: []Item{}, Notice: render.Notice,
+		Filter: Filter{Sources: render.NonNil(req.Sources), Tags: render.NonNil(req.Tags), Status: req.Status, Type: req.Type, Since: req.Since, Until: req.Until},
 		Index:  render.IndexState{Path: state.Path, State: string(state.State), Reason: render.IndexReason(state.Reason)},
 	}
 	h := xxhash.New()
@@ -207,7 +207,7 @@ func cond(ok bool, v string) string {
 
 // listKeeps applies the filters a row answers: source, and the day of an
 // undated layer's item (a dated layer's window is its span).
-func listKeeps(req ListRequest, row artifacts.Doc, dated bool) bool {
+func listKeeps(req Request, row artifacts.Doc, dated bool) bool {
 	if len(req.Sources) > 0 && !slices.Contains(req.Sources, row.Source) {
 		return false
 	}
@@ -222,7 +222,7 @@ func listKeeps(req ListRequest, row artifacts.Doc, dated bool) bool {
 
 // itemKeeps applies the filters only the projected item answers: tags,
 // status and type.
-func itemKeeps(req ListRequest, it *project.Item) bool {
+func itemKeeps(req Request, it *project.Item) bool {
 	for _, t := range req.Tags {
 		if !slices.Contains(it.Tags, t) {
 			return false
@@ -242,8 +242,8 @@ func fieldValue(it *project.Item, name string) string {
 	return ""
 }
 
-func listItem(row artifacts.Doc, it *project.Item) ListItem {
-	li := ListItem{Kind: render.DisplayKind(row.Kind), Date: row.Date, URI: row.URI, Title: render.Inert(row.Title), Source: row.Source, Tags: []string{}}
+func listItem(row artifacts.Doc, it *project.Item) Item {
+	li := Item{Kind: render.DisplayKind(row.Kind), Date: row.Date, URI: row.URI, Title: render.Inert(row.Title), Source: row.Source, Tags: []string{}}
 	if it != nil {
 		li.Status, li.Type, li.Tags = render.Inert(fieldValue(it, "status")), render.Inert(fieldValue(it, "type")), render.InertAll(it.Tags)
 	}
@@ -251,7 +251,7 @@ func listItem(row artifacts.Doc, it *project.Item) ListItem {
 }
 
 // listBind binds a list cursor to the listing and what it holds.
-func listBind(req ListRequest, offset int, state uint64) string {
+func listBind(req Request, offset int, state uint64) string {
 	h := xxhash.New()
 	for _, p := range append([]string{"list", req.Layer, strconv.Itoa(offset), strconv.FormatUint(state, 16), req.Status, req.Type, req.Since, req.Until, "sources"},
 		append(append(slices.Clone(req.Sources), "tags"), req.Tags...)...) {
@@ -261,7 +261,7 @@ func listBind(req ListRequest, offset int, state uint64) string {
 	return artifacts.HashSum(h.Sum64())
 }
 
-func listText(doc *ListAnswer) []byte {
+func listText(doc *Answer) []byte {
 	var b strings.Builder
 	f := doc.Filter
 	fmt.Fprintf(&b, "list: %s · %d item(s) · source=%s tag=%s status=%s type=%s since=%s until=%s\n", doc.Layer, doc.Count,
