@@ -21,8 +21,9 @@ var topicFiles embed.FS
 type topic struct {
 	name    string
 	summary string
-	// commands are the full paths of the commands the topic explains;
-	// each of them names the topic at the end of its --help.
+	// commands are the paths of the commands the topic explains, below
+	// cairn; each of them, and each of their subcommands, names the topic
+	// at the end of its --help.
 	commands []string
 }
 
@@ -30,13 +31,13 @@ type topic struct {
 // and what it holds, then how answers are made, then how cairn is wired
 // into a team's work, then the rest.
 var topics = []topic{
-	{"base", "what a base holds, how cairn finds it, and what it will not touch", []string{"init"}},
+	{"base", "what a base holds, how cairn finds it, and what it will not touch", []string{"init", "status"}},
 	{"config", "cairn.yaml, key by key", []string{"init", "build"}},
 	{"records", "record documents, field paths, record URIs, and cairn collect", []string{"collect", "read"}},
 	{"pages", "wiki, project and task pages: frontmatter, anchors, windows", []string{"read", "list"}},
-	{"voices", "voice profiles, points and axes, kapi's profiles and cairn import kapi", []string{"import", "import kapi", "context"}},
+	{"voices", "voice profiles, points and axes, kapi's profiles and cairn import kapi", []string{"import", "context"}},
 	{"terms", "the terms store, and cairn check, which enforces it", []string{"check"}},
-	{"notes", "the notes log and cairn note: suggest, keep, drop, list", []string{"note", "note suggest", "note keep", "note drop", "note list"}},
+	{"notes", "the notes log and cairn note: suggest, decide, amend, list", []string{"note"}},
 	{"rules", "the rules files in AGENTS.md and CLAUDE.md, and what applies at a path", []string{"context", "build"}},
 	{"queries", "how a question is read, and cairn search, list and read", []string{"context", "search", "list", "read"}},
 	{"ranking", "how a score adds up, the order, what a pack selects, and cairn eval", []string{"context", "search", "eval"}},
@@ -69,11 +70,12 @@ func topicText(t topic) string {
 	return string(data)
 }
 
-// topicsOf returns the topics that explain the command at path.
+// topicsOf returns the topics that explain the command at path: those
+// that name it or a command above it ("note" explains "note keep").
 func topicsOf(path string) []string {
 	var names []string
 	for _, t := range topics {
-		if slices.Contains(t.commands, path) {
+		if slices.ContainsFunc(t.commands, func(c string) bool { return path == c || strings.HasPrefix(path, c+" ") }) {
 			names = append(names, t.name)
 		}
 	}

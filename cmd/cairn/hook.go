@@ -273,7 +273,7 @@ func ownerRepo(url string) string {
 }
 
 // writeEnvelope prints text in the shape the harness's session-start hook
-// reads (see the README's `cairn hook HARNESS` for what each one is), with
+// reads (see `cairn help hooks` for what each one is), with
 // what could act on a reader's display escaped (escape.Bytes).
 func writeEnvelope(env *Env, harness, text string) error {
 	var v any

@@ -151,22 +151,30 @@ func (p *Page) Text(s string) {
 var markdown = goldmark.New(goldmark.WithExtensions(extension.Table))
 
 // Markdown writes a Markdown text into the page. The first level-1
-// heading is left out (the page's NAME says it); level-2 headings become
+// heading is left out (the page's NAME says it); what comes before the
+// first level-2 heading is the DESCRIPTION; level-2 headings become
 // sections and deeper ones subsections.
 func (p *Page) Markdown(src string) {
 	b := []byte(src)
 	doc := markdown.Parser().Parse(text.NewReader(b))
 	w := &mdWriter{p: p, src: b}
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
+		if h, ok := n.(*ast.Heading); !w.sectioned && !(ok && h.Level == 1 && !w.titled) {
+			w.sectioned = true
+			if !ok || h.Level > 2 {
+				w.p.Section("DESCRIPTION")
+			}
+		}
 		w.block(n, 0)
 	}
 }
 
 // mdWriter turns goldmark's blocks into the page's macros.
 type mdWriter struct {
-	p      *Page
-	src    []byte
-	titled bool // the first level-1 heading was seen
+	p         *Page
+	src       []byte
+	titled    bool // the first level-1 heading was seen
+	sectioned bool // a section has been started
 }
 
 // block writes one block node; depth is how many lists hold it.

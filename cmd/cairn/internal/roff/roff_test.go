@@ -32,7 +32,7 @@ func TestMarkdown(t *testing.T) {
 	got := p.String()
 	for _, want := range []string{
 		`.TH CAIRN\-X 7 "" "cairn 0" "cairn manual"` + "\n",
-		".PP\nIntro with \\fB\\-\\-flag\\fR and \\fIwords\\fR.\n",
+		".SH DESCRIPTION\n.PP\nIntro with \\fB\\-\\-flag\\fR and \\fIwords\\fR.\n",
 		".SH \"A section\"\n",
 		".TP\n\\fB\\fBa\\fR\\fR\nwhat: the a; default: 1\n",
 		".nf\n\\&.cairn/\n\\&'quoted\n.fi\n",
