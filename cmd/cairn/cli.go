@@ -36,8 +36,9 @@ type CLI struct {
 	List       ListCmd       `cmd:"" help:"The items of one layer, newest first, filtered and paged."`
 	Read       ReadCmd       `cmd:"" help:"One record (with its raw fields), page, section, term, note, entity or voice profile, in full."`
 	Collect    CollectCmd    `cmd:"" help:"Run the base's sources and the built-in collectors (git, markdown) into record documents."`
-	Note       NoteCmd       `cmd:"" help:"Record a suggestion, or keep or drop one, in the notes log; list the log."`
+	Note       NoteCmd       `cmd:"" help:"Record, decide on and amend suggestions in the notes log (suggest, keep, drop, widen, reset, correct, merge); list the log."`
 	Check      CheckCmd      `cmd:"" help:"Check content files against the writing rules in force at their point."`
+	Status     StatusCmd     `cmd:"" help:"What the base holds, by layer and source, and whether .cairn/ and the rules files are current."`
 	Import     ImportCmd     `cmd:"" help:"Convert another tool's governance files into the base's governance/ (kapi)."`
 	Eval       EvalCmd       `cmd:"" help:"Answer an evaluation suite's questions and check each pack against what it expects."`
 	Mcp        McpCmd        `cmd:"" name:"mcp" help:"Serve the base to an agent over MCP: stdio, or streamable HTTP on loopback."`

@@ -29,7 +29,7 @@ func TestCompletionBash(t *testing.T) {
 	bin := builtCairn(t)
 	cases := []struct{ line, want string }{
 		{"cairn con", "context"},
-		{"cairn ", "init build context search list read collect note check import eval mcp hook demo version completion help man"},
+		{"cairn ", "init build context search list read collect note check status import eval mcp hook demo version completion help man"},
 		{"cairn note s", "suggest"},
 		{"cairn --base /tmp bu", "build"},
 		{"cairn context --for", "--format"},
