@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"github.com/cairn-kb/cairn/artifacts"
 	"path/filepath"
 	"strings"
 	"time"
@@ -64,6 +65,17 @@ func (c *ContextCmd) Run(env *Env) error {
 	}
 	if c.SaveReceipt || c.SinceReceipt != "" {
 		req.StateDir = stateDir(env)
+	}
+	if c.SaveReceipt {
+		// A save writes machine state keyed by this base, so it takes the
+		// base's writer lock, failing at once while a build or another
+		// writer holds it, as fkf's --save-receipt does. A plain context
+		// and a delta only read, and take no lock.
+		lock, err := artifacts.AcquireLock(root, "cairn context --save-receipt")
+		if err != nil {
+			return err
+		}
+		defer lock.Release()
 	}
 	out, err := query.Context(context.Background(), root, req)
 	var se *query.SnapshotError

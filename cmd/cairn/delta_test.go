@@ -343,3 +343,24 @@ func TestSeventeenSavesKeepSixteen(t *testing.T) {
 		t.Errorf("kept %v, want the last 16 saved %v", kept, want)
 	}
 }
+
+// TestSaveTakesTheBaseLock: --save-receipt takes the base's writer lock,
+// failing at once while a build holds it; a plain context and a delta go
+// on reading.
+func TestSaveTakesTheBaseLock(t *testing.T) {
+	state := stateHome(t)
+	dir := copyBase(t, "demo")
+	mustBuild(t, dir)
+	digest, _ := save(t, state, dir)
+	build, err := artifacts.AcquireLock(dir, "cairn build")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer build.Release()
+	code, stdout, stderr := cairnEnv(t, append([]string{"--base", dir, "context", "--save-receipt"}, deltaQuery...)...)
+	if code != 3 || stdout != "" || !strings.Contains(stderr, "cairn build") {
+		t.Errorf("a save while a build holds the base: exit %d, stdout %q, stderr %q; want 3 naming the build", code, stdout, stderr)
+	}
+	contextJSON(t, dir, deltaQuery...)
+	contextJSON(t, dir, append([]string{"--since-receipt", digest}, deltaQuery...)...)
+}
