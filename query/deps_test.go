@@ -76,6 +76,7 @@ var queryLayers = map[string]int{
 	"query/at":     6,
 	"query/search": 6,
 	"query/list":   6,
+	"query/read":   6,
 	"query":        8, // the facade, and the session that serves every answer kind
 	"query/eval":   9, // the ranking's evaluation, through the facade
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/cairn-kb/cairn/query/at"
 	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/list"
+	"github.com/cairn-kb/cairn/query/read"
 	"github.com/cairn-kb/cairn/query/render"
 	"github.com/cairn-kb/cairn/query/search"
 )
@@ -78,4 +79,12 @@ type ListRequest = list.Request
 // List lists a layer of the base at root; see list.List.
 func List(ctx context.Context, root string, req ListRequest) ([]byte, error) {
 	return list.List(ctx, root, req)
+}
+
+// ReadRequest is one read of a URI; see read.Request.
+type ReadRequest = read.Request
+
+// Read answers a read of one URI of the base at root; see read.Read.
+func Read(ctx context.Context, root string, req ReadRequest) ([]byte, error) {
+	return read.Read(ctx, root, req)
 }

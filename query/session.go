@@ -11,6 +11,7 @@ import (
 	"github.com/cairn-kb/cairn/query/at"
 	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/list"
+	"github.com/cairn-kb/cairn/query/read"
 	"github.com/cairn-kb/cairn/query/receipts"
 	"github.com/cairn-kb/cairn/query/search"
 	"github.com/cairn-kb/cairn/query/words"
@@ -210,8 +211,8 @@ func (s *Session) Context(ctx context.Context, req Request) ([]byte, error) {
 
 // Read answers req as Read does, from the held artifacts when they are
 // still the current build's.
-func (s *Session) Read(ctx context.Context, req ReadRequest) ([]byte, error) {
-	return readWith(ctx, s.root, req, s.corpus, &s.gov)
+func (s *Session) Read(ctx context.Context, req read.Request) ([]byte, error) {
+	return read.With(ctx, s.root, req, s.corpus, &s.gov)
 }
 
 // Search answers req as Search does, from the held artifacts when they

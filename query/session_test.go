@@ -18,6 +18,7 @@ import (
 	"github.com/cairn-kb/cairn/query/at"
 	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/list"
+	"github.com/cairn-kb/cairn/query/read"
 	"github.com/cairn-kb/cairn/query/render"
 	"github.com/cairn-kb/cairn/query/search"
 )
@@ -212,9 +213,9 @@ func TestSessionReadsSearchesAndListsAsTheCLI(t *testing.T) {
 	}
 	var asks []ask
 	for _, uri := range []string{"wiki/arm64-builds.md", "ticket:HAR-142", "events/2026-11-04/tickets.json#HAR-147", "nosuch:thing"} {
-		req := ReadRequest{URI: uri, Format: render.FormatText}
+		req := read.Request{URI: uri, Format: render.FormatText}
 		asks = append(asks, ask{"read " + uri,
-			func() ([]byte, error) { return Read(context.Background(), dir, req) },
+			func() ([]byte, error) { return read.Read(context.Background(), dir, req) },
 			func() ([]byte, error) { return s.Read(context.Background(), req) }})
 	}
 	for _, words := range [][]string{{"arm64", "nightly"}, {"HAR-142"}} {
@@ -294,7 +295,7 @@ func TestSessionReadsSearchesAndListsAsTheCLI(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("stale")
-	out, _ := s.Read(context.Background(), ReadRequest{URI: "wiki/arm64-builds.md", Format: render.FormatText})
+	out, _ := s.Read(context.Background(), read.Request{URI: "wiki/arm64-builds.md", Format: render.FormatText})
 	if !strings.Contains(string(out), "pinned to one runner") {
 		t.Errorf("after an edit the session's read does not show it:\n%s", out)
 	}

@@ -1,4 +1,4 @@
-package query
+package read
 
 import (
 	"cmp"
@@ -25,7 +25,7 @@ const (
 // entity reads a graph node (repo:…, person:…, tag:…, ticket:…, a URL or
 // a linked path): the identity it belongs to, with its aliases, and one
 // page of its neighbours.
-func (r *reader) entity(uri string) (*ReadAnswer, bool, error) {
+func (r *reader) entity(uri string) (*Answer, bool, error) {
 	c, err := r.corpus()
 	if err != nil {
 		return nil, false, err
@@ -50,7 +50,7 @@ func (r *reader) entity(uri string) (*ReadAnswer, bool, error) {
 			}
 		}
 	}
-	return &ReadAnswer{URI: uri, Kind: kindEntity, Title: uri, Graph: g, Index: r.indexState()}, true, nil
+	return &Answer{URI: uri, Kind: kindEntity, Title: uri, Graph: g, Index: r.indexState()}, true, nil
 }
 
 // neighbours reads one page of a node's edges, from the cursor on: its
@@ -59,7 +59,7 @@ func (r *reader) entity(uri string) (*ReadAnswer, bool, error) {
 // the two lines only as far as it shows, so a hub with thousands of
 // inbound edges costs what its first page holds. edges is how many edges
 // were read (0: the node has none).
-func (r *reader) neighbours(c corpus.ReadCorpus, uri string, outbound bool) (*ReadGraph, int, error) {
+func (r *reader) neighbours(c corpus.ReadCorpus, uri string, outbound bool) (*Graph, int, error) {
 	offset, err := parseNeighbourCursor(r.req.Cursor, uri)
 	if err != nil {
 		return nil, 0, err
@@ -88,12 +88,12 @@ func (r *reader) neighbours(c corpus.ReadCorpus, uri string, outbound bool) (*Re
 	for _, l := range in {
 		all = append(all, edge{dirInbound, l})
 	}
-	g := &ReadGraph{Limit: r.req.Limit, Offset: offset, Groups: []ReadEdgeGroup{}}
+	g := &Graph{Limit: r.req.Limit, Offset: offset, Groups: []EdgeGroup{}}
 	page := all[min(offset, len(all)):min(len(all), offset+r.req.Limit)]
 	if len(all) > offset+r.req.Limit {
-		g.Next = makeNeighbourCursor(offset+r.req.Limit, uri)
+		g.Next = NeighbourCursor(offset+r.req.Limit, uri)
 	}
-	groups := map[[2]string]*ReadEdgeGroup{}
+	groups := map[[2]string]*EdgeGroup{}
 	for _, ed := range page {
 		n, err := r.neighbour(c, ed.link.Node)
 		if err != nil {
@@ -102,7 +102,7 @@ func (r *reader) neighbours(c corpus.ReadCorpus, uri string, outbound bool) (*Re
 		key := [2]string{ed.dir, ed.link.Kind}
 		grp := groups[key]
 		if grp == nil {
-			grp = &ReadEdgeGroup{Direction: ed.dir, Kind: ed.link.Kind}
+			grp = &EdgeGroup{Direction: ed.dir, Kind: ed.link.Kind}
 			groups[key] = grp
 		}
 		grp.Edges = append(grp.Edges, n)
@@ -127,20 +127,20 @@ func dirRank(d string) int {
 
 // neighbour describes an edge's other end: an item (#<ordinal> in
 // edges.dst.tsv) by its row, anything else as itself.
-func (r *reader) neighbour(c corpus.ReadCorpus, node string) (ReadNeighbour, error) {
+func (r *reader) neighbour(c corpus.ReadCorpus, node string) (Neighbour, error) {
 	ref, ok := strings.CutPrefix(node, artifacts.ItemRef)
 	if !ok {
-		return ReadNeighbour{URI: node}, nil
+		return Neighbour{URI: node}, nil
 	}
 	ord, err := strconv.Atoi(ref)
 	if err != nil || ord < 0 || ord >= c.Len() {
-		return ReadNeighbour{}, &artifacts.CorruptError{Path: artifacts.EdgesDstPath, Msg: fmt.Sprintf("source %q is not an item of docs.tsv", node)}
+		return Neighbour{}, &artifacts.CorruptError{Path: artifacts.EdgesDstPath, Msg: fmt.Sprintf("source %q is not an item of docs.tsv", node)}
 	}
 	row, err := c.Row(ord)
 	if err != nil {
-		return ReadNeighbour{}, err
+		return Neighbour{}, err
 	}
-	return ReadNeighbour{URI: row.URI, Kind: render.DisplayKind(row.Kind), Date: row.Date, Title: row.Title}, nil
+	return Neighbour{URI: row.URI, Kind: render.DisplayKind(row.Kind), Date: row.Date, Title: row.Title}, nil
 }
 
 // identityOf finds the configured identity that names uri, canonically
@@ -155,9 +155,9 @@ func identityOf(cfg model.Config, uri string) (string, model.Identity, bool) {
 	return "", model.Identity{}, false
 }
 
-// makeNeighbourCursor continues a page of uri's neighbours at offset. It carries
+// NeighbourCursor continues a page of uri's neighbours at offset. It carries
 // a check of the URI, so that a cursor is refused on another URI.
-func makeNeighbourCursor(offset int, uri string) string {
+func NeighbourCursor(offset int, uri string) string {
 	return fmt.Sprintf("%d.%08x", offset, uint32(xxhash.Sum64String(uri)))
 }
 
@@ -167,7 +167,7 @@ func parseNeighbourCursor(cursor, uri string) (int, error) {
 	}
 	n, _, _ := strings.Cut(cursor, ".")
 	offset, err := strconv.Atoi(n)
-	if err != nil || offset < 0 || makeNeighbourCursor(offset, uri) != cursor {
+	if err != nil || offset < 0 || NeighbourCursor(offset, uri) != cursor {
 		return 0, &corpus.UsageError{Msg: fmt.Sprintf("--cursor %q is not a cursor of %s; use the one its previous page printed, or leave it out to start again", cursor, uri)}
 	}
 	return offset, nil

@@ -1,4 +1,4 @@
-package query
+package read
 
 import (
 	"fmt"
@@ -16,18 +16,18 @@ import (
 // shown on its line (a title, a heading, a note's text) is cut at
 // readValueRunes. A stored text (a page, a raw record, a cached body, and
 // a field value that spans lines or is longer than a short value) is
-// shown whole, line by line, up to readTextRunes: a bound against a huge
+// shown whole, line by line, up to TextRunes: a bound against a huge
 // file, not against a page a person wrote, so a page of a few tens of KB
 // reads whole. JSON and text cut alike, and say what was cut, with how
 // much.
 const (
 	readValueRunes = 4000
-	readTextRunes  = 256 << 10
+	TextRunes      = 256 << 10
 )
 
-// ReadAnswer is one read: what --format json prints, and what the text
+// Answer is one read: what --format json prints, and what the text
 // is rendered from. Which parts are set depends on Kind.
-type ReadAnswer struct {
+type Answer struct {
 	URI        string   `json:"uri"`
 	Kind       string   `json:"kind"`
 	Title      string   `json:"title,omitempty"`
@@ -42,36 +42,36 @@ type ReadAnswer struct {
 	Fields []render.KV `json:"fields,omitempty"`
 	// Document and Raw are a record's document and its JSON object as
 	// stored there, unmapped fields included.
-	Document string    `json:"document,omitempty"`
-	Raw      string    `json:"raw,omitempty"`
-	Body     *ReadBody `json:"body,omitempty"`
+	Document string `json:"document,omitempty"`
+	Raw      string `json:"raw,omitempty"`
+	Body     *Body  `json:"body,omitempty"`
 	// Text is a page's or a section's Markdown as stored.
-	Text     string          `json:"text,omitempty"`
-	Sections []ReadSection   `json:"sections,omitempty"`
-	Section  *ReadSectionRef `json:"section,omitempty"`
-	Brief    []string        `json:"brief,omitempty"`
-	Note     *ReadNote       `json:"note,omitempty"`
-	History  []ReadOp        `json:"history,omitempty"`
-	Usage    *ReadUsage      `json:"usage,omitempty"`
+	Text     string      `json:"text,omitempty"`
+	Sections []Section   `json:"sections,omitempty"`
+	Section  *SectionRef `json:"section,omitempty"`
+	Brief    []string    `json:"brief,omitempty"`
+	Note     *Note       `json:"note,omitempty"`
+	History  []Op        `json:"history,omitempty"`
+	Usage    *Usage      `json:"usage,omitempty"`
 	// Graph is an entity's identity and neighbours, or the items that
 	// link to a page.
-	Graph *ReadGraph `json:"graph,omitempty"`
+	Graph *Graph `json:"graph,omitempty"`
 	// Index is how the artifacts stood: for records, pages and entities
 	// whether they were read from them; for a term, whether its usage is.
 	Index  *render.IndexState `json:"index,omitempty"`
 	Notice string             `json:"notice"`
 }
 
-// ReadBody is a record's cached body, verified by the build.
-type ReadBody struct {
+// Body is a record's cached body, verified by the build.
+type Body struct {
 	Path   string `json:"path"`
 	Bytes  int64  `json:"bytes"`
 	SHA256 string `json:"sha256"`
 	Text   string `json:"text"`
 }
 
-// ReadNote is one operation of the notes log and where it stands.
-type ReadNote struct {
+// Note is one operation of the notes log and where it stands.
+type Note struct {
 	Op          string   `json:"op"`
 	At          string   `json:"at"`
 	Actor       string   `json:"actor"`
@@ -93,8 +93,8 @@ type ReadNote struct {
 	NoteText string `json:"note_text,omitempty"`
 }
 
-// ReadOp is one line of a target's history in the log.
-type ReadOp struct {
+// Op is one line of a target's history in the log.
+type Op struct {
 	Op    string `json:"op"`
 	At    string `json:"at"`
 	Actor string `json:"actor"`
@@ -103,45 +103,45 @@ type ReadOp struct {
 	Ref   string `json:"ref,omitempty"`
 }
 
-// ReadUsage is a term's use in content as the last build counted it.
-type ReadUsage struct {
+// Usage is a term's use in content as the last build counted it.
+type Usage struct {
 	AsOf string `json:"as_of"`
 	// Counted is false when the artifacts are not current (see the
 	// answer's index) or the build did not count the term.
-	Counted bool      `json:"counted"`
-	Total   int       `json:"total"`
-	Files   int       `json:"files"`
-	Top     []ReadUse `json:"top,omitempty"`
+	Counted bool  `json:"counted"`
+	Total   int   `json:"total"`
+	Files   int   `json:"files"`
+	Top     []Use `json:"top,omitempty"`
 }
 
-// ReadUse is one content file's uses of a term.
-type ReadUse struct {
+// Use is one content file's uses of a term.
+type Use struct {
 	Path  string `json:"path"`
 	Count int    `json:"count"`
 }
 
-// ReadGraph is a graph node's identity and one page of its neighbours.
-type ReadGraph struct {
-	Identity  string          `json:"identity,omitempty"`
-	Canonical string          `json:"canonical,omitempty"`
-	Aliases   []string        `json:"aliases,omitempty"`
-	Groups    []ReadEdgeGroup `json:"groups"`
-	Offset    int             `json:"offset"`
-	Limit     int             `json:"limit"`
-	Shown     int             `json:"shown"`
+// Graph is a graph node's identity and one page of its neighbours.
+type Graph struct {
+	Identity  string      `json:"identity,omitempty"`
+	Canonical string      `json:"canonical,omitempty"`
+	Aliases   []string    `json:"aliases,omitempty"`
+	Groups    []EdgeGroup `json:"groups"`
+	Offset    int         `json:"offset"`
+	Limit     int         `json:"limit"`
+	Shown     int         `json:"shown"`
 	// Next is the cursor of the next page, empty on the last.
 	Next string `json:"next_cursor,omitempty"`
 }
 
-// ReadEdgeGroup is the neighbours of one direction and edge kind.
-type ReadEdgeGroup struct {
-	Direction string          `json:"direction"`
-	Kind      string          `json:"kind"`
-	Edges     []ReadNeighbour `json:"edges"`
+// EdgeGroup is the neighbours of one direction and edge kind.
+type EdgeGroup struct {
+	Direction string      `json:"direction"`
+	Kind      string      `json:"kind"`
+	Edges     []Neighbour `json:"edges"`
 }
 
-// ReadNeighbour is the other end of an edge.
-type ReadNeighbour struct {
+// Neighbour is the other end of an edge.
+type Neighbour struct {
 	URI   string `json:"uri"`
 	Kind  string `json:"kind,omitempty"`
 	Date  string `json:"date,omitempty"`
@@ -183,7 +183,7 @@ const (
 // behind marker and made inert as inline does, but keeping its tabs and
 // its length: only the text as a whole is capped.
 func block(b *strings.Builder, marker, s string) {
-	s = strings.TrimRight(capped(s, readTextRunes), "\n")
+	s = strings.TrimRight(capped(s, TextRunes), "\n")
 	for _, line := range strings.Split(s, "\n") {
 		fmt.Fprintf(b, "%s%s\n", marker, govern.Defuse(cleanLine(strings.TrimRight(line, "\r"))))
 	}
@@ -231,10 +231,10 @@ func dedent(s string) string {
 
 // capAnswer caps every stored string of a JSON answer; the values stay
 // as stored otherwise.
-func capAnswer(a *ReadAnswer) {
+func capAnswer(a *Answer) {
 	c := func(s *string) { *s = capped(*s, readValueRunes) }
 	c(&a.Title)
-	t := func(s *string) { *s = capped(*s, readTextRunes) }
+	t := func(s *string) { *s = capped(*s, TextRunes) }
 	t(&a.Raw)
 	t(&a.Text)
 	for i := range a.Fields {
@@ -265,12 +265,12 @@ func capAnswer(a *ReadAnswer) {
 	}
 }
 
-func renderReadJSON(a *ReadAnswer) []byte {
+func renderReadJSON(a *Answer) []byte {
 	capAnswer(a)
 	return append(render.Marshal(a, "", "  "), '\n')
 }
 
-func renderReadText(a *ReadAnswer) []byte {
+func renderReadText(a *Answer) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s", a.Kind, inline(a.URI))
 	if a.Title != "" && a.Title != a.URI {
@@ -360,7 +360,7 @@ func renderReadText(a *ReadAnswer) []byte {
 	return escape.Bytes([]byte(b.String()))
 }
 
-func renderNoteText(b *strings.Builder, n *ReadNote) {
+func renderNoteText(b *strings.Builder, n *Note) {
 	b.WriteString("operation:\n")
 	for _, kv := range []render.KV{
 		{Field: "op", Value: n.Op}, {Field: "at", Value: n.At}, {Field: "actor", Value: n.Actor}, {Field: "session", Value: n.Session}, {Field: "kind", Value: n.Kind},
@@ -375,7 +375,7 @@ func renderNoteText(b *strings.Builder, n *ReadNote) {
 	}
 }
 
-func renderUsageText(b *strings.Builder, u *ReadUsage, ix *render.IndexState) {
+func renderUsageText(b *strings.Builder, u *Usage, ix *render.IndexState) {
 	if !u.Counted {
 		state := "not counted by the last build"
 		if ix != nil && ix.State != string(corpus.StateUsed) {
@@ -390,7 +390,7 @@ func renderUsageText(b *strings.Builder, u *ReadUsage, ix *render.IndexState) {
 	}
 }
 
-func renderGraphText(b *strings.Builder, uri string, e *ReadGraph) {
+func renderGraphText(b *strings.Builder, uri string, e *Graph) {
 	if e.Identity != "" {
 		fmt.Fprintf(b, "identity %s · canonical %s\n", inline(e.Identity), inline(e.Canonical))
 	}

@@ -1,4 +1,4 @@
-package query
+package read
 
 import (
 	"context"
@@ -20,8 +20,8 @@ const DefaultReadLimit = 20
 // neighbourhood is paged through, never printed at once.
 const maxReadLimit = 1000
 
-// ReadRequest is one cairn read: a URI and how to show it.
-type ReadRequest struct {
+// Request is one cairn read: a URI and how to show it.
+type Request struct {
 	URI    string
 	Format string // text or json
 	// Limit is the neighbours of an entity one page shows (0: the
@@ -56,13 +56,13 @@ const (
 // the index state; governance is small and always read from the base, as
 // the by-location answer reads it. An unknown URI is a *UsageError naming
 // the nearest URIs that exist.
-func Read(ctx context.Context, root string, req ReadRequest) ([]byte, error) {
-	return readWith(ctx, root, req, corpus.Pick, nil)
+func Read(ctx context.Context, root string, req Request) ([]byte, error) {
+	return With(ctx, root, req, corpus.Pick, nil)
 }
 
-// readWith is Read with the corpus opened by open and the governance read
+// With is Read with the corpus opened by open and the governance read
 // through memo.
-func readWith(ctx context.Context, root string, req ReadRequest, open corpus.Opener, memo *load.GovernanceMemo) ([]byte, error) {
+func With(ctx context.Context, root string, req Request, open corpus.Opener, memo *load.GovernanceMemo) ([]byte, error) {
 	switch req.Format {
 	case render.FormatText, render.FormatJSON:
 	default:
@@ -110,7 +110,7 @@ type reader struct {
 	root      string
 	open      corpus.Opener
 	memo      *load.GovernanceMemo
-	req       ReadRequest
+	req       Request
 	uri       string
 	c         corpus.ReadCorpus
 	state     corpus.Index
@@ -176,7 +176,7 @@ func (r *reader) governance() (*load.Governance, error) {
 }
 
 // answer decides what the URI names and reads it.
-func (r *reader) answer() (*ReadAnswer, error) {
+func (r *reader) answer() (*Answer, error) {
 	switch {
 	case strings.HasPrefix(r.uri, termScheme):
 		if a, ok, err := r.term(strings.TrimPrefix(r.uri, termScheme)); ok || err != nil {

@@ -1,4 +1,4 @@
-package query
+package read
 
 import (
 	"strings"
@@ -6,9 +6,9 @@ import (
 	"github.com/cairn-kb/cairn/stages/markdown"
 )
 
-// ReadSection is one heading of a page: its anchor as GitHub writes it,
+// Section is one heading of a page: its anchor as GitHub writes it,
 // its level and its text.
-type ReadSection struct {
+type Section struct {
 	Anchor  string `json:"anchor"`
 	Level   int    `json:"level"`
 	Heading string `json:"heading"`
@@ -17,8 +17,8 @@ type ReadSection struct {
 	line, end int
 }
 
-// ReadSectionRef says which section of which page a section read is.
-type ReadSectionRef struct {
+// SectionRef says which section of which page a section read is.
+type SectionRef struct {
 	Page    string `json:"page"`
 	Anchor  string `json:"anchor"`
 	Heading string `json:"heading"`
@@ -27,7 +27,7 @@ type ReadSectionRef struct {
 
 // section is a section found, with its text.
 type pageSection struct {
-	ReadSection
+	Section
 	text string
 }
 
@@ -35,7 +35,7 @@ type pageSection struct {
 // markdown reads them (CommonMark's headings, with GitHub's anchors, the
 // same a build reads), each running from its heading's first line to the
 // next heading of its level or above.
-func sections(text string) []ReadSection {
+func sections(text string) []Section {
 	lines := strings.Split(text, "\n")
 	start := 0
 	if len(lines) > 0 && strings.TrimRight(lines[0], " \r") == "---" {
@@ -46,10 +46,10 @@ func sections(text string) []ReadSection {
 			}
 		}
 	}
-	var out []ReadSection
+	var out []Section
 	if start < len(lines) {
 		for _, h := range markdown.Read(strings.Join(lines[start:], "\n")).Headings {
-			out = append(out, ReadSection{Anchor: h.Anchor, Level: h.Level, Heading: h.Text, line: start + h.Line})
+			out = append(out, Section{Anchor: h.Anchor, Level: h.Level, Heading: h.Text, line: start + h.Line})
 		}
 	}
 	for k := range out {
@@ -71,14 +71,14 @@ func sectionOf(text, anchor string) (pageSection, bool) {
 	for _, s := range sections(text) {
 		if s.Anchor == strings.ToLower(anchor) {
 			body := strings.Join(lines[s.line:s.end], "\n")
-			return pageSection{ReadSection: s, text: strings.TrimRight(body, "\n") + "\n"}, true
+			return pageSection{Section: s, text: strings.TrimRight(body, "\n") + "\n"}, true
 		}
 	}
 	return pageSection{}, false
 }
 
 // nearestAnchors names the page's anchors nearest to the one asked for.
-func nearestAnchors(secs []ReadSection, anchor string) string {
+func nearestAnchors(secs []Section, anchor string) string {
 	if len(secs) == 0 {
 		return "the page has no headings; read it whole"
 	}

@@ -1,4 +1,4 @@
-package query
+package read
 
 import (
 	"cmp"
@@ -28,7 +28,7 @@ func lookup(c corpus.Corpus, uri string) (int, artifacts.Doc, bool, error) {
 }
 
 // item reads a record, a page, or a section of a page (path#anchor).
-func (r *reader) item(uri string) (*ReadAnswer, bool, error) {
+func (r *reader) item(uri string) (*Answer, bool, error) {
 	c, err := r.corpus()
 	if err != nil {
 		return nil, false, err
@@ -60,17 +60,17 @@ func (r *reader) item(uri string) (*ReadAnswer, bool, error) {
 		return nil, false, &corpus.UsageError{Msg: fmt.Sprintf("%s has no section #%s; %s", path, anchor, nearestAnchors(a.Sections, anchor))}
 	}
 	a.URI, a.Kind, a.Text, a.Sections, a.Graph = path+"#"+sec.Anchor, kindSection, sec.text, nil, nil
-	a.Section = &ReadSectionRef{Page: path, Anchor: sec.Anchor, Heading: sec.Heading, Level: sec.Level}
+	a.Section = &SectionRef{Page: path, Anchor: sec.Anchor, Heading: sec.Heading, Level: sec.Level}
 	return a, true, nil
 }
 
 // itemAnswer reads one item in full.
-func (r *reader) itemAnswer(c corpus.ReadCorpus, ord int, row artifacts.Doc) (*ReadAnswer, error) {
+func (r *reader) itemAnswer(c corpus.ReadCorpus, ord int, row artifacts.Doc) (*Answer, error) {
 	it, err := c.Item(ord, row)
 	if err != nil {
 		return nil, err
 	}
-	a := &ReadAnswer{
+	a := &Answer{
 		URI: row.URI, Kind: render.DisplayKind(row.Kind), Title: cmp.Or(it.Title, row.Title), Source: row.Source,
 		Date: row.Date, Time: row.Time, ValidFrom: row.ValidFrom, ValidUntil: row.ValidUntil,
 		Flags: row.Flags, Fields: itemFields(&it, row.SpanOff < 0 || c.HasBody(row.URI)), Index: r.indexState(),
@@ -87,7 +87,7 @@ func (r *reader) itemAnswer(c corpus.ReadCorpus, ord int, row artifacts.Doc) (*R
 			return nil, err
 		}
 		if ok {
-			a.Body = &ReadBody{Path: b.Path, Bytes: b.Bytes, SHA256: b.SHA256, Text: text}
+			a.Body = &Body{Path: b.Path, Bytes: b.Bytes, SHA256: b.SHA256, Text: text}
 		}
 		return a, nil
 	}

@@ -1,4 +1,4 @@
-package query
+package read
 
 import (
 	"fmt"
@@ -37,7 +37,7 @@ func resolver(g *load.Governance) *govern.Resolver {
 
 // term reads term:<id> from the terms store, with the log's history of
 // it and its usage in content as of the last build.
-func (r *reader) term(id string) (*ReadAnswer, bool, error) {
+func (r *reader) term(id string) (*Answer, bool, error) {
 	g, err := r.governance()
 	if err != nil {
 		return nil, false, err
@@ -47,7 +47,7 @@ func (r *reader) term(id string) (*ReadAnswer, bool, error) {
 		return r.target(termScheme + id)
 	}
 	t := g.Terms[i]
-	a := &ReadAnswer{URI: termScheme + id, Kind: kindTerm, Title: t.Term, Source: g.Config.Layers.Governance + "/terms.yaml"}
+	a := &Answer{URI: termScheme + id, Kind: kindTerm, Title: t.Term, Source: g.Config.Layers.Governance + "/terms.yaml"}
 	add := func(field, value string) {
 		if value != "" {
 			a.Fields = append(a.Fields, render.KV{Field: field, Value: value})
@@ -73,7 +73,7 @@ func (r *reader) term(id string) (*ReadAnswer, bool, error) {
 	a.History = history(g.Log, termScheme+id)
 	fresh := provenance.Usage(r.ctx, r.root, g.Config)
 	a.Index = &render.IndexState{Path: artifacts.ManifestPath, State: string(fresh.State), Reason: fresh.Reason}
-	a.Usage = &ReadUsage{AsOf: "the last build"}
+	a.Usage = &Usage{AsOf: "the last build"}
 	if fresh.State == corpus.StateUsed {
 		sum, found, _, err := fresh.Lookup(id, readTopUses)
 		if err != nil {
@@ -82,7 +82,7 @@ func (r *reader) term(id string) (*ReadAnswer, bool, error) {
 		a.Usage.Counted = found
 		a.Usage.Total, a.Usage.Files = sum.Total, sum.Files
 		for _, u := range sum.Top {
-			a.Usage.Top = append(a.Usage.Top, ReadUse{Path: u.Path, Count: u.Count})
+			a.Usage.Top = append(a.Usage.Top, Use{Path: u.Path, Count: u.Count})
 		}
 	}
 	return a, true, nil
@@ -97,18 +97,18 @@ func axesText(axes map[string]string) string {
 }
 
 // history is every operation of the log on target, in log order.
-func history(log []model.LogOp, target string) []ReadOp {
-	var out []ReadOp
+func history(log []model.LogOp, target string) []Op {
+	var out []Op
 	for _, op := range log {
 		if op.Target == target {
-			out = append(out, ReadOp{Op: op.Op, At: op.At, Actor: op.Actor, Kind: op.Kind, Text: op.Text, Ref: op.Ref})
+			out = append(out, Op{Op: op.Op, At: op.At, Actor: op.Actor, Kind: op.Kind, Text: op.Text, Ref: op.Ref})
 		}
 	}
 	return out
 }
 
 // voice reads voice:<name>: the profile's fields and its writing brief.
-func (r *reader) voice(name string) (*ReadAnswer, bool, error) {
+func (r *reader) voice(name string) (*Answer, bool, error) {
 	g, err := r.governance()
 	if err != nil {
 		return nil, false, err
@@ -118,7 +118,7 @@ func (r *reader) voice(name string) (*ReadAnswer, bool, error) {
 		return nil, false, nil
 	}
 	v := g.Voices[i]
-	a := &ReadAnswer{URI: voiceScheme + name, Kind: kindVoice, Title: v.Name, Source: v.Path,
+	a := &Answer{URI: voiceScheme + name, Kind: kindVoice, Title: v.Name, Source: v.Path,
 		ValidFrom: v.ValidFrom, ValidUntil: v.ValidUntil}
 	if d := strings.TrimSpace(v.Description); d != "" {
 		a.Fields = append(a.Fields, render.KV{Field: "description", Value: d})
@@ -129,7 +129,7 @@ func (r *reader) voice(name string) (*ReadAnswer, bool, error) {
 
 // operation reads one operation of the notes log by its op id: what it
 // recorded, where it stands now, and the history of its target.
-func (r *reader) operation(id string) (*ReadAnswer, bool, error) {
+func (r *reader) operation(id string) (*Answer, bool, error) {
 	g, err := r.governance()
 	if err != nil {
 		return nil, false, err
@@ -140,8 +140,8 @@ func (r *reader) operation(id string) (*ReadAnswer, bool, error) {
 	}
 	op := g.Log[i]
 	res := resolver(g)
-	a := &ReadAnswer{URI: id, Kind: kindOperation, Title: op.Target, Source: g.Config.Layers.Governance + "/log.jsonl"}
-	note := &ReadNote{Op: op.Op, At: op.At, Actor: op.Actor, Session: op.Session, Kind: op.Kind, Target: op.Target,
+	a := &Answer{URI: id, Kind: kindOperation, Title: op.Target, Source: g.Config.Layers.Governance + "/log.jsonl"}
+	note := &Note{Op: op.Op, At: op.At, Actor: op.Actor, Session: op.Session, Kind: op.Kind, Target: op.Target,
 		Text: op.Text, Paths: op.Paths, Axes: axesText(op.Axes), Evidence: op.Evidence,
 		ValidFrom: op.ValidFrom, ValidUntil: op.ValidUntil, Ref: op.Ref, Status: opRecorded}
 	if op.Kind == model.OpSuggest {
@@ -191,7 +191,7 @@ const noteScheme = govern.TargetNote + ":"
 // by the log alone: the note a person kept, if one stands, the open
 // suggestions, and every operation on it. ok is false when the log never
 // named it.
-func (r *reader) target(uri string) (*ReadAnswer, bool, error) {
+func (r *reader) target(uri string) (*Answer, bool, error) {
 	g, err := r.governance()
 	if err != nil {
 		return nil, false, err
@@ -204,7 +204,7 @@ func (r *reader) target(uri string) (*ReadAnswer, bool, error) {
 	if strings.HasPrefix(uri, termScheme) {
 		kind = kindTerm
 	}
-	a := &ReadAnswer{URI: uri, Kind: kind, Title: uri, Source: g.Config.Layers.Governance + "/log.jsonl", History: hist}
+	a := &Answer{URI: uri, Kind: kind, Title: uri, Source: g.Config.Layers.Governance + "/log.jsonl", History: hist}
 	add := func(field, value string) {
 		if value != "" {
 			a.Fields = append(a.Fields, render.KV{Field: field, Value: value})
