@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cairn-kb/cairn/query/corpus"
+	"github.com/cairn-kb/cairn/query/internal/querytest"
 	"github.com/cairn-kb/cairn/query/render"
 	"github.com/cairn-kb/cairn/query/tables"
 )
@@ -22,7 +23,7 @@ func benchBase(b *testing.B) (string, time.Time) {
 		}
 		return dir, asOf
 	}
-	return builtDemo(b), time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC)
+	return querytest.BuiltDemo(b), time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC)
 }
 
 // BenchmarkContext answers a question from the artifacts, in process: the

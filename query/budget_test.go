@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cairn-kb/cairn/query/corpus"
+	"github.com/cairn-kb/cairn/query/internal/querytest"
 	"github.com/cairn-kb/cairn/query/question"
 	"github.com/cairn-kb/cairn/query/rank"
 	"github.com/cairn-kb/cairn/query/receipts"
@@ -29,7 +30,7 @@ import (
 // states encoded_tokens = ⌈bytes/4⌉ of the output itself, and that never
 // exceeds the budget.
 func TestBudgetIsExact(t *testing.T) {
-	dir := builtDemo(t)
+	dir := querytest.BuiltDemo(t)
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		t.Fatal(err)

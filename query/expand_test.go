@@ -3,52 +3,24 @@ package query
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/query/corpus"
+	"github.com/cairn-kb/cairn/query/internal/querytest"
 	"github.com/cairn-kb/cairn/query/question"
 	"github.com/cairn-kb/cairn/query/rank"
 	"github.com/cairn-kb/cairn/query/render"
 	"github.com/cairn-kb/cairn/query/words"
 )
 
-// hubBase has 250 records that relate to one repository (ten of them
-// mention "alpha", the rest "beta"), a record "wide" that mentions alpha
-// and relates to 70 tickets, and a record "near" that shares only a
-// ticket with "wide".
-func hubBase() fstest.MapFS {
-	var recs []string
-	for i := range 250 {
-		word := "beta"
-		if i < 10 {
-			word = "alpha"
-		}
-		recs = append(recs, fmt.Sprintf(`{"id": "r%03d", "t": "%s note %d", "at": "2026-11-02T%02d:%02d:00Z", "rel": ["repo:x/hub"]}`, i, word, i, i/60, i%60))
-	}
-	var tickets []string
-	for i := range 70 {
-		tickets = append(tickets, fmt.Sprintf(`"ticket:T-%d"`, i))
-	}
-	recs = append(recs, `{"id": "wide", "t": "alpha alpha wide", "at": "2026-11-02T23:00:00Z", "rel": [`+strings.Join(tickets, ",")+`]}`)
-	recs = append(recs, `{"id": "near", "t": "alpha near", "at": "2026-11-02T23:30:00Z", "rel": ["ticket:T-5"]}`)
-	doc := `{"cairn": 1, "source": "notes", "fields": {"id": ".id", "title": ".t", "time": ".at", "rel": ".rel[]"}, "records": [` + strings.Join(recs, ",\n") + `]}`
-	return fstest.MapFS{
-		"cairn.yaml":                   {Data: []byte("schema: {rel: {relation: true}}\n")},
-		"events/2026-11-02/notes.json": {Data: []byte(doc)},
-	}
-}
-
 func TestExpandBoundsHubsAndFailsClosed(t *testing.T) {
 	asOf := time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)
 	words := []string{"alpha"}
-	sc, err := corpus.Scan(context.Background(), hubBase(), words)
+	sc, err := corpus.Scan(context.Background(), querytest.HubBase(), words)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +65,7 @@ func TestExpandBoundsHubsAndFailsClosed(t *testing.T) {
 // related, page, score, then newest; with "last", dated first and the
 // strongest field), negative scores included.
 func TestOrderAgreesWithItsKeys(t *testing.T) {
-	sc, err := corpus.Scan(context.Background(), hubBase(), []string{"alpha"})
+	sc, err := corpus.Scan(context.Background(), querytest.HubBase(), []string{"alpha"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/query/corpus"
+	"github.com/cairn-kb/cairn/query/internal/querytest"
 	"github.com/cairn-kb/cairn/query/question"
 	"github.com/cairn-kb/cairn/query/render"
 )
@@ -45,7 +46,7 @@ func uris(p Pack) []string {
 // and checks that the answer is the scan's, with receipt.index saying why.
 func TestFallbackToScan(t *testing.T) {
 	query := []string{"why", "did", "the", "arm64", "nightly", "time", "out"}
-	want := uris(answer(t, builtDemo(t), query...))
+	want := uris(answer(t, querytest.BuiltDemo(t), query...))
 	if len(want) < 5 {
 		t.Fatalf("the reference answer has only %v", want)
 	}
@@ -76,7 +77,7 @@ func TestFallbackToScan(t *testing.T) {
 		{"record edited after the build", func(t *testing.T, dir string) {
 			// An edit that changes no ranking input: the answer stays, and
 			// it comes from the scan, which reads the edited record.
-			edit(t, dir, "events/2026-11-09/tickets.json", `"name": "In Review"`, `"name": "In Progress"`)
+			querytest.Edit(t, dir, "events/2026-11-09/tickets.json", `"name": "In Review"`, `"name": "In Progress"`)
 		}, "stale", "events/2026-11-09/tickets.json changed"},
 		{"artifacts removed", func(t *testing.T, dir string) {
 			os.RemoveAll(filepath.Join(dir, ".cairn"))
@@ -84,7 +85,7 @@ func TestFallbackToScan(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			dir := builtDemo(t)
+			dir := querytest.BuiltDemo(t)
 			c.damage(t, dir)
 			p := answer(t, dir, query...)
 			if p.Receipt.Index.State != c.state || !strings.Contains(p.Receipt.Index.Reason, c.reason) {
@@ -102,7 +103,7 @@ func TestFallbackToScan(t *testing.T) {
 // on them, not yet run.
 func indexedEngine(t *testing.T, words ...string) (string, *corpus.IndexCorpus, *engine) {
 	t.Helper()
-	dir := builtDemo(t)
+	dir := querytest.BuiltDemo(t)
 	ix, err := corpus.Open(context.Background(), dir)
 	if err != nil || ix.State != corpus.StateUsed {
 		t.Fatalf("Open: %v %+v", err, ix)
@@ -169,8 +170,8 @@ func TestArtifactCutShortWhileOpen(t *testing.T) {
 // anew, item for item the answer a scan of the edited base gives.
 func TestStaleIndexSplicesTheChangedFile(t *testing.T) {
 	query := []string{"why", "did", "the", "arm64", "nightly", "time", "out"}
-	dir := builtDemo(t)
-	edit(t, dir, "events/2026-11-09/tickets.json", `"name": "In Review"`, `"name": "In Review of the arm64 nightly timeout"`)
+	dir := querytest.BuiltDemo(t)
+	querytest.Edit(t, dir, "events/2026-11-09/tickets.json", `"name": "In Review"`, `"name": "In Review of the arm64 nightly timeout"`)
 	got := answer(t, dir, query...)
 	if got.Receipt.Index.State != "stale" || !strings.Contains(got.Receipt.Index.Reason, "answered from the index with the 1 changed file read anew") {
 		t.Fatalf("receipt.index = %+v, want stale and answered from the index", got.Receipt.Index)

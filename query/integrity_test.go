@@ -12,6 +12,7 @@ import (
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/query/corpus"
+	"github.com/cairn-kb/cairn/query/internal/querytest"
 	"github.com/cairn-kb/cairn/query/render"
 	"github.com/cairn-kb/cairn/query/tables"
 )
@@ -39,14 +40,14 @@ func expanded(t *testing.T, dir string, words ...string) Pack {
 // index file. The edit keeps the size, so only the hash can tell.
 func TestEditedGraphIsNotUsed(t *testing.T) {
 	query := []string{"harbor", "token", "rotation"}
-	want := uris(expanded(t, builtDemo(t), query...))
+	want := uris(expanded(t, querytest.BuiltDemo(t), query...))
 	for _, c := range []struct{ path, old, new string }{
 		{artifacts.EdgesDstPath, "\tlink=#44\n", "\tlink=#45\n"},
 		{artifacts.EdgesPath, "rel:author=person:github/marc-x", "rel:author=person:github/marc-y"},
 	} {
 		t.Run(filepath.Base(c.path), func(t *testing.T) {
-			dir := builtDemo(t)
-			edit(t, dir, c.path, c.old, c.new)
+			dir := querytest.BuiltDemo(t)
+			querytest.Edit(t, dir, c.path, c.old, c.new)
 			ix := open(t, dir)
 			if ix.State != corpus.StateCorrupt || !strings.Contains(ix.Reason, c.path) {
 				t.Errorf("Open: state %s (%q), want %s naming %s", ix.State, ix.Reason, corpus.StateCorrupt, c.path)
@@ -67,7 +68,7 @@ func TestEditedGraphIsNotUsed(t *testing.T) {
 // whose entry holds the change time no program can set back: the query
 // hashes it, finds it differs, and answers from the scan.
 func TestSameStatEditIsSeen(t *testing.T) {
-	dir := builtDemo(t)
+	dir := querytest.BuiltDemo(t)
 	m, err := artifacts.ReadPrevious(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +86,7 @@ func TestSameStatEditIsSeen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	edit(t, dir, artifacts.EdgesDstPath, "\tlink=#44\n", "\tlink=#45\n")
+	querytest.Edit(t, dir, artifacts.EdgesDstPath, "\tlink=#44\n", "\tlink=#45\n")
 	if err := os.Chtimes(p, st.ModTime(), st.ModTime()); err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +102,7 @@ func TestSameStatEditIsSeen(t *testing.T) {
 // notices an edited edges.dst.tsv on its next request (its watch covers
 // .cairn), and answers from the scan, saying why.
 func TestSessionSeesEditedGraph(t *testing.T) {
-	dir := builtDemo(t)
+	dir := querytest.BuiltDemo(t)
 	s := NewSession(dir)
 	defer s.Close()
 	req := Request{Words: []string{"harbor", "token", "rotation"}, Budget: DefaultBudget, AsOf: time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC),
@@ -123,7 +124,7 @@ func TestSessionSeesEditedGraph(t *testing.T) {
 			t.Fatalf("a fresh build: index %+v, want used", ix)
 		}
 	}
-	edit(t, dir, artifacts.EdgesDstPath, "\tlink=#44\n", "\tlink=#45\n")
+	querytest.Edit(t, dir, artifacts.EdgesDstPath, "\tlink=#44\n", "\tlink=#45\n")
 	if ix := state(); ix.State != string(corpus.StateCorrupt) || !strings.Contains(ix.Reason, artifacts.EdgesDstPath) {
 		t.Errorf("after edges.dst.tsv was edited: index %+v, want corrupt naming it", ix)
 	}
@@ -139,7 +140,7 @@ func TestUnreadableArtifactIsCorrupt(t *testing.T) {
 		"a link":   func(p string) error { return os.Symlink("docs.tsv", p) },
 	} {
 		t.Run(name, func(t *testing.T) {
-			dir := builtDemo(t)
+			dir := querytest.BuiltDemo(t)
 			p := filepath.Join(dir, filepath.FromSlash(artifacts.PostingsPath))
 			if err := os.Remove(p); err != nil {
 				t.Fatal(err)

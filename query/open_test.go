@@ -3,7 +3,6 @@ package query
 import (
 	"context"
 	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,36 +10,10 @@ import (
 	"time"
 
 	"github.com/cairn-kb/cairn/artifacts"
-	"github.com/cairn-kb/cairn/golden/goldentest"
 	"github.com/cairn-kb/cairn/query/corpus"
+	"github.com/cairn-kb/cairn/query/internal/querytest"
 	"github.com/cairn-kb/cairn/query/tables"
 )
-
-// builtDemo copies the demo base into a temporary folder and builds it the
-// way `cairn build` does.
-func builtDemo(t testing.TB) string {
-	t.Helper()
-	return builtGolden(t, "demo")
-}
-
-// builtGolden copies the base of a golden case and builds it.
-func builtGolden(t testing.TB, name string) string {
-	t.Helper()
-	return builtFS(t, os.DirFS(filepath.Join("../golden", name, "base")))
-}
-
-// builtFS writes a base to a fresh folder and builds it the way `cairn
-// build` does.
-func builtFS(t testing.TB, base fs.FS) string {
-	t.Helper()
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
-	dir := filepath.Join(t.TempDir(), "base")
-	if err := os.CopyFS(dir, base); err != nil {
-		t.Fatal(err)
-	}
-	goldentest.Build(t, dir)
-	return dir
-}
 
 func open(t *testing.T, dir string) *corpus.Index {
 	t.Helper()
@@ -49,21 +22,6 @@ func open(t *testing.T, dir string) *corpus.Index {
 		t.Fatal(err)
 	}
 	return ix
-}
-
-func edit(t *testing.T, dir, rel, old, new string) {
-	t.Helper()
-	p := filepath.Join(dir, filepath.FromSlash(rel))
-	data, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(data), old) {
-		t.Fatalf("%s does not contain %q", rel, old)
-	}
-	if err := os.WriteFile(p, []byte(strings.Replace(string(data), old, new, 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func TestOpenStates(t *testing.T) {
@@ -75,10 +33,10 @@ func TestOpenStates(t *testing.T) {
 	}{
 		{"fresh build", func(*testing.T, string) {}, corpus.StateUsed, ""},
 		{"a content file changed", func(t *testing.T, dir string) {
-			edit(t, dir, "docs/getting-started.md", "docker", "container")
+			querytest.Edit(t, dir, "docs/getting-started.md", "docker", "container")
 		}, corpus.StateUsed, ""},
 		{"a record changed", func(t *testing.T, dir string) {
-			edit(t, dir, "events/2026-11-04/tickets.json", "Pull-through cache for ghcr.io", "Pull-through cache for quay.io")
+			querytest.Edit(t, dir, "events/2026-11-04/tickets.json", "Pull-through cache for ghcr.io", "Pull-through cache for quay.io")
 		}, corpus.StateStale, "events/2026-11-04/tickets.json changed since the build"},
 		{"a page was added", func(t *testing.T, dir string) {
 			if err := os.WriteFile(filepath.Join(dir, "wiki", "new.md"), []byte("# New\n"), 0o644); err != nil {
@@ -86,7 +44,7 @@ func TestOpenStates(t *testing.T) {
 			}
 		}, corpus.StateStale, "wiki/new.md was added since the build"},
 		{"a weight changed", func(t *testing.T, dir string) {
-			edit(t, dir, "cairn.yaml", "weight: 5", "weight: 6")
+			querytest.Edit(t, dir, "cairn.yaml", "weight: 5", "weight: 6")
 		}, corpus.StateStale, "ranking semantics changed"},
 		{"postings truncated", func(t *testing.T, dir string) {
 			p := filepath.Join(dir, ".cairn", "postings.tsv")
@@ -108,7 +66,7 @@ func TestOpenStates(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			dir := builtDemo(t)
+			dir := querytest.BuiltDemo(t)
 			c.change(t, dir)
 			ix := open(t, dir)
 			if ix.State != c.state || !strings.Contains(ix.Reason, c.reason) {
@@ -128,7 +86,7 @@ func TestOpenStates(t *testing.T) {
 // re-projects, so one rewritten between Open and that read must still be
 // caught, as a damaged artifact the query falls back from.
 func TestBodyChangedAfterOpen(t *testing.T) {
-	dir := builtDemo(t)
+	dir := querytest.BuiltDemo(t)
 	ix := open(t, dir)
 	root, err := os.OpenRoot(dir)
 	if err != nil {
@@ -166,7 +124,7 @@ func TestBodyChangedAfterOpen(t *testing.T) {
 // artifacts it read before Open checked them: a file replaced since, even
 // by identical bytes, is another file.
 func TestIndexFilesCurrent(t *testing.T) {
-	dir := builtDemo(t)
+	dir := querytest.BuiltDemo(t)
 	f, err := corpus.ReadIndexFiles(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -204,7 +162,7 @@ func TestIndexFilesCurrent(t *testing.T) {
 // by the query, which still uses the artifacts, and its stat goes into
 // the cache so that the next query does not hash it again.
 func TestOpenRefreshesStatCache(t *testing.T) {
-	dir := builtDemo(t) // its files are minutes old: only rel is not racy
+	dir := querytest.BuiltDemo(t) // its files are minutes old: only rel is not racy
 	const rel = "events/2026-11-02/tickets.json"
 	for _, ago := range []time.Duration{2 * time.Hour, time.Hour} {
 		touched := time.Now().Add(-ago).Truncate(time.Second)
@@ -227,13 +185,13 @@ func TestOpenRefreshesStatCache(t *testing.T) {
 // receipt says why, as a corrupt index.
 func TestOpenLinkedArtifactsFolder(t *testing.T) {
 	query := []string{"why", "did", "the", "arm64", "nightly", "time", "out"}
-	want := uris(answer(t, builtDemo(t), query...))
+	want := uris(answer(t, querytest.BuiltDemo(t), query...))
 	for name, target := range map[string]func(t *testing.T, dir string) string{
 		"outside the base": func(t *testing.T, dir string) string { return filepath.Join(t.TempDir(), "artifacts") },
 		"inside the base":  func(t *testing.T, dir string) string { return filepath.Join(dir, "elsewhere") },
 	} {
 		t.Run(name, func(t *testing.T) {
-			dir := builtDemo(t)
+			dir := querytest.BuiltDemo(t)
 			moved := target(t, dir)
 			if err := os.Rename(filepath.Join(dir, artifacts.Dir), moved); err != nil {
 				t.Fatal(err)

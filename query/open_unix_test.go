@@ -12,6 +12,7 @@ import (
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/query/corpus"
+	"github.com/cairn-kb/cairn/query/internal/querytest"
 )
 
 // TestLinkedArtifactIsNotRead: an artifact replaced by a link is never
@@ -20,10 +21,10 @@ import (
 // it would wait on for ever.
 func TestLinkedArtifactIsNotRead(t *testing.T) {
 	query := []string{"why", "did", "the", "arm64", "nightly", "time", "out"}
-	want := uris(answer(t, builtDemo(t), query...))
+	want := uris(answer(t, querytest.BuiltDemo(t), query...))
 	for _, name := range []string{artifacts.DocumentsPath, artifacts.BodiesPath, artifacts.DocsPath} {
 		t.Run(name, func(t *testing.T) {
-			dir := builtDemo(t)
+			dir := querytest.BuiltDemo(t)
 			pipe := filepath.Join(t.TempDir(), "pipe")
 			if err := syscall.Mkfifo(pipe, 0o600); err != nil {
 				t.Skipf("no named pipes here: %v", err)

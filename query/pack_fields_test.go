@@ -10,6 +10,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/cairn-kb/cairn/query/internal/querytest"
 	"github.com/cairn-kb/cairn/query/render"
 )
 
@@ -35,7 +36,7 @@ func manyValuesBase() fstest.MapFS {
 // them all in JSON, and text shows the first packTextValues and counts the
 // rest, from the index and the scan alike.
 func TestPackShowsEveryRelationValue(t *testing.T) {
-	dir := builtFS(t, manyValuesBase())
+	dir := querytest.BuiltFS(t, manyValuesBase())
 	run := func(format string) string {
 		out, err := Context(context.Background(), dir, Request{Words: []string{"uploads"}, Budget: DefaultBudget, Format: format,
 			AsOf: time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)})
@@ -49,7 +50,7 @@ func TestPackShowsEveryRelationValue(t *testing.T) {
 	for _, format := range []string{render.FormatText, render.FormatJSON} {
 		indexed := run(format)
 		var scanned string
-		withoutIndex(t, dir, func() { scanned = run(format) })
+		querytest.WithoutIndex(t, dir, func() { scanned = run(format) })
 		if a, b := items.FindString(indexed), items.FindString(scanned); a != b || a == "" {
 			t.Errorf("%s: the indexed and scanned items differ:\n%s\n---\n%s", format, a, b)
 		}

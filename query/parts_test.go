@@ -11,6 +11,7 @@ import (
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/query/corpus"
+	"github.com/cairn-kb/cairn/query/internal/querytest"
 	"github.com/cairn-kb/cairn/query/render"
 	"github.com/cairn-kb/cairn/query/tables"
 )
@@ -19,7 +20,7 @@ import (
 // parts on several cores gives the packs one part on one core gives, byte
 // for byte, in every format.
 func TestPacksDoNotDependOnParts(t *testing.T) {
-	dir := builtDemo(t)
+	dir := querytest.BuiltDemo(t)
 	asOf := time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC)
 	answer := func(words []string, format string) string {
 		t.Helper()
@@ -59,7 +60,7 @@ func TestPacksDoNotDependOnParts(t *testing.T) {
 func TestScanKeysMatchTheIndex(t *testing.T) {
 	for _, name := range []string{"demo", "edge", "rules"} {
 		t.Run(name, func(t *testing.T) {
-			dir := builtGolden(t, name)
+			dir := querytest.BuiltGolden(t, name)
 			r, err := tables.Open(dir)
 			if err != nil {
 				t.Fatal(err)

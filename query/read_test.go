@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairn-kb/cairn/query/corpus"
+	"github.com/cairn-kb/cairn/query/internal/querytest"
 	"github.com/cairn-kb/cairn/query/read"
 	"github.com/cairn-kb/cairn/query/render"
 )
@@ -31,15 +32,6 @@ func readBytes(t *testing.T, dir string, req read.Request) []byte {
 
 // withoutIndex runs f with the artifacts moved away, so that it reads
 // from a scan of the base.
-func withoutIndex(t *testing.T, dir string, f func()) {
-	t.Helper()
-	if err := os.Rename(filepath.Join(dir, ".cairn"), filepath.Join(dir, ".cairn.off")); err != nil {
-		t.Fatal(err)
-	}
-	defer os.Rename(filepath.Join(dir, ".cairn.off"), filepath.Join(dir, ".cairn"))
-	f()
-}
-
 // hostileBase holds a record whose values carry what could pass for
 // structure: Markdown markers, a code fence, a comment delimiter, control
 // characters, and one value over the cap of a stored text.
@@ -70,7 +62,7 @@ const (
 // TestReadHostileText: stored text reaches a reader inert and capped in
 // text, faithful but capped in JSON, and the trust notice goes with both.
 func TestReadHostileText(t *testing.T) {
-	dir := builtFS(t, hostileBase())
+	dir := querytest.BuiltFS(t, hostileBase())
 	uri := "events/2026-11-02/notes.json#evil"
 	text := string(readBytes(t, dir, read.Request{URI: uri, Format: render.FormatText}))
 	for _, bad := range []string{"```", "<!--", "-->", "\x1b", "\x07", "\n#", "\n```"} {
@@ -112,7 +104,7 @@ func TestReadHostileText(t *testing.T) {
 // once, newest first, the same from the index and the scan; a cursor of
 // another URI is refused.
 func TestReadEntityPages(t *testing.T) {
-	dir := builtFS(t, hubBase())
+	dir := querytest.BuiltFS(t, querytest.HubBase())
 	pages := func() []string {
 		var seen []string
 		cursor := ""
@@ -138,7 +130,7 @@ func TestReadEntityPages(t *testing.T) {
 		t.Fatalf("%d neighbours, first %q, last %q; want 250, newest first", len(indexed), indexed[0], indexed[len(indexed)-1])
 	}
 	var scanned []string
-	withoutIndex(t, dir, func() { scanned = pages() })
+	querytest.WithoutIndex(t, dir, func() { scanned = pages() })
 	if !slices.Equal(indexed, scanned) {
 		t.Errorf("the scan pages differently")
 	}
@@ -152,7 +144,7 @@ func TestReadEntityPages(t *testing.T) {
 // TestReadBinarySearch: with current artifacts, a record and a hub are
 // read by binary search: a small part of docs.tsv and of the edge tables.
 func TestReadBinarySearch(t *testing.T) {
-	dir := builtFS(t, hubBase())
+	dir := querytest.BuiltFS(t, querytest.HubBase())
 	for _, uri := range []string{"events/2026-11-02/notes.json#r123", "repo:x/hub"} {
 		var c corpus.Corpus
 		var state corpus.Index
@@ -187,7 +179,7 @@ func TestReadBinarySearch(t *testing.T) {
 // TestReadUnknown: an unknown URI is a usage error naming the nearest
 // URIs, the same ones every time.
 func TestReadUnknown(t *testing.T) {
-	dir := builtDemo(t)
+	dir := querytest.BuiltDemo(t)
 	_, err := read.Read(context.Background(), dir, read.Request{URI: "events/2026-11-02/tickets.json#HAR-143", Format: render.FormatText})
 	var ue *corpus.UsageError
 	if !errors.As(err, &ue) || ue.ExitCode() != 2 || !strings.Contains(ue.Msg, "nearest that exist: events/2026-11-02/tickets.json#HAR-142, ") {
@@ -203,7 +195,7 @@ func TestReadUnknown(t *testing.T) {
 // TestReadRecordForms: an id pasted as the source wrote it reads the
 // record; its cached body is shown only while the manifest verifies it.
 func TestReadRecordForms(t *testing.T) {
-	dir := builtDemo(t)
+	dir := querytest.BuiltDemo(t)
 	text := string(readBytes(t, dir, read.Request{URI: "events/2026-11-06/meetings.json#rétro sprint 22", Format: render.FormatText}))
 	if !strings.HasPrefix(text, "record events/2026-11-06/meetings.json#r%C3%A9tro%20sprint%2022 · ") || !strings.Contains(text, "cached body bodies/meetings/2026-11-06-retro-sprint-22.md (3735 bytes, sha256 ") {
 		t.Fatalf("the record read by its raw id:\n%s", text)

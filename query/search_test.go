@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-kb/cairn/query/internal/querytest"
 	"github.com/cairn-kb/cairn/query/question"
 	"github.com/cairn-kb/cairn/query/rank"
 	"github.com/cairn-kb/cairn/query/render"
@@ -77,7 +78,7 @@ func TestSearchIsExhaustive(t *testing.T) {
 	asOf := time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC)
 	for _, name := range []string{"demo", "edge"} {
 		t.Run(name, func(t *testing.T) {
-			dir := builtGolden(t, name)
+			dir := querytest.BuiltGolden(t, name)
 			loaded, err := load.Run(context.Background(), load.Input{FS: os.DirFS(dir), Unhashed: true}, load.GroupCorpus)
 			if err != nil {
 				t.Fatal(err)
@@ -158,7 +159,7 @@ func TestSearchIsExhaustive(t *testing.T) {
 // is in score order; --layer governance leaves records and pages out, and
 // --source leaves the governance groups out.
 func TestSearchGroupsRankWithinThemselves(t *testing.T) {
-	dir := builtDemo(t)
+	dir := querytest.BuiltDemo(t)
 	asOf := time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC)
 	out, err := search.Search(context.Background(), dir, search.Request{Words: []string{"push-token", "token"}, AsOf: asOf, Format: render.FormatJSON})
 	if err != nil {

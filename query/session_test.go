@@ -17,6 +17,7 @@ import (
 	"github.com/cairn-kb/cairn/golden/goldentest"
 	"github.com/cairn-kb/cairn/query/at"
 	"github.com/cairn-kb/cairn/query/corpus"
+	"github.com/cairn-kb/cairn/query/internal/querytest"
 	"github.com/cairn-kb/cairn/query/list"
 	"github.com/cairn-kb/cairn/query/read"
 	"github.com/cairn-kb/cairn/query/render"
@@ -38,7 +39,7 @@ var sessionQueries = [][]string{
 // both answer from the scan, and after the artifacts are cut short both
 // from the scan with the same reason.
 func TestSessionAnswersAsContext(t *testing.T) {
-	dir := builtDemo(t)
+	dir := querytest.BuiltDemo(t)
 	s := NewSession(dir)
 	defer s.Close()
 	asOf := time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC)
@@ -88,7 +89,7 @@ func TestSessionAnswersAsContext(t *testing.T) {
 // request that would save or compare a receipt snapshot is refused with
 // the CLI to use instead, and no state folder is touched.
 func TestSessionRefusesDeltaPacks(t *testing.T) {
-	dir := builtDemo(t)
+	dir := querytest.BuiltDemo(t)
 	s := NewSession(dir)
 	defer s.Close()
 	state := t.TempDir()
@@ -114,7 +115,7 @@ func TestSessionRefusesDeltaPacks(t *testing.T) {
 // the bytes), and where the platform can watch the base, a request in a
 // base that did not change since the last one does not walk it.
 func TestSessionFollowsTheBaseItWatches(t *testing.T) {
-	dir := builtDemo(t)
+	dir := querytest.BuiltDemo(t)
 	s := NewSession(dir)
 	defer s.Close()
 	watched := runtime.GOOS == "linux"
@@ -203,7 +204,7 @@ func TestSessionFollowsTheBaseItWatches(t *testing.T) {
 // request, asked twice (the second time from what the session holds),
 // and after an edit (both from the scan).
 func TestSessionReadsSearchesAndListsAsTheCLI(t *testing.T) {
-	dir := builtDemo(t)
+	dir := querytest.BuiltDemo(t)
 	s := NewSession(dir)
 	defer s.Close()
 	asOf := time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC)
@@ -305,7 +306,7 @@ func TestSessionReadsSearchesAndListsAsTheCLI(t *testing.T) {
 // its folder is watched where it is, so an edit of its cairn.yaml is seen
 // by the next request, as Context sees it.
 func TestSessionWatchesABaseReachedThroughALink(t *testing.T) {
-	dir := builtDemo(t)
+	dir := querytest.BuiltDemo(t)
 	link := filepath.Join(t.TempDir(), "base")
 	if err := os.Symlink(dir, link); err != nil {
 		t.Fatal(err)
@@ -344,7 +345,7 @@ func TestSessionWatchesABaseReachedThroughALink(t *testing.T) {
 // request from that splice, the answer a process per question gives,
 // until the base changes again.
 func TestSessionSplicesOncePerChange(t *testing.T) {
-	dir := builtDemo(t)
+	dir := querytest.BuiltDemo(t)
 	s := NewSession(dir)
 	defer s.Close()
 	req := Request{Words: []string{"arm64", "nightly"}, Budget: DefaultBudget, Format: render.FormatText, AsOf: time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC), ToolVersion: "test"}
@@ -356,7 +357,7 @@ func TestSessionSplicesOncePerChange(t *testing.T) {
 	if s.watch == nil {
 		perChange = 3
 	}
-	edit(t, dir, "events/2026-11-09/tickets.json", `"name": "In Review"`, `"name": "In Review of the arm64 nightly"`)
+	querytest.Edit(t, dir, "events/2026-11-09/tickets.json", `"name": "In Review"`, `"name": "In Review of the arm64 nightly"`)
 	var first []byte
 	for i := range 3 {
 		got, err := s.Context(context.Background(), req)
@@ -379,7 +380,7 @@ func TestSessionSplicesOncePerChange(t *testing.T) {
 	if string(first) != string(want) {
 		t.Errorf("the session's answer:\n%s\na process's:\n%s", first, want)
 	}
-	edit(t, dir, "events/2026-11-09/tickets.json", `"name": "In Review of the arm64 nightly"`, `"name": "In Review again"`)
+	querytest.Edit(t, dir, "events/2026-11-09/tickets.json", `"name": "In Review of the arm64 nightly"`, `"name": "In Review again"`)
 	if _, err := s.Context(context.Background(), req); err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cairn-kb/cairn/query/corpus"
+	"github.com/cairn-kb/cairn/query/internal/querytest"
 	"github.com/cairn-kb/cairn/query/question"
 	"github.com/cairn-kb/cairn/query/render"
 )
@@ -205,7 +206,7 @@ func TestSourceCapOnGoldenPacks(t *testing.T) {
 		if len(reqs) == 0 {
 			continue
 		}
-		dir := builtGolden(t, name)
+		dir := querytest.BuiltGolden(t, name)
 		for qname, req := range reqs {
 			if _, err := question.Parse(req.Words, req.AsOf, req.Since, req.Until); err != nil {
 				continue // the golden error cases

@@ -8,6 +8,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/cairn-kb/cairn/query/internal/querytest"
 	"github.com/cairn-kb/cairn/query/render"
 )
 
@@ -50,7 +51,7 @@ func TestWindowWithoutDatedEvidence(t *testing.T) {
 		{"no dated items, plain question", false, "what changed", "", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			dir := builtFS(t, staleBase(c.withCommit))
+			dir := querytest.BuiltFS(t, staleBase(c.withCommit))
 			warning, items, scanned := staleWarning(t, dir, c.words, c.until)
 			if items == 0 || warning != c.want || scanned != warning {
 				t.Errorf("%d items, warning %q (scan %q); want items and %q", items, warning, scanned, c.want)
@@ -64,7 +65,7 @@ func TestWindowWithoutDatedEvidence(t *testing.T) {
 // window holds no dated evidence and where the nearest dated day is, as
 // a pack of pages would.
 func TestEmptyWindowWithoutDatedEvidence(t *testing.T) {
-	dir := builtFS(t, staleBase(true))
+	dir := querytest.BuiltFS(t, staleBase(true))
 	want := "empty pack: no candidates match the query (2 items searched); the window 2026-11-23..2026-11-29 holds no dated evidence (events, task pages), only pages and snapshots that no window bounds; the newest dated item is from 2026-08-20 (ask without the query's time words and with --since 2026-08-20 to reach it)"
 	warning, items, scanned := staleWarning(t, dir, "which retries failed last week", "")
 	if items != 0 || warning != want || scanned != warning {
@@ -89,6 +90,6 @@ func staleWarning(t *testing.T, dir, words, until string) (warning string, items
 		return p.Receipt.Warning, len(p.Items)
 	}
 	warning, items = run()
-	withoutIndex(t, dir, func() { scanned, _ = run() })
+	querytest.WithoutIndex(t, dir, func() { scanned, _ = run() })
 	return warning, items, scanned
 }
