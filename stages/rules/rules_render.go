@@ -12,6 +12,7 @@ import (
 // Commands the sections name.
 const (
 	checkCommand   = "cairn build --check"
+	contentCheck   = "cairn check"
 	suggestCommand = "cairn note suggest"
 	// suggestTool is the MCP tool of cairn mcp that records the same
 	// suggestion, for an agent connected to it.
@@ -139,6 +140,7 @@ func (s *section) intro(folder, governanceDir string) {
 	s.own("")
 	s.line("`cairn build` writes this section from " + govern.Plain(governanceDir) + "/: change the voices, terms.yaml or the notes log there, not these lines.")
 	s.own("`" + checkCommand + "` fails while it is out of date.")
+	s.own("`" + contentCheck + "` checks what you write against these rules; run it on the files you change.")
 }
 
 // outro closes a section with the way to record an observation.
