@@ -94,6 +94,18 @@ type Term struct {
 	Scope Scope
 }
 
+// Discouraged reports whether the term rules its wording out: a term the
+// store forbids or deprecates, or a proposal of a replacement that a
+// person kept, which the keep makes a rule like a forbidden term's.
+func (t Term) Discouraged() bool {
+	return t.Term.Discouraged() || t.KeptProposal() && t.Replacement != ""
+}
+
+// KeptProposal reports whether the term is a proposal a person kept.
+func (t Term) KeptProposal() bool {
+	return t.Status == model.StatusProposed && t.EstablishedBy != ""
+}
+
 // Resolver answers for one governance. It is safe for concurrent use.
 type Resolver struct {
 	defaultVoice string
@@ -219,8 +231,14 @@ var statusRank = map[string]int{
 // compareTerms orders terms discouraged first, then by status, wording
 // (case-insensitively) and id, which is unique.
 func compareTerms(a, b Term) int {
+	rank := func(t Term) int {
+		if t.KeptProposal() && t.Discouraged() {
+			return statusRank[model.StatusForbidden]
+		}
+		return statusRank[t.Status]
+	}
 	return cmp.Or(
-		cmp.Compare(statusRank[a.Status], statusRank[b.Status]),
+		cmp.Compare(rank(a), rank(b)),
 		strings.Compare(strings.ToLower(a.Term.Term), strings.ToLower(b.Term.Term)),
 		strings.Compare(a.ID, b.ID),
 	)

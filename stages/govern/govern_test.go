@@ -1,6 +1,7 @@
 package govern
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -304,5 +305,32 @@ func TestPlaceKey(t *testing.T) {
 	}
 	if shared < 3 {
 		t.Errorf("only %d pairs share a key; the key tells apart places that answer alike", shared)
+	}
+}
+
+// TestKeptProposalIsARule: a proposal in the terms store is no rule; once
+// a person keeps it, one with a replacement rules its wording out like a
+// forbidden term (and is listed among the rules), one without does not.
+func TestKeptProposalIsARule(t *testing.T) {
+	g := fixture()
+	g.Terms = append(g.Terms,
+		model.Term{ID: "trip", Term: "trip", Status: model.StatusProposed, Replacement: "sailing"},
+		model.Term{ID: "berth", Term: "berth", Status: model.StatusProposed})
+	lines := func() []string { return RuleLines(New(g).At(Place{Path: "README.md"}, today).Terms) }
+	if got := strings.Join(lines(), "\n"); strings.Contains(got, "trip") {
+		t.Fatalf("a proposal nobody kept is a rule:\n%s", got)
+	}
+	g.Log = []model.LogOp{
+		{Op: "20261101T100000.000Z-000001", Actor: "agent:codex", Kind: model.OpSuggest, Target: "term:trip", Text: "Say sailing."},
+		{Op: "20261102T100000.000Z-000002", Actor: "person:marc", Kind: model.OpKeep, Target: "term:trip", Ref: "20261101T100000.000Z-000001"},
+		{Op: "20261102T100000.000Z-000003", Actor: "agent:codex", Kind: model.OpSuggest, Target: "term:berth", Text: "Say berth."},
+		{Op: "20261102T100000.000Z-000004", Actor: "person:marc", Kind: model.OpKeep, Target: "term:berth", Ref: "20261102T100000.000Z-000003"},
+	}
+	got := lines()
+	if !slices.Contains(got, `Write "sailing", not "trip".`) {
+		t.Errorf("the kept proposal with a replacement is not a rule line:\n%s", strings.Join(got, "\n"))
+	}
+	if strings.Contains(strings.Join(got, "\n"), "berth") {
+		t.Errorf("a kept proposal without a replacement rules nothing out, yet is listed:\n%s", strings.Join(got, "\n"))
 	}
 }

@@ -134,7 +134,11 @@ func discouragedRule(t govern.Term) Rule {
 	if t.Replacement != "" {
 		short = "Write " + quoted(t.Replacement) + ", not " + quoted(t.Term.Term) + "."
 	}
-	return Rule{ID: "terms." + t.Status + ":" + t.ID, Severity: termSeverity(t.Term), Short: short, Note: govern.Plain(t.Note)}
+	severity := termSeverity(t.Term)
+	if t.KeptProposal() {
+		severity = SeverityError // a person's keep made the proposal a rule
+	}
+	return Rule{ID: "terms." + t.Status + ":" + t.ID, Severity: severity, Short: short, Note: govern.Plain(t.Note)}
 }
 
 // correctHere lists the wordings correct at the answer's place in their
