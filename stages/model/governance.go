@@ -7,8 +7,8 @@ import (
 )
 
 // Voice is a voice profile: governance/voices/<name>.yaml. It also reads
-// kapi's voice profiles as kapi writes them (README, "kapi's voice
-// profiles"): the kapi keys that cairn's own keys do not cover have fields
+// kapi's voice profiles as kapi writes them (`cairn help voices`, "kapi's voice
+// profiles and terms"): the kapi keys that cairn's own keys do not cover have fields
 // of their own, so nothing a profile says is dropped on the way to its
 // writing brief.
 type Voice struct {
