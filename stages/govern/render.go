@@ -176,7 +176,11 @@ func RuleLines(terms []Term) []string {
 		note := Plain(t.Note)
 		switch {
 		case t.Discouraged():
-			avoid := quoted(t.Term.Term)
+			words := []string{quoted(t.Term.Term)}
+			for _, w := range PatternExamples(t.Term) {
+				words = append(words, quoted(w))
+			}
+			avoid := orList(words)
 			if t.Status == model.StatusDeprecated {
 				avoid += " (deprecated)"
 			}

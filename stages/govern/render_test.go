@@ -1,11 +1,13 @@
 package govern
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/model"
 )
 
 func TestPlain(t *testing.T) {
@@ -65,5 +67,33 @@ func TestCapLine(t *testing.T) {
 		if c.limit > 0 && utf8.RuneCountInString(got) > c.limit {
 			t.Errorf("CapLine(%q, %d) has %d runes", c.in, c.limit, utf8.RuneCountInString(got))
 		}
+	}
+}
+
+// TestPatternExamples: a pattern that is a choice of whole words lists the
+// other words with the term; one over a word's endings lists none.
+func TestPatternExamples(t *testing.T) {
+	for _, c := range []struct {
+		term, pattern string
+		want          []string
+	}{
+		{"sprint", "sprint|scrum", []string{"scrum"}},
+		{"master", `(?i)\b(master|slave)\b`, []string{"slave"}},
+		{"blacklist", `(?:black list|black-list|blacklist)`, []string{"black list", "black-list"}},
+		{"whitelist", "whitelist(s|ed|ing)?", nil},
+		{"glossary", "glossar(y|ies)", nil},
+		{"colour", "colou?r", nil},
+		{"sprint", "sprints?|scrum", nil},
+		{"x", "[a|b]", nil},
+		{"x", "", nil},
+	} {
+		got := PatternExamples(model.Term{Term: c.term, Pattern: c.pattern})
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s %q: examples %q, want %q", c.term, c.pattern, got, c.want)
+		}
+	}
+	lines := RuleLines([]Term{{Term: model.Term{ID: "sprint", Term: "sprint", Status: model.StatusForbidden, Replacement: "iteration", Pattern: `\b(sprint|scrum)\b`}}})
+	if want := `Write "iteration", not "sprint" or "scrum".`; len(lines) != 1 || lines[0] != want {
+		t.Errorf("the rule line is %q, want %q", lines, want)
 	}
 }

@@ -1,12 +1,12 @@
 package check
 
 import (
-	"github.com/cairn-kb/cairn/stages/markdown"
 	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/cairn-kb/cairn/stages/markdown"
 	"github.com/cairn-kb/cairn/stages/model"
 	"github.com/cairn-kb/cairn/stages/usage"
 )
