@@ -36,7 +36,7 @@ fuzz FUZZTIME="30s":
     go test ./artifacts -run '^$' -fuzz '^FuzzParseHex$' -fuzztime {{FUZZTIME}}
     go test ./query/tables -run '^$' -fuzz '^FuzzFinder$' -fuzztime {{FUZZTIME}}
     go test ./query/question -run '^$' -fuzz '^FuzzParse$' -fuzztime {{FUZZTIME}}
-    go test ./query -run '^$' -fuzz '^FuzzPassages$' -fuzztime {{FUZZTIME}}
+    go test ./query/rank -run '^$' -fuzz '^FuzzPassages$' -fuzztime {{FUZZTIME}}
     go test ./stages/fieldpath -run '^$' -fuzz '^FuzzParse$' -fuzztime {{FUZZTIME}}
     go test ./stages/fieldpath -run '^$' -fuzz '^FuzzParseJSON$' -fuzztime {{FUZZTIME}}
     go test ./stages/fieldpath -run '^$' -fuzz '^FuzzSkipValue$' -fuzztime {{FUZZTIME}}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/internal/querytest"
+	"github.com/cairn-kb/cairn/query/pack"
 	"github.com/cairn-kb/cairn/query/render"
 	"github.com/cairn-kb/cairn/query/tables"
 )
@@ -34,9 +35,9 @@ func BenchmarkContext(b *testing.B) {
 	if len(words) == 0 {
 		words = strings.Fields("what changed in certificate renewal")
 	}
-	req := Request{Words: words, Budget: DefaultBudget, AsOf: asOf, Format: render.FormatText, ToolVersion: "bench"}
+	req := pack.Request{Words: words, Budget: pack.DefaultBudget, AsOf: asOf, Format: render.FormatText, ToolVersion: "bench"}
 	for b.Loop() {
-		if _, err := Context(context.Background(), dir, req); err != nil {
+		if _, err := pack.Context(context.Background(), dir, req); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -88,7 +89,7 @@ func BenchmarkSession(b *testing.B) {
 	s := NewSession(dir)
 	defer s.Close()
 	ask := func(i int) {
-		req := Request{Words: strings.Fields(queries[i%len(queries)]), Budget: DefaultBudget, AsOf: asOf, Format: render.FormatText, ToolVersion: "bench"}
+		req := pack.Request{Words: strings.Fields(queries[i%len(queries)]), Budget: pack.DefaultBudget, AsOf: asOf, Format: render.FormatText, ToolVersion: "bench"}
 		if _, err := s.Context(context.Background(), req); err != nil {
 			b.Fatal(err)
 		}

@@ -78,6 +78,7 @@ var queryLayers = map[string]int{
 	"query/search": 6,
 	"query/list":   6,
 	"query/read":   6,
+	"query/pack":   6,
 	"query":        8, // the facade, and the session that serves every answer kind
 	"query/eval":   9, // the ranking's evaluation, through the facade
 }

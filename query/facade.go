@@ -6,6 +6,7 @@ import (
 	"github.com/cairn-kb/cairn/query/at"
 	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/list"
+	"github.com/cairn-kb/cairn/query/pack"
 	"github.com/cairn-kb/cairn/query/read"
 	"github.com/cairn-kb/cairn/query/render"
 	"github.com/cairn-kb/cairn/query/search"
@@ -87,4 +88,41 @@ type ReadRequest = read.Request
 // Read answers a read of one URI of the base at root; see read.Read.
 func Read(ctx context.Context, root string, req ReadRequest) ([]byte, error) {
 	return read.Read(ctx, root, req)
+}
+
+// Request is one context question; see pack.Request.
+type Request = pack.Request
+
+// DefaultBudget is the token budget of a pack when none is given.
+const DefaultBudget = pack.DefaultBudget
+
+// Pack is a delivered context pack; see pack.Answer.
+type Pack = pack.Answer
+
+// BudgetError says the budget cannot hold even the smallest honest pack;
+// see pack.BudgetError.
+type BudgetError = pack.BudgetError
+
+// SnapshotError is a --since-receipt that cannot be answered; see
+// pack.SnapshotError.
+type SnapshotError = pack.SnapshotError
+
+// Context answers a context question about the base at root with a pack
+// fitted to its budget; see pack.Context.
+func Context(ctx context.Context, root string, req Request) ([]byte, error) {
+	return pack.Context(ctx, root, req)
+}
+
+// ShellWord writes s as one word of a POSIX shell, quoted only when it
+// needs to be; see pack.ShellWord.
+func ShellWord(s string) string { return pack.ShellWord(s) }
+
+// Candidate is one item of a request's candidate window, for cairn eval;
+// see pack.Candidate.
+type Candidate = pack.Candidate
+
+// Candidates lists the items of the window a request resolves to, the
+// set the ranking chooses from, for cairn eval; see pack.Candidates.
+func Candidates(ctx context.Context, root string, req Request, withText func(uri string) bool) ([]Candidate, error) {
+	return pack.Candidates(ctx, root, req, withText)
 }

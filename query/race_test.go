@@ -14,6 +14,7 @@ import (
 
 	"github.com/cairn-kb/cairn/golden/goldentest"
 	"github.com/cairn-kb/cairn/query/corpus"
+	"github.com/cairn-kb/cairn/query/pack"
 	"github.com/cairn-kb/cairn/query/render"
 )
 
@@ -35,7 +36,7 @@ func packItems(t *testing.T, out []byte) (string, render.IndexState) {
 	t.Helper()
 	var p struct {
 		Items   []render.Item `json:"items"`
-		Receipt Receipt       `json:"receipt"`
+		Receipt pack.Receipt  `json:"receipt"`
 	}
 	if err := json.Unmarshal(out, &p); err != nil {
 		t.Fatal(err)
@@ -60,7 +61,7 @@ func TestNoMixedAnswerUnderEdits(t *testing.T) {
 	}
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	goldentest.Build(t, dir)
-	req := Request{Words: []string{"amber", "harbour"}, Budget: DefaultBudget, Format: render.FormatJSON, AsOf: time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)}
+	req := pack.Request{Words: []string{"amber", "harbour"}, Budget: pack.DefaultBudget, Format: render.FormatJSON, AsOf: time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)}
 
 	// What each state answers, from a copy that is never touched.
 	want := map[string]string{}
@@ -70,7 +71,7 @@ func TestNoMixedAnswerUnderEdits(t *testing.T) {
 			for name, data := range raceFiles(pc, rc) {
 				goldentest.WriteFile(t, still, name, []byte(data))
 			}
-			out, err := Context(context.Background(), still, req)
+			out, err := pack.Context(context.Background(), still, req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -145,7 +146,7 @@ func TestNoMixedAnswerUnderEdits(t *testing.T) {
 	mixed, fellBack := 0, 0
 	n := 0
 	for ; n < answers && time.Now().Before(deadline); n++ {
-		out, err := Context(context.Background(), dir, req)
+		out, err := pack.Context(context.Background(), dir, req)
 		if err != nil {
 			stop.Store(true)
 			wg.Wait()

@@ -11,6 +11,7 @@ import (
 	"github.com/cairn-kb/cairn/query/at"
 	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/list"
+	"github.com/cairn-kb/cairn/query/pack"
 	"github.com/cairn-kb/cairn/query/read"
 	"github.com/cairn-kb/cairn/query/receipts"
 	"github.com/cairn-kb/cairn/query/search"
@@ -194,11 +195,11 @@ func (s *Session) release(h *heldIndex) {
 // Context answers req as Context does, from the held artifacts when they
 // are still the current build's. A session's answers write nothing, so
 // delta packs, which read and save receipt snapshots, are the CLI's.
-func (s *Session) Context(ctx context.Context, req Request) ([]byte, error) {
+func (s *Session) Context(ctx context.Context, req pack.Request) ([]byte, error) {
 	if req.SaveReceipt || req.SinceReceipt != "" {
 		return nil, &corpus.UsageError{Msg: "a session answers plain packs only; save and compare receipts with cairn context --save-receipt / --since-receipt"}
 	}
-	parsed, err := parseRequest(req)
+	parsed, err := pack.ParseRequest(req)
 	if err != nil {
 		return nil, err
 	}
@@ -206,7 +207,7 @@ func (s *Session) Context(ctx context.Context, req Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return plain(answerOn(ctx, s.root, req, parsed, nil, c, state, closeFn))
+	return plain(pack.AnswerOn(ctx, s.root, req, parsed, nil, c, state, closeFn))
 }
 
 // Read answers req as Read does, from the held artifacts when they are

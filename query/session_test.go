@@ -19,6 +19,7 @@ import (
 	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/internal/querytest"
 	"github.com/cairn-kb/cairn/query/list"
+	"github.com/cairn-kb/cairn/query/pack"
 	"github.com/cairn-kb/cairn/query/read"
 	"github.com/cairn-kb/cairn/query/render"
 	"github.com/cairn-kb/cairn/query/search"
@@ -48,8 +49,8 @@ func TestSessionAnswersAsContext(t *testing.T) {
 		var wg sync.WaitGroup
 		for _, words := range sessionQueries {
 			for _, f := range []string{render.FormatText, render.FormatJSON, render.FormatJSONL} {
-				req := Request{Words: words, Budget: DefaultBudget, AsOf: asOf, Format: f, ToolVersion: "test"}
-				want, werr := Context(context.Background(), dir, req)
+				req := pack.Request{Words: words, Budget: pack.DefaultBudget, AsOf: asOf, Format: f, ToolVersion: "test"}
+				want, werr := pack.Context(context.Background(), dir, req)
 				for range 2 {
 					wg.Add(1)
 					go func() {
@@ -79,7 +80,7 @@ func TestSessionAnswersAsContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("stale")
-	out, _ := s.Context(context.Background(), Request{Words: []string{"HAR-142"}, Budget: DefaultBudget, AsOf: asOf, Format: render.FormatText})
+	out, _ := s.Context(context.Background(), pack.Request{Words: []string{"HAR-142"}, Budget: pack.DefaultBudget, AsOf: asOf, Format: render.FormatText})
 	if !strings.Contains(string(out), "index=.cairn/manifest.json stale") {
 		t.Errorf("after an edit the session did not scan:\n%s", out)
 	}
@@ -94,9 +95,9 @@ func TestSessionRefusesDeltaPacks(t *testing.T) {
 	defer s.Close()
 	state := t.TempDir()
 	asOf := time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC)
-	for _, req := range []Request{
-		{Words: []string{"HAR-142"}, Budget: DefaultBudget, AsOf: asOf, Format: render.FormatText, SaveReceipt: true, StateDir: state},
-		{Words: []string{"HAR-142"}, Budget: DefaultBudget, AsOf: asOf, Format: render.FormatText, SinceReceipt: "0123456789abcdef", StateDir: state},
+	for _, req := range []pack.Request{
+		{Words: []string{"HAR-142"}, Budget: pack.DefaultBudget, AsOf: asOf, Format: render.FormatText, SaveReceipt: true, StateDir: state},
+		{Words: []string{"HAR-142"}, Budget: pack.DefaultBudget, AsOf: asOf, Format: render.FormatText, SinceReceipt: "0123456789abcdef", StateDir: state},
 	} {
 		_, err := s.Context(context.Background(), req)
 		var ue *corpus.UsageError
@@ -119,14 +120,14 @@ func TestSessionFollowsTheBaseItWatches(t *testing.T) {
 	s := NewSession(dir)
 	defer s.Close()
 	watched := runtime.GOOS == "linux"
-	req := Request{Words: []string{"HAR-142", "follow-up"}, Budget: DefaultBudget, AsOf: time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC), Format: render.FormatText, ToolVersion: "test"}
+	req := pack.Request{Words: []string{"HAR-142", "follow-up"}, Budget: pack.DefaultBudget, AsOf: time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC), Format: render.FormatText, ToolVersion: "test"}
 	ask := func(what, state string) {
 		t.Helper()
 		got, err := s.Context(context.Background(), req)
 		if err != nil {
 			t.Fatalf("%s: %v", what, err)
 		}
-		want, err := Context(context.Background(), dir, req)
+		want, err := pack.Context(context.Background(), dir, req)
 		if err != nil {
 			t.Fatalf("%s: %v", what, err)
 		}
@@ -313,7 +314,7 @@ func TestSessionWatchesABaseReachedThroughALink(t *testing.T) {
 	}
 	s := NewSession(link)
 	defer s.Close()
-	req := Request{Words: []string{"HAR-142"}, Budget: DefaultBudget, AsOf: time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC), Format: render.FormatText, ToolVersion: "test"}
+	req := pack.Request{Words: []string{"HAR-142"}, Budget: pack.DefaultBudget, AsOf: time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC), Format: render.FormatText, ToolVersion: "test"}
 	for _, step := range []string{"first", "warm"} {
 		if out, err := s.Context(context.Background(), req); err != nil || !strings.Contains(string(out), "manifest.json used") {
 			t.Fatalf("%s: %v\n%s", step, err, out)
@@ -331,7 +332,7 @@ func TestSessionWatchesABaseReachedThroughALink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := Context(context.Background(), link, req)
+	want, err := pack.Context(context.Background(), link, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -348,7 +349,7 @@ func TestSessionSplicesOncePerChange(t *testing.T) {
 	dir := querytest.BuiltDemo(t)
 	s := NewSession(dir)
 	defer s.Close()
-	req := Request{Words: []string{"arm64", "nightly"}, Budget: DefaultBudget, Format: render.FormatText, AsOf: time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC), ToolVersion: "test"}
+	req := pack.Request{Words: []string{"arm64", "nightly"}, Budget: pack.DefaultBudget, Format: render.FormatText, AsOf: time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC), ToolVersion: "test"}
 	if _, err := s.Context(context.Background(), req); err != nil {
 		t.Fatal(err)
 	}
@@ -373,7 +374,7 @@ func TestSessionSplicesOncePerChange(t *testing.T) {
 	if n := s.splices.Load(); n != perChange {
 		t.Errorf("%d splices for three requests on one change, want %d", n, perChange)
 	}
-	want, err := Context(context.Background(), dir, req)
+	want, err := pack.Context(context.Background(), dir, req)
 	if err != nil {
 		t.Fatal(err)
 	}

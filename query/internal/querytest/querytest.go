@@ -17,8 +17,8 @@ import (
 	"github.com/cairn-kb/cairn/golden/goldentest"
 )
 
-// goldenDir is the golden cases' folder, wherever the test runs from.
-func goldenDir() string {
+// GoldenDir is the golden cases' folder, wherever the test runs from.
+func GoldenDir() string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "..", "..", "golden")
 }
@@ -33,7 +33,7 @@ func BuiltDemo(t testing.TB) string {
 // BuiltGolden copies the base of a golden case and builds it.
 func BuiltGolden(t testing.TB, name string) string {
 	t.Helper()
-	return BuiltFS(t, os.DirFS(filepath.Join(goldenDir(), name, "base")))
+	return BuiltFS(t, os.DirFS(filepath.Join(GoldenDir(), name, "base")))
 }
 
 // BuiltFS writes a base to a fresh folder and builds it the way `cairn

@@ -1,4 +1,4 @@
-package query
+package pack
 
 import (
 	"bytes"
@@ -11,8 +11,8 @@ import (
 	"github.com/cairn-kb/cairn/stages/escape"
 )
 
-// Pack is a delivered context pack.
-type Pack struct {
+// Answer is a delivered context pack.
+type Answer struct {
 	Query   string        `json:"query"`
 	Items   []render.Item `json:"items"`
 	Receipt Receipt       `json:"receipt"`
@@ -101,7 +101,7 @@ type HalfLife struct {
 func tokens(n int) int { return (n + 3) / 4 }
 
 // renderPack appends a pack, in its format, to dst.
-func renderPack(dst []byte, p *Pack, format string, explain bool) []byte {
+func renderPack(dst []byte, p *Answer, format string, explain bool) []byte {
 	switch format {
 	case render.FormatJSON, render.FormatJSONL:
 		return renderJSON(dst, p, format == render.FormatJSON)
@@ -174,7 +174,7 @@ func renderPack(dst []byte, p *Pack, format string, explain bool) []byte {
 // renderJSON appends {"query", "items", "receipt"} to dst, indented by two
 // spaces or on one line. Items are encoded once and kept (PackItem.frag),
 // since fitting a budget renders the same items many times over.
-func renderJSON(dst []byte, p *Pack, indent bool) []byte {
+func renderJSON(dst []byte, p *Answer, indent bool) []byte {
 	b := bytes.NewBuffer(dst)
 	nl, in1, in2 := "", "", ""
 	if indent {
@@ -211,7 +211,7 @@ func renderJSON(dst []byte, p *Pack, indent bool) []byte {
 // the number's digits can change the size, so a few rounds may be needed.
 // Every round renders into dst's storage: fitting a budget measures many
 // packs, and only their sizes are kept.
-func fixTokens(dst []byte, p *Pack, format string, explain bool) []byte {
+func fixTokens(dst []byte, p *Answer, format string, explain bool) []byte {
 	out := dst[:0]
 	for range 8 {
 		out = renderPack(out[:0], p, format, explain)

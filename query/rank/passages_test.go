@@ -1,11 +1,9 @@
-package query
+package rank
 
 import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/cairn-kb/cairn/query/rank"
 )
 
 // passagesBySplitting is passages as first written: every line split out,
@@ -72,7 +70,7 @@ var passageTexts = []string{
 func TestPassagesKeepTheirCut(t *testing.T) {
 	scratch := []string{"left over"}
 	for _, text := range passageTexts {
-		scratch = rank.Passages(text, scratch[:0])
+		scratch = Passages(text, scratch[:0])
 		if want := passagesBySplitting(text); !slices.Equal(scratch, want) {
 			t.Errorf("passages(%q) = %q, want %q", text, scratch, want)
 		}
@@ -84,7 +82,7 @@ func FuzzPassages(f *testing.F) {
 		f.Add(text)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		if got, want := rank.Passages(text, nil), passagesBySplitting(text); !slices.Equal(got, want) {
+		if got, want := Passages(text, nil), passagesBySplitting(text); !slices.Equal(got, want) {
 			t.Fatalf("passages(%q) = %q, want %q", text, got, want)
 		}
 	})

@@ -1,4 +1,4 @@
-package query
+package pack
 
 import (
 	"encoding/binary"

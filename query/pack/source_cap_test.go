@@ -1,4 +1,4 @@
-package query
+package pack
 
 import (
 	"bufio"
@@ -123,7 +123,7 @@ func checkSourceCap(t *testing.T, name string, p *capPack) {
 // (not the --at ones) as requests.
 func goldenContextRequests(t *testing.T, name string) map[string]Request {
 	t.Helper()
-	f, err := os.Open(filepath.Join("../golden", name, "queries.txt"))
+	f, err := os.Open(filepath.Join(querytest.GoldenDir(), name, "queries.txt"))
 	if err != nil {
 		if os.IsNotExist(err) {
 			return nil

@@ -1,4 +1,4 @@
-package query
+package pack
 
 import (
 	"context"
@@ -183,11 +183,11 @@ func TestAddedBytes(t *testing.T) {
 	}
 	for _, format := range []string{render.FormatText, render.FormatJSON, render.FormatJSONL} {
 		for _, explain := range []bool{false, true} {
-			empty := len(renderPack(nil, &Pack{Items: []render.Item{}}, format, explain))
+			empty := len(renderPack(nil, &Answer{Items: []render.Item{}}, format, explain))
 			for _, it := range items {
-				pack := renderPack(nil, &Pack{Items: []render.Item{it}}, format, explain)
+				pack := renderPack(nil, &Answer{Items: []render.Item{it}}, format, explain)
 				one := len(pack)
-				var back Pack
+				var back Answer
 				if format != render.FormatText && (json.Unmarshal(pack, &back) != nil || !reflect.DeepEqual(back.Items[0].Fields, it.Fields)) {
 					t.Errorf("%s %s: the pack does not decode to the item's fields:\n%s", format, it.URI, pack)
 				}

@@ -1,4 +1,4 @@
-package query
+package pack
 
 import (
 	"context"
@@ -49,7 +49,7 @@ type Request struct {
 // makes a delta pack (SinceReceipt), touches cairn's state folder; a
 // plain request writes nothing anywhere.
 func Context(ctx context.Context, root string, req Request) ([]byte, error) {
-	parsed, err := parseRequest(req)
+	parsed, err := ParseRequest(req)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +72,7 @@ func Context(ctx context.Context, root string, req Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, snapshot, err := answerOn(ctx, root, req, parsed, since, c, state, closeFn)
+	out, snapshot, err := AnswerOn(ctx, root, req, parsed, since, c, state, closeFn)
 	if err != nil {
 		return nil, err
 	}
@@ -90,8 +90,8 @@ func Context(ctx context.Context, root string, req Request) ([]byte, error) {
 	return out, nil
 }
 
-// parseRequest checks a request's budget and format and parses its query.
-func parseRequest(req Request) (question.Parsed, error) {
+// ParseRequest checks a request's budget and format and parses its query.
+func ParseRequest(req Request) (question.Parsed, error) {
 	if req.Budget <= 0 {
 		return question.Parsed{}, &corpus.UsageError{Msg: fmt.Sprintf("--budget %d: give a positive number of tokens", req.Budget)}
 	}
@@ -103,11 +103,11 @@ func parseRequest(req Request) (question.Parsed, error) {
 	return question.Parse(req.Words, req.AsOf, req.Since, req.Until)
 }
 
-// answerOn runs a parsed request on corpus c, then lets it go with closeFn;
+// AnswerOn runs a parsed request on corpus c, then lets it go with closeFn;
 // since, when given, makes it a delta pack. When the artifacts looked
 // current but a read of them fails, it answers from the scan instead and
 // says why. It returns the snapshot to save when the request saves one.
-func answerOn(ctx context.Context, root string, req Request, parsed question.Parsed, since *receipts.Snapshot, c corpus.Corpus, state corpus.Index, closeFn func()) ([]byte, *receipts.Snapshot, error) {
+func AnswerOn(ctx context.Context, root string, req Request, parsed question.Parsed, since *receipts.Snapshot, c corpus.Corpus, state corpus.Index, closeFn func()) ([]byte, *receipts.Snapshot, error) {
 	e := newEngine(c, req, parsed, state, since)
 	out, err := e.run()
 	closeFn()

@@ -1,4 +1,4 @@
-package query
+package pack
 
 import (
 	"fmt"
@@ -52,7 +52,7 @@ func (e *engine) deliver(pins []*rank.Scored, ranked []*rank.Scored, rejected []
 // first n admitted entries the real output holds.
 func (e *engine) fit(pins []*rank.Scored, ranked []*rank.Scored, rejected []RejectedPin) (*budgetFit, int, error) {
 	f := &budgetFit{e: e, pins: pins, ranked: ranked, rejected: rejected, base: e.receipt(rejected)}
-	f.emptyLen = len(renderPack(nil, &Pack{Items: []render.Item{}}, e.req.Format, e.req.Explain))
+	f.emptyLen = len(renderPack(nil, &Answer{Items: []render.Item{}}, e.req.Format, e.req.Explain))
 	e.ExcerptWeights()
 	pinEntries, itemBudget, err := f.reserveOverhead()
 	if err != nil {
@@ -145,8 +145,8 @@ func (f *budgetFit) drop(en *entry) {
 
 // assemble makes the pack of the first n admitted entries, naming the
 // first detail entries of what is dropped.
-func (f *budgetFit) assemble(n, detail int) *Pack {
-	p := &Pack{Query: f.base.Query, Items: make([]render.Item, 0, n), Receipt: f.base}
+func (f *budgetFit) assemble(n, detail int) *Answer {
+	p := &Answer{Query: f.base.Query, Items: make([]render.Item, 0, n), Receipt: f.base}
 	p.Receipt.RejectedPins = append([]RejectedPin{}, f.rejected...)
 	for _, en := range f.admitted[:n] {
 		p.Items = append(p.Items, en.item)
@@ -175,7 +175,7 @@ func (f *budgetFit) assemble(n, detail int) *Pack {
 // measure is the tokens of a pack, measured with the widest receipt.index
 // there can be, so that what fits never depends on whether the index or a
 // scan answered: the two packs stay identical but for that field.
-func (f *budgetFit) measure(p *Pack) int {
+func (f *budgetFit) measure(p *Answer) int {
 	real := p.Receipt.Index
 	p.Receipt.Index = widestIndex(real)
 	f.scratch = fixTokens(f.scratch, p, f.e.req.Format, f.e.req.Explain)
@@ -465,7 +465,7 @@ func (f *budgetFit) addDetailBack(n int) []byte {
 // minimumBudget is the least budget whose smallest honest pack fits,
 // found where the stated budget's own digits (and a warning naming it)
 // are part of the size.
-func (e *engine) minimumBudget(p *Pack) int {
+func (e *engine) minimumBudget(p *Answer) int {
 	b := 1
 	for range 16 {
 		q := *p

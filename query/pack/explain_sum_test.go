@@ -1,4 +1,4 @@
-package query
+package pack
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/cairn-kb/cairn/query/internal/querytest"
 	"github.com/cairn-kb/cairn/query/render"
 )
 
@@ -17,7 +18,7 @@ import (
 // requires, for every item of every pack, that its reasons' points add up
 // to its score: a score can be added up by hand from --explain.
 func TestExplainAddsUp(t *testing.T) {
-	cases, err := filepath.Glob("../golden/*/queries.txt")
+	cases, err := filepath.Glob(filepath.Join(querytest.GoldenDir(), "*", "queries.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package query
+package rank
 
 import (
 	"slices"
@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/cairn-kb/cairn/artifacts"
-	"github.com/cairn-kb/cairn/query/rank"
 	"github.com/cairn-kb/cairn/query/words"
 	"github.com/cairn-kb/cairn/stages/lex"
 )
@@ -17,7 +16,7 @@ import (
 func TestTitleIs(t *testing.T) {
 	naming := func(title string) bool { // a short word naming something
 		for _, w := range strings.FieldsFunc(title, func(r rune) bool { return r == ' ' || r == ',' || r == ':' || r == '!' || r == '(' || r == ')' }) {
-			if !lex.KeepAsTerm(strings.ToLower(w)) && rank.NamingShortWord(w) {
+			if !lex.KeepAsTerm(strings.ToLower(w)) && NamingShortWord(w) {
 				return true
 			}
 		}
@@ -25,7 +24,7 @@ func TestTitleIs(t *testing.T) {
 	}
 	joined := func(title string) string { // the title's terms
 		var kept []string
-		for _, w := range rank.QueryWords(title) {
+		for _, w := range QueryWords(title) {
 			if lex.KeepAsTerm(w) && !slices.Contains(kept, w) {
 				kept = append(kept, w)
 			}
@@ -39,7 +38,7 @@ func TestTitleIs(t *testing.T) {
 		{"certificate"}, {"ünïcode", "renewal"}, {"renewal", "renewal"}}
 	for _, title := range titles {
 		for _, terms := range queries {
-			got, want := rank.TitleIs(title, terms, nil), !naming(title) && joined(title) == strings.Join(terms, " ")
+			got, want := TitleIs(title, terms, nil), !naming(title) && joined(title) == strings.Join(terms, " ")
 			if got != want {
 				t.Errorf("titleIs(%q, %q) = %v, want %v", title, terms, got, want)
 			}
@@ -64,10 +63,10 @@ func TestIDFAndTermPoints(t *testing.T) {
 			t.Errorf("idf(%d, %d) = %d, want %d", c.n, c.df, got, c.want)
 		}
 	}
-	if got := rank.TermPoints(29, 1064); got != 35 { // the README's example
+	if got := TermPoints(29, 1064); got != 35 { // the README's example
 		t.Errorf("termPoints(29, 1064) = %d, want 35", got)
 	}
-	if got := rank.TermPoints(29, 0); got != 0 {
+	if got := TermPoints(29, 0); got != 0 {
 		t.Errorf("termPoints(29, 0) = %d, want 0", got)
 	}
 	for n := 1; n < 49152; n = n*3/2 + 1 {
@@ -94,7 +93,7 @@ func TestTitleIsWithShortWords(t *testing.T) {
 		{"CI retention policy", nil, false},
 		{"Go retention policy", nil, true}, // "Go" is a capitalised word, not an acronym
 	} {
-		if got := rank.TitleIs(c.title, terms, c.filtered); got != c.want {
+		if got := TitleIs(c.title, terms, c.filtered); got != c.want {
 			t.Errorf("titleIs(%q, %q, filtered %q) = %v, want %v", c.title, terms, c.filtered, got, c.want)
 		}
 	}
