@@ -21,9 +21,10 @@ type resolved struct {
 // most folders, one per group of files when a folder's files get answers
 // that write differently.
 type part struct {
-	files []string
-	ans   govern.Answer
-	sig   string
+	files    []string
+	patterns []string // what bound its files to their points (patternOf), in order
+	ans      govern.Answer
+	sig      string
 }
 
 // folder is a folder holding content files, or the root.
@@ -81,6 +82,9 @@ func resolveFolders(r *govern.Resolver, content []model.ContentFile, day time.Ti
 				i = len(fo.parts) - 1
 			}
 			fo.parts[i].files = append(fo.parts[i].files, f.name)
+			if pat := patternOf(f.ans); !slices.Contains(fo.parts[i].patterns, pat) {
+				fo.parts[i].patterns = append(fo.parts[i].patterns, pat)
+			}
 		}
 		var sigs []string
 		for _, p := range fo.parts {
@@ -176,7 +180,7 @@ func writePart(s *section, level, folder string, p part, c frame) {
 }
 
 // writeParts writes a folder's parts: the only part directly, several each
-// under a heading naming its files.
+// under a heading naming the patterns its files are bound by.
 func writeParts(s *section, folder string, parts []part, c frame) {
 	if len(parts) == 1 {
 		writePart(s, "###", folder, parts[0], c)
@@ -184,7 +188,7 @@ func writeParts(s *section, folder string, parts []part, c frame) {
 	}
 	for _, p := range parts {
 		s.lines = append(s.lines, "")
-		s.line(partHeading(p.files))
+		s.line(partHeading(p.patterns))
 		writePart(s, "####", folder, p, c)
 	}
 }

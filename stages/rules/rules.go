@@ -204,7 +204,7 @@ func renderRoot(folders []*folder, root govern.Answer, c caps, governanceDir str
 			}
 		}
 		s.lines = append(s.lines, "")
-		s.line(partHeading(p.files))
+		s.line(partHeading(p.patterns))
 		writePart(&s, "####", "", p, frame{root: root, rootRules: rootRules, rootNotes: rootNotes,
 			voice: voiceName(root.Voice), notes: root.Notes, held: held})
 	}

@@ -19,10 +19,6 @@ const (
 	suggestTool = "context_note"
 )
 
-// maxHeadingFiles is how many file names a part's heading lists before
-// counting the rest.
-const maxHeadingFiles = 5
-
 // caps bound the lists of a section and the length of each line.
 type caps struct{ rules, notes, lineRunes int }
 
@@ -149,15 +145,22 @@ func (s *section) outro() {
 	s.own("To record a name, a spelling or a point of style this section does not list, run `" + suggestCommand + "` or call the MCP tool `" + suggestTool + "`; a person decides whether it becomes a rule.")
 }
 
-// partHeading names the files a part of a folder's section is for.
-func partHeading(files []string) string {
-	names := make([]string, 0, maxHeadingFiles+1)
-	for i, f := range files {
-		if i == maxHeadingFiles {
-			names = append(names, fmt.Sprintf("and %d more", len(files)-maxHeadingFiles))
-			break
-		}
-		names = append(names, govern.Plain(f))
+// partHeading names what a part of a folder's section is for: the
+// patterns that bound its files to their point, one heading per pattern
+// (patternOf), so that the heading holds however many files match.
+func partHeading(patterns []string) string {
+	return "### For " + strings.Join(patterns, " and ")
+}
+
+// patternOf says what bound a file to the point of its answer: the
+// point's glob that matched it, the point its frontmatter names, or
+// nothing (the files at no point).
+func patternOf(a govern.Answer) string {
+	switch a.Binding {
+	case govern.BoundByPaths:
+		return govern.Plain(a.Glob)
+	case govern.BoundByFrontmatter:
+		return "files marked point: " + govern.Plain(a.Point.Name)
 	}
-	return "### For " + strings.Join(names, ", ")
+	return "the files at no point"
 }

@@ -154,8 +154,9 @@ func TestRunPlansTheRulesFiles(t *testing.T) {
 			[]string{"### Voice: blog", "- Formality: informal"},
 			[]string{"Say this, not that"}},
 		{"mixed/AGENTS.md",
-			[]string{"### For one.md\n\n#### Voice: blog", "### For two.md"},
-			nil},
+			// A heading per pattern that bound the files, never their names.
+			[]string{"### For files marked point: blog\n\n#### Voice: blog", "### For the files at no point"},
+			[]string{"one.md", "two.md"}},
 	} {
 		for _, s := range c.has {
 			if !strings.Contains(files[c.file], s) {
@@ -341,5 +342,26 @@ func TestNamesThatDifferOnlyInCase(t *testing.T) {
 		return d.File == "docs/api/claude.md" && d.Code == "rules-name-case"
 	}) {
 		t.Errorf("no rules-name-case warning on docs/api/claude.md: %v", out.Warnings)
+	}
+}
+
+// TestAHeadingPerPattern: a folder whose many files sit at two points
+// gets a heading per glob that bound them, however many files match it.
+func TestAHeadingPerPattern(t *testing.T) {
+	in := fixture()
+	in.Config.Governance.Points = append(in.Config.Governance.Points, model.Point{Name: "drafts", Paths: []string{"many/draft-*.md"}, Voice: "blog"})
+	for i := range 30 {
+		in.Content = append(in.Content, model.ContentFile{Path: fmt.Sprintf("many/draft-%02d.md", i)})
+	}
+	in.Content = append(in.Content, model.ContentFile{Path: "many/index.md"})
+	_, files := run(t, in)
+	got := files["many/AGENTS.md"]
+	for _, want := range []string{"### For many/draft-*.md\n\n#### Voice: blog", "### For the files at no point"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("many/AGENTS.md lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "draft-00.md") || strings.Contains(got, "more") {
+		t.Errorf("many/AGENTS.md lists file names:\n%s", got)
 	}
 }
