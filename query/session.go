@@ -234,9 +234,9 @@ func (s *Session) List(ctx context.Context, req list.Request) ([]byte, error) {
 	return list.With(ctx, s.root, req, s.corpus)
 }
 
-// corpus is openCorpus for the session: the held artifacts while the
+// corpus is corpus.Pick for the session: the held artifacts while the
 // build is current, read again when a new build replaced them, and the
-// scan, as openCorpus chooses it, otherwise.
+// scan, as corpus.Pick chooses it, otherwise.
 func (s *Session) corpus(ctx context.Context, root string, terms []string) (corpus.Corpus, corpus.Index, func(), error) {
 	ix, err := s.fresh(ctx)
 	if err != nil {

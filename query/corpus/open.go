@@ -50,7 +50,7 @@ const graphStage = "graph"
 // the lexical index and the graph (edges.tsv, edges.dst.tsv, which every
 // expanded pack and entity read follows). Both are built from the corpus
 // group, under one key. Usage counts, read only by term answers, are
-// checked where they are read (usageFreshness).
+// checked where they are read (provenance.Usage).
 var queriedStages = []string{indexStage, graphStage}
 
 // LinkedDirReason is why the artifacts of a base whose .cairn is a link

@@ -14,10 +14,10 @@ import (
 	"github.com/cairn-kb/cairn/stages/model"
 )
 
-// ReadCorpus is what cairn read asks of a corpus besides ranking's
+// Bodies is what cairn read asks of a corpus besides ranking's
 // questions: a record's stored bytes and its cached body. Both corpora
 // answer them, from the document's span or from the loaded base.
-type ReadCorpus interface {
+type Bodies interface {
 	Corpus
 	// RawRecord is the record's JSON object exactly as its document
 	// stores it, unmapped fields included.

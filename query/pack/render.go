@@ -163,7 +163,7 @@ func renderPack(dst []byte, p *Answer, format string, explain bool) []byte {
 	b = fmt.Appendf(b, "receipt: %s\n", escape.Line(strings.Join(notes, " · ")))
 	b = append(b, render.Notice...)
 	b = append(b, '\n')
-	// The items come escaped (PackItem.text); the receipt's lines are
+	// The items come escaped (render.Item.Text); the receipt's lines are
 	// escaped here, before fixTokens measures the pack.
 	if e := escape.Bytes(b[len(dst):]); len(e) != len(b)-len(dst) {
 		b = append(b[:len(dst)], e...)
@@ -172,7 +172,7 @@ func renderPack(dst []byte, p *Answer, format string, explain bool) []byte {
 }
 
 // renderJSON appends {"query", "items", "receipt"} to dst, indented by two
-// spaces or on one line. Items are encoded once and kept (PackItem.frag),
+// spaces or on one line. Items are encoded once and kept (render.Item.frag),
 // since fitting a budget renders the same items many times over.
 func renderJSON(dst []byte, p *Answer, indent bool) []byte {
 	b := bytes.NewBuffer(dst)

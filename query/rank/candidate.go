@@ -16,7 +16,7 @@ type Scored struct {
 	Score      int
 	terms      int         // query terms it matched, any way
 	own        int         // query terms it matched in their own form, not only a folded variant
-	Matched    int         // meaningful query terms it matched (see termStats.meaningful)
+	Matched    int         // meaningful query terms it matched (see words.Stats.Meaningful)
 	BestWeight int         // the weight of its strongest matching field
 	near       int         // its proximity bonus (see scoreProximity)
 	Standing   int         // position in the ranked list a pack is selected from

@@ -58,7 +58,7 @@ func (e *Ranking) Excerpt(s *Scored, it *project.Item) string {
 			continue
 		}
 		for _, v := range f.Values {
-			scratch = Passages(v, scratch[:0])
+			scratch = passages(v, scratch[:0])
 			for _, passage := range scratch {
 				r := rank{e.coverage(passage), fieldsUpTo(passage, proseWords), e.weight[f.Name]}
 				if better(r, bestRank) {
@@ -126,7 +126,7 @@ func (e *Ranking) coverage(passage string) int {
 			continue
 		}
 		if words == nil {
-			words = QueryWords(passage)
+			words = queryWords(passage)
 		}
 		if slices.Contains(words, t) {
 			n++
@@ -152,11 +152,11 @@ func (e *Ranking) lowered(s string) []byte {
 	return b
 }
 
-// Passages splits text into sentences, appended to out. Wrapped Markdown
+// passages splits text into sentences, appended to out. Wrapped Markdown
 // lines join into their paragraph first; a heading, a list item or a
 // quote starts a new one. A paragraph of one line is cut into sentences
 // in place: only wrapped paragraphs are copied, to be joined.
-func Passages(text string, out []string) []string {
+func passages(text string, out []string) []string {
 	var cur []string // the lines of the paragraph being read
 	sentences := func(para string) {
 		start := 0

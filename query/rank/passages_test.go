@@ -70,7 +70,7 @@ var passageTexts = []string{
 func TestPassagesKeepTheirCut(t *testing.T) {
 	scratch := []string{"left over"}
 	for _, text := range passageTexts {
-		scratch = Passages(text, scratch[:0])
+		scratch = passages(text, scratch[:0])
 		if want := passagesBySplitting(text); !slices.Equal(scratch, want) {
 			t.Errorf("passages(%q) = %q, want %q", text, scratch, want)
 		}
@@ -82,7 +82,7 @@ func FuzzPassages(f *testing.F) {
 		f.Add(text)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		if got, want := Passages(text, nil), passagesBySplitting(text); !slices.Equal(got, want) {
+		if got, want := passages(text, nil), passagesBySplitting(text); !slices.Equal(got, want) {
 			t.Fatalf("passages(%q) = %q, want %q", text, got, want)
 		}
 	})

@@ -236,7 +236,7 @@ func (e *Ranking) scoreWholeQuery() error {
 			if err != nil {
 				return err
 			}
-			if TitleIs(row.Title, e.Parsed.Terms, e.Parsed.Filtered) {
+			if titleIs(row.Title, e.Parsed.Terms, e.Parsed.Filtered) {
 				s.titled = true
 				s.Score += pointsTitle
 			}
@@ -485,15 +485,15 @@ func (e *Ranking) URITerm(t string) (int, bool, error) {
 	return 0, false, nil
 }
 
-// TitleIs reports whether a title normalises like a query to the query's
+// titleIs reports whether a title normalises like a query to the query's
 // terms: its kept words, each once, in the order they first appear, are
 // the terms. It stops at the first word that differs.
-func TitleIs(title string, terms, filtered []string) bool {
+func titleIs(title string, terms, filtered []string) bool {
 	for _, w := range strings.FieldsFunc(title, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
 		// A short word that names something ("v1" in "Retention policy
 		// v1", "CI" in "CI runners") is more than the query holds, unless
 		// the query said it too.
-		if low := strings.ToLower(w); !lex.KeepAsTerm(low) && NamingShortWord(w) && !slices.Contains(filtered, low) {
+		if low := strings.ToLower(w); !lex.KeepAsTerm(low) && namingShortWord(w) && !slices.Contains(filtered, low) {
 			return false
 		}
 	}
@@ -510,11 +510,11 @@ func TitleIs(title string, terms, filtered []string) bool {
 	return n == len(terms)
 }
 
-// NamingShortWord reports whether a word too short to be a term names
+// namingShortWord reports whether a word too short to be a term names
 // something, so that a title holding it says more than its terms: it has
 // a digit (v1, 3d) or is an acronym in capitals (CI, UI). Other short
 // words (a, of, to) only join the title's terms.
-func NamingShortWord(w string) bool {
+func namingShortWord(w string) bool {
 	upper := 0
 	for _, r := range w {
 		switch {
@@ -527,9 +527,9 @@ func NamingShortWord(w string) bool {
 	return upper >= 2 && upper == utf8.RuneCountInString(w)
 }
 
-// QueryWords splits text the way a query is split into terms, keeping
+// queryWords splits text the way a query is split into terms, keeping
 // every word, so a phrase can be matched against it.
-func QueryWords(text string) []string { return slices.Collect(lex.QueryWords(text)) }
+func queryWords(text string) []string { return slices.Collect(lex.QueryWords(text)) }
 
 // bonuses are the points of an item that matched: created evidence,
 // recency, and the closed and navigation penalties. recent caches recency

@@ -16,7 +16,7 @@ import (
 func TestTitleIs(t *testing.T) {
 	naming := func(title string) bool { // a short word naming something
 		for _, w := range strings.FieldsFunc(title, func(r rune) bool { return r == ' ' || r == ',' || r == ':' || r == '!' || r == '(' || r == ')' }) {
-			if !lex.KeepAsTerm(strings.ToLower(w)) && NamingShortWord(w) {
+			if !lex.KeepAsTerm(strings.ToLower(w)) && namingShortWord(w) {
 				return true
 			}
 		}
@@ -24,7 +24,7 @@ func TestTitleIs(t *testing.T) {
 	}
 	joined := func(title string) string { // the title's terms
 		var kept []string
-		for _, w := range QueryWords(title) {
+		for _, w := range queryWords(title) {
 			if lex.KeepAsTerm(w) && !slices.Contains(kept, w) {
 				kept = append(kept, w)
 			}
@@ -38,7 +38,7 @@ func TestTitleIs(t *testing.T) {
 		{"certificate"}, {"ünïcode", "renewal"}, {"renewal", "renewal"}}
 	for _, title := range titles {
 		for _, terms := range queries {
-			got, want := TitleIs(title, terms, nil), !naming(title) && joined(title) == strings.Join(terms, " ")
+			got, want := titleIs(title, terms, nil), !naming(title) && joined(title) == strings.Join(terms, " ")
 			if got != want {
 				t.Errorf("titleIs(%q, %q) = %v, want %v", title, terms, got, want)
 			}
@@ -93,7 +93,7 @@ func TestTitleIsWithShortWords(t *testing.T) {
 		{"CI retention policy", nil, false},
 		{"Go retention policy", nil, true}, // "Go" is a capitalised word, not an acronym
 	} {
-		if got := TitleIs(c.title, terms, c.filtered); got != c.want {
+		if got := titleIs(c.title, terms, c.filtered); got != c.want {
 			t.Errorf("titleIs(%q, %q, filtered %q) = %v, want %v", c.title, terms, c.filtered, got, c.want)
 		}
 	}

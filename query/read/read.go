@@ -112,7 +112,7 @@ type reader struct {
 	memo      *load.GovernanceMemo
 	req       Request
 	uri       string
-	c         corpus.ReadCorpus
+	c         corpus.Bodies
 	state     corpus.Index
 	closeFn   func()
 	forceScan bool
@@ -127,7 +127,7 @@ func (r *reader) close() {
 }
 
 // corpus opens the index or the scan, as a context pack would.
-func (r *reader) corpus() (corpus.ReadCorpus, error) {
+func (r *reader) corpus() (corpus.Bodies, error) {
 	if r.c != nil {
 		return r.c, nil
 	}
@@ -148,7 +148,7 @@ func (r *reader) corpus() (corpus.ReadCorpus, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.c, r.state, r.closeFn = c.(corpus.ReadCorpus), state, closeFn
+	r.c, r.state, r.closeFn = c.(corpus.Bodies), state, closeFn
 	return r.c, nil
 }
 

@@ -59,7 +59,7 @@ func (r *reader) entity(uri string) (*Answer, bool, error) {
 // the two lines only as far as it shows, so a hub with thousands of
 // inbound edges costs what its first page holds. edges is how many edges
 // were read (0: the node has none).
-func (r *reader) neighbours(c corpus.ReadCorpus, uri string, outbound bool) (*Graph, int, error) {
+func (r *reader) neighbours(c corpus.Bodies, uri string, outbound bool) (*Graph, int, error) {
 	offset, err := parseNeighbourCursor(r.req.Cursor, uri)
 	if err != nil {
 		return nil, 0, err
@@ -127,7 +127,7 @@ func dirRank(d string) int {
 
 // neighbour describes an edge's other end: an item (#<ordinal> in
 // edges.dst.tsv) by its row, anything else as itself.
-func (r *reader) neighbour(c corpus.ReadCorpus, node string) (Neighbour, error) {
+func (r *reader) neighbour(c corpus.Bodies, node string) (Neighbour, error) {
 	ref, ok := strings.CutPrefix(node, artifacts.ItemRef)
 	if !ok {
 		return Neighbour{URI: node}, nil

@@ -65,7 +65,7 @@ func (r *reader) item(uri string) (*Answer, bool, error) {
 }
 
 // itemAnswer reads one item in full.
-func (r *reader) itemAnswer(c corpus.ReadCorpus, ord int, row artifacts.Doc) (*Answer, error) {
+func (r *reader) itemAnswer(c corpus.Bodies, ord int, row artifacts.Doc) (*Answer, error) {
 	it, err := c.Item(ord, row)
 	if err != nil {
 		return nil, err

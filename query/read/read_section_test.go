@@ -3,14 +3,17 @@ package read
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/cairn-kb/cairn/query/internal/querytest"
 )
 
 // TestSectionAnchors: GitHub's anchors for the edge base's page of
 // colliding headings, fenced code skipped, setext headings read.
 func TestSectionAnchors(t *testing.T) {
-	data, err := os.ReadFile("../../golden/edge/base/wiki/anchors.md")
+	data, err := os.ReadFile(filepath.Join(querytest.GoldenDir(), "edge", "base", "wiki", "anchors.md"))
 	if err != nil {
 		t.Fatal(err)
 	}

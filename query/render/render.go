@@ -35,7 +35,7 @@ type Item struct {
 	frag [3][]byte
 }
 
-// Slots of PackItem.frag.
+// Slots of Item.frag.
 const (
 	fragJSON = iota
 	fragIndented

@@ -56,7 +56,7 @@ func (s *searcher) searchGovernance(g load.Governance, usage *usageOnDemand) {
 	})
 	var terms, notes, suggestions, voices []govEntry
 	for _, t := range g.Terms {
-		item := &SearchTerm{
+		item := &Term{
 			URI: "term:" + t.ID, Term: render.Inert(t.Term), Status: t.Status, Kind: t.Kind,
 			Replacement: render.Inert(t.Replacement), Definition: render.Inert(t.Definition), Note: render.Inert(t.Note),
 		}
@@ -72,7 +72,7 @@ func (s *searcher) searchGovernance(g load.Governance, usage *usageOnDemand) {
 		})
 	}
 	for _, n := range r.Notes() {
-		item := &SearchNote{Status: "established", Target: n.Target, Text: render.Inert(n.Text), Op: n.Op, Actor: n.Actor,
+		item := &Note{Status: "established", Target: n.Target, Text: render.Inert(n.Text), Op: n.Op, Actor: n.Actor,
 			Evidence: render.InertAll(n.Evidence), Scope: n.Scope.Text()}
 		notes = append(notes, govEntry{
 			key: n.Op, ids: []string{n.Op, n.Target},
@@ -81,7 +81,7 @@ func (s *searcher) searchGovernance(g load.Governance, usage *usageOnDemand) {
 		})
 	}
 	for _, sg := range r.Suggestions() {
-		item := &SearchSuggestion{Target: sg.Target, Kind: sg.Kind, Status: sg.Status, Text: render.Inert(sg.Text), Actor: sg.Actor,
+		item := &Suggestion{Target: sg.Target, Kind: sg.Kind, Status: sg.Status, Text: render.Inert(sg.Text), Actor: sg.Actor,
 			Session: sg.Session, Evidence: render.InertAll(sg.Evidence), Op: sg.Op, ContestedBy: render.NonNil(sg.ContestedBy), Scope: sg.Scope.Text()}
 		if st := sg.Standing; st != nil {
 			item.Standing = &provenance.Standing{Sessions: st.Sessions, Corrections: st.Corrections, Merges: st.Merges, MergedIn: st.MergedIn}
@@ -94,7 +94,7 @@ func (s *searcher) searchGovernance(g load.Governance, usage *usageOnDemand) {
 	}
 	for _, v := range g.Voices {
 		for i, ex := range v.Examples {
-			item := &SearchVoiceExample{URI: "voice:" + v.Name, Example: i + 1, Before: render.Inert(ex.Before), After: render.Inert(ex.After), Why: render.Inert(ex.Why)}
+			item := &VoiceExample{URI: "voice:" + v.Name, Example: i + 1, Before: render.Inert(ex.Before), After: render.Inert(ex.After), Why: render.Inert(ex.Why)}
 			voices = append(voices, govEntry{
 				key: fmt.Sprintf("%s\x00%06d", v.Name, i), ids: []string{v.Name, "voice:" + v.Name},
 				fields: []govField{{weightWording, ex.After}, {weightExplanation, ex.Before}, {weightAside, ex.Why}},
@@ -138,7 +138,7 @@ func (u *usageOnDemand) state() provenance.Freshness {
 
 // withUsage adds a term's uses as of the last build, looked up in
 // usage.tsv only for a term an answer shows.
-func withUsage(it *SearchTerm, fresh provenance.Freshness) {
+func withUsage(it *Term, fresh provenance.Freshness) {
 	sum, _, ok, err := fresh.Lookup(strings.TrimPrefix(it.URI, "term:"), provenance.SearchTopUses)
 	switch {
 	case err != nil:
@@ -147,9 +147,9 @@ func withUsage(it *SearchTerm, fresh provenance.Freshness) {
 		it.UsesAsOf = "not counted: the artifacts are " + string(fresh.State) + "; run cairn build"
 	default:
 		n := sum.Total
-		it.Uses, it.UsesAsOf, it.TopUses = &n, usesAsOf, make([]SearchUse, 0, len(sum.Top))
+		it.Uses, it.UsesAsOf, it.TopUses = &n, usesAsOf, make([]Use, 0, len(sum.Top))
 		for _, u := range sum.Top {
-			it.TopUses = append(it.TopUses, SearchUse{Path: u.Path, Count: u.Count})
+			it.TopUses = append(it.TopUses, Use{Path: u.Path, Count: u.Count})
 		}
 	}
 }
@@ -301,8 +301,8 @@ func termCount(toks map[string]int, term string, all []string) (own, folded int)
 	return own, folded
 }
 
-// SearchTerm is an entry of the terms store that matches.
-type SearchTerm struct {
+// Term is an entry of the terms store that matches.
+type Term struct {
 	Score       int    `json:"score"`
 	URI         string `json:"uri"`
 	Term        string `json:"term"`
@@ -314,18 +314,18 @@ type SearchTerm struct {
 	// Uses counts the term in the content files, and TopUses are the files
 	// using it most, as of the last build (UsesAsOf); both are absent when
 	// the build is not current.
-	Uses     *int        `json:"uses,omitempty"`
-	TopUses  []SearchUse `json:"top_uses,omitempty"`
-	UsesAsOf string      `json:"uses_as_of"`
+	Uses     *int   `json:"uses,omitempty"`
+	TopUses  []Use  `json:"top_uses,omitempty"`
+	UsesAsOf string `json:"uses_as_of"`
 }
 
-// SearchUse is how often one content file uses a term.
-type SearchUse struct {
+// Use is how often one content file uses a term.
+type Use struct {
 	Path  string `json:"path"`
 	Count int    `json:"count"`
 }
 
-func (t *SearchTerm) text() string {
+func (t *Term) text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d %s %q status=%s", t.Score, t.URI, t.Term, t.Status)
 	if t.Kind != "" {
@@ -364,8 +364,8 @@ func prefixed(sep, s string) string {
 	return sep + s
 }
 
-// SearchNote is a note a person kept that matches.
-type SearchNote struct {
+// Note is a note a person kept that matches.
+type Note struct {
 	Score    int      `json:"score"`
 	Status   string   `json:"status"`
 	Target   string   `json:"target"`
@@ -376,12 +376,12 @@ type SearchNote struct {
 	Scope    string   `json:"scope"`
 }
 
-func (n *SearchNote) text() string {
+func (n *Note) text() string {
 	return fmt.Sprintf("%d %s %s · op=%s actor=%s scope=%s\n  %s\n", n.Score, n.Target, n.Status, n.Op, n.Actor, n.Scope, n.Text)
 }
 
-// SearchSuggestion is a position nobody has decided on that matches.
-type SearchSuggestion struct {
+// Suggestion is a position nobody has decided on that matches.
+type Suggestion struct {
 	Score       int                  `json:"score"`
 	Target      string               `json:"target"`
 	Kind        string               `json:"kind"`
@@ -396,7 +396,7 @@ type SearchSuggestion struct {
 	Standing    *provenance.Standing `json:"standing,omitempty"`
 }
 
-func (sg *SearchSuggestion) text() string {
+func (sg *Suggestion) text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d %s %s %s · op=%s actor=%s", sg.Score, sg.Target, sg.Status, sg.Kind, sg.Op, sg.Actor)
 	if sg.Session != "" {
@@ -412,9 +412,9 @@ func (sg *SearchSuggestion) text() string {
 	return b.String()
 }
 
-// SearchVoiceExample is a before/after example of a voice profile that
+// VoiceExample is a before/after example of a voice profile that
 // matches.
-type SearchVoiceExample struct {
+type VoiceExample struct {
 	Score   int    `json:"score"`
 	URI     string `json:"uri"`
 	Example int    `json:"example"` // its place in the profile, from 1
@@ -423,6 +423,6 @@ type SearchVoiceExample struct {
 	Why     string `json:"why"`
 }
 
-func (v *SearchVoiceExample) text() string {
+func (v *VoiceExample) text() string {
 	return fmt.Sprintf("%d %s example %d\n  before: %s\n  after: %s\n  why: %s\n", v.Score, v.URI, v.Example, v.Before, v.After, v.Why)
 }
