@@ -89,8 +89,10 @@ var queryLayers = map[string]int{
 // the build in queryForbidden, query/tables imports only artifacts,
 // query/question only the tokeniser, stages/markdown nothing of ours, only
 // the CLI runs a build in place (stages/builder), the packages of query
-// import each other only downwards by the ranks of queryLayers, and nothing imports a
-// command but the CLI its own internal engines.
+// import each other only downwards by the ranks of queryLayers (so no
+// answer package imports another), no package imports the test bases of
+// query/internal/querytest, and nothing imports a command but the CLI its
+// own internal engines.
 func TestDependencyDirection(t *testing.T) {
 	all := imports(t, "..")
 	if len(all) < 8 {
