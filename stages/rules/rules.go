@@ -58,7 +58,12 @@ func Run(ctx context.Context, in Input) (Output, error) {
 	out.From, out.Until = r.Span(in.AsOf)
 	c := caps{rules: g.Caps.Rules, notes: g.Caps.Notes, lineRunes: g.Caps.LineRunes}
 
-	root := r.At(govern.Place{}, in.AsOf)
+	// The root's answer is what holds for a file in the root folder, as
+	// its own AGENTS.md: a note or rule scoped by a path that covers the
+	// root's files (*.md) is the root's, and a folder it does not hold in
+	// says so. An empty path matched no glob, so no such note was ever a
+	// root note.
+	root := r.At(govern.Place{Path: artifacts.AgentsFile}, in.AsOf)
 	folders := resolveFolders(r, in.Content, in.AsOf)
 	if err := ctx.Err(); err != nil {
 		return out, err

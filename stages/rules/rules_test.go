@@ -365,3 +365,27 @@ func TestAHeadingPerPattern(t *testing.T) {
 		t.Errorf("many/AGENTS.md lists file names:\n%s", got)
 	}
 }
+
+// TestRootNotesThatDoNotHold: a note scoped by path that holds for the
+// root's files is a root note, written in the root's file; a folder it
+// does not hold in lists it among the project's notes that do not hold
+// there, and a folder it holds in does not repeat it.
+func TestRootNotesThatDoNotHold(t *testing.T) {
+	in := fixture()
+	in.Log = append(in.Log,
+		model.LogOp{Op: opID(4), Actor: "agent:codex", Kind: model.OpSuggest, Target: "note:dates", Text: "Write dates as 4 November 2026.", Paths: []string{"*.md", "docs/**"}},
+		model.LogOp{Op: opID(5), Actor: "person:marc", Kind: model.OpKeep, Target: "note:dates", Ref: opID(4)})
+	_, files := run(t, in)
+	const note = "- Write dates as 4 November 2026."
+	root := files["AGENTS.md"]
+	if i := strings.Index(root, "### Notes a person kept"); i < 0 || !strings.Contains(root[i:], note) {
+		t.Errorf("the root's file does not keep the note that holds for its files:\n%s", root)
+	}
+	blog := files["blog/AGENTS.md"]
+	if i := strings.Index(blog, "The project's notes that do not hold for these files"); i < 0 || !strings.Contains(blog[i:], note) {
+		t.Errorf("blog/AGENTS.md does not say the root's note does not hold there:\n%s", blog)
+	}
+	if strings.Contains(files["docs/AGENTS.md"], "Write dates") {
+		t.Errorf("docs/AGENTS.md repeats a root note that holds there:\n%s", files["docs/AGENTS.md"])
+	}
+}
