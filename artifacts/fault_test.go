@@ -22,6 +22,7 @@ import (
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/query"
+	"github.com/cairn-kb/cairn/query/render"
 	"github.com/cairn-kb/cairn/stages"
 )
 
@@ -100,7 +101,7 @@ func buildBase(t *testing.T, dir string) (died bool) {
 
 // ask answers faultQuery on dir and returns the pack's items, encoded,
 // and receipt.index.
-func ask(t *testing.T, dir string) (items string, index query.IndexState) {
+func ask(t *testing.T, dir string) (items string, index render.IndexState) {
 	t.Helper()
 	out, err := query.Context(context.Background(), dir, query.Request{Words: faultQuery, Budget: query.DefaultBudget,
 		AsOf: faultAsOf, Format: query.FormatJSON, ToolVersion: "test", Expand: true})
