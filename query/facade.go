@@ -43,6 +43,10 @@ const (
 // Notice is the trust framing every pack repeats; see render.Notice.
 const Notice = render.Notice
 
+// IndexState is how an answer was read, as its receipt reports it: the
+// artifacts (used) or a scan because they were missing, stale or corrupt.
+type IndexState = render.IndexState
+
 // PackItem is one selected record or page, as packs and search show it.
 type PackItem = render.Item
 
