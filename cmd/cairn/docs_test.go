@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -328,5 +329,41 @@ func TestREADMECommands(t *testing.T) {
 		if !c.Hidden && !strings.Contains(table, "\n| `cairn "+c.Name) {
 			t.Errorf("the README's table of commands has no row for cairn %s", c.Name)
 		}
+	}
+}
+
+// TestDevelopMapNamesEveryPackage: the develop topic's map of the code
+// names every Go package of the repository, so that a new package cannot
+// land without its line (a package of query also needs its rank in
+// query/deps_test.go, which that test enforces).
+func TestDevelopMapNamesEveryPackage(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("help", "develop.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(data), "\n## The code\n")
+	section, _, _ = strings.Cut(section, "\n## ")
+	root := filepath.Join("..", "..")
+	seen := map[string]bool{}
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "testdata" || d.Name() == "base" || d.Name() == "want") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(p))
+		rel = filepath.ToSlash(rel)
+		if named := regexp.MustCompile(`(^|\s)` + regexp.QuoteMeta(rel) + `/?(\s|$)`); !named.MatchString(section) && !seen[rel] {
+			t.Errorf("the develop topic's map of the code does not name package %s", rel)
+		}
+		seen[rel] = true
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
