@@ -34,6 +34,12 @@ type noteAmend struct {
 	Ref string `arg:"" name:"REF" help:"What it acts on: a target (note:<slug>, term:<id>) or an operation id (see cairn note list)."`
 }
 
+// record appends an operation of kind on the amendment's REF, with words
+// as its text.
+func (a noteAmend) record(env *Env, kind string, words []string, who noteWho, format jsonFormat) error {
+	return recordNote(env, notes.Request{Kind: kind, Actor: who.actor(env), Session: who.Session, Ref: a.Ref, Text: strings.Join(words, " ")}, format)
+}
+
 // NoteWidenCmd is `cairn note widen REF`.
 type NoteWidenCmd struct {
 	noteAmend  `embed:""`
@@ -77,7 +83,7 @@ func (NoteResetCmd) Help() string {
 
 // Run records the reset.
 func (c *NoteResetCmd) Run(env *Env) error {
-	return recordNote(env, notes.Request{Kind: model.OpReset, Actor: c.actor(env), Session: c.Session, Ref: c.Ref, Text: strings.Join(c.Why, " ")}, c.jsonFormat)
+	return c.record(env, model.OpReset, c.Why, c.noteWho, c.jsonFormat)
 }
 
 // NoteCorrectCmd is `cairn note correct REF TEXT…`.
@@ -97,7 +103,7 @@ func (NoteCorrectCmd) Help() string {
 
 // Run records the correct.
 func (c *NoteCorrectCmd) Run(env *Env) error {
-	return recordNote(env, notes.Request{Kind: model.OpCorrect, Actor: c.actor(env), Session: c.Session, Ref: c.Ref, Text: strings.Join(c.Text, " ")}, c.jsonFormat)
+	return c.record(env, model.OpCorrect, c.Text, c.noteWho, c.jsonFormat)
 }
 
 // NoteMergeCmd is `cairn note merge REF WHERE…`.
@@ -117,7 +123,7 @@ func (NoteMergeCmd) Help() string {
 
 // Run records the merge.
 func (c *NoteMergeCmd) Run(env *Env) error {
-	return recordNote(env, notes.Request{Kind: model.OpMerge, Actor: c.actor(env), Session: c.Session, Ref: c.Ref, Text: strings.Join(c.Where, " ")}, c.jsonFormat)
+	return c.record(env, model.OpMerge, c.Where, c.noteWho, c.jsonFormat)
 }
 
 // Help is the detail under the summary of `cairn note --help`.
