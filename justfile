@@ -37,13 +37,13 @@ fuzz FUZZTIME="30s":
     go test ./query/tables -run '^$' -fuzz '^FuzzFinder$' -fuzztime {{FUZZTIME}}
     go test ./query/question -run '^$' -fuzz '^FuzzParse$' -fuzztime {{FUZZTIME}}
     go test ./query/rank -run '^$' -fuzz '^FuzzPassages$' -fuzztime {{FUZZTIME}}
-    go test ./stages/fieldpath -run '^$' -fuzz '^FuzzParse$' -fuzztime {{FUZZTIME}}
-    go test ./stages/fieldpath -run '^$' -fuzz '^FuzzParseJSON$' -fuzztime {{FUZZTIME}}
-    go test ./stages/fieldpath -run '^$' -fuzz '^FuzzSkipValue$' -fuzztime {{FUZZTIME}}
-    go test ./stages/lex -run '^$' -fuzz '^FuzzDecodeID$' -fuzztime {{FUZZTIME}}
-    go test ./stages/lex -run '^$' -fuzz '^FuzzExact$' -fuzztime {{FUZZTIME}}
-    go test ./stages/lex -run '^$' -fuzz '^FuzzFold$' -fuzztime {{FUZZTIME}}
-    go test ./stages/lex -run '^$' -fuzz '^FuzzFoldKey$' -fuzztime {{FUZZTIME}}
+    go test ./stages/lib/fieldpath -run '^$' -fuzz '^FuzzParse$' -fuzztime {{FUZZTIME}}
+    go test ./stages/lib/fieldpath -run '^$' -fuzz '^FuzzParseJSON$' -fuzztime {{FUZZTIME}}
+    go test ./stages/lib/fieldpath -run '^$' -fuzz '^FuzzSkipValue$' -fuzztime {{FUZZTIME}}
+    go test ./stages/lib/lex -run '^$' -fuzz '^FuzzDecodeID$' -fuzztime {{FUZZTIME}}
+    go test ./stages/lib/lex -run '^$' -fuzz '^FuzzExact$' -fuzztime {{FUZZTIME}}
+    go test ./stages/lib/lex -run '^$' -fuzz '^FuzzFold$' -fuzztime {{FUZZTIME}}
+    go test ./stages/lib/lex -run '^$' -fuzz '^FuzzFoldKey$' -fuzztime {{FUZZTIME}}
     go test ./stages/load -run '^$' -fuzz '^FuzzDecodeYAML$' -fuzztime {{FUZZTIME}}
     go test ./stages/load -run '^$' -fuzz '^FuzzGovernanceLog$' -fuzztime {{FUZZTIME}}
     go test ./stages/load -run '^$' -fuzz '^FuzzLoadPage$' -fuzztime {{FUZZTIME}}

@@ -144,7 +144,7 @@
 // FormatVersion.
 //
 // rules.json — the resolved rules table the query stage reads: the
-// governance resolved (by stages/govern) at the project's default point
+// governance resolved (by stages/lib/govern) at the project's default point
 // and at every folder holding content files. One indented JSON object:
 //
 //	cairn-rules  1

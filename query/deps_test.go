@@ -87,7 +87,7 @@ var queryLayers = map[string]int{
 // cmd → query → query/tables → artifacts: artifacts imports nothing of
 // ours, stages never import query or cmd, query never imports the parts of
 // the build in queryForbidden, query/tables imports only artifacts,
-// query/question only the tokeniser, stages/markdown nothing of ours, only
+// query/question only the tokeniser, stages/lib/markdown nothing of ours, only
 // the CLI runs a build in place (stages/builder), the packages of query
 // import each other only downwards by the ranks of queryLayers (so no
 // answer package imports another), no package imports the test bases of
@@ -110,9 +110,11 @@ func TestDependencyDirection(t *testing.T) {
 			return "the build never depends on the read side or the CLI"
 		case target == "stages/builder" && !isUnder(rel, "cmd"):
 			return "a build in place (the lock, Sync, the caches) is the CLI's to run; the pipeline itself is stages.Build"
-		case rel == "stages/markdown":
+		case rel == "stages/lib/markdown":
 			return "the Markdown reader is a leaf: it knows goldmark and nothing of ours"
-		case rel == "query/question" && target != "stages/lex":
+		case isUnder(rel, "stages/lib") && !isUnder(target, "stages/lib") && target != "artifacts":
+			return "a library the build and the read side share (stages/lib) knows only other libraries and the artifacts' contract, never a stage"
+		case rel == "query/question" && target != "stages/lib/lex":
 			return "the question is words and days: it knows the tokeniser it must agree with, and nothing of the artifacts, the build or the answers"
 		case rel == "query/tables" && target != "artifacts":
 			return "the tables reader reads the artifacts through their contract alone: it knows no query, stage or command"

@@ -16,7 +16,7 @@ import (
 	"github.com/cairn-kb/cairn/query/rank"
 	"github.com/cairn-kb/cairn/query/render"
 	"github.com/cairn-kb/cairn/query/search"
-	"github.com/cairn-kb/cairn/stages/lex"
+	"github.com/cairn-kb/cairn/stages/lib/lex"
 	"github.com/cairn-kb/cairn/stages/load"
 	"github.com/cairn-kb/cairn/stages/project"
 )

@@ -16,13 +16,13 @@ import (
 	"time"
 
 	"github.com/cairn-kb/cairn/artifacts"
-	"github.com/cairn-kb/cairn/stages/diag"
 	"github.com/cairn-kb/cairn/stages/emit"
-	"github.com/cairn-kb/cairn/stages/govern"
 	"github.com/cairn-kb/cairn/stages/graph"
 	"github.com/cairn-kb/cairn/stages/index"
+	"github.com/cairn-kb/cairn/stages/lib/diag"
+	"github.com/cairn-kb/cairn/stages/lib/govern"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 	"github.com/cairn-kb/cairn/stages/load"
-	"github.com/cairn-kb/cairn/stages/model"
 	"github.com/cairn-kb/cairn/stages/rules"
 	"github.com/cairn-kb/cairn/stages/usage"
 )

@@ -4,10 +4,10 @@ import (
 	"context"
 	"sync"
 
-	"github.com/cairn-kb/cairn/stages/diag"
 	"github.com/cairn-kb/cairn/stages/graph"
 	"github.com/cairn-kb/cairn/stages/index"
-	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/lib/diag"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 	"github.com/cairn-kb/cairn/stages/project"
 )
 

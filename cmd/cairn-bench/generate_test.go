@@ -20,7 +20,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/cairn-kb/cairn/golden/testhome"
-	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 )
 
 // testRecords keeps the generated test bases small so go test stays fast.

@@ -11,8 +11,8 @@ import (
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages"
 	"github.com/cairn-kb/cairn/stages/builder"
-	"github.com/cairn-kb/cairn/stages/diag"
-	"github.com/cairn-kb/cairn/stages/escape"
+	"github.com/cairn-kb/cairn/stages/lib/diag"
+	"github.com/cairn-kb/cairn/stages/lib/escape"
 )
 
 // BuildCmd is `cairn build`.

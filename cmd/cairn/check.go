@@ -10,9 +10,9 @@ import (
 	"strings"
 
 	"github.com/cairn-kb/cairn/cmd/cairn/internal/check"
-	"github.com/cairn-kb/cairn/stages/diag"
-	"github.com/cairn-kb/cairn/stages/escape"
-	"github.com/cairn-kb/cairn/stages/govern"
+	"github.com/cairn-kb/cairn/stages/lib/diag"
+	"github.com/cairn-kb/cairn/stages/lib/escape"
+	"github.com/cairn-kb/cairn/stages/lib/govern"
 	"github.com/cairn-kb/cairn/stages/load"
 )
 

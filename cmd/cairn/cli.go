@@ -16,7 +16,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/cairn-kb/cairn/query"
-	"github.com/cairn-kb/cairn/stages/escape"
+	"github.com/cairn-kb/cairn/stages/lib/escape"
 	"github.com/cairn-kb/cairn/stages/load"
 )
 

@@ -14,7 +14,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/cairn-kb/cairn/cmd/cairn/internal/roff"
-	"github.com/cairn-kb/cairn/stages/markdown"
+	"github.com/cairn-kb/cairn/stages/lib/markdown"
 )
 
 // benchReadmePath is cairn-bench's README, relative to this package.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 )
 
 // TestFormatJSONEverywhere: every command a program would parse prints one

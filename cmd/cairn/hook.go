@@ -17,7 +17,7 @@ import (
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/query"
-	"github.com/cairn-kb/cairn/stages/escape"
+	"github.com/cairn-kb/cairn/stages/lib/escape"
 )
 
 // HookCmd is `cairn hook HARNESS`: what an agent harness's session-start

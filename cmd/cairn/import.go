@@ -12,7 +12,7 @@ import (
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/cmd/cairn/internal/kapi"
-	"github.com/cairn-kb/cairn/stages/escape"
+	"github.com/cairn-kb/cairn/stages/lib/escape"
 	"github.com/cairn-kb/cairn/stages/load"
 )
 

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cairn-kb/cairn/stages/escape"
+	"github.com/cairn-kb/cairn/stages/lib/escape"
 )
 
 // An error is written for the person at the terminal, who knows where

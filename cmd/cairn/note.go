@@ -10,10 +10,10 @@ import (
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/cmd/cairn/internal/notes"
-	"github.com/cairn-kb/cairn/stages/diag"
-	"github.com/cairn-kb/cairn/stages/escape"
+	"github.com/cairn-kb/cairn/stages/lib/diag"
+	"github.com/cairn-kb/cairn/stages/lib/escape"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 	"github.com/cairn-kb/cairn/stages/load"
-	"github.com/cairn-kb/cairn/stages/model"
 )
 
 // NoteCmd is `cairn note suggest|keep|drop|widen|reset|correct|merge|list`.

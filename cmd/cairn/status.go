@@ -8,8 +8,8 @@ import (
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/cmd/cairn/internal/status"
 	"github.com/cairn-kb/cairn/stages/builder"
-	"github.com/cairn-kb/cairn/stages/diag"
-	"github.com/cairn-kb/cairn/stages/escape"
+	"github.com/cairn-kb/cairn/stages/lib/diag"
+	"github.com/cairn-kb/cairn/stages/lib/escape"
 	"github.com/cairn-kb/cairn/stages/load"
 )
 

@@ -14,11 +14,11 @@ import (
 	"github.com/cairn-kb/cairn/query/provenance"
 	"github.com/cairn-kb/cairn/query/render"
 	"github.com/cairn-kb/cairn/query/words"
-	"github.com/cairn-kb/cairn/stages/diag"
-	"github.com/cairn-kb/cairn/stages/escape"
-	"github.com/cairn-kb/cairn/stages/govern"
+	"github.com/cairn-kb/cairn/stages/lib/diag"
+	"github.com/cairn-kb/cairn/stages/lib/escape"
+	"github.com/cairn-kb/cairn/stages/lib/govern"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 	"github.com/cairn-kb/cairn/stages/load"
-	"github.com/cairn-kb/cairn/stages/model"
 )
 
 // By-location formats.

@@ -8,8 +8,8 @@ import (
 	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/provenance"
 	"github.com/cairn-kb/cairn/query/render"
-	"github.com/cairn-kb/cairn/stages/govern"
-	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/lib/govern"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 )
 
 // Answer is the by-location answer as a document: what --format json

@@ -1,6 +1,6 @@
 package corpus
 
-import "github.com/cairn-kb/cairn/stages/model"
+import "github.com/cairn-kb/cairn/stages/lib/model"
 
 // LayerNames are the corpus layers, in the order messages list them.
 var LayerNames = []string{"events", "index", "wiki", "projects", "tasks"}

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/cairn-kb/cairn/artifacts"
-	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 )
 
 // Bodies is what cairn read asks of a corpus besides ranking's

@@ -6,7 +6,7 @@ import (
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/query/tables"
-	"github.com/cairn-kb/cairn/stages/diag"
+	"github.com/cairn-kb/cairn/stages/lib/diag"
 	"github.com/cairn-kb/cairn/stages/load"
 	"github.com/cairn-kb/cairn/stages/splice"
 )

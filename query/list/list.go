@@ -16,7 +16,7 @@ import (
 	"github.com/cairn-kb/cairn/query/question"
 	"github.com/cairn-kb/cairn/query/render"
 	"github.com/cairn-kb/cairn/query/words"
-	"github.com/cairn-kb/cairn/stages/escape"
+	"github.com/cairn-kb/cairn/stages/lib/escape"
 	"github.com/cairn-kb/cairn/stages/project"
 )
 

@@ -7,7 +7,7 @@ import (
 	"unicode"
 
 	"github.com/cairn-kb/cairn/artifacts"
-	"github.com/cairn-kb/cairn/stages/lex"
+	"github.com/cairn-kb/cairn/stages/lib/lex"
 )
 
 // pastAuxiliaries follow "when" in a question about something that

@@ -8,7 +8,7 @@ import (
 
 	"github.com/cairn-kb/cairn/query/question"
 	"github.com/cairn-kb/cairn/query/render"
-	"github.com/cairn-kb/cairn/stages/escape"
+	"github.com/cairn-kb/cairn/stages/lib/escape"
 )
 
 // Answer is a delivered context pack.

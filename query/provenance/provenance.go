@@ -11,9 +11,9 @@ import (
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/render"
-	"github.com/cairn-kb/cairn/stages/diag"
+	"github.com/cairn-kb/cairn/stages/lib/diag"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 	"github.com/cairn-kb/cairn/stages/load"
-	"github.com/cairn-kb/cairn/stages/model"
 )
 
 // Scopes of a by-location answer: what stands behind it.

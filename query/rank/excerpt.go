@@ -7,8 +7,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/cairn-kb/cairn/stages/escape"
-	"github.com/cairn-kb/cairn/stages/lex"
+	"github.com/cairn-kb/cairn/stages/lib/escape"
+	"github.com/cairn-kb/cairn/stages/lib/lex"
 	"github.com/cairn-kb/cairn/stages/project"
 )
 

@@ -12,7 +12,7 @@ import (
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/query/words"
-	"github.com/cairn-kb/cairn/stages/lex"
+	"github.com/cairn-kb/cairn/stages/lib/lex"
 	"github.com/cairn-kb/cairn/stages/project"
 )
 

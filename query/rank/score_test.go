@@ -7,7 +7,7 @@ import (
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/query/words"
-	"github.com/cairn-kb/cairn/stages/lex"
+	"github.com/cairn-kb/cairn/stages/lib/lex"
 )
 
 // TestTitleIs: a title is the whole query when its kept words, each once

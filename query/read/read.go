@@ -8,7 +8,7 @@ import (
 	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/provenance"
 	"github.com/cairn-kb/cairn/query/render"
-	"github.com/cairn-kb/cairn/stages/lex"
+	"github.com/cairn-kb/cairn/stages/lib/lex"
 	"github.com/cairn-kb/cairn/stages/load"
 )
 

@@ -13,7 +13,7 @@ import (
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/render"
-	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 )
 
 // Directions of an entity's edges.

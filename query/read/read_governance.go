@@ -10,9 +10,9 @@ import (
 	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/provenance"
 	"github.com/cairn-kb/cairn/query/render"
-	"github.com/cairn-kb/cairn/stages/govern"
+	"github.com/cairn-kb/cairn/stages/lib/govern"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 	"github.com/cairn-kb/cairn/stages/load"
-	"github.com/cairn-kb/cairn/stages/model"
 )
 
 // readTopUses is how many content files a term read lists under its

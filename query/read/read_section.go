@@ -3,7 +3,7 @@ package read
 import (
 	"strings"
 
-	"github.com/cairn-kb/cairn/stages/markdown"
+	"github.com/cairn-kb/cairn/stages/lib/markdown"
 )
 
 // Section is one heading of a page: its anchor as GitHub writes it,

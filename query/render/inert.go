@@ -4,8 +4,8 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/cairn-kb/cairn/artifacts"
-	"github.com/cairn-kb/cairn/stages/escape"
-	"github.com/cairn-kb/cairn/stages/govern"
+	"github.com/cairn-kb/cairn/stages/lib/escape"
+	"github.com/cairn-kb/cairn/stages/lib/govern"
 )
 
 // Inert makes stored text safe to show on one line of an answer: control

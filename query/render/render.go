@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairn-kb/cairn/query/rank"
-	"github.com/cairn-kb/cairn/stages/escape"
+	"github.com/cairn-kb/cairn/stages/lib/escape"
 	"github.com/cairn-kb/cairn/stages/project"
 )
 

@@ -14,9 +14,9 @@ import (
 	"github.com/cairn-kb/cairn/query/question"
 	"github.com/cairn-kb/cairn/query/render"
 	"github.com/cairn-kb/cairn/query/words"
-	"github.com/cairn-kb/cairn/stages/escape"
+	"github.com/cairn-kb/cairn/stages/lib/escape"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 	"github.com/cairn-kb/cairn/stages/load"
-	"github.com/cairn-kb/cairn/stages/model"
 )
 
 // Search groups, in the order an answer lists them. They are never merged

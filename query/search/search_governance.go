@@ -14,8 +14,8 @@ import (
 	"github.com/cairn-kb/cairn/query/rank"
 	"github.com/cairn-kb/cairn/query/render"
 	"github.com/cairn-kb/cairn/query/words"
-	"github.com/cairn-kb/cairn/stages/govern"
-	"github.com/cairn-kb/cairn/stages/lex"
+	"github.com/cairn-kb/cairn/stages/lib/govern"
+	"github.com/cairn-kb/cairn/stages/lib/lex"
 	"github.com/cairn-kb/cairn/stages/load"
 )
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/cairn-kb/cairn/query/render"
-	"github.com/cairn-kb/cairn/stages/escape"
+	"github.com/cairn-kb/cairn/stages/lib/escape"
 )
 
 // renderSearch renders an answer in its format. With counts only, the

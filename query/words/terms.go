@@ -9,7 +9,7 @@ import (
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/query/corpus"
-	"github.com/cairn-kb/cairn/stages/lex"
+	"github.com/cairn-kb/cairn/stages/lib/lex"
 )
 
 // Stats is what one query term matched across the corpus.

@@ -7,7 +7,7 @@ import (
 	"slices"
 
 	"github.com/cairn-kb/cairn/artifacts"
-	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 )
 
 // Layout numbers segments, whose runs are in URI order, as one index: the

@@ -4,7 +4,7 @@ import (
 	"slices"
 
 	"github.com/cairn-kb/cairn/artifacts"
-	"github.com/cairn-kb/cairn/stages/diag"
+	"github.com/cairn-kb/cairn/stages/lib/diag"
 )
 
 // CorpusChanges is how the record documents and pages of a scanned base

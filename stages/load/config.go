@@ -14,9 +14,9 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/cairn-kb/cairn/artifacts"
-	"github.com/cairn-kb/cairn/stages/diag"
-	"github.com/cairn-kb/cairn/stages/fieldpath"
-	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/lib/diag"
+	"github.com/cairn-kb/cairn/stages/lib/fieldpath"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 	"go.yaml.in/yaml/v3"
 )
 

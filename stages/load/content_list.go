@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cairn-kb/cairn/stages/diag"
-	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/lib/diag"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 )
 
 // This file lists and reads content files one by one, for a reader that

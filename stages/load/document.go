@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cairn-kb/cairn/stages/diag"
-	"github.com/cairn-kb/cairn/stages/fieldpath"
-	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/lib/diag"
+	"github.com/cairn-kb/cairn/stages/lib/fieldpath"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 )
 
 // envelopeKeys are the keys a record document may carry.

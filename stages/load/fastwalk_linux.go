@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/cairn-kb/cairn/stages/diag"
+	"github.com/cairn-kb/cairn/stages/lib/diag"
 )
 
 // fastWalk is walkOnly over the top-level folders top of the base in the

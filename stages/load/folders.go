@@ -5,7 +5,7 @@ import (
 	"sync"
 
 	"github.com/cairn-kb/cairn/artifacts"
-	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 )
 
 // Freshness without a walk. A query needs the corpus's inputs to tell

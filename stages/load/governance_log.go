@@ -15,8 +15,8 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/cairn-kb/cairn/stages/diag"
-	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/lib/diag"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 )
 
 // opIDPattern is the shape of an operation id: the UTC time to the

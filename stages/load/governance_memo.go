@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 )
 
 // GovernanceMemo remembers what ReadGovernance read, for a long-lived

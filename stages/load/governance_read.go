@@ -4,8 +4,8 @@ import (
 	"errors"
 	"io/fs"
 
-	"github.com/cairn-kb/cairn/stages/diag"
-	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/lib/diag"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 )
 
 // Governance is a base's governance as a by-location question reads it:

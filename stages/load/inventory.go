@@ -11,8 +11,8 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/cairn-kb/cairn/artifacts"
-	"github.com/cairn-kb/cairn/stages/diag"
-	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/lib/diag"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 	"github.com/cespare/xxhash/v2"
 )
 

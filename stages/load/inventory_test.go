@@ -19,7 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cairn-kb/cairn/artifacts"
-	"github.com/cairn-kb/cairn/stages/diag"
+	"github.com/cairn-kb/cairn/stages/lib/diag"
 )
 
 // t0 is the modification time of every file in the test bases.

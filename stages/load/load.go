@@ -12,8 +12,8 @@ import (
 	"sync"
 
 	"github.com/cairn-kb/cairn/artifacts"
-	"github.com/cairn-kb/cairn/stages/diag"
-	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/lib/diag"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 	"github.com/cespare/xxhash/v2"
 	"go.yaml.in/yaml/v3"
 )

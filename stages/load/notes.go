@@ -6,8 +6,8 @@ import (
 	"io/fs"
 	"path"
 
-	"github.com/cairn-kb/cairn/stages/diag"
-	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/lib/diag"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 )
 
 // LogFile returns where a base keeps its operation log.

@@ -7,7 +7,7 @@ import (
 	"io"
 	"io/fs"
 
-	"github.com/cairn-kb/cairn/stages/diag"
+	"github.com/cairn-kb/cairn/stages/lib/diag"
 )
 
 // Size caps per kind of input. A file over its cap is an error, never a

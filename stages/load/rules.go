@@ -12,8 +12,8 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/cairn-kb/cairn/artifacts"
-	"github.com/cairn-kb/cairn/stages/diag"
-	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/lib/diag"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 )
 
 // loadRulesFiles reads every AGENTS.md and CLAUDE.md the walk found. A

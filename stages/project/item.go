@@ -7,8 +7,8 @@ import (
 	"unicode"
 
 	"github.com/cairn-kb/cairn/artifacts"
-	"github.com/cairn-kb/cairn/stages/fieldpath"
-	"github.com/cairn-kb/cairn/stages/lex"
+	"github.com/cairn-kb/cairn/stages/lib/fieldpath"
+	"github.com/cairn-kb/cairn/stages/lib/lex"
 )
 
 // Flags an item can carry in docs.tsv. Policy roles come from the record's

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/cairn-kb/cairn/artifacts"
-	"github.com/cairn-kb/cairn/stages/lex"
+	"github.com/cairn-kb/cairn/stages/lib/lex"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 	"github.com/cairn-kb/cairn/stages/load"
-	"github.com/cairn-kb/cairn/stages/model"
 )
 
 // keyFlags maps row flags to the key flags a query tests.

@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cairn-kb/cairn/stages/lex"
-	"github.com/cairn-kb/cairn/stages/markdown"
-	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/lib/lex"
+	"github.com/cairn-kb/cairn/stages/lib/markdown"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 )
 
 // Page statuses that mean "no longer current".

@@ -10,9 +10,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/cairn-kb/cairn/stages/diag"
-	"github.com/cairn-kb/cairn/stages/lex"
-	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/lib/diag"
+	"github.com/cairn-kb/cairn/stages/lib/lex"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 )
 
 const (

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/cairn-kb/cairn/stages/diag"
-	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/lib/diag"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 )
 
 // ProjectRuns projects every document on every core and reduces the items

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 )
 
 // TestBatchDocuments: documents are batched in path order until a batch

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cairn-kb/cairn/stages/govern"
-	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/lib/govern"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 )
 
 // resolved is one content file and its answer.

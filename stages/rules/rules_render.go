@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/cairn-kb/cairn/artifacts"
-	"github.com/cairn-kb/cairn/stages/govern"
-	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/lib/govern"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 )
 
 // Commands the sections name.

@@ -11,9 +11,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cairn-kb/cairn/artifacts"
-	"github.com/cairn-kb/cairn/stages/diag"
+	"github.com/cairn-kb/cairn/stages/lib/diag"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 	"github.com/cairn-kb/cairn/stages/load"
-	"github.com/cairn-kb/cairn/stages/model"
 )
 
 var today = time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC)

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/cairn-kb/cairn/artifacts"
-	"github.com/cairn-kb/cairn/stages/govern"
+	"github.com/cairn-kb/cairn/stages/lib/govern"
 )
 
 // tableRefs collects the entries the places of the table refer to.

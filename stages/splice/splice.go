@@ -22,11 +22,11 @@ import (
 	"strings"
 
 	"github.com/cairn-kb/cairn/artifacts"
-	"github.com/cairn-kb/cairn/stages/diag"
 	"github.com/cairn-kb/cairn/stages/graph"
 	"github.com/cairn-kb/cairn/stages/index"
+	"github.com/cairn-kb/cairn/stages/lib/diag"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 	"github.com/cairn-kb/cairn/stages/load"
-	"github.com/cairn-kb/cairn/stages/model"
 	"github.com/cairn-kb/cairn/stages/project"
 )
 

@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 )
 
 // Match is one use of a term in a text: Term is the term's index in the

@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 )
 
 // countIn counts terms in text with the matcher, by term id.

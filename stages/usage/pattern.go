@@ -9,7 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 )
 
 // Regexp sources of the rune classes the counting rules use.

@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/cairn-kb/cairn/artifacts"
-	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 )
 
 // Input is what the usage stage counts.

@@ -10,7 +10,7 @@
 // was not asked to check: checking one file reads that file and the
 // governance, and nothing else of the base.
 //
-// The governance at a file is resolved by stages/govern, the resolution
+// The governance at a file is resolved by stages/lib/govern, the resolution
 // cairn context --at answers with and the rules files are written from, so
 // a finding is always a rule those two show for the file. What is found:
 //

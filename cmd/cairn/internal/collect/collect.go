@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 	"github.com/cairn-kb/cairn/stages/load"
-	"github.com/cairn-kb/cairn/stages/model"
 )
 
 // MaxParallel is how many sources run at once: enough to overlap slow

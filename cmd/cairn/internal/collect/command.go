@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-kb/cairn/stages/lib/model"
 	"github.com/cairn-kb/cairn/stages/load"
-	"github.com/cairn-kb/cairn/stages/model"
 )
 
 // MaxStderrBytes bounds what a failing command's error keeps of its

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 )
 
 // commandInput is a collection of one command source over one day.

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 )
 
 // document is one record document about to be written.

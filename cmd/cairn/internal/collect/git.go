@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 )
 
 // gitFieldsMap is the fields map of the git collector's documents.

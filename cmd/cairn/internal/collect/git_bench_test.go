@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 )
 
 // benchCommits and benchDays shape the generated repository: 10,000

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 )
 
 // testGit runs git in repo outside any user or system configuration, with

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 )
 
 // quietToday is an as-of day 103 days after the last commit generateRepo

@@ -15,8 +15,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/cairn-kb/cairn/artifacts"
-	"github.com/cairn-kb/cairn/stages/markdown"
-	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/lib/markdown"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 )
 
 // DefaultNotes is the folder the markdown collector reads when its source

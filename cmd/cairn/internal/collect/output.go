@@ -10,10 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cairn-kb/cairn/stages/diag"
-	"github.com/cairn-kb/cairn/stages/fieldpath"
+	"github.com/cairn-kb/cairn/stages/lib/diag"
+	"github.com/cairn-kb/cairn/stages/lib/fieldpath"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 	"github.com/cairn-kb/cairn/stages/load"
-	"github.com/cairn-kb/cairn/stages/model"
 )
 
 // OutputError is a command's output that cannot be a document, at its

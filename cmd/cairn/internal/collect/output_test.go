@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 )
 
 var testDay = dayWindow(time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC))

@@ -1,6 +1,6 @@
 package kapi
 
-import "github.com/cairn-kb/cairn/stages/model"
+import "github.com/cairn-kb/cairn/stages/lib/model"
 
 // The shape of a voice file an import writes: cairn's keys in cairn's
 // order, empty ones left out, kapi's own keys where cairn has no other

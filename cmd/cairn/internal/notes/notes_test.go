@@ -7,8 +7,8 @@ import (
 	"testing/fstest"
 	"time"
 
-	"github.com/cairn-kb/cairn/stages/diag"
-	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/lib/diag"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 )
 
 const suggestLine = `{"op":"20261102T091512.000Z-4c1d7e","at":"2026-11-02T10:15:12+01:00","actor":"agent:codex","kind":"suggest","target":"note:tone","text":"Short sentences."}` + "\n"

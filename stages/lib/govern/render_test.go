@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairn-kb/cairn/artifacts"
-	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 )
 
 func TestPlain(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/cairn-kb/cairn/stages/escape"
+	"github.com/cairn-kb/cairn/stages/lib/escape"
 )
 
 // Severity says whether a diagnostic stops the build.

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 )
 
 // Target kinds, by the scheme of a log target.

@@ -7,8 +7,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/cairn-kb/cairn/stages/escape"
-	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/lib/escape"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 )
 
 // This file words governance for a reader: stored text made plain, and

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 )
 
 // Governance is what a resolution reads: a base's governance, as loaded.

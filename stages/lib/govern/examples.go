@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 )
 
 // PatternExamples are the whole words a term's pattern stands for besides

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 )
 
 // Brief is a voice's writing brief: its name and description, then one

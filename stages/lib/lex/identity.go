@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cairn-kb/cairn/stages/model"
+	"github.com/cairn-kb/cairn/stages/lib/model"
 )
 
 // Identities resolves any known URI, email or login to every name of the
