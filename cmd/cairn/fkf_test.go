@@ -238,6 +238,11 @@ func TestFkfDocumentedFormat(t *testing.T) {
 	if code != 0 || !strings.Contains(pack, "events/2026-11-24/git-commits.json#9e1f00d") {
 		t.Errorf("search by the commit's id (exit %d):\n%s", code, pack)
 	}
+	// fkf.yaml's name is the project's identity in provenance, not the
+	// folder's name.
+	if !strings.Contains(pack, "provenance: project=ferry-notes ") {
+		t.Errorf("the provenance does not name the project as fkf.yaml does:\n%s", pack)
+	}
 	if code, pack, _ = cairnAt(t, collectNow, "--base", dir, "search", "schedule", "--as-of", "2026-11-28"); strings.Contains(pack, "9e1f00d") {
 		t.Errorf("an unmapped field was searched:\n%s", pack)
 	}

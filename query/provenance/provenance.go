@@ -3,10 +3,13 @@ package provenance
 import (
 	"context"
 	"errors"
+	"io"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/query/corpus"
@@ -68,12 +71,76 @@ func (f Freshness) Lookup(termID string, limit int) (sum artifacts.UsageSummary,
 
 // Of says what stands behind an answer.
 func Of(root string, g load.Governance, f Freshness) Provenance {
-	p := Provenance{Project: path.Base(filepath.ToSlash(root)), LogOperations: len(g.Log)}
+	p := Provenance{Project: Identity(root, g.Config), LogOperations: len(g.Log)}
 	if n := len(g.Log); n > 0 {
 		p.LogRevision = g.Log[n-1].Op
 	}
 	p.Artifacts = render.IndexState{Path: artifacts.ManifestPath, State: string(f.State), Reason: f.Reason}
 	return p
+}
+
+// Identity is the project's identity: the name its configuration gives
+// (cairn.yaml's or fkf.yaml's name), else the URL of its git remote
+// origin without scheme, user and .git (github.com/acme/harbor), else
+// the base folder's name. A name or a remote stays the same when the
+// folder is renamed or cloned elsewhere, and tells apart two projects in
+// folders of one name.
+func Identity(root string, cfg model.Config) string {
+	if cfg.Name != "" {
+		return cfg.Name
+	}
+	if origin := gitOrigin(root); origin != "" {
+		return origin
+	}
+	return path.Base(filepath.ToSlash(root))
+}
+
+// gitOrigin reads the URL of remote "origin" from the base's .git/config
+// (a .git folder; a worktree's .git file is not followed), normalised;
+// "" when there is none. It reads at most maxGitConfig bytes.
+func gitOrigin(root string) string {
+	f, err := os.Open(filepath.Join(root, ".git", "config"))
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxGitConfig))
+	if err != nil {
+		return ""
+	}
+	inOrigin := false
+	for line := range strings.Lines(string(data)) {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "[") {
+			inOrigin = line == `[remote "origin"]`
+			continue
+		}
+		if k, v, ok := strings.Cut(line, "="); inOrigin && ok && strings.TrimSpace(k) == "url" {
+			return normaliseRemote(strings.TrimSpace(v))
+		}
+	}
+	return ""
+}
+
+// maxGitConfig bounds what gitOrigin reads of .git/config.
+const maxGitConfig = 1 << 20
+
+// normaliseRemote writes a remote URL as host/path: without scheme,
+// user and .git, an scp-like host:path as host/path.
+func normaliseRemote(u string) string {
+	if _, rest, ok := strings.Cut(u, "://"); ok {
+		u = rest
+	} else if host, p, ok := strings.Cut(u, ":"); ok && !strings.Contains(host, "/") {
+		u = host + "/" + p // git@github.com:acme/harbor.git
+	}
+	if _, rest, ok := strings.Cut(u, "@"); ok && !strings.Contains(u[:strings.Index(u, "@")], "/") {
+		u = rest
+	}
+	u = strings.TrimSuffix(strings.TrimSuffix(u, "/"), ".git")
+	if strings.ContainsFunc(u, unicode.IsControl) {
+		return ""
+	}
+	return u
 }
 
 // SearchTopUses is how many of a term's most frequent uses a search hit

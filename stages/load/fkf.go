@@ -130,7 +130,7 @@ func decodeFkf(data []byte, ds *diag.List) (model.Config, *yaml.Node, bool) {
 		line, col := keyLine(root, "fkf")
 		ds.Errorf(FkfConfigFile, line, col, "wrong-marker", "fkf: %d is not a configuration contract this cairn reads; it reads fkf: 1", *fc.Marker)
 	}
-	cfg := model.Config{Schema: fc.Schema, Identities: fc.Identities}
+	cfg := model.Config{Name: fc.Name, Schema: fc.Schema, Identities: fc.Identities}
 	for _, name := range slices.Sorted(maps.Keys(fc.Layers)) {
 		if !slices.Contains(fkfLayers, name) {
 			line, col := keyLine(root, "layers", name)

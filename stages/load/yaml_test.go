@@ -54,7 +54,7 @@ func TestYAMLEmptyInput(t *testing.T) {
 func TestYAMLUnknownKeyTopLevel(t *testing.T) {
 	var cfg model.Config
 	got, ok := yamlDiags(t, "content: []\nschemas:\n  id: {}\n", 1, &cfg)
-	want := []string{`cairn.yaml:2:1: error: unknown key "schemas" at the top level; known keys: check, content, governance, identities, layers, schema, sources [unknown-key]`}
+	want := []string{`cairn.yaml:2:1: error: unknown key "schemas" at the top level; known keys: check, content, governance, identities, layers, name, schema, sources [unknown-key]`}
 	if ok || !cmp.Equal(got, want) {
 		t.Errorf("ok=%v diff (-want +got):\n%s", ok, cmp.Diff(want, got))
 	}
@@ -102,7 +102,7 @@ func TestYAMLReportsEveryProblem(t *testing.T) {
 	}, "\n") + "\n"
 	got, ok := yamlDiags(t, src, 1, &cfg)
 	want := []string{
-		`cairn.yaml:1:1: error: unknown key "colour" at the top level; known keys: check, content, governance, identities, layers, schema, sources [unknown-key]`,
+		`cairn.yaml:1:1: error: unknown key "colour" at the top level; known keys: check, content, governance, identities, layers, name, schema, sources [unknown-key]`,
 		`cairn.yaml:4:13: error: wrong type for schema.id.weight: expected an integer, found "heavy"; write an integer instead [yaml-type]`,
 		`cairn.yaml:5:5: error: unknown key "wieght" in schema.id; known keys: cardinality, description, examples, relation, weight [unknown-key]`,
 		`cairn.yaml:7:3: error: unknown key "wikis" in layers; known keys: bodies, events, governance, index, projects, tasks, wiki [unknown-key]`,

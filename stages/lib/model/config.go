@@ -5,6 +5,10 @@ import "go.yaml.in/yaml/v3"
 // Config is a decoded cairn.yaml. Every key is optional; Defaults fills the
 // gaps so that later stages never see a zero value where a default applies.
 type Config struct {
+	// Name is the project's identity in an answer's provenance (fkf.yaml's
+	// name too); without it the identity is the git remote's, else the
+	// base folder's name.
+	Name string `yaml:"name"`
 	// Schema maps a field name to how it ranks and relates. The root schema
 	// decides weights; a document's own schema can only add relation flags.
 	Schema map[string]FieldSpec `yaml:"schema"`
