@@ -228,5 +228,6 @@ type Provenance struct {
 	Artifacts render.IndexState `json:"artifacts"`
 }
 
-// RecordLine is how every answer invites an observation.
-const RecordLine = "To record a name, a spelling or a point of style this answer does not hold, run `cairn note suggest note:<slug> \"what you noticed\" --actor agent:<you>`; a person decides whether it becomes a rule."
+// RecordLine is how every answer invites an observation: by the command,
+// or by the MCP tool an agent connected over MCP calls instead.
+const RecordLine = "To record a name, a spelling or a point of style this answer does not hold, run `cairn note suggest note:<slug> \"what you noticed\" --actor agent:<you>` or call the MCP tool `context_note`; a person decides whether it becomes a rule."
