@@ -7,6 +7,7 @@ import (
 	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/list"
 	"github.com/cairn-kb/cairn/query/pack"
+	"github.com/cairn-kb/cairn/query/provenance"
 	"github.com/cairn-kb/cairn/query/read"
 	"github.com/cairn-kb/cairn/query/render"
 	"github.com/cairn-kb/cairn/query/search"
@@ -57,8 +58,8 @@ const FormatMarkdown = at.FormatMarkdown
 type AtRequest = at.Request
 
 // Seen is what a long-lived process read of the governance before; see
-// at.Seen.
-type Seen = at.Seen
+// provenance.Seen.
+type Seen = provenance.Seen
 
 // At answers a by-location question about the base at root; see at.At.
 func At(ctx context.Context, root string, req AtRequest) ([]byte, error) {

@@ -94,7 +94,7 @@ func answerSearch(ctx context.Context, s *mcpServer, _ *mcp.CallToolRequest, arg
 	}
 	out, err := s.session.Search(ctx, query.SearchRequest{
 		Words: []string{in.Query}, Since: in.Since, Until: in.Until, AsOf: asOf, Sources: in.Sources, Layer: in.Layer,
-		Where: in.Where, Count: in.Count, Limit: limit, Cursor: in.Page, Format: format,
+		Where: in.Where, Count: in.Count, Limit: limit, Cursor: in.Page, Format: format, Seen: s.seen,
 	})
 	return toolReply{body: out, items: 1}, err
 }

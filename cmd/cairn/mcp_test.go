@@ -396,8 +396,9 @@ func TestMCPFreshnessNote(t *testing.T) {
 	if got := first(); strings.HasPrefix(got, "Since this process") {
 		t.Errorf("the first answer compares with a read that never happened: %q", got)
 	}
-	if got := first(); got != "Since this process's previous answer, the governance, the terms and the notes log have not moved." {
-		t.Errorf("second answer's first note = %q", got)
+	// Nothing moved: no note, since none is needed.
+	if got := first(); strings.HasPrefix(got, "Since this process") {
+		t.Errorf("a second answer with nothing moved carries a note: %q", got)
 	}
 	replaceInFile(t, filepath.Join(dir, "governance", "terms.yaml"), "term:", "term: ")
 	f, err := os.OpenFile(filepath.Join(dir, "governance", "terms.yaml"), os.O_APPEND|os.O_WRONLY, 0)
@@ -408,6 +409,32 @@ func TestMCPFreshnessNote(t *testing.T) {
 	f.Close()
 	if got := first(); !strings.Contains(got, "the terms moved") || strings.Contains(got, "notes log") {
 		t.Errorf("after a terms edit, the first note = %q", got)
+	}
+	// context_search shares the process's baseline: it says what moved
+	// since the previous answer of either kind, and nothing when nothing did.
+	search := func() string {
+		t.Helper()
+		out, isErr := ts.call(t, "context_search", map[string]any{"query": "registry", "format": "json"})
+		if isErr {
+			t.Fatal(out)
+		}
+		var doc struct{ Moved string }
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		return doc.Moved
+	}
+	if got := search(); got != "" {
+		t.Errorf("a search after an answer with nothing moved since: %q", got)
+	}
+	f, err = os.OpenFile(filepath.Join(dir, "governance", "terms.yaml"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("- id: mcp-test-2\n  term: mirror\n  status: preferred\n")
+	f.Close()
+	if got := search(); !strings.Contains(got, "the terms moved") {
+		t.Errorf("a search after a terms edit: moved = %q", got)
 	}
 }
 

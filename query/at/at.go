@@ -41,9 +41,10 @@ type Request struct {
 	Comments bool
 	AsOf     time.Time
 	// Seen, in a long-lived process, is what it read before: the answer's
-	// first note then says whether the governance, the terms or the notes
-	// log moved since, and Seen advances to this read. Nil adds no note.
-	Seen *Seen
+	// first note then says what of the governance, the terms or the notes
+	// log moved since, if any did, and Seen advances to this read. Nil adds
+	// no note.
+	Seen *provenance.Seen
 	// Governance, in a long-lived process, remembers the governance read
 	// while its files do not change (see load.GovernanceMemo). Nil reads it
 	// every time.
@@ -108,7 +109,7 @@ func At(ctx context.Context, root string, req Request) ([]byte, error) {
 	}
 	doc.finish(fresh)
 	if req.Seen != nil {
-		if note := req.Seen.advance(g); note != "" {
+		if note := req.Seen.Advance(g); note != "" {
 			doc.Attention = append([]string{note}, doc.Attention...)
 		}
 	}

@@ -52,10 +52,17 @@ type Request struct {
 	Limit  int  // items shown per group; 0 means DefaultSearchLimit
 	Cursor string
 	Format string
+	// Seen, in a long-lived process, is what it read of the governance
+	// before: an answer that reads the governance then says first what of
+	// it moved since, if any did (provenance.Seen). Nil adds no note.
+	Seen *provenance.Seen
 }
 
 // Answer is a by-content answer as a document.
 type Answer struct {
+	// Moved says what of the governance moved since the process's
+	// previous answer; set only in a long-lived process, when it did.
+	Moved         string              `json:"moved,omitempty"`
 	Query         string              `json:"query"`
 	Terms         []string            `json:"terms"`
 	FilteredTerms []string            `json:"filtered_terms"`
@@ -197,6 +204,9 @@ func With(ctx context.Context, root string, req Request, open corpus.Opener, mem
 		// Last: whether the usage counts were read is known once the
 		// shown items are.
 		doc.Provenance = provenance.Of(root, gv.g, gv.usage.state())
+		if req.Seen != nil {
+			doc.Moved = req.Seen.Advance(gv.g)
+		}
 		return doc, nil
 	}
 	c, state, closeFn, err := open(ctx, root, words.LookupWords(parsed.Terms))

@@ -58,6 +58,9 @@ func searchText(doc *Answer, countOnly bool) []byte {
 	if doc.Window.DerivedFrom != "" {
 		window += " (" + doc.Window.DerivedFrom + ")"
 	}
+	if doc.Moved != "" {
+		fmt.Fprintf(&b, "note: %s\n", doc.Moved)
+	}
 	fmt.Fprintf(&b, "search: %s · terms=%s · filtered=%s · window=%s · as_of=%s · scope=%s\n",
 		escape.Line(doc.Query), render.ListOrDash(doc.Terms), render.ListOrDash(doc.FilteredTerms), window, doc.AsOf, doc.Scope)
 	if f := doc.Filters; len(f.Sources) > 0 || f.Layer != "" || len(f.Where) > 0 {

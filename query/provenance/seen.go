@@ -1,4 +1,4 @@
-package at
+package provenance
 
 import (
 	"encoding/json"
@@ -11,12 +11,13 @@ import (
 )
 
 // Seen is what one long-lived process last read of a base's governance,
-// so that each by-location answer can say, as its first note, whether
-// the governing context, the terms or the notes log moved since the
-// process's previous answer (seed 004: the baseline is per process and
-// advances on every read). The zero value has read nothing. A process
-// that answers once (the CLI) passes none: its answer has no earlier
-// read to compare with, and carries no such note.
+// so that each governance answer (by location, or a search) can say, as
+// its first note, that the governing context, the terms or the notes log
+// moved since the process's previous answer (seed 004: the baseline is
+// per process and advances on every read). It says nothing when nothing
+// moved: a note is there when action is needed. The zero value has read
+// nothing. A process that answers once (the CLI) passes none: its answer
+// has no earlier read to compare with, and carries no such note.
 type Seen struct {
 	mu   sync.Mutex
 	read bool
@@ -52,10 +53,10 @@ func jsonDigest(vs ...any) uint64 {
 	return h.Sum64()
 }
 
-// advance compares g with the previous read, records g as the new
+// Advance compares g with the previous read, records g as the new
 // baseline, and returns the note that says what moved; "" on the first
-// read.
-func (s *Seen) advance(g load.Governance) string {
+// read and when nothing moved.
+func (s *Seen) Advance(g load.Governance) string {
 	now := digestsOf(g)
 	s.mu.Lock()
 	prev, read := s.last, s.read
@@ -75,10 +76,7 @@ func (s *Seen) advance(g load.Governance) string {
 		moved = append(moved, "the notes log")
 	}
 	if len(moved) == 0 {
-		return seenUnchanged
+		return ""
 	}
 	return "Since this process's previous answer, " + strings.Join(moved, ", ") + " moved: what you wrote under the earlier answer may need another look."
 }
-
-// seenUnchanged is the freshness note when nothing moved.
-const seenUnchanged = "Since this process's previous answer, the governance, the terms and the notes log have not moved."
