@@ -279,13 +279,37 @@ func (r *Resolver) At(p Place, at time.Time) Answer {
 			a.Notes = append(a.Notes, n)
 		}
 	}
+	stated := statedHere(a)
 	for _, s := range r.suggestions {
-		if inWindow(s.ValidFrom, s.ValidUntil, day) && r.axes.holds(s.Scope, p.Path, pointAxes) {
+		if inWindow(s.ValidFrom, s.ValidUntil, day) && r.axes.holds(s.Scope, p.Path, pointAxes) && !stated[sameWording(s.Text)] {
 			a.Suggestions = append(a.Suggestions, r.withUses(s))
 		}
 	}
 	a.Coverage = grade(a)
 	return a
+}
+
+// statedHere is what an answer already states, each as sameWording
+// writes it: its established notes' texts and its rules' lines. A
+// suggestion that says one of them again is no news there, so the answer
+// leaves it out of its suggestions (seed 004: "less any the list already
+// states").
+func statedHere(a Answer) map[string]bool {
+	out := map[string]bool{}
+	for _, n := range a.Notes {
+		out[sameWording(n.Text)] = true
+	}
+	for _, l := range RuleLines(a.Terms) {
+		out[sameWording(l)] = true
+	}
+	delete(out, "")
+	return out
+}
+
+// sameWording is text as two statements of one thing compare: plain, in
+// lower case, its white space runs as one space, without a final period.
+func sameWording(text string) string {
+	return strings.TrimSuffix(strings.ToLower(strings.Join(strings.Fields(Plain(text)), " ")), ".")
 }
 
 // withUses is s with its standing's uses filled from the usage hook, when

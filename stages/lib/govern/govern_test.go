@@ -334,3 +334,25 @@ func TestKeptProposalIsARule(t *testing.T) {
 		t.Errorf("a kept proposal without a replacement rules nothing out, yet is listed:\n%s", strings.Join(got, "\n"))
 	}
 }
+
+// TestSuggestionsLessWhatIsStated: a suggestion that says again what the
+// answer states (an established note's text, a rule's line) is left out
+// of the answer's suggestions; one that says something else stays.
+func TestSuggestionsLessWhatIsStated(t *testing.T) {
+	g := fixture()
+	g.Log = []model.LogOp{
+		{Op: "20261101T100000.000Z-000001", Actor: "agent:codex", Kind: model.OpSuggest, Target: "note:tone", Text: "Short sentences."},
+		{Op: "20261102T100000.000Z-000002", Actor: "person:marc", Kind: model.OpKeep, Target: "note:tone", Ref: "20261101T100000.000Z-000001"},
+		{Op: "20261103T100000.000Z-000003", Actor: "agent:claude-code", Kind: model.OpSuggest, Target: "note:brevity", Text: "short  sentences"},
+		{Op: "20261103T100000.000Z-000004", Actor: "agent:claude-code", Kind: model.OpSuggest, Target: "term:whitelist", Text: `Write "allowlist", not "whitelist".`},
+		{Op: "20261103T100000.000Z-000005", Actor: "agent:claude-code", Kind: model.OpSuggest, Target: "note:dates", Text: "Write dates in full."},
+	}
+	a := New(g).At(Place{Path: "README.md"}, today)
+	var got []string
+	for _, s := range a.Suggestions {
+		got = append(got, s.Target)
+	}
+	if !slices.Equal(got, []string{"note:dates"}) {
+		t.Errorf("suggestions = %v, want only note:dates: the others say a kept note or a rule again", got)
+	}
+}
