@@ -310,6 +310,13 @@ func (env *Env) now() time.Time {
 // findBase resolves the base folder: --base, then $CAIRN_BASE, then the
 // nearest ancestor of the working directory holding cairn.yaml, or
 // fkf.yaml (an fkf base, read as it is).
+// noBaseError is findBase's answer when no folder above the working one
+// holds a base and none was named: what a command that can answer without
+// a base (a built-in voice profile) tells apart.
+type noBaseError struct{ error }
+
+func (e *noBaseError) Unwrap() error { return e.error }
+
 func (env *Env) findBase() (string, error) {
 	if env.Base != "" {
 		return checkBase(env.Base, "--base")
@@ -326,7 +333,7 @@ func (env *Env) findBase() (string, error) {
 			return dir, nil
 		}
 		if filepath.Dir(dir) == dir {
-			return "", usageError("no cairn base here: no cairn.yaml in %s or any folder above it; run `cairn init`, pass --base DIR or set CAIRN_BASE", wd)
+			return "", &noBaseError{usageError("no cairn base here: no cairn.yaml in %s or any folder above it; run `cairn init`, pass --base DIR or set CAIRN_BASE", wd)}
 		}
 	}
 }

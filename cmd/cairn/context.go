@@ -151,6 +151,14 @@ func (c *ContextCmd) runAt(env *Env) error {
 		return usageError("ask about one thing: --at PATH or --profile NAME")
 	}
 	root, asOf, err := baseAndDay(env, c.AsOf)
+	var none *noBaseError
+	if c.Profile != "" && errors.As(err, &none) {
+		// Outside any base, --profile answers the built-in profiles.
+		root = ""
+		if asOf, err = asOfDay(c.AsOf, env); err != nil {
+			return err
+		}
+	}
 	if err != nil {
 		return err
 	}

@@ -478,3 +478,48 @@ func TestAtPlaces(t *testing.T) {
 		t.Errorf("an undeclared point: %q, attention %q; want the glob's point and a note naming nope", got, attention)
 	}
 }
+
+// TestBuiltinProfiles: outside any base, --profile answers the voice
+// profiles built into cairn (scope profile), and names them when asked
+// for another; inside a base, the base's profile of a name comes first
+// and a built-in one fills a name the base lacks, saying so.
+func TestBuiltinProfiles(t *testing.T) {
+	isolate(t)
+	nowhere := t.TempDir()
+	run := func(dir string, args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		env := &Env{Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" },
+			Getwd: func() (string, error) { return dir, nil }, Now: func() time.Time { return collectNow }}
+		code := runEnv(args, env)
+		return code, out.String(), errb.String()
+	}
+	code, out, stderr := run(nowhere, "context", "--profile", "plain", "--format", "json")
+	var doc struct {
+		Scope     string   `json:"scope"`
+		Profile   string   `json:"profile"`
+		Attention []string `json:"attention"`
+		Voice     struct {
+			Name  string   `json:"name"`
+			Brief []string `json:"brief"`
+		} `json:"voice"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); code != 0 || err != nil || doc.Scope != "profile" || doc.Voice.Name != "plain" || len(doc.Voice.Brief) == 0 ||
+		!strings.Contains(strings.Join(doc.Attention, "\n"), "built into cairn, answered outside any base") {
+		t.Fatalf("a built-in profile outside any base: exit %d (%v)\n%s%s", code, err, out, stderr)
+	}
+	if code, _, stderr := run(nowhere, "context", "--profile", "nonesuch"); code != 2 || !strings.Contains(stderr, "built into cairn: plain, reference, release-notes") {
+		t.Errorf("an unknown profile outside any base: exit %d, %s", code, stderr)
+	}
+	if code, _, stderr := run(nowhere, "context", "--at", "README.md"); code != 2 || !strings.Contains(stderr, "no cairn base here") {
+		t.Errorf("--at outside any base must still need one: exit %d, %s", code, stderr)
+	}
+	base := copyBase(t, "demo")
+	code, out, _ = run(base, "context", "--profile", "reference")
+	if code != 0 || !strings.Contains(out, "The base has no voice profile named reference; this is the one built into cairn") {
+		t.Errorf("a built-in profile inside a base that lacks it: exit %d\n%s", code, out)
+	}
+	code, out, _ = run(base, "context", "--profile", "docs")
+	if code != 0 || strings.Contains(out, "built into cairn") || !strings.Contains(out, "Harbor") {
+		t.Errorf("the base's own profile: exit %d\n%s", code, out)
+	}
+}

@@ -68,6 +68,9 @@ func At(ctx context.Context, root string, req Request) ([]byte, error) {
 	if (req.Path == "") == (req.Profile == "") {
 		return nil, &corpus.UsageError{Msg: "ask about one thing: --at PATH or --profile NAME"}
 	}
+	if root == "" {
+		return builtinProfile(req)
+	}
 	osRoot, err := load.OpenDir(root)
 	if err != nil {
 		return nil, err
@@ -92,9 +95,15 @@ func At(ctx context.Context, root string, req Request) ([]byte, error) {
 		Axes: g.Config.Governance.Axes, Voices: g.Voices, Terms: g.Terms, Log: g.Log, Usage: fresh.Uses,
 	})
 	if req.Profile != "" {
+		// The base's own profile first, then the built-in one of the name.
 		v, ok := resolver.Voice(req.Profile)
 		if !ok {
-			return nil, &corpus.UsageError{Msg: fmt.Sprintf("no voice profile is named %q; the base has: %s", req.Profile, voiceNames(g.Voices))}
+			if v, ok = load.BuiltinVoice(req.Profile); ok {
+				doc.Attention = append(doc.Attention, builtinNote(v.Name, true))
+			}
+		}
+		if !ok {
+			return nil, &corpus.UsageError{Msg: fmt.Sprintf("no voice profile is named %q; the base has: %s; built into cairn: %s", req.Profile, voiceNames(g.Voices), voiceNames(load.BuiltinVoices()))}
 		}
 		doc.profile(v)
 	} else {
@@ -210,4 +219,33 @@ func voiceNames(vs []model.Voice) string {
 	}
 	slices.Sort(names)
 	return strings.Join(names, ", ")
+}
+
+// builtinProfile answers --profile NAME outside any base: the built-in
+// voice profile of that name, with no project behind it.
+func builtinProfile(req Request) ([]byte, error) {
+	v, ok := load.BuiltinVoice(req.Profile)
+	if !ok {
+		return nil, &corpus.UsageError{Msg: fmt.Sprintf("no built-in voice profile is named %q, and no base is here to hold one; built into cairn: %s", req.Profile, voiceNames(load.BuiltinVoices()))}
+	}
+	doc := &Answer{AsOf: words.DayString(req.AsOf)}
+	doc.Attention = append(doc.Attention, builtinNote(v.Name, false))
+	doc.profile(v)
+	if req.Comments {
+		doc.forComments()
+	}
+	doc.finish(provenance.Freshness{State: corpus.StateUsed})
+	doc.Provenance = provenance.Provenance{Project: "-", Artifacts: render.IndexState{Path: "-", State: "none", Reason: "no base"}}
+	if req.Format == render.FormatJSON {
+		return append(render.Marshal(doc, "", "  "), '\n'), nil
+	}
+	return []byte(escape.Text(doc.markdown(req.Explain))), nil
+}
+
+// builtinNote says where a built-in profile's answer comes from.
+func builtinNote(name string, inBase bool) string {
+	if inBase {
+		return "The base has no voice profile named " + name + "; this is the one built into cairn. A file " + name + ".yaml in the base's voices folder would take its place."
+	}
+	return "This is the voice profile " + name + " built into cairn, answered outside any base."
 }
