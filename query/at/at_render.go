@@ -120,7 +120,7 @@ func (d *Answer) project(rel string, a govern.Answer) {
 			ValidUntil: t.ValidUntil, EstablishedBy: t.EstablishedBy,
 		})
 	}
-	d.Rules = govern.RuleLines(a.Terms)
+	d.Rules = govern.RuleLinesFor(a.Terms, plainVoice(a.Voice))
 	for _, t := range a.KeepAsIs {
 		d.KeepAsIs = append(d.KeepAsIs, govern.KeepLine(t))
 	}
@@ -146,6 +146,7 @@ func (d *Answer) project(rel string, a govern.Answer) {
 func (d *Answer) profile(v model.Voice) {
 	d.Profile, d.Scope = v.Name, provenance.ScopeProfile
 	d.Voice = voiceOf(v)
+	d.Rules = govern.RuleLinesFor(nil, plainVoice(&v))
 	d.Coverage = provenance.Coverage{Grade: govern.GradeThin, Kinds: []string{govern.CoverVoice}, Missing: []string{govern.CoverTerms, govern.CoverEstablished}}
 	d.Attention = append(d.Attention, "This is the voice profile "+v.Name+" alone: no point of the project stands behind it, so no terms, notes or suggestions are in it. Ask with --at PATH for what applies to a file.")
 }
@@ -174,7 +175,7 @@ const (
 )
 
 func voiceOf(v model.Voice) *Voice {
-	b := govern.VoiceBrief(govern.PlainVoice(v))
+	b := govern.VoiceBriefForRules(govern.PlainVoice(v))
 	return &Voice{Name: b.Name, Description: b.Description, Brief: render.NonNil(b.Lines)}
 }
 
@@ -326,4 +327,13 @@ func orNone(l []string) string {
 		return "none"
 	}
 	return strings.Join(l, ", ")
+}
+
+// plainVoice is v with its stored text made plain lines, nil for none.
+func plainVoice(v *model.Voice) *model.Voice {
+	if v == nil {
+		return nil
+	}
+	p := govern.PlainVoice(*v)
+	return &p
 }

@@ -132,6 +132,15 @@ type frame struct {
 	held map[string]bool
 }
 
+// plainVoice is v with its stored text made plain lines, nil for none.
+func plainVoice(v *model.Voice) *model.Voice {
+	if v == nil {
+		return nil
+	}
+	p := govern.PlainVoice(*v)
+	return &p
+}
+
 // voiceName is a voice's name, "" for none.
 func voiceName(v *model.Voice) string {
 	if v == nil {
@@ -144,8 +153,12 @@ func voiceName(v *model.Voice) string {
 // level ("###" for a folder's only part, "####" under a part heading).
 func writePart(s *section, level, folder string, p part, c frame) {
 	a := p.ans
+	// A voice written here (not the root's, nor the one above) brings its
+	// own vocabulary into the list; one written above has said it.
+	var voice *model.Voice
 	if v := voiceName(a.Voice); v != "" && (v != voiceName(c.root.Voice) || v != c.voice) {
 		s.voiceBlock(level, a.Voice)
+		voice = plainVoice(a.Voice)
 	}
 	var extra []govern.Term
 	for _, t := range a.Terms {
@@ -153,7 +166,7 @@ func writePart(s *section, level, folder string, p part, c frame) {
 			extra = append(extra, t)
 		}
 	}
-	s.block(level+" Say this, not that", capped(govern.RuleLines(extra), s.caps.rules, overflow("more rule holds here", "more rules hold here", folder, "lists them all")))
+	s.block(level+" Say this, not that", capped(govern.RuleLinesFor(extra, voice), s.caps.rules, overflow("more rule holds here", "more rules hold here", folder, "lists them all")))
 	var keep []string
 	for _, t := range a.KeepAsIs {
 		if !c.held[t.ID] {

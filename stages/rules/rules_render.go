@@ -111,7 +111,7 @@ func writableIDs(terms []govern.Term) []string {
 // voiceBlock renders the writing brief of a voice, built from its values
 // made plain one by one.
 func (s *section) voiceBlock(level string, v *model.Voice) {
-	b := govern.VoiceBrief(govern.PlainVoice(*v))
+	b := govern.VoiceBriefForRules(govern.PlainVoice(*v))
 	s.lines = append(s.lines, "")
 	s.line(level + " Voice: " + b.Name)
 	if b.Description != "" {

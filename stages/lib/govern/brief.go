@@ -24,7 +24,15 @@ type Brief struct {
 // cairn's (emotion, humor, the voice's own vocabulary, an example's
 // category, the adjustments per locale) has lines of its own, so that a
 // profile read from kapi loses nothing on its way to a writer.
-func VoiceBrief(v model.Voice) Brief {
+func VoiceBrief(v model.Voice) Brief { return voiceBrief(v, true) }
+
+// VoiceBriefForRules is the brief as the rules files and the by-location
+// answers write it: the voice's own vocabulary (the wordings it prefers
+// and rules out) is left out of it, since Say this, not that lists it
+// with the terms in force (RuleLinesFor), one line per wording to use.
+func VoiceBriefForRules(v model.Voice) Brief { return voiceBrief(v, false) }
+
+func voiceBrief(v model.Voice, vocabulary bool) Brief {
 	b := Brief{Name: v.Name, Description: strings.TrimSpace(v.Description)}
 	field := func(label, value string) {
 		if value = strings.TrimSpace(value); value != "" {
@@ -54,7 +62,11 @@ func VoiceBrief(v model.Voice) Brief {
 	if line := commentLimits(v.Comments); line != "" {
 		b.Lines = append(b.Lines, line)
 	}
-	b.Lines = append(b.Lines, vocabularyLines("", v.Vocabulary)...)
+	if vocabulary {
+		b.Lines = append(b.Lines, vocabularyLines("", v.Vocabulary)...)
+	} else {
+		b.Lines = append(b.Lines, abbreviationLines("", v.Vocabulary)...)
+	}
 	for _, e := range v.Examples {
 		b.Lines = append(b.Lines, exampleLine("Example", e))
 	}
@@ -107,8 +119,19 @@ func vocabularyLines(prefix string, voc model.Vocabulary) []string {
 			out = append(out, withNote(line+severityNote(t.Severity)+".", Plain(t.Note)))
 		}
 	}
+	return append(out, abbreviationLines(prefix, voc)...)
+}
+
+// abbreviationLines renders the abbreviations a voice spells out, which
+// stay in its brief: they rule no wording out.
+func abbreviationLines(prefix string, voc model.Vocabulary) []string {
+	var out []string
 	for _, abbr := range slices.Sorted(maps.Keys(voc.Abbreviations)) {
-		out = append(out, start("abbreviation ")+quoted(abbr)+" stands for "+quoted(voc.Abbreviations[abbr])+".")
+		line := "Abbreviation " + quoted(abbr) + " stands for " + quoted(voc.Abbreviations[abbr]) + "."
+		if prefix != "" {
+			line = prefix + "abbreviation " + quoted(abbr) + " stands for " + quoted(voc.Abbreviations[abbr]) + "."
+		}
+		out = append(out, line)
 	}
 	return out
 }

@@ -299,7 +299,12 @@ func statedHere(a Answer) map[string]bool {
 	for _, n := range a.Notes {
 		out[sameWording(n.Text)] = true
 	}
-	for _, l := range RuleLines(a.Terms) {
+	var voice *model.Voice
+	if a.Voice != nil {
+		v := PlainVoice(*a.Voice)
+		voice = &v
+	}
+	for _, l := range RuleLinesFor(a.Terms, voice) {
 		out[sameWording(l)] = true
 	}
 	delete(out, "")

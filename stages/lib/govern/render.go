@@ -156,18 +156,58 @@ func Writable(t Term) bool {
 // quoted renders stored wording inside quotes, as a plain line fragment.
 func quoted(s string) string { return `"` + strings.ReplaceAll(Plain(s), `"`, `'`) + `"` }
 
-// RuleLines renders the rules among terms (kept in their order: discouraged
-// first). Wordings to avoid are keyed by the wording to use, so several
-// wordings with one replacement make one line.
-func RuleLines(terms []Term) []string {
+// RuleLines renders the rules among terms (see RuleLinesFor), with no
+// voice's vocabulary.
+func RuleLines(terms []Term) []string { return RuleLinesFor(terms, nil) }
+
+// RuleLinesFor renders one list, Say this, not that: the rules among terms
+// (kept in their order: discouraged first) and the wordings the voice
+// itself prefers and rules out, keyed by the wording to use, so that
+// several wordings with one replacement make one line, and a rule the
+// terms store and the voice both hold is one line naming where it is held
+// (from terms.yaml and voice NAME). voice may be nil.
+func RuleLinesFor(terms []Term, voice *model.Voice) []string {
 	type rename struct {
 		use    string
-		avoid  []string
+		avoid  []string // quoted, as written
+		words  map[string]bool
 		notes  []string
-		plainT bool // no replacement: one line per term
+		from   []string
+		plainT bool   // no replacement: one line per wording
+		prefer bool   // a wording preferred, with nothing to avoid
+		marks  string // a preferred wording's severity, as the voice writes it
 	}
 	var renames []*rename
-	byUse := map[string]*rename{}
+	byKey := map[string]*rename{}
+	get := func(use, avoided string) *rename {
+		key := strings.ToLower(Plain(use))
+		if key == "" {
+			key = "\x00" + strings.ToLower(Plain(avoided)) // one line per wording to avoid
+		}
+		r := byKey[key]
+		if r == nil {
+			r = &rename{use: use, plainT: use == "", words: map[string]bool{}}
+			renames = append(renames, r)
+			byKey[key] = r
+		}
+		return r
+	}
+	held := func(r *rename, from, note string) {
+		if !slices.Contains(r.from, from) {
+			r.from = append(r.from, from)
+		}
+		if note != "" && !slices.Contains(r.notes, note) {
+			r.notes = append(r.notes, note)
+		}
+	}
+	avoid := func(r *rename, word, shown string) {
+		if w := strings.ToLower(Plain(word)); !r.words[w] {
+			r.words[w] = true
+			r.avoid = append(r.avoid, shown)
+		}
+		r.prefer = false
+	}
+	const store = "terms.yaml"
 	var names []string
 	for _, t := range terms {
 		if !Writable(t) {
@@ -180,23 +220,13 @@ func RuleLines(terms []Term) []string {
 			for _, w := range PatternExamples(t.Term) {
 				words = append(words, quoted(w))
 			}
-			avoid := orList(words)
+			shown := orList(words)
 			if t.Status == model.StatusDeprecated {
-				avoid += " (deprecated)"
+				shown += " (deprecated)"
 			}
-			key := strings.ToLower(Plain(t.Replacement))
-			r := byUse[key]
-			if r == nil || key == "" {
-				r = &rename{use: t.Replacement, plainT: key == ""}
-				renames = append(renames, r)
-				if key != "" {
-					byUse[key] = r
-				}
-			}
-			r.avoid = append(r.avoid, avoid)
-			if note != "" {
-				r.notes = append(r.notes, note)
-			}
+			r := get(t.Replacement, t.Term.Term)
+			avoid(r, t.Term.Term, shown)
+			held(r, store, note)
 		case t.Kind == model.KindName:
 			names = append(names, withNote("Write "+quoted(t.Term.Term)+" exactly as shown: it is a name.", note))
 		case t.Kind == model.KindKeep:
@@ -207,15 +237,58 @@ func RuleLines(terms []Term) []string {
 			names = append(names, withNote(what+".", note))
 		}
 	}
+	if voice != nil {
+		from := "voice " + Plain(voice.Name)
+		voc := voice.Vocabulary
+		for _, list := range []struct {
+			ts         []model.VoiceTerm
+			competitor bool
+		}{{voc.Forbidden, false}, {voc.Competitor, true}} {
+			for _, t := range list.ts {
+				shown := quoted(t.Term) + severityNote(t.Severity)
+				if list.competitor {
+					shown = "the competitor's term " + shown
+				}
+				r := get(t.Replacement, t.Term)
+				avoid(r, t.Term, shown)
+				held(r, from, Plain(t.Note))
+			}
+		}
+		for _, t := range voc.Preferred {
+			r := byKey[strings.ToLower(Plain(t.Term))]
+			if r == nil {
+				r = get(t.Term, "")
+				r.prefer, r.marks = true, severityNote(t.Severity)
+			}
+			held(r, from, Plain(t.Note))
+		}
+	}
 	var out []string
 	for _, r := range renames {
-		line := "Do not write " + orList(r.avoid) + "."
-		if !r.plainT {
+		var line string
+		switch {
+		case r.prefer:
+			line = "Prefer " + quoted(r.use) + r.marks + "."
+		case r.plainT:
+			line = "Do not write " + orList(r.avoid) + "."
+		default:
 			line = "Write " + quoted(r.use) + ", not " + orList(r.avoid) + "."
 		}
-		out = append(out, withNote(line, strings.Join(r.notes, " ")))
+		line = withNote(line, strings.Join(r.notes, " "))
+		if len(r.from) > 1 {
+			line += " (from " + orAnd(r.from) + ")"
+		}
+		out = append(out, line)
 	}
 	return append(out, names...)
+}
+
+// orAnd joins items as "a, b and c".
+func orAnd(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }
 
 func withNote(line, note string) string {

@@ -97,3 +97,34 @@ func TestPatternExamples(t *testing.T) {
 		t.Errorf("the rule line is %q, want %q", lines, want)
 	}
 }
+
+// TestRuleLinesForAVoice: one list keyed by the wording to use: a rule the
+// store and the voice both hold is one line naming both; the voice's own
+// avoided, competitor's and preferred wordings get lines of their own.
+func TestRuleLinesForAVoice(t *testing.T) {
+	terms := []Term{
+		{Term: model.Term{ID: "cruise", Term: "cruise", Status: model.StatusForbidden, Replacement: "sailing"}},
+		{Term: model.Term{ID: "ferry", Term: "Ferry", Status: model.StatusPreferred, Kind: model.KindName}},
+	}
+	voice := &model.Voice{Name: "help", Vocabulary: model.Vocabulary{
+		Preferred:  []model.VoiceTerm{{Term: "sailing", Note: "One departure."}, {Term: "Tidewise"}},
+		Forbidden:  []model.VoiceTerm{{Term: "cruise", Replacement: "sailing"}, {Term: "trip", Replacement: "sailing"}, {Term: "just", Severity: "minor"}},
+		Competitor: []model.VoiceTerm{{Term: "WaveLine"}},
+	}}
+	want := []string{
+		`Write "sailing", not "cruise" or "trip". One departure. (from terms.yaml and voice help)`,
+		`Do not write "just" (info, written minor).`,
+		`Do not write the competitor's term "WaveLine".`,
+		`Prefer "Tidewise".`,
+		`Write "Ferry" exactly as shown: it is a name.`,
+	}
+	if got := RuleLinesFor(terms, voice); !slices.Equal(got, want) {
+		t.Errorf("lines:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if got := RuleLinesFor(terms, nil); len(got) != 2 || strings.Contains(got[0], "from") {
+		t.Errorf("without a voice: %q", got)
+	}
+	if b := VoiceBriefForRules(*voice); strings.Contains(strings.Join(b.Lines, "\n"), "sailing") {
+		t.Errorf("the brief for the rules repeats the vocabulary: %q", b.Lines)
+	}
+}
