@@ -124,6 +124,9 @@ func (d *Answer) project(rel string, a govern.Answer) {
 	for _, t := range a.KeepAsIs {
 		d.KeepAsIs = append(d.KeepAsIs, govern.KeepLine(t))
 	}
+	if line := claimedNote(a); line != "" {
+		d.Attention = append(d.Attention, line)
+	}
 	for _, n := range a.Notes {
 		d.Notes = append(d.Notes, Note{Target: govern.Plain(n.Target), Text: govern.Plain(n.Text), Op: n.Op, Actor: govern.Plain(n.Actor), Evidence: plainAll(n.Evidence), Scope: govern.Plain(n.Scope.Text())})
 	}
@@ -336,4 +339,20 @@ func plainVoice(v *model.Voice) *model.Voice {
 	}
 	p := govern.PlainVoice(*v)
 	return &p
+}
+
+// claimedNote is the note an answer carries when a point claims its
+// location and rules held elsewhere are listed as kept as they are here:
+// an agent must not carry those rules over (seed 004: a location a
+// profile claims, where the rules listed are the ones that hold). "" when
+// no point claims it, or nothing held elsewhere could be carried over.
+func claimedNote(a govern.Answer) string {
+	if a.Binding == govern.BoundByDefault || a.Point.Name == "" || len(a.KeepAsIs) == 0 {
+		return ""
+	}
+	how := "by its frontmatter"
+	if a.Binding == govern.BoundByPaths {
+		how = "by its paths " + govern.Plain(a.Glob)
+	}
+	return "The point " + govern.Plain(a.Point.Name) + " claims this location (" + how + "): the rules listed are the ones that hold here, and a rule held elsewhere (Keep as it is) does not apply."
 }
