@@ -41,7 +41,7 @@ type folder struct {
 // present), resolves each file, and groups a folder's files by what their
 // sections would write. Folders come sorted by path, so a folder follows
 // every folder above it.
-func resolveFolders(r *govern.Resolver, content []model.ContentFile, day time.Time) []*folder {
+func resolveFolders(r *govern.Resolver, content []model.ContentFile, day time.Time, placed map[string]string) []*folder {
 	byPath := map[string]*folder{"": {path: ""}}
 	// Most files of a tree share their answer with many others: resolve
 	// once per place key.
@@ -64,6 +64,7 @@ func resolveFolders(r *govern.Resolver, content []model.ContentFile, day time.Ti
 			answers[key] = ans
 		}
 		ans.Path = f.Path
+		ans.Notes = notesPlacedFor(ans.Notes, dir, placed)
 		fo.files = append(fo.files, resolved{name: path.Base(f.Path), key: key, ans: ans})
 	}
 	sigs := map[string]string{} // place key → written signature
@@ -204,4 +205,63 @@ func writeParts(s *section, folder string, parts []part, c frame) {
 		s.line(partHeading(p.patterns))
 		writePart(s, "####", folder, p, c)
 	}
+}
+
+// placeByEvidence finds the notes whose evidence is all in one folder's
+// content files (a campaign's pages): such a note is written into that
+// folder's file, not the root's, however wide its scope (seed 004). It
+// maps each such note's target to the folder; evidence that is no
+// content file (a record, a page of a layer) places nothing.
+func placeByEvidence(notes []govern.Note, content []model.ContentFile) map[string]string {
+	isContent := make(map[string]bool, len(content))
+	for _, f := range content {
+		isContent[f.Path] = true
+	}
+	placed := map[string]string{}
+	for _, n := range notes {
+		folder, ok := "", len(n.Evidence) > 0
+		for i, e := range n.Evidence {
+			p, _, _ := strings.Cut(e, "#")
+			dir := path.Dir(p)
+			if !isContent[p] || dir == "." {
+				ok = false
+				break
+			}
+			if i == 0 {
+				folder = dir
+			} else {
+				folder = commonFolder(folder, dir)
+			}
+		}
+		if ok && folder != "" {
+			placed[n.Target] = folder
+		}
+	}
+	return placed
+}
+
+// commonFolder is the deepest folder holding both a and b, "" for the root.
+func commonFolder(a, b string) string {
+	as, bs := strings.Split(a, "/"), strings.Split(b, "/")
+	n := 0
+	for n < len(as) && n < len(bs) && as[n] == bs[n] {
+		n++
+	}
+	return strings.Join(as[:n], "/")
+}
+
+// notesPlacedFor is notes as the files of folder dir are written: a note
+// placed in a folder by its evidence only there and below.
+func notesPlacedFor(notes []govern.Note, dir string, placed map[string]string) []govern.Note {
+	if len(placed) == 0 {
+		return notes
+	}
+	out := make([]govern.Note, 0, len(notes))
+	for _, n := range notes {
+		if f, ok := placed[n.Target]; ok && dir != f && !strings.HasPrefix(dir, f+"/") {
+			continue
+		}
+		out = append(out, n)
+	}
+	return out
 }

@@ -64,7 +64,9 @@ func Run(ctx context.Context, in Input) (Output, error) {
 	// says so. An empty path matched no glob, so no such note was ever a
 	// root note.
 	root := r.At(govern.Place{Path: artifacts.AgentsFile}, in.AsOf)
-	folders := resolveFolders(r, in.Content, in.AsOf)
+	placed := placeByEvidence(root.Notes, in.Content)
+	root.Notes = notesPlacedFor(root.Notes, "", placed)
+	folders := resolveFolders(r, in.Content, in.AsOf, placed)
 	if err := ctx.Err(); err != nil {
 		return out, err
 	}

@@ -389,3 +389,29 @@ func TestRootNotesThatDoNotHold(t *testing.T) {
 		t.Errorf("docs/AGENTS.md repeats a root note that holds there:\n%s", files["docs/AGENTS.md"])
 	}
 }
+
+// TestNotesPlacedByEvidence: a note whose evidence is all in one folder's
+// content files is written into that folder's file, not the root's,
+// however wide its scope; one whose evidence spans folders, or names a
+// record, stays the root's.
+func TestNotesPlacedByEvidence(t *testing.T) {
+	in := fixture()
+	in.Log = append(in.Log,
+		model.LogOp{Op: opID(4), Actor: "agent:codex", Kind: model.OpSuggest, Target: "note:launch-tone", Text: "Launch posts end with one call to action.", Evidence: []string{"blog/post.md"}},
+		model.LogOp{Op: opID(5), Actor: "person:marc", Kind: model.OpKeep, Target: "note:launch-tone", Ref: opID(4)},
+		model.LogOp{Op: opID(6), Actor: "agent:codex", Kind: model.OpSuggest, Target: "note:spelling", Text: "Spell it colour everywhere.", Evidence: []string{"blog/post.md", "docs/a.md"}},
+		model.LogOp{Op: opID(7), Actor: "person:marc", Kind: model.OpKeep, Target: "note:spelling", Ref: opID(6)},
+		model.LogOp{Op: opID(8), Actor: "agent:codex", Kind: model.OpSuggest, Target: "note:ids", Text: "Ticket ids in capitals.", Evidence: []string{"events/2026-11-01/tickets.json#T-1"}},
+		model.LogOp{Op: opID(9), Actor: "person:marc", Kind: model.OpKeep, Target: "note:ids", Ref: opID(8)})
+	_, files := run(t, in)
+	const launch = "Launch posts end with one call to action."
+	if root := files["AGENTS.md"]; strings.Contains(root, launch) || !strings.Contains(root, "Spell it colour everywhere.") || !strings.Contains(root, "Ticket ids in capitals.") {
+		t.Errorf("the root's file places the notes wrong:\n%s", root)
+	}
+	if blog := files["blog/AGENTS.md"]; !strings.Contains(blog, "- "+launch) {
+		t.Errorf("blog/AGENTS.md lacks the note its pages are the evidence of:\n%s", blog)
+	}
+	if docs := files["docs/AGENTS.md"]; strings.Contains(docs, launch) {
+		t.Errorf("docs/AGENTS.md holds the blog's note:\n%s", docs)
+	}
+}
