@@ -64,8 +64,6 @@ func suppressions(prose string) suppression {
 			}
 		}
 	}
-	// A line after the last holds the open blocks (a finding at the
-	// text's very end).
 	return s
 }
 
