@@ -15,6 +15,7 @@ import (
 	"github.com/cairn-kb/cairn/query/render"
 	"github.com/cairn-kb/cairn/query/words"
 	"github.com/cairn-kb/cairn/stages/lib/escape"
+	"github.com/cairn-kb/cairn/stages/lib/govern"
 	"github.com/cairn-kb/cairn/stages/lib/model"
 	"github.com/cairn-kb/cairn/stages/load"
 )
@@ -265,7 +266,7 @@ func (s *searcher) answer() *Answer {
 		doc.Groups = append(doc.Groups, s.group(name, 0))
 	}
 	doc.Coverage = searchCoverage(doc)
-	if doc.Coverage.Grade == coverageEmpty {
+	if doc.Coverage.Grade == govern.GradeEmpty {
 		doc.Empty = s.emptyReason()
 		doc.Record = provenance.RecordLine
 	}
@@ -358,15 +359,6 @@ func orList(words []string) string {
 	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }
 
-// Coverage grades of a by-content answer (seed 004): two or more kinds of
-// context is covered, one is thin, none is empty; unreviewed suggestions
-// raise empty to thin and never make covered.
-const (
-	coverageCovered = "covered"
-	coverageThin    = "thin"
-	coverageEmpty   = "empty"
-)
-
 // The kinds of context a by-content answer counts.
 const (
 	kindTerms    = "matching terms"
@@ -374,6 +366,8 @@ const (
 	kindEarlier  = "earlier work"     // records and pages
 )
 
+// searchCoverage grades a by-content answer (seed 004) by the kinds of
+// context its groups hold, as govern.Grade grades every answer.
 func searchCoverage(doc *Answer) provenance.Coverage {
 	n := map[string]int{}
 	for _, g := range doc.Groups {
@@ -394,14 +388,7 @@ func searchCoverage(doc *Answer) provenance.Coverage {
 			cov.Missing = append(cov.Missing, k.name)
 		}
 	}
-	switch {
-	case len(cov.Kinds) >= 2:
-		cov.Grade = coverageCovered
-	case len(cov.Kinds) == 1 || cov.Pending > 0:
-		cov.Grade = coverageThin
-	default:
-		cov.Grade = coverageEmpty
-	}
+	cov.Grade = govern.Grade(len(cov.Kinds), cov.Pending)
 	return cov
 }
 

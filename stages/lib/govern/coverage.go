@@ -41,15 +41,22 @@ func grade(a Answer) Coverage {
 			c.Missing = append(c.Missing, k.name)
 		}
 	}
-	switch {
-	case len(c.Kinds) >= 2:
-		c.Grade = GradeCovered
-	case len(c.Kinds) == 1 || c.Pending > 0:
-		c.Grade = GradeThin
-	default:
-		c.Grade = GradeEmpty
-	}
+	c.Grade = Grade(len(c.Kinds), c.Pending)
 	return c
+}
+
+// Grade is the coverage grade of an answer holding kinds kinds of context
+// and pending undecided suggestions: covered with two kinds or more, thin
+// with one (or with none but suggestions, which never make it covered),
+// empty otherwise. By-location answers and searches grade alike.
+func Grade(kinds, pending int) string {
+	switch {
+	case kinds >= 2:
+		return GradeCovered
+	case kinds == 1 || pending > 0:
+		return GradeThin
+	}
+	return GradeEmpty
 }
 
 // boundaries lists, sorted, every day on which some window opens (its
