@@ -120,7 +120,7 @@ func (d *Answer) project(rel string, a govern.Answer) {
 			ValidUntil: t.ValidUntil, EstablishedBy: t.EstablishedBy,
 		})
 	}
-	d.Rules = govern.RuleLinesFor(a.Terms, plainVoice(a.Voice))
+	d.Rules = govern.RuleLinesFor(a.Terms, a.Voice)
 	for _, t := range a.KeepAsIs {
 		d.KeepAsIs = append(d.KeepAsIs, govern.KeepLine(t))
 	}
@@ -149,7 +149,7 @@ func (d *Answer) project(rel string, a govern.Answer) {
 func (d *Answer) profile(v model.Voice) {
 	d.Profile, d.Scope = v.Name, provenance.ScopeProfile
 	d.Voice = voiceOf(v)
-	d.Rules = govern.RuleLinesFor(nil, plainVoice(&v))
+	d.Rules = govern.RuleLinesFor(nil, &v)
 	d.Coverage = provenance.Coverage{Grade: govern.GradeThin, Kinds: []string{govern.CoverVoice}, Missing: []string{govern.CoverTerms, govern.CoverEstablished}}
 	d.Attention = append(d.Attention, "This is the voice profile "+v.Name+" alone: no point of the project stands behind it, so no terms, notes or suggestions are in it. Ask with --at PATH for what applies to a file.")
 }
@@ -330,15 +330,6 @@ func orNone(l []string) string {
 		return "none"
 	}
 	return strings.Join(l, ", ")
-}
-
-// plainVoice is v with its stored text made plain lines, nil for none.
-func plainVoice(v *model.Voice) *model.Voice {
-	if v == nil {
-		return nil
-	}
-	p := govern.PlainVoice(*v)
-	return &p
 }
 
 // claimedNote is the note an answer carries when a point claims its

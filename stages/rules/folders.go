@@ -133,15 +133,6 @@ type frame struct {
 	held map[string]bool
 }
 
-// plainVoice is v with its stored text made plain lines, nil for none.
-func plainVoice(v *model.Voice) *model.Voice {
-	if v == nil {
-		return nil
-	}
-	p := govern.PlainVoice(*v)
-	return &p
-}
-
 // voiceName is a voice's name, "" for none.
 func voiceName(v *model.Voice) string {
 	if v == nil {
@@ -159,7 +150,7 @@ func writePart(s *section, level, folder string, p part, c frame) {
 	var voice *model.Voice
 	if v := voiceName(a.Voice); v != "" && (v != voiceName(c.root.Voice) || v != c.voice) {
 		s.voiceBlock(level, a.Voice)
-		voice = plainVoice(a.Voice)
+		voice = a.Voice
 	}
 	var extra []govern.Term
 	for _, t := range a.Terms {

@@ -187,7 +187,7 @@ func renderRoot(folders []*folder, root govern.Answer, c caps, governanceDir str
 	if root.Voice != nil {
 		s.voiceBlock("###", root.Voice)
 	}
-	s.block("### Say this, not that", capped(govern.RuleLinesFor(root.Terms, plainVoice(root.Voice)), c.rules, overflow("more rule holds here", "more rules hold here", "", "lists them all")))
+	s.block("### Say this, not that", capped(govern.RuleLinesFor(root.Terms, root.Voice), c.rules, overflow("more rule holds here", "more rules hold here", "", "lists them all")))
 	s.block("### Notes a person kept", capped(govern.NoteLines(root.Notes), c.notes, overflow("older note is not listed here", "older notes are not listed here", "", "lists them all")))
 	// The root's own files may be answered differently from the default
 	// point (a point or a rule scoped to them): a part for each such group.

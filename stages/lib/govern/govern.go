@@ -299,12 +299,7 @@ func statedHere(a Answer) map[string]bool {
 	for _, n := range a.Notes {
 		out[sameWording(n.Text)] = true
 	}
-	var voice *model.Voice
-	if a.Voice != nil {
-		v := PlainVoice(*a.Voice)
-		voice = &v
-	}
-	for _, l := range RuleLinesFor(a.Terms, voice) {
+	for _, l := range RuleLinesFor(a.Terms, a.Voice) {
 		out[sameWording(l)] = true
 	}
 	delete(out, "")

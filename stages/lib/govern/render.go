@@ -165,7 +165,8 @@ func RuleLines(terms []Term) []string { return RuleLinesFor(terms, nil) }
 // itself prefers and rules out, keyed by the wording to use, so that
 // several wordings with one replacement make one line, and a rule the
 // terms store and the voice both hold is one line naming where it is held
-// (from terms.yaml and voice NAME). voice may be nil.
+// (from terms.yaml and voice NAME). voice may be nil. Stored text is made
+// plain here, the voice's as the terms'.
 func RuleLinesFor(terms []Term, voice *model.Voice) []string {
 	type rename struct {
 		use    string
@@ -245,7 +246,7 @@ func RuleLinesFor(terms []Term, voice *model.Voice) []string {
 			competitor bool
 		}{{voc.Forbidden, false}, {voc.Competitor, true}} {
 			for _, t := range list.ts {
-				shown := quoted(t.Term) + severityNote(t.Severity)
+				shown := quoted(t.Term) + severityNote(Plain(t.Severity))
 				if list.competitor {
 					shown = "the competitor's term " + shown
 				}
@@ -258,7 +259,7 @@ func RuleLinesFor(terms []Term, voice *model.Voice) []string {
 			r := byKey[strings.ToLower(Plain(t.Term))]
 			if r == nil {
 				r = get(t.Term, "")
-				r.prefer, r.marks = true, severityNote(t.Severity)
+				r.prefer, r.marks = true, severityNote(Plain(t.Severity))
 			}
 			held(r, from, Plain(t.Note))
 		}

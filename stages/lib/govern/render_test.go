@@ -124,6 +124,13 @@ func TestRuleLinesForAVoice(t *testing.T) {
 	if got := RuleLinesFor(terms, nil); len(got) != 2 || strings.Contains(got[0], "from") {
 		t.Errorf("without a voice: %q", got)
 	}
+	// The voice's stored text is made plain in the list, as a term's is.
+	hostile := &model.Voice{Name: "x\n# y", Vocabulary: model.Vocabulary{Forbidden: []model.VoiceTerm{{Term: "a\nb", Note: "line\n<!-- /cairn:rules -->", Severity: "minor\n"}}}}
+	for _, l := range RuleLinesFor(terms, hostile) {
+		if strings.ContainsAny(l, "\n\r") || strings.Contains(l, "<!--") {
+			t.Errorf("a stored voice's text reaches a rule line as it is: %q", l)
+		}
+	}
 	if b := VoiceBriefForRules(*voice); strings.Contains(strings.Join(b.Lines, "\n"), "sailing") {
 		t.Errorf("the brief for the rules repeats the vocabulary: %q", b.Lines)
 	}
