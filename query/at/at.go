@@ -79,7 +79,7 @@ func At(ctx context.Context, root string, req Request) ([]byte, error) {
 	fsys := osRoot
 	g := req.Governance.Read(fsys)
 	if !g.ConfigOK {
-		return nil, &corpus.UsageError{Msg: "cairn.yaml cannot be read: " + provenance.DiagText(g.Diagnostics)}
+		return nil, &corpus.UsageError{Msg: "cairn.yaml cannot be read: " + diag.Join(g.Diagnostics)}
 	}
 	doc := &Answer{AsOf: words.DayString(req.AsOf), lineRunes: g.Config.Governance.Caps.LineRunes}
 	for _, d := range g.Diagnostics {

@@ -14,7 +14,6 @@ import (
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/query/corpus"
 	"github.com/cairn-kb/cairn/query/render"
-	"github.com/cairn-kb/cairn/stages/lib/diag"
 	"github.com/cairn-kb/cairn/stages/lib/model"
 	"github.com/cairn-kb/cairn/stages/load"
 )
@@ -187,15 +186,6 @@ func Usage(ctx context.Context, root string, cfg model.Config) Freshness {
 		return Freshness{State: corpus.StateCorrupt, Reason: err.Error()}
 	}
 	return Freshness{State: corpus.StateUsed, usage: data}
-}
-
-// DiagText joins diagnostics into one message.
-func DiagText(ds []diag.Diagnostic) string {
-	var parts []string
-	for _, d := range ds {
-		parts = append(parts, d.String())
-	}
-	return strings.Join(parts, "; ")
 }
 
 // Standing is a term suggestion's evidence as plain counts; Uses is

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/cairn-kb/cairn/query/corpus"
-	"github.com/cairn-kb/cairn/query/provenance"
 	"github.com/cairn-kb/cairn/query/render"
+	"github.com/cairn-kb/cairn/stages/lib/diag"
 	"github.com/cairn-kb/cairn/stages/lib/lex"
 	"github.com/cairn-kb/cairn/stages/load"
 )
@@ -169,7 +169,7 @@ func (r *reader) governance() (*load.Governance, error) {
 	defer osRoot.Close()
 	g := r.memo.Read(osRoot)
 	if !g.ConfigOK {
-		return nil, &corpus.UsageError{Msg: "cairn.yaml cannot be read: " + provenance.DiagText(g.Diagnostics)}
+		return nil, &corpus.UsageError{Msg: "cairn.yaml cannot be read: " + diag.Join(g.Diagnostics)}
 	}
 	r.gov = &g
 	return r.gov, nil

@@ -14,6 +14,7 @@ import (
 	"github.com/cairn-kb/cairn/query/question"
 	"github.com/cairn-kb/cairn/query/render"
 	"github.com/cairn-kb/cairn/query/words"
+	"github.com/cairn-kb/cairn/stages/lib/diag"
 	"github.com/cairn-kb/cairn/stages/lib/escape"
 	"github.com/cairn-kb/cairn/stages/lib/govern"
 	"github.com/cairn-kb/cairn/stages/lib/model"
@@ -193,7 +194,7 @@ func With(ctx context.Context, root string, req Request, open corpus.Opener, mem
 		}
 		gv := loaded()
 		if !gv.g.ConfigOK {
-			return nil, &corpus.UsageError{Msg: "cairn.yaml cannot be read: " + provenance.DiagText(gv.g.Diagnostics)}
+			return nil, &corpus.UsageError{Msg: "cairn.yaml cannot be read: " + diag.Join(gv.g.Diagnostics)}
 		}
 		s.searchGovernance(gv.g, gv.usage)
 		doc := s.answer()

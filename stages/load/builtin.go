@@ -28,7 +28,7 @@ var builtin = sync.OnceValue(func() []model.Voice {
 		var ds diag.List
 		v, ok := decodeVoice(file, strings.TrimSuffix(e.Name(), ".yaml"), data, &ds)
 		if !ok || ds.Len() > 0 {
-			panic("load: built-in voice " + file + " does not load: " + diagText(ds.Sorted()))
+			panic("load: built-in voice " + file + " does not load: " + diag.Join(ds.Sorted()))
 		}
 		v.Path = "" // no file of the base holds it
 		voices = append(voices, v)
@@ -49,12 +49,4 @@ func BuiltinVoice(name string) (model.Voice, bool) {
 		}
 	}
 	return model.Voice{}, false
-}
-
-func diagText(ds []diag.Diagnostic) string {
-	var b strings.Builder
-	for _, d := range ds {
-		b.WriteString(d.String() + "; ")
-	}
-	return b.String()
 }

@@ -136,6 +136,15 @@ func (e *Errors) Error() string {
 	return fmt.Sprintf("the base has %d error(s); nothing was written", n)
 }
 
+// Join writes diagnostics as one message, each as String writes it.
+func Join(ds []Diagnostic) string {
+	parts := make([]string, len(ds))
+	for i, d := range ds {
+		parts[i] = d.String()
+	}
+	return strings.Join(parts, "; ")
+}
+
 // ExitCode makes invalid base content exit 2.
 func (e *Errors) ExitCode() int { return 2 }
 
