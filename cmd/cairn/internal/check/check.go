@@ -225,11 +225,12 @@ func (c *checker) file(p string) fileResult {
 		r.diagnostics = append(r.diagnostics, list.Sorted()...)
 		return r
 	}
-	findings, rules := set.check(c.wordings, p, f.Text, bodyLine)
+	masked := maskCode(f.Text, bodyLine)
+	findings, rules := set.check(c.wordings, p, f.Text, masked, bodyLine)
 	// What the file's directives and cairn.yaml's check.ignore leave out
 	// is counted, never shown; a rule only left-out findings name is not
 	// listed.
-	sup := suppressions(maskCode(f.Text, bodyLine))
+	sup := suppressions(masked)
 	ignored := ignoredRules(c.ignores, p)
 	named := map[string]bool{}
 	for _, fd := range findings {

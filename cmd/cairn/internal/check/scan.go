@@ -11,11 +11,12 @@ import (
 	"github.com/cairn-kb/cairn/stages/usage"
 )
 
-// check finds every finding of one file's text; bodyLine is the line its
+// check finds every finding of one file's text; masked is the text with
+// its frontmatter and code blanked (maskCode), and bodyLine the line the
 // text starts on after the frontmatter. It returns the findings and the
 // rules they name.
-func (s *ruleset) check(w *wordings, path, text string, bodyLine int) ([]Finding, []Rule) {
-	prose := maskDirectives(maskCode(text, bodyLine))
+func (s *ruleset) check(w *wordings, path, text, masked string, bodyLine int) ([]Finding, []Rule) {
+	prose := maskDirectives(masked)
 	pos := newPositions(text)
 	var out []Finding
 	var rules []Rule
