@@ -2,6 +2,7 @@ package govern
 
 import (
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -22,7 +23,7 @@ func PatternExamples(t model.Term) []string {
 	}
 	var out []string
 	for _, w := range alts {
-		if !strings.EqualFold(w, t.Term) && !containsFold(out, w) {
+		if !strings.EqualFold(w, t.Term) && !slices.ContainsFunc(out, func(x string) bool { return strings.EqualFold(x, w) }) {
 			out = append(out, w)
 		}
 	}
@@ -118,13 +119,4 @@ func isWord(s string) bool {
 		}
 	}
 	return !strings.HasPrefix(s, " ") && !strings.HasSuffix(s, " ")
-}
-
-func containsFold(list []string, s string) bool {
-	for _, x := range list {
-		if strings.EqualFold(x, s) {
-			return true
-		}
-	}
-	return false
 }
