@@ -134,3 +134,30 @@ sync: {timeout: 3m}
 		t.Errorf("source without enabled: %+v", off)
 	}
 }
+
+// TestCheckIgnoreMistakes: a check.ignore entry without paths, with a glob
+// that does not compile or a rule that is no rule id is refused at its
+// line, saying what to write.
+func TestCheckIgnoreMistakes(t *testing.T) {
+	got := configErrors(t, "check:\n  ignore:\n    - rules: [terms]\n    - paths: [\"docs/[a\"]\n    - paths: [docs/**]\n      rules: [\"terms forbidden\"]\n")
+	want := strings.Join([]string{
+		`cairn.yaml:3:7: error: check.ignore entry 1 has no paths; give the files it is for, like paths: [docs/style-guide.md] [bad-ignore]`,
+		`cairn.yaml:4:7: error: check.ignore entry 2: path "docs/[a" is not a valid doublestar pattern; fix its brackets or braces [bad-glob]`,
+		`cairn.yaml:5:7: error: check.ignore entry 3: rule "terms forbidden" is not a rule id; write one as findings show it, like terms.forbidden:sprint, or its start, like terms [bad-ignore]`,
+	}, "\n")
+	if got != want {
+		t.Errorf("diagnostics:\n%s\nwant:\n%s", got, want)
+	}
+	if got := configErrors(t, "check:\n  ignore:\n    - paths: [docs/style-guide.md]\n      rules: [terms, voice.prohibited:docs]\n"); got != "" {
+		t.Errorf("a valid check.ignore: %s", got)
+	}
+}
+
+// TestFkfRecordsPathMistake: a records path outside the field-path subset
+// is refused at its key.
+func TestFkfRecordsPathMistake(t *testing.T) {
+	_, ds := ReadConfig(fstest.MapFS{FkfConfigFile: {Data: []byte("sources:\n  a:\n    enabled: true\n    run: [x]\n    records: .data | first\n    fields: {id: .id, time: .at}\n")}})
+	if got := diagLines(ds); len(got) != 1 || !strings.HasPrefix(got[0], `fkf.yaml:5:5: error: records ".data | first" of source "a": column 6: unexpected space`) {
+		t.Errorf("diagnostics: %q", got)
+	}
+}
