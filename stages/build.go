@@ -68,6 +68,16 @@ type Input struct {
 	// what it read of them against the previous manifest.
 	Unlocked bool
 
+	// RulesOnly refreshes the rules files and what they are made from
+	// (governance, usage), and keeps the index and graph as the previous
+	// build made them, stale or not: kapi's files-only sync, for a rules
+	// change that must not wait for the corpus. The manifest then records
+	// the corpus inputs that build read (load.Scanned.KeepCorpus), so
+	// that queries and the next build see what changed since. Without a
+	// previous build whose index is intact and made with this
+	// configuration, the build fails with a *load.KeptCorpusError.
+	RulesOnly bool
+
 	// whole makes the corpus stage index the whole corpus, never splice.
 	whole bool
 }
@@ -77,8 +87,10 @@ type Output struct {
 	Plan artifacts.Plan
 	// Stat is the refreshed stat cache, to save after Sync.
 	Stat artifacts.StatCache
-	// Ran and Skipped name the stages by what happened to them.
-	Ran, Skipped []string
+	// Ran and Skipped name the stages by what happened to them. Stale
+	// names those of Skipped that a RulesOnly build kept although their
+	// inputs changed.
+	Ran, Skipped, Stale []string
 	// Warnings are non-fatal diagnostics, sorted.
 	Warnings []diag.Diagnostic
 	// Items and Edges count what the index and graph hold (zero
@@ -132,11 +144,22 @@ func Build(ctx context.Context, in Input) (Output, error) {
 	current := make([]bool, len(pipeline))
 	var groups []string
 	for i, s := range pipeline {
-		if current[i] = b.current(s); !current[i] {
+		current[i] = b.current(s)
+		if !current[i] && i == 0 && in.RulesOnly {
+			if err := b.keepStale(s); err != nil {
+				return b.out, err
+			}
+			current[i] = true
+		}
+		if !current[i] {
 			groups = append(groups, s.reads...)
 		}
 	}
-	if !current[0] {
+	if in.RulesOnly {
+		if b.asBuilt, err = scanned.KeepCorpus(in.Previous); err != nil {
+			return b.out, err
+		}
+	} else if !current[0] {
 		if b.changes = b.splicing(scanned); b.changes != nil {
 			scanned.Narrow(b.changes.Documents)
 		}
@@ -177,8 +200,12 @@ func Build(ctx context.Context, in Input) (Output, error) {
 			return b.out, &diag.Errors{Diagnostics: b.ds.Sorted()}
 		}
 	}
+	inputs := b.loaded.Inputs
+	if b.asBuilt != nil {
+		inputs = b.asBuilt
+	}
 	em, err := emit.Run(ctx, emit.Input{ToolVersion: in.ToolVersion, SemanticsDigest: b.loaded.SemanticsDigest,
-		Inputs: b.loaded.Inputs, Stages: stages})
+		Inputs: inputs, Stages: stages})
 	if err != nil {
 		return b.out, fmt.Errorf("emit: %w", err)
 	}
@@ -202,8 +229,9 @@ type build struct {
 	loaded   load.Output
 	ds       diag.List
 	out      Output
-	content  []model.ContentFile // every content file, read or kept; see allContent
-	changes  *load.CorpusChanges // the units the corpus stage splices, nil to index it whole
+	content  []model.ContentFile   // every content file, read or kept; see allContent
+	changes  *load.CorpusChanges   // the units the corpus stage splices, nil to index it whole
+	asBuilt  []artifacts.FileStamp // a RulesOnly build's inputs (load.Scanned.KeepCorpus)
 }
 
 func (b *build) mark(stage string) {
@@ -245,6 +273,27 @@ func (b *build) intact(st artifacts.StageStamp) bool {
 		}
 	}
 	return true
+}
+
+// keepStale lets a RulesOnly build keep stage s although its key changed,
+// when the previous build recorded its outputs and they are intact.
+func (b *build) keepStale(s stage) error {
+	if b.in.Previous == nil || b.in.Intact == nil {
+		return &load.KeptCorpusError{Reason: "there is no previous build whose index it could keep"}
+	}
+	for _, name := range s.records {
+		st, ok := b.in.Previous.Stage(name)
+		if !ok {
+			return &load.KeptCorpusError{Reason: "the last build recorded no " + name + " stage"}
+		}
+		for _, p := range st.Outputs {
+			if !b.in.Intact(p) {
+				return &load.KeptCorpusError{Reason: p + " is not as the last build wrote it"}
+			}
+		}
+	}
+	b.out.Stale = append(b.out.Stale, s.records...)
+	return nil
 }
 
 // keep records a current stage as the previous build left it.

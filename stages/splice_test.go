@@ -52,12 +52,7 @@ func loadMemBase(t *testing.T, dir string) *memBase {
 // it into the base and returns what it ran.
 func (m *memBase) build(t *testing.T, whole bool) Output {
 	t.Helper()
-	in := Input{FS: m.fs, ToolVersion: "test", AsOf: time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC)}
-	if !whole {
-		in.Previous = m.prev
-		in.Intact = func(p string) bool { _, ok := m.fs[p]; return ok }
-	}
-	out, err := Build(context.Background(), in)
+	out, err := m.run(whole, false)
 	var derr *diag.Errors
 	if errors.As(err, &derr) {
 		t.Fatalf("build failed: %v", derr.Diagnostics)
@@ -65,6 +60,24 @@ func (m *memBase) build(t *testing.T, whole bool) Output {
 	if err != nil {
 		t.Fatal(err)
 	}
+	m.sync(t, out)
+	return out
+}
+
+// run runs a build, with the previous manifest unless whole, and with
+// Input.RulesOnly set as asked; it syncs nothing.
+func (m *memBase) run(whole, rulesOnly bool) (Output, error) {
+	in := Input{FS: m.fs, ToolVersion: "test", AsOf: time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC), RulesOnly: rulesOnly}
+	if !whole {
+		in.Previous = m.prev
+		in.Intact = func(p string) bool { _, ok := m.fs[p]; return ok }
+	}
+	return Build(context.Background(), in)
+}
+
+// sync writes a build's plan into the base, as artifacts.Sync would.
+func (m *memBase) sync(t *testing.T, out Output) {
+	t.Helper()
 	for _, f := range out.Plan.Files {
 		m.fs[f.Path] = &fstest.MapFile{Data: f.Data}
 	}
@@ -77,7 +90,6 @@ func (m *memBase) build(t *testing.T, whole bool) Output {
 		t.Fatal(err)
 	}
 	m.prev = &prev
-	return out
 }
 
 // units lists, sorted, the base's record documents (events layer) and

@@ -13,6 +13,7 @@ import (
 	"github.com/cairn-kb/cairn/stages/builder"
 	"github.com/cairn-kb/cairn/stages/lib/diag"
 	"github.com/cairn-kb/cairn/stages/lib/escape"
+	"github.com/cairn-kb/cairn/stages/load"
 )
 
 // BuildCmd is `cairn build`.
@@ -20,6 +21,7 @@ type BuildCmd struct {
 	Check        bool   `help:"Build in memory and write nothing; list each committed output (AGENTS.md, CLAUDE.md) a build would change and exit 1 if any would: the CI gate. The git-ignored artifacts under .cairn/ never fail it (see --artifacts)."`
 	Artifacts    bool   `help:"With --check, check every artifact under .cairn/ byte for byte too (reproducibility checks on golden bytes, a repaired artifact)."`
 	FailOnChange bool   `help:"Build, then exit 1 if the build created, changed or deleted a committed output (a rules file), listing each: the pre-commit hook that regenerates the rules files for you to stage." name:"fail-on-change"`
+	RulesOnly    bool   `help:"Refresh only the rules files (AGENTS.md, CLAUDE.md) and what they are made from; the index and graph stay as the last build made them, and queries scan what changed since, until the next build." name:"rules-only"`
 	Quiet        bool   `help:"Print nothing but warnings and errors."`
 	Timings      bool   `help:"Print how long each stage took, to stderr."`
 	AsOf         string `help:"The day governance windows are evaluated at for the rules files (default: $CAIRN_AS_OF, else today, UTC)." placeholder:"DAY"`
@@ -35,7 +37,8 @@ Examples:
     cairn build
     cairn build --check                # in CI: exit 1 if a committed rules file is stale
     cairn build --check --artifacts    # also .cairn/, byte for byte
-    cairn build --fail-on-change       # pre-commit: regenerate the rules files, exit 1 if one changed`
+    cairn build --fail-on-change       # pre-commit: regenerate the rules files, exit 1 if one changed
+    cairn build --rules-only           # a terms or notes change, in the rules files now; the index later`
 }
 
 // Run builds the base, or checks it with --check.
@@ -46,6 +49,9 @@ func (c *BuildCmd) Run(env *Env) error {
 	if c.FailOnChange && c.Check {
 		return usageError("--fail-on-change goes with a build, --check with none: pick one")
 	}
+	if c.RulesOnly && c.Check {
+		return usageError("--rules-only goes with a build: --check compares everything a whole build would write")
+	}
 	root, asOf, err := baseAndDay(env, c.AsOf)
 	if err != nil {
 		return err
@@ -54,7 +60,11 @@ func (c *BuildCmd) Run(env *Env) error {
 	if c.Timings {
 		watch.clock = newStageClock(env.Stderr)
 	}
-	res, err := buildBase(root, asOf, c.Check, env.Stderr, watch)
+	res, err := runBuild(builder.Options{Root: root, AsOf: asOf, Check: c.Check, RulesOnly: c.RulesOnly}, env.Stderr, watch)
+	var kept *load.KeptCorpusError
+	if errors.As(err, &kept) {
+		return &exitError{code: 2, msg: kept.Error()} // what was asked cannot be done in this state of the base
+	}
 	if err != nil {
 		return err
 	}
@@ -134,6 +144,9 @@ type buildReport struct {
 	Check bool     `json:"check"`
 	Ran   []string `json:"ran"`
 	Kept  []string `json:"kept"`
+	// Stale names the kept stages whose inputs changed since they were
+	// made: --rules-only kept them as they were.
+	Stale []string `json:"stale"`
 	Items int      `json:"items"`
 	Edges int      `json:"edges"`
 	// Spliced counts the record documents and pages the index and graph
@@ -153,7 +166,7 @@ type buildChange struct {
 }
 
 func (r buildResult) report(check bool, listed []artifacts.Change) buildReport {
-	rep := buildReport{Check: check, Ran: nonNil(r.out.Ran), Kept: nonNil(r.out.Skipped), Items: r.out.Items, Edges: r.out.Edges,
+	rep := buildReport{Check: check, Ran: nonNil(r.out.Ran), Kept: nonNil(r.out.Skipped), Stale: nonNil(r.out.Stale), Items: r.out.Items, Edges: r.out.Edges,
 		Spliced: r.out.Spliced, Changes: []buildChange{}, Unchanged: len(r.sync.Unchanged)}
 	for _, ch := range listed {
 		rep.Changes = append(rep.Changes, buildChange{Action: ch.Action, Path: ch.Path,
@@ -203,6 +216,9 @@ func (r buildResult) summary() string {
 			b.WriteString("; ")
 		}
 		fmt.Fprintf(&b, "kept %s", strings.Join(r.out.Skipped, ", "))
+		if len(r.out.Stale) > 0 {
+			fmt.Fprintf(&b, " (%s as the last build made them: queries scan what changed since, until cairn build)", strings.Join(r.out.Stale, ", "))
+		}
 	}
 	counts := map[string]int{}
 	for _, c := range r.sync.Changes {

@@ -444,6 +444,13 @@ func TestBuildSplicesAnEditedRecord(t *testing.T) {
 	if code != 0 || !strings.Contains(stderr, "; 1 changed file spliced into the previous build)") {
 		t.Fatalf("build after the edit: exit %d, stderr %q; want one file spliced", code, stderr)
 	}
+	sameAsWholeBuild(t, dir)
+}
+
+// sameAsWholeBuild fails unless .cairn/ in dir is, file for file, what a
+// whole build of a copy of dir's base writes.
+func sameAsWholeBuild(t *testing.T, dir string) {
+	t.Helper()
 	whole := filepath.Join(t.TempDir(), "base")
 	if err := os.CopyFS(whole, os.DirFS(dir)); err != nil {
 		t.Fatal(err)
@@ -463,4 +470,59 @@ func TestBuildSplicesAnEditedRecord(t *testing.T) {
 			t.Errorf(".cairn/%s differs from a whole build's (%v)", e.Name(), err)
 		}
 	}
+}
+
+// TestRulesOnlyRefreshesTheRulesFiles edits a record and the terms of a
+// built base, then runs `cairn build --rules-only`: the rules files carry
+// the new term at once, the index is left as it was, a query answers the
+// edited record anyway (reading that file anew, and saying so), and the
+// next build splices the one file and ends where a whole build does.
+func TestRulesOnlyRefreshesTheRulesFiles(t *testing.T) {
+	isolate(t)
+	dir := copyBase(t, "demo")
+	mustBuild(t, dir)
+	if code, _, stderr := cairn(t, "--base", dir, "build", "--rules-only", "--check"); code != 2 || !strings.Contains(stderr, "--rules-only goes with a build") {
+		t.Errorf("--rules-only --check: exit %d, stderr %q; want a usage error", code, stderr)
+	}
+	index := filepath.Join(dir, ".cairn", "postings.tsv")
+	was, err := os.ReadFile(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replaceInFile(t, filepath.Join(dir, "events", "2026-11-02", "tickets.json"), "a leaked token should not expose the rest",
+		"a leaked token should not expose the rest of the zebracorn")
+	terms := filepath.Join(dir, "governance", "terms.yaml")
+	appendFile(t, terms, "- id: quokka\n  term: quokka\n  status: forbidden\n  replacement: wallaby\n")
+
+	code, _, stderr := cairn(t, "--base", dir, "build", "--rules-only")
+	if code != 0 || !strings.Contains(stderr, "ran governance, usage, rules; kept index, graph (index, graph as the last build made them") {
+		t.Fatalf("build --rules-only: exit %d, stderr %q", code, stderr)
+	}
+	if agents, _ := os.ReadFile(filepath.Join(dir, "AGENTS.md")); !strings.Contains(string(agents), `Write "wallaby", not "quokka".`) {
+		t.Errorf("AGENTS.md does not carry the new term:\n%s", agents)
+	}
+	if now, _ := os.ReadFile(index); !bytes.Equal(now, was) {
+		t.Error("--rules-only rewrote the postings")
+	}
+	code, out, _ := cairn(t, "--base", dir, "context", "zebracorn")
+	if code != 0 || !strings.Contains(out, "events/2026-11-02/tickets.json#") ||
+		!strings.Contains(out, "index_reason=events/2026-11-02/tickets.json changed since the build") {
+		t.Errorf("a query after --rules-only: exit %d, want the edited record, read anew:\n%s", code, out)
+	}
+	code, _, stderr = cairn(t, "--base", dir, "build")
+	if code != 0 || !strings.Contains(stderr, "; 1 changed file spliced into the previous build)") {
+		t.Fatalf("the build after --rules-only: exit %d, stderr %q; want the one file spliced", code, stderr)
+	}
+	sameAsWholeBuild(t, dir)
+
+	// The configuration is read by the index too: once it changed, only a
+	// whole build is right, and the refresh says so, writing nothing.
+	appendFile(t, filepath.Join(dir, "cairn.yaml"), "\n# edited\n")
+	appendFile(t, terms, "- id: numbat\n  term: numbat\n  status: forbidden\n  replacement: bilby\n")
+	before := takeSnapshot(t, dir)
+	code, _, stderr = cairn(t, "--base", dir, "build", "--rules-only")
+	if code != 2 || !strings.Contains(stderr, "cannot refresh the rules files alone: cairn.yaml changed since the last build, and the index depends on it; run cairn build") {
+		t.Errorf("--rules-only after a configuration edit: exit %d, stderr %q", code, stderr)
+	}
+	sameSnapshot(t, "a refused --rules-only", before, takeSnapshot(t, dir))
 }

@@ -29,6 +29,9 @@ type Options struct {
 	Check bool
 	// Locked says the caller holds the base's build lock already.
 	Locked bool
+	// RulesOnly refreshes the rules files and keeps the index and graph
+	// as the last build made them (stages.Input.RulesOnly).
+	RulesOnly bool
 	// ToolVersion is recorded in the manifest.
 	ToolVersion string
 	// Mark and Progress follow the build as stages.Input's do; Mark is
@@ -84,6 +87,7 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 		Mark:        opts.Mark,
 		Progress:    opts.Progress,
 		Unlocked:    opts.Check,
+		RulesOnly:   opts.RulesOnly,
 	})
 	res.Out = out
 	if err != nil {

@@ -2,6 +2,7 @@ package load
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages/lib/diag"
@@ -71,4 +72,50 @@ func (s *Scanned) CorpusChanges(prev *artifacts.Manifest) (c CorpusChanges, ok b
 	slices.Sort(c.Documents)
 	slices.Sort(c.Pages)
 	return c, true
+}
+
+// KeptCorpusError is why a build that refreshes only the rules files
+// cannot leave the index as the previous build made it.
+type KeptCorpusError struct{ Reason string }
+
+func (e *KeptCorpusError) Error() string {
+	return "cannot refresh the rules files alone: " + e.Reason + "; run cairn build"
+}
+
+// KeepCorpus makes Parse leave the corpus group unparsed, even where a
+// changed document has no hash yet, and returns the inputs to record when
+// the corpus stages are kept as the build of manifest prev made them,
+// however their inputs changed since: the governance and content inputs
+// as scanned now, the record documents, pages and bodies as prev recorded
+// them. The manifest then
+// says what the kept index was built from, so a query finds what changed
+// since and scans it, and the next build replaces it. Both read the
+// configuration as it is now, so it must be the one prev was built with:
+// a *KeptCorpusError says so when it is not, or when prev was written by
+// another format or ranking.
+func (s *Scanned) KeepCorpus(prev *artifacts.Manifest) ([]artifacts.FileStamp, error) {
+	switch cfg, had := prev.Input(s.out.Base.ConfigPath); {
+	case !s.ok:
+		return nil, &KeptCorpusError{Reason: "the configuration does not load"}
+	case prev.Format != artifacts.FormatVersion || prev.RankingVersion != artifacts.RankingVersion:
+		return nil, &KeptCorpusError{Reason: "the last build was made by another version of cairn"}
+	case !had || cfg.XXHash != s.cfgHash || prev.SemanticsDigest != s.out.SemanticsDigest:
+		return nil, &KeptCorpusError{Reason: s.out.Base.ConfigPath + " changed since the last build, and the index depends on it"}
+	}
+	s.corpusKept = true
+	var inputs []artifacts.FileStamp
+	for _, e := range s.entries {
+		if e.kind.group() != GroupCorpus {
+			inputs = append(inputs, artifacts.FileStamp{Path: e.path, Bytes: e.size, XXHash: e.hash})
+		}
+	}
+	classify := newClassifier(s.out.Base.Config)
+	var quiet diag.List // what the walk says of a stray path it said when it was there
+	for _, in := range prev.Inputs {
+		if classify.classify(in.Path, &quiet).group() == GroupCorpus {
+			inputs = append(inputs, in)
+		}
+	}
+	slices.SortFunc(inputs, func(a, b artifacts.FileStamp) int { return strings.Compare(a.Path, b.Path) })
+	return inputs, nil
 }

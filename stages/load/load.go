@@ -191,6 +191,8 @@ type Scanned struct {
 	// documents, when set, names the only record documents Parse reads
 	// (see Narrow).
 	documents map[string]bool
+	// corpusKept makes Parse leave the corpus unparsed (see KeepCorpus).
+	corpusKept bool
 }
 
 // Narrow makes Parse read only the record documents named, and every
@@ -303,7 +305,7 @@ func (s *Scanned) Parse(ctx context.Context, groups []string) (Output, error) {
 	for _, e := range s.entries {
 		if g := e.kind.group(); g != "" {
 			byGroup[g] = append(byGroup[g], e)
-			if e.unread && !slices.Contains(groups, g) {
+			if e.unread && !slices.Contains(groups, g) && !(g == GroupCorpus && s.corpusKept) {
 				groups = append(groups, g)
 			}
 		}
