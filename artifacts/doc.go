@@ -1,7 +1,10 @@
 // Package artifacts is the on-disk contract between the build and the query
 // stage: the name, version and byte layout of every file under .cairn/ and
 // of cairn's section in the rules files, how each is encoded and decoded,
-// and Sync, the only code that writes them.
+// and Sync, the only code that puts them in place. A build writes its
+// large tables through a Spool as it encodes them, into temporary files
+// that Sync renames over their names (or removes, when the bytes there are
+// the same), so that no table is ever held whole in memory.
 //
 // Every artifact is plain UTF-8 text, LF line endings, sorted, with no
 // timestamps, so the same base gives the same bytes on every machine. Each

@@ -3,6 +3,7 @@ package artifacts
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -42,58 +43,78 @@ var docsHeader = header(docsName, "uri", "kind", "source", "date", "time", "vali
 func encodeDocRows(rows []Doc) (docs []byte, offsets []int64) {
 	var b bytes.Buffer
 	offsets = make([]int64, len(rows))
+	b.Grow(docRowsSize(rows))
+	b.WriteString(docsHeader)
+	for i := range rows {
+		offsets[i] = int64(b.Len())
+		writeDocRow(&b, &rows[i])
+	}
+	return b.Bytes(), offsets
+}
+
+// docRowsSize is about how many bytes docs.tsv takes for rows.
+func docRowsSize(rows []Doc) int {
 	size := len(docsHeader)
 	for _, d := range rows {
 		size += len(d.URI) + len(d.Source) + len(d.Title) + 116 + 8*len(d.Lengths) + 12*len(d.Flags)
 	}
-	b.Grow(size)
-	b.WriteString(docsHeader)
-	for i, d := range rows {
-		offsets[i] = int64(b.Len())
-		b.WriteString(CleanCell(d.URI))
-		b.WriteByte('\t')
-		b.WriteString(dash(d.Kind))
-		b.WriteByte('\t')
-		b.WriteString(dash(CleanCell(d.Source)))
-		b.WriteByte('\t')
-		b.WriteString(dash(d.Date))
-		b.WriteByte('\t')
-		b.WriteString(dash(d.Time))
-		b.WriteByte('\t')
-		if d.ValidFrom == "" && d.ValidUntil == "" {
-			b.WriteByte('-')
-		} else {
-			b.WriteString(d.ValidFrom + ".." + d.ValidUntil)
-		}
-		b.WriteByte('\t')
-		b.WriteString(dash(strings.Join(d.Flags, ",")))
-		b.WriteByte('\t')
-		if len(d.Lengths) == 0 {
-			b.WriteByte('-')
-		}
-		for i, l := range d.Lengths {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(strconv.Itoa(int(l.Field)))
-			b.WriteByte(':')
-			b.WriteString(strconv.Itoa(int(l.N)))
-		}
-		b.WriteByte('\t')
-		b.WriteString(dash(d.Digest))
-		b.WriteByte('\t')
-		if d.SpanOff < 0 {
-			b.WriteByte('-')
-		} else {
-			b.WriteString(strconv.FormatInt(d.SpanOff, 10) + "+" + strconv.FormatInt(d.SpanLen, 10))
-		}
-		b.WriteByte('\t')
-		b.WriteString(dash(d.URLKey))
-		b.WriteByte('\t')
-		b.WriteString(dash(CleanCell(d.Title)))
-		b.WriteByte('\n')
+	return size
+}
+
+// textWriter is where a row is written: a buffer, or an Output.
+type textWriter interface {
+	io.Writer
+	io.StringWriter
+	io.ByteWriter
+}
+
+// writeDocRow writes d's docs.tsv row, its LF included.
+func writeDocRow(b textWriter, d *Doc) {
+	b.WriteString(CleanCell(d.URI))
+	b.WriteByte('\t')
+	b.WriteString(dash(d.Kind))
+	b.WriteByte('\t')
+	b.WriteString(dash(CleanCell(d.Source)))
+	b.WriteByte('\t')
+	b.WriteString(dash(d.Date))
+	b.WriteByte('\t')
+	b.WriteString(dash(d.Time))
+	b.WriteByte('\t')
+	if d.ValidFrom == "" && d.ValidUntil == "" {
+		b.WriteByte('-')
+	} else {
+		b.WriteString(d.ValidFrom + ".." + d.ValidUntil)
 	}
-	return b.Bytes(), offsets
+	b.WriteByte('\t')
+	b.WriteString(dash(strings.Join(d.Flags, ",")))
+	b.WriteByte('\t')
+	if len(d.Lengths) == 0 {
+		b.WriteByte('-')
+	}
+	var num [20]byte
+	for i, l := range d.Lengths {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(strconv.AppendInt(num[:0], int64(l.Field), 10))
+		b.WriteByte(':')
+		b.Write(strconv.AppendInt(num[:0], int64(l.N), 10))
+	}
+	b.WriteByte('\t')
+	b.WriteString(dash(d.Digest))
+	b.WriteByte('\t')
+	if d.SpanOff < 0 {
+		b.WriteByte('-')
+	} else {
+		b.Write(strconv.AppendInt(num[:0], d.SpanOff, 10))
+		b.WriteByte('+')
+		b.Write(strconv.AppendInt(num[:0], d.SpanLen, 10))
+	}
+	b.WriteByte('\t')
+	b.WriteString(dash(d.URLKey))
+	b.WriteByte('\t')
+	b.WriteString(dash(CleanCell(d.Title)))
+	b.WriteByte('\n')
 }
 
 // DecodeDocs parses a whole docs.tsv.

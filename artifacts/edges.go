@@ -1,7 +1,6 @@
 package artifacts
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 )
@@ -39,35 +38,41 @@ var (
 // EncodeEdges renders edges.tsv: rows sorted by source node, each source's
 // links sorted by kind then destination. The caller owns both orders.
 func EncodeEdges(rows []Adjacency) ([]byte, error) {
-	return encodeAdjacency(EdgesPath, edgesHeader, rows)
+	f, err := EncodeAdjacencyIn(nil, EdgesPath, rows)
+	return f.Data, err
 }
 
 // EncodeEdgesDst renders edges.dst.tsv: rows sorted by destination node,
 // each destination's links newest source first; item sources are written
 // as #<ordinal>.
 func EncodeEdgesDst(rows []Adjacency) ([]byte, error) {
-	return encodeAdjacency(EdgesDstPath, edgesDstHeader, rows)
+	f, err := EncodeAdjacencyIn(nil, EdgesDstPath, rows)
+	return f.Data, err
 }
 
-// encodeAdjacency refuses rows the format cannot carry (an empty node, a
-// node without links, a kind holding "=" or a separator) rather than write
-// a line its own decoder would reject.
-func encodeAdjacency(path, hdr string, rows []Adjacency) ([]byte, error) {
+// EncodeAdjacencyIn renders either edge table, by its path, into spool s
+// (in memory when s is nil). It refuses rows the format cannot carry (an
+// empty node, a node without links, a kind holding "=" or a separator)
+// rather than write a line its own decoder would reject.
+func EncodeAdjacencyIn(s *Spool, path string, rows []Adjacency) (File, error) {
+	hdr := edgesHeader
+	if path == EdgesDstPath {
+		hdr = edgesDstHeader
+	}
 	size := len(hdr)
 	for _, r := range rows {
 		if r.Node == "" || len(r.Links) == 0 {
-			return nil, fmt.Errorf("%s: node %q has no links or no name", path, r.Node)
+			return File{}, fmt.Errorf("%s: node %q has no links or no name", path, r.Node)
 		}
 		size += len(r.Node) + 1
 		for _, l := range r.Links {
 			if l.Kind == "" || l.Node == "" || strings.ContainsAny(l.Kind, "=\t\n\r") {
-				return nil, fmt.Errorf("%s: node %q has a link %q=%q the format cannot carry", path, r.Node, l.Kind, l.Node)
+				return File{}, fmt.Errorf("%s: node %q has a link %q=%q the format cannot carry", path, r.Node, l.Kind, l.Node)
 			}
 			size += len(l.Kind) + len(l.Node) + 2
 		}
 	}
-	var b bytes.Buffer
-	b.Grow(size)
+	b := s.Create(path, size)
 	b.WriteString(hdr)
 	for _, r := range rows {
 		b.WriteString(CleanCell(r.Node))
@@ -79,7 +84,7 @@ func encodeAdjacency(path, hdr string, rows []Adjacency) ([]byte, error) {
 		}
 		b.WriteByte('\n')
 	}
-	return b.Bytes(), nil
+	return b.Finish(nil)
 }
 
 // DecodeEdges parses edges.tsv.

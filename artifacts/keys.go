@@ -1,6 +1,7 @@
 package artifacts
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/bits"
@@ -134,20 +135,34 @@ func KeysHeader(fields int) string {
 // URI (the caller owns the order, because ordinals are shared with
 // postings) and keys computed from them; their Offset is filled in here.
 func EncodeDocs(rows []Doc, keys []Key, fields int) (docs, key []byte, err error) {
+	d, k, err := EncodeDocsIn(nil, rows, keys, fields)
+	return d.Data, k.Data, err
+}
+
+// EncodeDocsIn is EncodeDocs writing into spool s (in memory when s is
+// nil), a row at a time.
+func EncodeDocsIn(s *Spool, rows []Doc, keys []Key, fields int) (docs, key File, err error) {
 	if len(keys) != len(rows) {
-		return nil, nil, fmt.Errorf("docs: %d rows but %d keys", len(rows), len(keys))
+		return docs, key, fmt.Errorf("docs: %d rows but %d keys", len(rows), len(keys))
 	}
-	docs, offsets := encodeDocRows(rows)
-	key = make([]byte, 0, KeyWidth(fields)*(len(rows)+1))
-	key = append(key, KeysHeader(fields)...)
+	d := s.Create(DocsPath, docRowsSize(rows))
+	kw := s.Create(DocsKeyPath, KeyWidth(fields)*(len(rows)+1))
+	d.WriteString(docsHeader)
+	kw.WriteString(KeysHeader(fields))
+	line := make([]byte, 0, KeyWidth(fields))
 	for i := range rows {
 		k := keys[i]
-		k.Offset = offsets[i]
-		if key, err = appendKey(key, &k, fields); err != nil {
-			return nil, nil, fmt.Errorf("docs: %s: %w", rows[i].URI, err)
+		k.Offset = d.Len()
+		writeDocRow(d, &rows[i])
+		if line, err = appendKey(line[:0], &k, fields); err != nil {
+			err = fmt.Errorf("docs: %s: %w", rows[i].URI, err)
+			break
 		}
+		kw.Write(line)
 	}
-	return docs, key, nil
+	docs, derr := d.Finish(err)
+	key, kerr := kw.Finish(err)
+	return docs, key, cmp.Or(err, derr, kerr)
 }
 
 const hexDigits = "0123456789abcdef"

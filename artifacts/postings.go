@@ -67,9 +67,9 @@ func EncodePostings(terms []TermPostings) (dict, postings []byte, err error) {
 // Terms must come sorted bytewise and unique, and a term's postings sorted
 // by item then field.
 type PostingsWriter struct {
-	dict, post bytes.Buffer
+	dict, post *Output
 	num        []byte
-	start      int    // where the current term's line starts
+	start      int64  // where the current term's line starts
 	prev       int32  // the previous posting's item
 	prevField  uint16 // and its field
 	df, n      int    // distinct items and postings of the current term
@@ -78,11 +78,16 @@ type PostingsWriter struct {
 	err        error  // the first input that breaks the format
 }
 
-// NewPostingsWriter starts both files; the sizes only pre-allocate.
+// NewPostingsWriter starts both files in memory; the sizes only
+// pre-allocate.
 func NewPostingsWriter(terms, postingBytes int) *PostingsWriter {
-	w := &PostingsWriter{}
-	w.post.Grow(postingBytes + len(postingsHeader))
-	w.dict.Grow(terms*24 + len(termsHeader))
+	return NewPostingsWriterIn(nil, terms, postingBytes)
+}
+
+// NewPostingsWriterIn starts both files in spool s (in memory when s is
+// nil); the sizes only pre-allocate memory.
+func NewPostingsWriterIn(s *Spool, terms, postingBytes int) *PostingsWriter {
+	w := &PostingsWriter{post: s.Create(PostingsPath, postingBytes+len(postingsHeader)), dict: s.Create(TermsPath, terms*24+len(termsHeader))}
 	w.post.WriteString(postingsHeader)
 	w.dict.WriteString(termsHeader)
 	return w
@@ -150,19 +155,28 @@ func (w *PostingsWriter) End() {
 	w.dict.WriteByte('\t')
 	w.dict.WriteString(strconv.Itoa(w.df))
 	w.dict.WriteByte('\t')
-	w.dict.WriteString(strconv.Itoa(w.start))
+	w.dict.WriteString(strconv.FormatInt(w.start, 10))
 	w.dict.WriteByte('\t')
-	w.dict.WriteString(strconv.Itoa(w.post.Len() - w.start))
+	w.dict.WriteString(strconv.FormatInt(w.post.Len()-w.start, 10))
 	w.dict.WriteByte('\n')
 }
 
-// Bytes returns terms.tsv and postings.tsv, or the first input that broke
-// their format.
+// Bytes returns terms.tsv and postings.tsv written in memory, or the
+// first input that broke their format.
 func (w *PostingsWriter) Bytes() (dict, postings []byte, err error) {
-	if w.err != nil {
-		return nil, nil, w.err
+	d, p, err := w.Files()
+	return d.Data, p.Data, err
+}
+
+// Files ends terms.tsv and postings.tsv, or returns the first input that
+// broke their format or the first write that failed.
+func (w *PostingsWriter) Files() (dict, postings File, err error) {
+	dict, err = w.dict.Finish(w.err)
+	postings, perr := w.post.Finish(w.err)
+	if err == nil {
+		err = perr
 	}
-	return w.dict.Bytes(), w.post.Bytes(), nil
+	return dict, postings, err
 }
 
 func (w *PostingsWriter) fail(format string, args ...any) {

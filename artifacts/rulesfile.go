@@ -176,6 +176,9 @@ func ImportsAgents(data []byte) bool {
 // alone: cairn owns only that part, so text a person writes around it
 // never makes the output look changed.
 func StampFile(f File) FileStamp {
+	if f.staged != nil { // never a rules file: those are small, and written whole
+		return FileStamp{Path: f.Path, Bytes: f.staged.bytes, XXHash: f.staged.xxhash}
+	}
 	data := f.Data
 	if IsRulesFile(f.Path) {
 		data = RulesSectionOf(data)

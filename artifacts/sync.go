@@ -19,6 +19,9 @@ import (
 type File struct {
 	Path string
 	Data []byte
+	// staged, when set, holds the bytes in a spool's temporary file
+	// instead of Data (see Spool).
+	staged *staged
 }
 
 // Plan is what a build wants on disk.
@@ -95,6 +98,12 @@ func Sync(p Plan) (Result, error) {
 	// stale outputs and emptied rules files are deleted: a failure midway
 	// leaves the old manifest, which no longer matches what changed.
 	for _, f := range s.writes {
+		if f.staged != nil {
+			if err := f.staged.commit(root, f.Path); err != nil {
+				return Result{}, err
+			}
+			continue
+		}
 		if err := writeAtomic(root, f.Path, f.Data); err != nil {
 			return Result{}, err
 		}
@@ -195,11 +204,14 @@ func (s *surveyed) compareFiles(root *os.Root, files []File) error {
 		if err := checkBelowDir(root, f.Path); err != nil {
 			return err
 		}
-		action, err := compare(root, f.Path, f.Data)
+		action, err := compareFile(root, f)
 		if err != nil {
 			return err
 		}
 		if action == "" {
+			if f.staged != nil {
+				f.staged.spool.remove(f.staged.tmp) // the file there holds these bytes already
+			}
 			s.result.Unchanged = append(s.result.Unchanged, f.Path)
 			continue
 		}
@@ -394,6 +406,12 @@ func checkPath(name string) error {
 // and refused: replacing it would change what the user linked, and writing
 // through it would write where it points.
 func compare(root *os.Root, name string, data []byte) (string, error) {
+	return compareFile(root, File{Path: name, Data: data})
+}
+
+// compareFile is compare for a File, whose bytes may be staged.
+func compareFile(root *os.Root, file File) (string, error) {
+	name := file.Path
 	osName := filepath.FromSlash(name)
 	info, err := root.Lstat(osName)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -414,7 +432,7 @@ func compare(root *os.Root, name string, data []byte) (string, error) {
 	if !info.Mode().IsRegular() {
 		return "", fmt.Errorf("artifacts: %s exists and is not a regular file; move it away so cairn can write its output there", name)
 	}
-	if info.Size() != int64(len(data)) {
+	if info.Size() != file.Size() {
 		return ActionUpdate, nil
 	}
 	f, err := root.Open(osName)
@@ -422,7 +440,12 @@ func compare(root *os.Root, name string, data []byte) (string, error) {
 		return "", fmt.Errorf("artifacts: cannot read %s: %w", name, err)
 	}
 	defer f.Close()
-	same, err := sameBytes(f, data)
+	var same bool
+	if file.staged != nil {
+		same, err = file.staged.sameAs(root, f)
+	} else {
+		same, err = sameBytes(f, file.Data)
+	}
 	if err != nil {
 		return "", fmt.Errorf("artifacts: cannot read %s: %w", name, err)
 	}

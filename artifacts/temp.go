@@ -107,10 +107,17 @@ func isLowerHex(s string) bool {
 // caller holds the lock their writers hold (the base lock, or the log's
 // for the notes log), so no write that could own one is under way.
 func sweepTemps(root *os.Root, dir string, ours func(target string) bool) error {
+	return sweepTempsBut(root, dir, ours, nil)
+}
+
+// sweepTempsBut is sweepTemps leaving the temporary files named in keep
+// (base-relative): those of the build being synced (see Spool).
+func sweepTempsBut(root *os.Root, dir string, ours func(target string) bool, keep map[string]bool) error {
 	names, err := tempsIn(root, dir, ours)
 	if err != nil {
 		return err
 	}
+	names = slices.DeleteFunc(names, func(n string) bool { return keep[n] })
 	for _, name := range names {
 		if err := root.Remove(filepath.FromSlash(name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("artifacts: cannot remove %s, a temporary file a killed cairn left: %w; remove it by hand", name, err)
@@ -179,8 +186,12 @@ func linkOnWay(root *os.Root, name string) (string, error) {
 // order, so a failure is the same on every run.
 func sweepPlanTemps(root *os.Root, p Plan) error {
 	named := slices.Concat(p.Keep, p.Delete, p.Previous, []string{p.Manifest.Path, LockPath})
+	spooled := map[string]bool{} // this build's own, which Sync commits
 	for _, f := range slices.Concat(p.Files, p.Release) {
 		named = append(named, f.Path)
+		if f.staged != nil {
+			spooled[f.staged.tmp] = true
+		}
 	}
 	targets := map[string]map[string]bool{} // folder -> rules file names; nil under .cairn
 	for _, name := range named {
@@ -202,7 +213,7 @@ func sweepPlanTemps(root *os.Root, p Plan) error {
 	}
 	for _, dir := range slices.Sorted(maps.Keys(targets)) {
 		only := targets[dir]
-		if err := sweepTemps(root, dir, func(t string) bool { return only == nil || only[t] }); err != nil {
+		if err := sweepTempsBut(root, dir, func(t string) bool { return only == nil || only[t] }, spooled); err != nil {
 			return err
 		}
 	}

@@ -3,7 +3,8 @@
 // package with one Run taking a plain value and returning one; Build calls
 // them in order, skips the stages whose input key is unchanged and whose
 // outputs are intact, and returns the files Sync should make current. It
-// writes nothing itself.
+// writes nothing itself but the temporary files of the spool it may be
+// given (Input.Spool), which Sync commits.
 package stages
 
 import (
@@ -77,6 +78,12 @@ type Input struct {
 	// previous build whose index is intact and made with this
 	// configuration, the build fails with a *load.KeptCorpusError.
 	RulesOnly bool
+
+	// Spool, when set, is where the corpus stage writes its large tables
+	// as it encodes them (artifacts.Spool): the only writing a build
+	// does, into temporary files that artifacts.Sync commits. Nil keeps
+	// every output in memory.
+	Spool *artifacts.Spool
 
 	// whole makes the corpus stage index the whole corpus, never splice.
 	whole bool
@@ -344,9 +351,9 @@ func (b *build) corpus(ctx context.Context) ([]emit.Stage, error) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		idx, idxErr = index.Run(ctx, index.Input{Config: base.Config, Segments: segs, Documents: base.Documents, Bodies: base.Bodies})
+		idx, idxErr = index.Run(ctx, index.Input{Config: base.Config, Segments: segs, Documents: base.Documents, Bodies: base.Bodies, Spool: b.in.Spool})
 	}()
-	gr, err := graph.Run(ctx, graph.Input{Config: base.Config, Nodes: nodes})
+	gr, err := graph.Run(ctx, graph.Input{Config: base.Config, Nodes: nodes, Spool: b.in.Spool})
 	<-done
 	if idxErr != nil {
 		return nil, fmt.Errorf("index: %w", idxErr)

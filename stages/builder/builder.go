@@ -77,7 +77,18 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	}
 	defer dir.Close()
 	cache := trustedStats(opts.Root, opts.Check)
+	// A build writes its large tables into temporary files as it makes
+	// them, so that they are never all in memory at once; a check writes
+	// nothing and keeps them in memory. Those Sync does not commit go.
+	var spool *artifacts.Spool
+	if !opts.Check {
+		if spool, err = artifacts.NewSpool(opts.Root); err != nil {
+			return res, err
+		}
+		defer spool.Discard()
+	}
 	out, err := stages.Build(ctx, stages.Input{
+		Spool:       spool,
 		FS:          dir,
 		Stat:        cache,
 		Previous:    prev,

@@ -8,8 +8,8 @@
 // projected item, so the build can let items go early), and the
 // configuration (for identities). Out: the two artifact files. A query's
 // scan, which has no edge files, builds the same tables in memory
-// (NewTables) and looks its edges up there. It must not read or write
-// anything.
+// (NewTables) and looks its edges up there. It reads nothing and writes
+// only through the spool it may be given (Input.Spool).
 package graph
 
 import (
@@ -29,6 +29,9 @@ import (
 type Input struct {
 	Config model.Config
 	Nodes  []Node // one per item, in URI order: a node's index is its ordinal
+	// Spool is where the tables are written as they are encoded; nil
+	// writes them in memory.
+	Spool *artifacts.Spool
 }
 
 // Node is what the graph needs of an item: its URI, its time (or date) and
@@ -72,15 +75,15 @@ func Run(ctx context.Context, in Input) (Output, error) {
 	if err != nil {
 		return Output{}, err
 	}
-	src, err := artifacts.EncodeEdges(t.BySrc)
+	src, err := artifacts.EncodeAdjacencyIn(in.Spool, artifacts.EdgesPath, t.BySrc)
 	if err != nil {
 		return Output{}, err
 	}
-	dst, err := artifacts.EncodeEdgesDst(t.ByDst)
+	dst, err := artifacts.EncodeAdjacencyIn(in.Spool, artifacts.EdgesDstPath, t.ByDst)
 	if err != nil {
 		return Output{}, err
 	}
-	return Output{Edges: t.Edges, Files: []artifacts.File{{Path: artifacts.EdgesPath, Data: src}, {Path: artifacts.EdgesDstPath, Data: dst}}}, nil
+	return Output{Edges: t.Edges, Files: []artifacts.File{src, dst}}, nil
 }
 
 // NewTables builds the edge tables of the nodes: what Run encodes, and

@@ -13,8 +13,9 @@
 // and posting.
 //
 // In: segments, in URI order, and the configuration (for field weights).
-// Out: artifact files. It must not read or write anything; the byte
-// layouts belong to package artifacts.
+// Out: artifact files. It reads nothing and writes only through the spool
+// it may be given (Input.Spool); the byte layouts belong to package
+// artifacts.
 package index
 
 import (
@@ -35,6 +36,9 @@ type Input struct {
 	// reader can project one record, with its cached body, from its span.
 	Documents []model.Document
 	Bodies    []model.Body
+	// Spool is where the large tables are written as they are encoded;
+	// nil writes them in memory.
+	Spool *artifacts.Spool
 }
 
 // Output holds the index artifacts.
@@ -68,7 +72,7 @@ func Run(ctx context.Context, in Input) (Output, error) {
 	}
 	// The rows' tables and the postings are independent: one is made
 	// while the other merges.
-	var docs, key []byte
+	var docs, key artifacts.File
 	var docsErr error
 	done := make(chan struct{})
 	go func() {
@@ -78,9 +82,9 @@ func Run(ctx context.Context, in Input) (Output, error) {
 			docsErr = err
 			return
 		}
-		docs, key, docsErr = artifacts.EncodeDocs(rows, keys, len(l.Fields))
+		docs, key, docsErr = artifacts.EncodeDocsIn(in.Spool, rows, keys, len(l.Fields))
 	}()
-	dict, post, err := merge(in.Segments, &l)
+	dict, post, err := merge(in.Spool, in.Segments, &l)
 	<-done
 	if docsErr != nil {
 		return Output{}, docsErr
@@ -89,13 +93,13 @@ func Run(ctx context.Context, in Input) (Output, error) {
 		return Output{}, err
 	}
 	return Output{Items: len(rows), Files: []artifacts.File{
-		{Path: artifacts.DocsPath, Data: docs},
-		{Path: artifacts.DocsKeyPath, Data: key},
+		docs,
+		key,
 		{Path: artifacts.DocumentsPath, Data: artifacts.EncodeDocuments(documentRows(in.Config, in.Documents))},
 		{Path: artifacts.BodiesPath, Data: artifacts.EncodeBodies(BodyRows(in.Bodies))},
 		{Path: artifacts.FieldsPath, Data: artifacts.EncodeFields(l.Fields)},
-		{Path: artifacts.TermsPath, Data: dict},
-		{Path: artifacts.PostingsPath, Data: post},
+		dict,
+		post,
 	}}, nil
 }
 

@@ -191,13 +191,13 @@ func (h *cursors) Pop() any {
 
 // merge writes the dictionary and postings of all segments as l merges
 // them.
-func merge(segs []Segment, l *Layout) (dict, postings []byte, err error) {
+func merge(spool *artifacts.Spool, segs []Segment, l *Layout) (dict, postings artifacts.File, err error) {
 	terms, size := 0, 0
 	for _, s := range segs {
 		terms += s.terms()
 		size += len(s.words) + 2*s.terms() + 8*len(s.flat)
 	}
-	w := artifacts.NewPostingsWriter(terms, size)
+	w := artifacts.NewPostingsWriterIn(spool, terms, size)
 	l.Merge(segs, func(term string, _ int, postings iter.Seq[artifacts.Posting]) {
 		w.Begin(term)
 		for p := range postings {
@@ -205,5 +205,5 @@ func merge(segs []Segment, l *Layout) (dict, postings []byte, err error) {
 		}
 		w.End()
 	})
-	return w.Bytes()
+	return w.Files()
 }

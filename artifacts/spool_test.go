@@ -1,0 +1,131 @@
+package artifacts
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// spoolFile writes data through s as the artifact name and finishes it.
+func spoolFile(t *testing.T, s *Spool, name, data string) File {
+	t.Helper()
+	o := s.Create(name, 0)
+	for _, part := range strings.SplitAfter(data, "\n") { // in pieces, as an encoder writes
+		o.WriteString(part)
+	}
+	f, err := o.Finish(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Len() != int64(len(data)) || f.Size() != int64(len(data)) {
+		t.Fatalf("%s: %d bytes written, %d staged; want %d", name, o.Len(), f.Size(), len(data))
+	}
+	return f
+}
+
+// temps lists cairn's temporary files in the base's artifacts folder.
+func temps(t *testing.T, root string) []string {
+	t.Helper()
+	return slices.DeleteFunc(names(t, root+"/"+Dir), func(n string) bool { return !strings.HasPrefix(n, TempPrefix) })
+}
+
+// TestSpoolStagesAndSyncCommits: a spooled artifact holds no bytes in
+// memory, stamps as the same bytes written in memory would, and Sync puts
+// it in place, leaving no temporary file; one whose bytes are already
+// there is not rewritten, and its temporary file goes.
+func TestSpoolStagesAndSyncCommits(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{".cairn/same.tsv": "kept\nas is\n"})
+	ageAll(t, root)
+	s, err := NewSpool(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Discard()
+	fresh := spoolFile(t, s, ".cairn/fresh.tsv", "a\nb\nc\n")
+	same := spoolFile(t, s, ".cairn/same.tsv", "kept\nas is\n")
+	if !fresh.Staged() || fresh.Data != nil {
+		t.Fatalf("a spooled file is not staged: %+v", fresh)
+	}
+	if got, want := StampFile(fresh), StampFile(File{Path: fresh.Path, Data: []byte("a\nb\nc\n")}); got != want {
+		t.Errorf("staged stamp %+v, in-memory stamp %+v", got, want)
+	}
+	if n := len(temps(t, root)); n != 2 {
+		t.Fatalf("%d temporary files while staged, want 2", n)
+	}
+	p := Plan{Root: root, Files: []File{fresh, same}, Manifest: manifest("{}\n")}
+	syncWants(t, p, Result{Changes: []Change{{Path: ".cairn/fresh.tsv", Action: ActionCreate}, {Path: ".cairn/manifest.json", Action: ActionCreate}},
+		Unchanged: []string{".cairn/same.tsv"}})
+	got := snapshot(t, root)
+	if got[".cairn/fresh.tsv"].Data != "a\nb\nc\n" {
+		t.Errorf("fresh.tsv = %q", got[".cairn/fresh.tsv"].Data)
+	}
+	if !got[".cairn/same.tsv"].MTime.Equal(oldTime) {
+		t.Error("same.tsv was rewritten, though it held the spooled bytes already")
+	}
+	if left := temps(t, root); len(left) > 0 {
+		t.Errorf("temporary files left after Sync: %v", left)
+	}
+}
+
+// TestSpoolDiscardAndSweep: a build that fails removes what it spooled;
+// what a killed one left is swept by the next Sync, which leaves its own
+// plan's staged files to commit them.
+func TestSpoolDiscardAndSweep(t *testing.T) {
+	root := t.TempDir()
+	s, err := NewSpool(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spoolFile(t, s, ".cairn/docs.tsv", "x\n")
+	s.Discard()
+	if left := temps(t, root); len(left) > 0 {
+		t.Fatalf("Discard left %v", left)
+	}
+
+	killed, err := NewSpool(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spoolFile(t, killed, ".cairn/docs.tsv", "from a killed build\n")
+	killed.Close() // as a killed build would: nothing removed
+	next, err := NewSpool(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer next.Discard()
+	f := spoolFile(t, next, ".cairn/docs.tsv", "from this build\n")
+	if _, err := Sync(Plan{Root: root, Files: []File{f}, Manifest: manifest("{}\n")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, root, ".cairn/docs.tsv"); got != "from this build\n" {
+		t.Errorf("docs.tsv = %q", got)
+	}
+	if left := temps(t, root); len(left) > 0 {
+		t.Errorf("temporary files left after Sync: %v", left)
+	}
+}
+
+// TestSpoolRefusals: an output outside the artifacts folder is never
+// spooled, and an encoder's failure voids the file and its temporary.
+func TestSpoolRefusals(t *testing.T) {
+	root := t.TempDir()
+	s, err := NewSpool(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Discard()
+	if _, err := s.Create("AGENTS.md", 0).Finish(nil); err == nil || !strings.Contains(err.Error(), "only artifacts are spooled") {
+		t.Errorf("spooling a rules file: %v", err)
+	}
+	o := s.Create(".cairn/postings.tsv", 0)
+	o.WriteString("half a table\n")
+	bad := errors.New("postings out of order")
+	if _, err := o.Finish(bad); !errors.Is(err, bad) {
+		t.Errorf("Finish with an encoder's error returned %v", err)
+	}
+	if left := temps(t, root); len(left) > 0 {
+		t.Errorf("a voided file left %v", left)
+	}
+}
