@@ -1,7 +1,6 @@
 package artifacts
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -78,11 +77,10 @@ const spoolBuffer = 256 << 10
 func (s *Spool) Create(name string, sizeHint int) *Output {
 	o := &Output{path: name}
 	if s == nil {
-		o.mem = &bytes.Buffer{}
-		o.mem.Grow(sizeHint)
+		o.b = make([]byte, 0, sizeHint)
 		return o
 	}
-	o.spool, o.hash = s, xxhash.New()
+	o.spool, o.hash, o.b = s, xxhash.New(), make([]byte, 0, spoolBuffer)
 	if !strings.HasPrefix(name, Dir+"/") {
 		o.err = fmt.Errorf("artifacts: %s is not under %s; only artifacts are spooled", name, Dir)
 		return o
@@ -96,66 +94,65 @@ func (s *Spool) Create(name string, sizeHint int) *Output {
 	s.staged[tmp] = true
 	s.mu.Unlock()
 	o.tmp, o.file = tmp, f
-	o.buf = bufio.NewWriterSize(io.MultiWriter(f, o.hash), spoolBuffer)
 	return o
 }
 
 // An Output is one artifact being written, in memory or through a spool.
 // Its writes never fail on their own: the first error is kept and Finish
-// returns it.
+// returns it. Written through a spool, it holds at most spoolBuffer bytes.
 type Output struct {
-	path  string
-	mem   *bytes.Buffer
-	spool *Spool
-	tmp   string
-	file  *os.File
-	buf   *bufio.Writer
-	hash  *xxhash.Digest
-	n     int64
-	err   error
+	path    string
+	b       []byte // the bytes not yet written out; in memory, all of them
+	flushed int64  // bytes written out before b
+	spool   *Spool // nil in memory
+	tmp     string
+	file    *os.File
+	hash    *xxhash.Digest
+	err     error
 }
 
 // Write appends p.
 func (o *Output) Write(p []byte) (int, error) {
-	o.n += int64(len(p))
-	switch {
-	case o.err != nil:
-	case o.mem != nil:
-		o.mem.Write(p)
-	default:
-		_, o.err = o.buf.Write(p)
-	}
+	o.b = append(o.b, p...)
+	o.full()
 	return len(p), nil
 }
 
 // WriteString appends s.
 func (o *Output) WriteString(s string) (int, error) {
-	o.n += int64(len(s))
-	switch {
-	case o.err != nil:
-	case o.mem != nil:
-		o.mem.WriteString(s)
-	default:
-		_, o.err = o.buf.WriteString(s)
-	}
+	o.b = append(o.b, s...)
+	o.full()
 	return len(s), nil
 }
 
 // WriteByte appends c.
 func (o *Output) WriteByte(c byte) error {
-	o.n++
-	switch {
-	case o.err != nil:
-	case o.mem != nil:
-		o.mem.WriteByte(c)
-	default:
-		o.err = o.buf.WriteByte(c)
-	}
+	o.b = append(o.b, c)
+	o.full()
 	return nil
 }
 
+// full writes the bytes held out when a spooled output holds enough.
+func (o *Output) full() {
+	if o.spool != nil && len(o.b) >= spoolBuffer {
+		o.flush()
+	}
+}
+
+// flush writes the bytes held to the temporary file and the hash.
+func (o *Output) flush() {
+	if o.err == nil && o.file != nil {
+		o.hash.Write(o.b)
+		if _, err := o.file.Write(o.b); err != nil {
+			o.err = fmt.Errorf("artifacts: cannot write %s: %w", o.path, err)
+		}
+	}
+	o.flushed += int64(len(o.b))
+	o.b = o.b[:0]
+}
+
 // Len is how many bytes were written so far.
-func (o *Output) Len() int64 { return o.n }
+func (o *Output) Len() int64 { return o.flushed + int64(len(o.b)) }
 
 // Finish ends the artifact and returns it as a File: with its bytes in
 // memory, or staged in its temporary file, hashed, for Sync to commit.
@@ -165,26 +162,25 @@ func (o *Output) Finish(fail error) (File, error) {
 	if o.err == nil && fail != nil {
 		o.err = fail
 	}
-	if o.mem != nil {
+	if o.spool == nil {
 		if o.err != nil {
 			return File{}, o.err
 		}
-		return File{Path: o.path, Data: o.mem.Bytes()}, nil
+		return File{Path: o.path, Data: o.b}, nil
 	}
+	o.flush()
 	if o.file != nil {
-		if o.err == nil {
-			o.err = o.buf.Flush()
-		}
 		if err := o.file.Close(); o.err == nil && err != nil {
 			o.err = fmt.Errorf("artifacts: cannot write %s: %w", o.path, err)
 		}
 		o.file = nil
 	}
+	o.b = nil
 	if o.err != nil {
 		o.spool.remove(o.tmp)
 		return File{}, o.err
 	}
-	return File{Path: o.path, staged: &staged{spool: o.spool, tmp: o.tmp, bytes: o.n, xxhash: HashSum(o.hash.Sum64())}}, nil
+	return File{Path: o.path, staged: &staged{spool: o.spool, tmp: o.tmp, bytes: o.flushed, xxhash: HashSum(o.hash.Sum64())}}, nil
 }
 
 // remove removes a temporary file the spool wrote.

@@ -43,7 +43,7 @@ func (b *build) splicing(scanned *load.Scanned) *load.CorpusChanges {
 // index and graph (package splice). errWhole when the splice cannot give
 // what a whole build would.
 func (b *build) spliceCorpus(ctx context.Context) ([]emit.Stage, error) {
-	in := splice.Input{FS: b.in.FS, Base: b.loaded.Base, Changes: *b.changes, Projected: func() { b.mark("project") }}
+	in := splice.Input{FS: b.in.FS, Base: b.loaded.Base, Changes: *b.changes, Projected: func() { b.mark("project") }, Spool: b.in.Spool}
 	if b.in.Unlocked {
 		in.Written = b.in.Previous
 	}

@@ -20,6 +20,8 @@ import (
 // SpliceInput is the previous edge tables and what replaces some items.
 type SpliceInput struct {
 	Config model.Config
+	// Spool is where the tables are written; nil writes them in memory.
+	Spool *artifacts.Spool
 	// Edges and EdgesDst are the previous build's files.
 	Edges, EdgesDst []byte
 	// Renumber maps a previous item ordinal to the new one; ok is false
@@ -73,7 +75,8 @@ func Splice(ctx context.Context, in SpliceInput) (Output, error) {
 	if err != nil {
 		return Output{}, err
 	}
-	src, err := mergeLines(in.Edges, newLines, func(node string) (bool, error) {
+	w := in.Spool.Create(artifacts.EdgesPath, len(in.Edges)+len(newLines))
+	edges, err := mergeLines(w, in.Edges, newLines, func(node string) (bool, error) {
 		if in.Gone[node] {
 			if aliases[node] {
 				return false, ErrNoSplice
@@ -82,30 +85,32 @@ func Splice(ctx context.Context, in SpliceInput) (Output, error) {
 		}
 		return true, nil
 	})
+	src, err := w.Finish(cmp.Or(err, ctx.Err()))
 	if err != nil {
 		return Output{}, err
 	}
-	if err := ctx.Err(); err != nil {
-		return Output{}, err
-	}
-	dst, err := spliceDst(in, byDst)
+	wd := in.Spool.Create(artifacts.EdgesDstPath, len(in.EdgesDst)+len(byDst)*64)
+	dst, err := wd.Finish(spliceDst(wd, in, byDst))
 	if err != nil {
 		return Output{}, err
 	}
-	body, _ := bytes.CutPrefix(src, src[:bytes.IndexByte(src, '\n')+1])
-	return Output{Edges: bytes.Count(body, []byte{'\t'}), Files: []artifacts.File{
-		{Path: artifacts.EdgesPath, Data: src}, {Path: artifacts.EdgesDstPath, Data: dst}}}, nil
+	return Output{Edges: edges, Files: []artifacts.File{src, dst}}, nil
 }
 
-// mergeLines merges the lines of two edge files sorted by node, keeping
-// an old line when keep says so; both start with the same header.
-func mergeLines(old, added []byte, keep func(node string) (bool, error)) ([]byte, error) {
+// mergeLines writes into out the lines of two edge files sorted by node,
+// keeping an old line when keep says so; both start with the same header.
+// It returns how many edges it wrote.
+func mergeLines(out *artifacts.Output, old, added []byte, keep func(node string) (bool, error)) (int, error) {
 	h := bytes.IndexByte(old, '\n') + 1
 	if h == 0 || !bytes.Equal(old[:h], added[:bytes.IndexByte(added, '\n')+1]) {
-		return nil, &artifacts.CorruptError{Path: artifacts.EdgesPath, Line: 1, Msg: "header is not this version's"}
+		return 0, &artifacts.CorruptError{Path: artifacts.EdgesPath, Line: 1, Msg: "header is not this version's"}
 	}
-	out := make([]byte, 0, len(old)+len(added))
-	out = append(out, old[:h]...)
+	edges := 0
+	write := func(line []byte) {
+		out.Write(line)
+		edges += bytes.Count(line, []byte{'\t'})
+	}
+	out.Write(old[:h])
 	a, b := old[h:], added[h:]
 	node := func(line []byte) []byte {
 		n, _, _ := bytes.Cut(line, []byte{'\t'})
@@ -126,10 +131,10 @@ func mergeLines(old, added []byte, keep func(node string) (bool, error)) ([]byte
 		if la != nil && (lb == nil || bytes.Compare(node(la), node(lb)) < 0) {
 			ok, err := keep(string(node(la)))
 			if err != nil {
-				return nil, err
+				return 0, err
 			}
 			if ok {
-				out = append(out, la...)
+				write(la)
 			}
 			_, a = line(a)
 			continue
@@ -137,28 +142,29 @@ func mergeLines(old, added []byte, keep func(node string) (bool, error)) ([]byte
 		if la != nil && bytes.Equal(node(la), node(lb)) {
 			// The old line of a replaced item, now written again.
 			if ok, err := keep(string(node(la))); ok || err != nil {
-				return nil, cmp.Or(err, ErrNoSplice)
+				return 0, cmp.Or(err, ErrNoSplice)
 			}
 			_, a = line(a)
 		}
-		out = append(out, lb...)
+		write(lb)
 		_, b = line(b)
 	}
-	return out, nil
+	return edges, nil
 }
 
-// spliceDst renumbers every destination's inbound edges, drops those of
-// items that left and merges in the new ones. A line that gains no edge
-// is rewritten in its bytes; only the lines that gain one are decoded.
-func spliceDst(in SpliceInput, byDst map[string][]inbound) ([]byte, error) {
+// spliceDst writes into w every destination's inbound edges renumbered,
+// those of items that left dropped and the new ones merged in. A line
+// that gains no edge is rewritten in its bytes; only the lines that gain
+// one are decoded. Each line is made in out, then written.
+func spliceDst(w *artifacts.Output, in SpliceInput, byDst map[string][]inbound) error {
 	h := bytes.IndexByte(in.EdgesDst, '\n') + 1
 	if h == 0 {
-		return nil, &artifacts.CorruptError{Path: artifacts.EdgesDstPath, Line: 1, Msg: "no header"}
+		return &artifacts.CorruptError{Path: artifacts.EdgesDstPath, Line: 1, Msg: "no header"}
 	}
 	header, body := in.EdgesDst[:h], in.EdgesDst[h:]
 	fresh := slices.Sorted(maps.Keys(byDst))
-	out := make([]byte, 0, len(in.EdgesDst)+len(fresh)*64)
-	out = append(out, header...)
+	w.Write(header)
+	var out []byte
 	// newRow writes a destination the previous tables did not have.
 	newRow := func(d string) error {
 		row, err := artifacts.EncodeEdgesDst([]artifacts.Adjacency{{Node: d, Links: sortInbound(byDst[d])}})
@@ -167,19 +173,21 @@ func spliceDst(in SpliceInput, byDst map[string][]inbound) ([]byte, error) {
 	}
 	var marks []int
 	for n := 2; len(body) > 0; n++ {
+		w.Write(out)
+		out = out[:0]
 		end := bytes.IndexByte(body, '\n')
 		if end < 0 {
-			return nil, &artifacts.CorruptError{Path: artifacts.EdgesDstPath, Line: n, Msg: "row does not end with LF"}
+			return &artifacts.CorruptError{Path: artifacts.EdgesDstPath, Line: n, Msg: "row does not end with LF"}
 		}
 		line := body[:end]
 		body = body[end+1:]
 		node, links, ok := bytes.Cut(line, []byte{'\t'})
 		if !ok {
-			return nil, &artifacts.CorruptError{Path: artifacts.EdgesDstPath, Line: n, Msg: "row is not node TAB kind=node..."}
+			return &artifacts.CorruptError{Path: artifacts.EdgesDstPath, Line: n, Msg: "row is not node TAB kind=node..."}
 		}
 		for len(fresh) > 0 && fresh[0] < string(node) {
 			if err := newRow(fresh[0]); err != nil {
-				return nil, err
+				return err
 			}
 			fresh = fresh[1:]
 		}
@@ -196,7 +204,7 @@ func spliceDst(in SpliceInput, byDst map[string][]inbound) ([]byte, error) {
 			links = rest
 			kind, src, ok := bytes.Cut(link, []byte{'='})
 			if !ok {
-				return nil, &artifacts.CorruptError{Path: artifacts.EdgesDstPath, Line: n, Msg: fmt.Sprintf("link %q is not kind=node", link)}
+				return &artifacts.CorruptError{Path: artifacts.EdgesDstPath, Line: n, Msg: fmt.Sprintf("link %q is not kind=node", link)}
 			}
 			ref, item := bytes.CutPrefix(src, []byte(artifacts.ItemRef))
 			if !item {
@@ -207,7 +215,7 @@ func spliceDst(in SpliceInput, byDst map[string][]inbound) ([]byte, error) {
 			}
 			o, err := strconv.Atoi(string(ref))
 			if err != nil {
-				return nil, &artifacts.CorruptError{Path: artifacts.EdgesDstPath, Line: n, Msg: fmt.Sprintf("source %q is not #ordinal", src)}
+				return &artifacts.CorruptError{Path: artifacts.EdgesDstPath, Line: n, Msg: fmt.Sprintf("source %q is not #ordinal", src)}
 			}
 			to, ok := in.Renumber(int32(o))
 			if !ok {
@@ -230,10 +238,11 @@ func spliceDst(in SpliceInput, byDst map[string][]inbound) ([]byte, error) {
 	}
 	for _, d := range fresh {
 		if err := newRow(d); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return out, nil
+	w.Write(out)
+	return nil
 }
 
 // insertInbound puts a destination's new inbound edges among its kept

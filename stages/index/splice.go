@@ -2,6 +2,7 @@ package index
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -33,6 +34,9 @@ type SpliceInput struct {
 	// Current are the replaced documents still in the base, as they are
 	// now, for documents.tsv.
 	Current []model.Document
+	// Spool is where the large tables are written; nil writes them in
+	// memory.
+	Spool *artifacts.Spool
 }
 
 // ErrNoSplice says the previous index cannot be spliced into the new one
@@ -122,7 +126,7 @@ func Splice(ctx context.Context, in SpliceInput) (Spliced, error) {
 	if err != nil {
 		return out, err
 	}
-	rows, keys, stamps, err := spliceDocs(in.Config, old, in.Previous.Key, segs, &l, r)
+	rows, keys, stamps, err := spliceDocs(in.Spool, in.Config, old, in.Previous.Key, segs, &l, r)
 	if err != nil {
 		return out, err
 	}
@@ -145,7 +149,7 @@ func Splice(ctx context.Context, in SpliceInput) (Spliced, error) {
 			used[f] = true
 		}
 	}
-	dict, post, err := splicePostings(in.Previous.Terms, in.Previous.Postings, segs, &l, &r, used)
+	dict, post, err := splicePostings(in.Spool, in.Previous.Terms, in.Previous.Postings, segs, &l, &r, used)
 	if err != nil {
 		return out, err
 	}
@@ -164,12 +168,12 @@ func Splice(ctx context.Context, in SpliceInput) (Spliced, error) {
 	docs = append(docs, documentRows(in.Config, in.Current)...)
 	out.Items = r.Items
 	out.Files = []artifacts.File{
-		{Path: artifacts.DocsPath, Data: rows},
-		{Path: artifacts.DocsKeyPath, Data: keys},
+		rows,
+		keys,
 		{Path: artifacts.DocumentsPath, Data: artifacts.EncodeDocuments(docs)},
 		{Path: artifacts.FieldsPath, Data: in.Previous.Fields},
-		{Path: artifacts.TermsPath, Data: dict},
-		{Path: artifacts.PostingsPath, Data: post},
+		dict,
+		post,
 	}
 	return out, nil
 }
@@ -288,10 +292,10 @@ func layoutWithin(cfg model.Config, fields []artifacts.Field, segs []Segment, r 
 // spliceDocs writes docs.tsv and docs.key: kept rows as they were, new
 // rows encoded, and every key's ranks and groups computed again over the
 // new rows.
-func spliceDocs(cfg model.Config, old []artifacts.DocLine, oldKey []byte, segs []Segment, l *Layout, r Renumbering) (docs, key []byte, stamps []string, err error) {
+func spliceDocs(spool *artifacts.Spool, cfg model.Config, old []artifacts.DocLine, oldKey []byte, segs []Segment, l *Layout, r Renumbering) (docs, key artifacts.File, stamps []string, err error) {
 	width := artifacts.KeyWidth(len(l.Fields))
 	if len(oldKey) != width*(len(old)+1) {
-		return nil, nil, nil, &artifacts.CorruptError{Path: artifacts.DocsKeyPath, Msg: fmt.Sprintf("%d bytes for %d rows of width %d", len(oldKey), len(old), width)}
+		return docs, key, nil, &artifacts.CorruptError{Path: artifacts.DocsKeyPath, Msg: fmt.Sprintf("%d bytes for %d rows of width %d", len(oldKey), len(old), width)}
 	}
 	// The new rows, in order, as the key table reads them: a kept row by
 	// the columns it was written with, a new one as it is.
@@ -316,7 +320,7 @@ func spliceDocs(cfg model.Config, old []artifacts.DocLine, oldKey []byte, segs [
 	}
 	t, err := project.NewKeyTable(r.Items, func(i int) *artifacts.Doc { return &light[i] }, len(l.Fields), cfg)
 	if err != nil {
-		return nil, nil, nil, err
+		return docs, key, nil, err
 	}
 	stamps = make([]string, len(light))
 	for i := range light {
@@ -326,42 +330,59 @@ func spliceDocs(cfg model.Config, old []artifacts.DocLine, oldKey []byte, segs [
 	for _, d := range old {
 		size += len(d.Line)
 	}
-	docs = make([]byte, 0, size+len(fresh)*256)
-	docs = append(docs, artifacts.DocsHeader()...)
-	key = make([]byte, 0, width*(r.Items+1))
-	key = append(key, artifacts.KeysHeader(len(l.Fields))...)
+	dw := spool.Create(artifacts.DocsPath, size+len(fresh)*256)
+	kw := spool.Create(artifacts.DocsKeyPath, width*(r.Items+1))
+	err = writeSplicedDocs(dw, kw, old, oldKey, fresh, freshAt, t, len(l.Fields), r)
+	docs, derr := dw.Finish(err)
+	key, kerr := kw.Finish(err)
+	return docs, key, stamps, cmp.Or(err, derr, kerr)
+}
+
+// writeSplicedDocs is spliceDocs's writing half: the rows and keys in new
+// ordinal order, a kept row copied and its key patched, a new one
+// encoded.
+func writeSplicedDocs(dw, kw *artifacts.Output, old []artifacts.DocLine, oldKey []byte, fresh []artifacts.Doc, freshAt map[int32]int,
+	t *project.KeyTable, fields int, r Renumbering) error {
+	width := artifacts.KeyWidth(fields)
+	dw.WriteString(artifacts.DocsHeader())
+	kw.WriteString(artifacts.KeysHeader(fields))
+	var row, line []byte
+	var err error
 	for _, p := range r.pieces {
 		for k := range p.n {
 			n := p.at + k
 			if p.seg < 0 {
 				o := int(p.from + k)
 				k := t.Placed(int(n))
-				k.Offset = int64(len(docs))
-				docs = append(docs, old[o].Line...)
-				if key, err = artifacts.PatchKey(key, oldKey[width*(o+1):width*(o+2)], &k); err != nil {
-					return nil, nil, nil, err
+				k.Offset = dw.Len()
+				dw.WriteString(old[o].Line)
+				if line, err = artifacts.PatchKey(line[:0], oldKey[width*(o+1):width*(o+2)], &k); err != nil {
+					return err
 				}
+				kw.Write(line)
 				continue
 			}
 			ks, err := t.KeysOf([]int{int(n)})
 			if err != nil {
-				return nil, nil, nil, err
+				return err
 			}
-			ks[0].Offset = int64(len(docs))
-			docs = artifacts.EncodeDocRow(docs, fresh[freshAt[n]])
-			if key, err = artifacts.AppendKey(key, &ks[0], len(l.Fields)); err != nil {
-				return nil, nil, nil, err
+			ks[0].Offset = dw.Len()
+			row = artifacts.EncodeDocRow(row[:0], fresh[freshAt[n]])
+			dw.Write(row)
+			if line, err = artifacts.AppendKey(line[:0], &ks[0], fields); err != nil {
+				return err
 			}
+			kw.Write(line)
 		}
 	}
-	return docs, key, stamps, nil
+	return nil
 }
 
 // splicePostings writes terms.tsv and postings.tsv: each term's kept
 // postings renumbered, merged with the new segments' postings, and the
 // terms no item holds any more left out. used is set for every field a
 // kept posting is in.
-func splicePostings(oldDict, oldPost []byte, segs []Segment, l *Layout, r *Renumbering, used []bool) (dict, post []byte, err error) {
+func splicePostings(spool *artifacts.Spool, oldDict, oldPost []byte, segs []Segment, l *Layout, r *Renumbering, used []bool) (dict, post artifacts.File, err error) {
 	type fresh struct {
 		term  string
 		posts []artifacts.Posting
@@ -376,9 +397,14 @@ func splicePostings(oldDict, oldPost []byte, segs []Segment, l *Layout, r *Renum
 	})
 	body, err := artifacts.SplitHeaderOf(artifacts.TermsPath, oldDict)
 	if err != nil {
-		return nil, nil, err
+		return dict, post, err
 	}
-	w := artifacts.NewPostingsWriter(bytes.Count(body, []byte{'\n'})+len(added), len(oldPost))
+	w := artifacts.NewPostingsWriterIn(spool, bytes.Count(body, []byte{'\n'})+len(added), len(oldPost))
+	defer func() {
+		if err != nil {
+			w.Files() // the error is the splice's; the files go
+		}
+	}()
 	var text []byte
 	// Every field starts used when the kept rows' lengths show it; the
 	// kept postings show the rest.
@@ -404,10 +430,10 @@ func splicePostings(oldDict, oldPost []byte, segs []Segment, l *Layout, r *Renum
 		if len(body) > 0 {
 			end := bytes.IndexByte(body, '\n')
 			if end < 0 {
-				return nil, nil, &artifacts.CorruptError{Path: artifacts.TermsPath, Line: n, Msg: "row does not end with LF"}
+				return dict, post, &artifacts.CorruptError{Path: artifacts.TermsPath, Line: n, Msg: "row does not end with LF"}
 			}
 			if term, _, off, length, err = artifacts.ScanTermRow(n, body[:end]); err != nil {
-				return nil, nil, err
+				return dict, post, err
 			}
 			body = body[end+1:]
 		}
@@ -419,7 +445,7 @@ func splicePostings(oldDict, oldPost []byte, segs []Segment, l *Layout, r *Renum
 			break
 		}
 		if length <= 0 || off+length > int64(len(oldPost)) {
-			return nil, nil, &artifacts.CorruptError{Path: artifacts.TermsPath, Line: n, Msg: "the postings range is outside postings.tsv"}
+			return dict, post, &artifacts.CorruptError{Path: artifacts.TermsPath, Line: n, Msg: "the postings range is outside postings.tsv"}
 		}
 		var mine []artifacts.Posting
 		if len(added) > 0 && added[0].term == string(term) {
@@ -429,16 +455,16 @@ func splicePostings(oldDict, oldPost []byte, segs []Segment, l *Layout, r *Renum
 		line := oldPost[off : off+length]
 		list, ok := bytes.CutPrefix(line, term)
 		if !ok || len(list) < 3 || list[0] != '\t' || list[len(list)-1] != '\n' {
-			return nil, nil, &artifacts.CorruptError{Path: artifacts.PostingsPath, Msg: fmt.Sprintf("the byte range of %q holds another line", term)}
+			return dict, post, &artifacts.CorruptError{Path: artifacts.PostingsPath, Msg: fmt.Sprintf("the byte range of %q holds another line", term)}
 		}
 		list = list[1 : len(list)-1]
 		var df int
 		if text, df, err = artifacts.SplicePostings(text[:0], list, r.kept, mine, mark); err != nil {
-			return nil, nil, err
+			return dict, post, err
 		}
 		if df > 0 {
 			w.Line(string(term), text, df)
 		}
 	}
-	return w.Bytes()
+	return w.Files()
 }

@@ -9,7 +9,8 @@
 // In: the base as load parsed it for the changes (the changed documents,
 // every page, the cached bodies), the changes, and an fs.FS that holds the
 // previous artifacts. Out: the files of the index and graph stages. It
-// reads the previous artifacts and writes nothing.
+// reads the previous artifacts and writes only through the spool it may
+// be given.
 package splice
 
 import (
@@ -46,6 +47,9 @@ type Input struct {
 	// --check) checks that no build replaced them while it read. A build,
 	// which holds the lock, leaves it nil.
 	Written *artifacts.Manifest
+	// Spool is where the large tables are written (a build's); nil writes
+	// them in memory (a query's).
+	Spool *artifacts.Spool
 }
 
 // Output is the spliced index and graph.
@@ -132,7 +136,7 @@ func Run(ctx context.Context, in Input) (Output, error) {
 		}
 	}
 	idx, err := index.Splice(ctx, index.SpliceInput{Config: base.Config, Previous: prev, Documents: c.Documents, Pages: c.Pages,
-		Segments: segs, Current: base.Documents})
+		Segments: segs, Current: base.Documents, Spool: in.Spool})
 	if errors.Is(err, index.ErrNoSplice) {
 		return out, ErrWhole
 	}
@@ -155,7 +159,7 @@ func Run(ctx context.Context, in Input) (Output, error) {
 	for _, u := range idx.Renumber.Gone() {
 		gone[u] = true
 	}
-	gr, err := graph.Splice(ctx, graph.SpliceInput{Config: base.Config, Edges: edges, EdgesDst: edgesDst,
+	gr, err := graph.Splice(ctx, graph.SpliceInput{Config: base.Config, Spool: in.Spool, Edges: edges, EdgesDst: edgesDst,
 		Renumber: idx.Renumber.Old, Gone: gone, At: func(o int32) string { return idx.Stamps[o] }, Nodes: nodes, Ords: ords})
 	if errors.Is(err, graph.ErrNoSplice) {
 		return out, ErrWhole
