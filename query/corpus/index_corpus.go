@@ -26,7 +26,7 @@ import (
 type IndexCorpus struct {
 	cfg       model.Config
 	semantics string
-	Tables    *tables.Reader
+	Tables    Tables
 	fields    []artifacts.Field // the reader's, read once
 	fsys      fs.FS
 	documents map[string]artifacts.Document

@@ -3,6 +3,7 @@ package corpus
 import (
 	"context"
 	"fmt"
+	"io/fs"
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/query/tables"
@@ -50,14 +51,23 @@ func Spliced(ctx context.Context, root string, ix Index) (_ *IndexCorpus, _ *loa
 	if err != nil {
 		return nil, nil, ix, false
 	}
-	changes, worth := scanned.CorpusChanges(prev)
-	if !worth || !splice.Worth(changes, prev, splice.Share) {
+	changes, ok := scanned.CorpusChanges(prev)
+	if !ok {
 		return nil, nil, ix, false
 	}
 	scanned.Narrow(changes.Documents)
 	loaded, err := scanned.Parse(ctx, []string{load.GroupCorpus})
 	if err != nil || hasErrors(loaded.Diagnostics) {
 		return nil, nil, ix, false // the scan reports the base's mistakes
+	}
+	n := len(changes.Documents) + len(changes.Pages)
+	reason := fmt.Sprintf("; answered from the index with the %s read anew", plural(n, "changed file", "changed files"))
+	if c, ok := overlaid(ctx, root, dir, ix, prev, stats, loaded, changes); ok {
+		ix.spliced, ix.Reason = true, ix.Reason+reason
+		return c, dir, ix, true
+	}
+	if !splice.Worth(changes, prev, splice.Share) {
+		return nil, nil, ix, false
 	}
 	out, err := splice.Run(ctx, splice.Input{FS: dir, Base: loaded.Base, Changes: changes, Written: prev})
 	if err != nil || hasErrors(out.Diagnostics) {
@@ -79,10 +89,32 @@ func Spliced(ctx context.Context, root string, ix Index) (_ *IndexCorpus, _ *loa
 		r.Close()
 		return nil, nil, ix, false
 	}
-	n := len(changes.Documents) + len(changes.Pages)
-	ix.spliced = true
-	ix.Reason += fmt.Sprintf("; answered from the index with the %s read anew", plural(n, "changed file", "changed files"))
+	ix.spliced, ix.Reason = true, ix.Reason+reason
 	return NewIndexCorpus(f, dir, ix.Config, prev), dir, ix, true
+}
+
+// overlaid is the corpus of the artifacts on disk with the changed units
+// laid over them (overlay), when the change is one an overlay answers;
+// the files it reads are checked to be the ones manifest prev names.
+func overlaid(ctx context.Context, root string, dir fs.FS, ix Index, prev *artifacts.Manifest, stats artifacts.StatCache,
+	loaded load.Output, changes load.CorpusChanges) (*IndexCorpus, bool) {
+	f, err := ReadIndexFiles(root)
+	if err != nil {
+		return nil, false
+	}
+	o, docs, ok := overlayChanges(ctx, f.Tables, loaded, changes)
+	// The files read are the ones at their paths, and those are the
+	// manifest's: no build replaced them meanwhile.
+	if !ok || !f.Current(root) || brokenStages(root, prev, stats) != "" {
+		f.Tables.Close()
+		return nil, false
+	}
+	c := NewIndexCorpus(f, dir, ix.Config, prev)
+	c.Tables = o
+	for p, d := range docs {
+		c.documents[p] = d
+	}
+	return c, true
 }
 
 // hasErrors reports whether any diagnostic is an error.

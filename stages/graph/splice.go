@@ -319,3 +319,35 @@ func sortInbound(in []inbound) []artifacts.Link {
 	}
 	return links
 }
+
+// Inbound is a new item's edge to a destination: its kind, the item's
+// ordinal and its stamp (time, else date).
+type Inbound struct {
+	Kind string
+	Ord  int32
+	At   string
+}
+
+// MergeInbound puts new inbound edges among a destination's kept ones in
+// the order NewTables gives, as Splice does: kept are the kept links in
+// that order (an item source written #<ordinal>), at gives a kept item
+// source's stamp by ordinal. Each new edge goes where a binary search
+// over the kept ones puts it, so at is called a few times per new edge,
+// not once per kept one: a query that lays changed items over the
+// artifacts merges a hub's long line so.
+func MergeInbound(kept []artifacts.Link, added []Inbound, at func(ord int32) string) []artifacts.Link {
+	in := SpliceInput{At: at}
+	fresh := make([]inbound, len(added))
+	for i, a := range added {
+		fresh[i] = inbound{kind: a.Kind, src: artifacts.ItemRef + strconv.Itoa(int(a.Ord)), at: a.At, ord: int(a.Ord)}
+	}
+	out := make([]artifacts.Link, 0, len(kept)+len(added))
+	from := 0
+	for _, l := range sortInbound(fresh) {
+		e := inboundOf(in, l)
+		n := from + sort.Search(len(kept)-from, func(j int) bool { return compareInbound(inboundOf(in, kept[from+j]), e) > 0 })
+		out = append(append(out, kept[from:n]...), l)
+		from = n
+	}
+	return append(out, kept[from:]...)
+}

@@ -95,7 +95,7 @@ func Run(ctx context.Context, in Input) (Output, error) {
 	return Output{Items: len(rows), Files: []artifacts.File{
 		docs,
 		key,
-		{Path: artifacts.DocumentsPath, Data: artifacts.EncodeDocuments(documentRows(in.Config, in.Documents))},
+		{Path: artifacts.DocumentsPath, Data: artifacts.EncodeDocuments(DocumentRows(in.Config, in.Documents))},
 		{Path: artifacts.BodiesPath, Data: artifacts.EncodeBodies(BodyRows(in.Bodies))},
 		{Path: artifacts.FieldsPath, Data: artifacts.EncodeFields(l.Fields)},
 		dict,
@@ -103,8 +103,8 @@ func Run(ctx context.Context, in Input) (Output, error) {
 	}}, nil
 }
 
-// documentRows describes each record document for documents.tsv.
-func documentRows(cfg model.Config, docs []model.Document) []artifacts.Document {
+// DocumentRows describes each record document for documents.tsv.
+func DocumentRows(cfg model.Config, docs []model.Document) []artifacts.Document {
 	out := make([]artifacts.Document, 0, len(docs))
 	for _, d := range docs {
 		row := artifacts.Document{Path: d.Path, Layer: d.Layer, Source: d.Source, Date: d.Date, Records: len(d.Records), Fields: map[string][]string{}}

@@ -165,7 +165,7 @@ func Splice(ctx context.Context, in SpliceInput) (Spliced, error) {
 		replaced[d] = true
 	}
 	docs = slices.DeleteFunc(docs, func(d artifacts.Document) bool { return replaced[d.Path] })
-	docs = append(docs, documentRows(in.Config, in.Current)...)
+	docs = append(docs, DocumentRows(in.Config, in.Current)...)
 	out.Items = r.Items
 	out.Files = []artifacts.File{
 		rows,
@@ -262,7 +262,22 @@ func renumber(old []artifacts.DocLine, documents, pages []string, segs []Segment
 // and at the ordinals r gives them; ErrNoSplice when a segment has a field
 // the previous index has not.
 func layoutWithin(cfg model.Config, fields []artifacts.Field, segs []Segment, r Renumbering) (Layout, error) {
-	l := Layout{Fields: fields, remap: make([][]uint16, len(segs)), starts: make([]int32, len(segs)), items: r.Items}
+	starts := make([]int32, len(segs))
+	for _, p := range r.pieces {
+		if p.seg >= 0 {
+			starts[p.seg] = p.at
+		}
+	}
+	return LayoutWithin(cfg, fields, segs, starts, r.Items)
+}
+
+// LayoutWithin lays segments out in an index's fields, each segment's
+// items from the ordinal starts gives it, in an index of items items:
+// what an index splice does, and what a query that lays changed units
+// over the artifacts in place does. ErrNoSplice when a segment has a
+// field the index has not, or a field's weight is not cfg's.
+func LayoutWithin(cfg model.Config, fields []artifacts.Field, segs []Segment, starts []int32, items int) (Layout, error) {
+	l := Layout{Fields: fields, remap: make([][]uint16, len(segs)), starts: starts, items: items}
 	for i, f := range fields {
 		if f.Weight != cfg.Weight(f.Name) {
 			return l, ErrNoSplice
@@ -279,11 +294,6 @@ func layoutWithin(cfg model.Config, fields []artifacts.Field, segs []Segment, r 
 				return l, ErrNoSplice
 			}
 			l.remap[i][j] = uint16(k)
-		}
-	}
-	for _, p := range r.pieces {
-		if p.seg >= 0 {
-			l.starts[p.seg] = p.at
 		}
 	}
 	return l, nil

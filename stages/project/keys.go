@@ -184,6 +184,17 @@ func (t *KeyTable) fill(k *artifacts.Key, i int) error {
 	return rowKey(k, t.row(i), t.fields, t.cfg)
 }
 
+// KeyOf makes the key of row d given the part of it that comes from
+// comparing rows (placed: its Chrono, Source, TitleGroup and URLGroup, as
+// Placed gives them), in a base of the given number of fields: what a row
+// whose place among the others did not change keys as.
+func KeyOf(placed artifacts.Key, d *artifacts.Doc, fields int, cfg model.Config) (artifacts.Key, error) {
+	k := artifacts.Key{Chrono: placed.Chrono, Source: placed.Source, TitleGroup: placed.TitleGroup, URLGroup: placed.URLGroup,
+		Norms: make([]byte, fields)}
+	err := rowKey(&k, d, fields, cfg)
+	return k, err
+}
+
 // minKeysPart is the fewest rows worth a goroutine of their own (a
 // variable so that tests can compute small tables in parts).
 var minKeysPart = 4096

@@ -1,0 +1,442 @@
+package corpus
+
+import (
+	"cmp"
+	"context"
+	"iter"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/query/tables"
+	"github.com/cairn-kb/cairn/stages/graph"
+	"github.com/cairn-kb/cairn/stages/index"
+	"github.com/cairn-kb/cairn/stages/lib/diag"
+	"github.com/cairn-kb/cairn/stages/lib/model"
+	"github.com/cairn-kb/cairn/stages/load"
+	"github.com/cairn-kb/cairn/stages/project"
+)
+
+// Tables is what an IndexCorpus reads the artifacts through: a
+// tables.Reader, or an overlay of one with changed items laid over it.
+type Tables interface {
+	Items() int
+	Fields() []artifacts.Field
+	Row(ord int) (artifacts.Doc, error)
+	Rows(ords []int) ([]artifacts.Doc, error)
+	Keys(ords []int) ([]artifacts.Key, error)
+	Search(uri string) (int, bool, error)
+	Term(term string) (artifacts.TermEntry, bool, error)
+	TermsWith(sub string) ([]artifacts.TermEntry, error)
+	Postings(e artifacts.TermEntry) ([]artifacts.Posting, error)
+	Outgoing(node string) ([]artifacts.Link, bool, error)
+	Incoming(node string, limit int) ([]artifacts.Link, bool, error)
+	// BytesRead is how many bytes of each artifact were read, by name.
+	BytesRead() map[string]int64
+	Close() error
+}
+
+// An overlay answers from the artifacts on disk with the items of some
+// changed record documents and pages laid over theirs: what a query reads
+// when those files changed since the build but every item kept its URI,
+// its place among the others (source, title, URL, time) and the index's
+// fields. The replaced items keep their ordinals, so nothing else moves:
+// a row, a key or a postings line is read from disk as an indexed query
+// reads it, and only the few that name a replaced item are mended. The
+// answers are those the next build's artifacts give, at the cost of
+// projecting the changed files, not of splicing every artifact (see
+// overlayChanges for when it applies; the splice covers the rest).
+type overlay struct {
+	*tables.Reader
+	rows     map[int]artifacts.Doc // the replaced items' rows and keys, by ordinal
+	keys     map[int]artifacts.Key
+	postings map[string][]artifacts.Posting // the replaced items' postings, by term
+	terms    []string                       // those terms, sorted
+	out      map[string][]artifacts.Link    // the replaced items' outgoing links, by URI
+	replaced map[string]bool                // the replaced items' URIs
+	in       map[string][]graph.Inbound     // their links, by destination
+	count    int                            // how many items are replaced
+
+	mu     sync.Mutex
+	merged map[string][]artifacts.Posting // a term's postings, mended, once read
+}
+
+// overlayChanges lays the changed units of loaded (the changed documents
+// and every page, parsed after Scanned.Narrow) over the artifacts r reads.
+// ok is false when the change is not one an overlay can answer exactly:
+// a unit added or removed, an item added, removed or moved (its source,
+// title, URL or time changed), a field the index lacks or may lose, a
+// page that supersedes, a changed item that is an alias; the caller
+// splices then.
+func overlayChanges(ctx context.Context, r *tables.Reader, loaded load.Output, c load.CorpusChanges) (*overlay, map[string]artifacts.Document, bool) {
+	base := loaded.Base
+	here := map[string]model.Document{}
+	for _, d := range base.Documents {
+		here[d.Path] = d
+	}
+	var docs []model.Document
+	for _, p := range c.Documents {
+		d, ok := here[p]
+		if !ok {
+			return nil, nil, false // gone: its items leave
+		}
+		docs = append(docs, d)
+	}
+	for _, pg := range base.Pages {
+		if _, ok := slices.BinarySearch(c.Pages, pg.Path); ok && len(pg.Front.Supersedes) > 0 {
+			return nil, nil, false // it flags items of other units
+		}
+	}
+	aliases := map[string]bool{}
+	for _, id := range base.Config.Identities {
+		for _, a := range id.Aliases {
+			aliases[a] = true
+		}
+	}
+	p := project.NewProjector(base)
+	var ds diag.List
+	var s project.Scratch
+	var units [][]project.Item
+	for _, d := range docs {
+		units = append(units, p.Document(d, &s, &ds, true))
+	}
+	pages := p.PagesNamed(c.Pages, &s, true)
+	if len(pages) != len(c.Pages) {
+		return nil, nil, false // a page is gone
+	}
+	for _, it := range pages {
+		units = append(units, []project.Item{it})
+	}
+	if ds.HasErrors() || ctx.Err() != nil {
+		return nil, nil, false // the scan reports the mistakes
+	}
+	o := &overlay{Reader: r, rows: map[int]artifacts.Doc{}, keys: map[int]artifacts.Key{}, postings: map[string][]artifacts.Posting{},
+		out: map[string][]artifacts.Link{}, replaced: map[string]bool{}, in: map[string][]graph.Inbound{}, merged: map[string][]artifacts.Posting{}}
+	fields := r.Fields()
+	var segs []index.Segment
+	var starts []int32
+	var olds [][]artifacts.Doc
+	for u, items := range units {
+		from, to, err := unitRange(r, items, u >= len(docs), c, u)
+		if err != nil || to-from != len(items) || len(items) == 0 {
+			return nil, nil, false
+		}
+		ords := make([]int, len(items))
+		for k := range ords {
+			ords[k] = from + k
+		}
+		old, err := r.Rows(ords)
+		if err != nil {
+			return nil, nil, false
+		}
+		seg := index.NewSegment(items)
+		for k := range seg.Rows {
+			if aliases[seg.Rows[k].URI] || !samePlace(&old[k], &seg.Rows[k]) {
+				return nil, nil, false
+			}
+		}
+		segs = append(segs, seg)
+		starts = append(starts, int32(from))
+		olds = append(olds, old)
+	}
+	l, err := index.LayoutWithin(base.Config, fields, segs, starts, r.Items())
+	if err != nil {
+		return nil, nil, false
+	}
+	stamps := map[int]string{}
+	for u, seg := range segs {
+		had, has := map[int32]bool{}, map[int32]bool{}
+		ords := make([]int, len(seg.Rows))
+		for k := range seg.Rows {
+			ords[k] = int(starts[u]) + k
+			for _, f := range olds[u][k].Lengths {
+				had[f.Field] = had[f.Field] || f.N > 0
+			}
+		}
+		oldKeys, err := r.Keys(ords)
+		if err != nil {
+			return nil, nil, false
+		}
+		for k, row := range seg.Rows {
+			row.Lengths = slices.Clone(row.Lengths)
+			l.Renumber(u, row.Lengths)
+			for _, f := range row.Lengths {
+				has[f.Field] = has[f.Field] || f.N > 0
+			}
+			key, err := project.KeyOf(oldKeys[k], &row, len(fields), base.Config)
+			if err != nil {
+				return nil, nil, false
+			}
+			key.Offset = oldKeys[k].Offset
+			o.rows[ords[k]], o.keys[ords[k]] = row, key
+			o.replaced[row.URI] = true
+			stamps[ords[k]] = project.Newest(&row)
+		}
+		for f, n := range had {
+			if n && !has[f] {
+				return nil, nil, false // the field may have no item left: fields.tsv would change
+			}
+		}
+	}
+	l.Merge(segs, func(t string, n int, postings iter.Seq[artifacts.Posting]) {
+		ps := make([]artifacts.Posting, 0, n)
+		for p := range postings {
+			ps = append(ps, p)
+		}
+		o.postings[t] = ps
+		o.terms = append(o.terms, t)
+	})
+	for u, items := range units {
+		for k := range items {
+			n := graph.NodeOf(&items[k])
+			if len(n.Links) > 0 {
+				o.out[n.URI] = n.Links
+			}
+			for _, link := range n.Links {
+				o.in[link.Node] = append(o.in[link.Node], graph.Inbound{Kind: link.Kind, Ord: starts[u] + int32(k), At: n.At})
+			}
+		}
+	}
+	o.count = len(o.rows)
+	replacedDocs := map[string]artifacts.Document{}
+	for _, d := range index.DocumentRows(base.Config, docs) {
+		replacedDocs[d.Path] = d
+	}
+	return o, replacedDocs, true
+}
+
+// unitRange is where unit u's items sit in the index: a document's run of
+// URIs path#..., a page's one row.
+func unitRange(r *tables.Reader, items []project.Item, page bool, c load.CorpusChanges, u int) (from, to int, err error) {
+	if page {
+		o, found, err := r.Search(items[0].URI)
+		if err != nil || !found {
+			return 0, 0, cmp.Or(err, error(errNotThere))
+		}
+		return o, o + 1, nil
+	}
+	path := c.Documents[u]
+	// Every URI with the prefix path# sorts before path$ ('$' follows '#').
+	if from, _, err = r.Search(path + "#"); err != nil {
+		return 0, 0, err
+	}
+	to, _, err = r.Search(path + "$")
+	return from, to, err
+}
+
+// errNotThere is a changed page the index does not hold: it is new.
+var errNotThere = &artifacts.CorruptError{Msg: "not in the index"}
+
+// samePlace reports whether an item keeps the place its old row had among
+// the others: the same URI, and what the key table compares rows by.
+func samePlace(old, row *artifacts.Doc) bool {
+	return old.URI == row.URI && old.Source == row.Source && old.Title == row.Title && old.URLKey == row.URLKey &&
+		old.Date == row.Date && project.Newest(old) == project.Newest(row)
+}
+
+// Row is the replaced item's row, else the artifacts'.
+func (o *overlay) Row(ord int) (artifacts.Doc, error) {
+	if d, ok := o.rows[ord]; ok {
+		return d, nil
+	}
+	return o.Reader.Row(ord)
+}
+
+// Rows reads the rows of ords, the replaced ones from the overlay.
+func (o *overlay) Rows(ords []int) ([]artifacts.Doc, error) { return mend(ords, o.rows, o.Reader.Rows) }
+
+// Keys reads the keys of ords, the replaced ones from the overlay.
+func (o *overlay) Keys(ords []int) ([]artifacts.Key, error) { return mend(ords, o.keys, o.Reader.Keys) }
+
+// mend reads ords with read, but those mine holds.
+func mend[T any](ords []int, mine map[int]T, read func([]int) ([]T, error)) ([]T, error) {
+	var rest []int
+	for _, ord := range ords {
+		if _, ok := mine[ord]; !ok {
+			rest = append(rest, ord)
+		}
+	}
+	if len(rest) == len(ords) {
+		return read(ords)
+	}
+	got, err := read(rest)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]T, len(ords))
+	for i, ord := range ords {
+		if v, ok := mine[ord]; ok {
+			out[i] = v
+		} else {
+			out[i], got = got[0], got[1:]
+		}
+	}
+	return out, nil
+}
+
+// Term is the dictionary entry of term with its document frequency
+// counted over the mended postings; a term only replaced items held, and
+// hold no more, is gone.
+func (o *overlay) Term(term string) (artifacts.TermEntry, bool, error) {
+	e, found, err := o.Reader.Term(term)
+	if err != nil {
+		return e, false, err
+	}
+	if !found {
+		e = artifacts.TermEntry{Term: term}
+	}
+	ps, err := o.mended(e, found)
+	if err != nil || len(ps) == 0 {
+		return artifacts.TermEntry{}, false, err
+	}
+	e.DF = distinct(ps)
+	return e, true, nil
+}
+
+// TermsWith is every term containing sub that an item holds: the
+// dictionary's, mended, and those only replaced items hold.
+func (o *overlay) TermsWith(sub string) ([]artifacts.TermEntry, error) {
+	old, err := o.Reader.TermsWith(sub)
+	if err != nil {
+		return nil, err
+	}
+	var out []artifacts.TermEntry
+	add := func(e artifacts.TermEntry, found bool) error {
+		ps, err := o.mended(e, found)
+		if err == nil && len(ps) > 0 {
+			e.DF = distinct(ps)
+			out = append(out, e)
+		}
+		return err
+	}
+	for _, e := range old {
+		if err := add(e, true); err != nil {
+			return nil, err
+		}
+	}
+	for _, t := range o.terms {
+		if strings.Contains(t, sub) && !slices.ContainsFunc(old, func(e artifacts.TermEntry) bool { return e.Term == t }) {
+			if err := add(artifacts.TermEntry{Term: t}, false); err != nil {
+				return nil, err
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b artifacts.TermEntry) int { return strings.Compare(a.Term, b.Term) })
+	return out, nil
+}
+
+// Postings are the mended postings of an entry Term or TermsWith gave.
+func (o *overlay) Postings(e artifacts.TermEntry) ([]artifacts.Posting, error) {
+	return o.mended(e, e.Length > 0)
+}
+
+// mended is term e's postings with the replaced items' old ones left out
+// and their new ones merged in, sorted by item then field; found says
+// whether the dictionary holds the term (with e's range). It is read once
+// per term.
+func (o *overlay) mended(e artifacts.TermEntry, found bool) ([]artifacts.Posting, error) {
+	o.mu.Lock()
+	ps, ok := o.merged[e.Term]
+	o.mu.Unlock()
+	if ok {
+		return ps, nil
+	}
+	var old []artifacts.Posting
+	if found {
+		var err error
+		if old, err = o.Reader.Postings(e); err != nil {
+			return nil, err
+		}
+	}
+	old = slices.DeleteFunc(old, func(p artifacts.Posting) bool { _, gone := o.rows[int(p.Doc)]; return gone })
+	ps = mergePostings(old, o.postings[e.Term])
+	o.mu.Lock()
+	o.merged[e.Term] = ps
+	o.mu.Unlock()
+	return ps, nil
+}
+
+// mergePostings merges two lists sorted by item then field.
+func mergePostings(a, b []artifacts.Posting) []artifacts.Posting {
+	if len(b) == 0 {
+		return a
+	}
+	out := make([]artifacts.Posting, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		if cmp.Or(cmp.Compare(a[0].Doc, b[0].Doc), cmp.Compare(a[0].Field, b[0].Field)) < 0 {
+			out, a = append(out, a[0]), a[1:]
+		} else {
+			out, b = append(out, b[0]), b[1:]
+		}
+	}
+	return append(append(out, a...), b...)
+}
+
+// distinct counts the items of postings sorted by item.
+func distinct(ps []artifacts.Posting) int {
+	n := 0
+	for i, p := range ps {
+		if i == 0 || p.Doc != ps[i-1].Doc {
+			n++
+		}
+	}
+	return n
+}
+
+// Outgoing is a replaced item's links, else the artifacts'.
+func (o *overlay) Outgoing(node string) ([]artifacts.Link, bool, error) {
+	if o.replaced[node] {
+		links := o.out[node]
+		return links, len(links) > 0, nil
+	}
+	return o.Reader.Outgoing(node)
+}
+
+// Incoming is node's inbound links from the artifacts, those of replaced
+// items left out and their new ones merged in, in the tables' order, at
+// most limit (all when limit <= 0).
+func (o *overlay) Incoming(node string, limit int) ([]artifacts.Link, bool, error) {
+	added := o.in[node]
+	read := 0 // all of the line when new links go in
+	if len(added) == 0 && limit > 0 {
+		read = limit + o.count // enough left once the replaced items' links go
+	}
+	kept, _, err := o.Reader.Incoming(node, read)
+	if err != nil {
+		return nil, false, err
+	}
+	kept = slices.DeleteFunc(kept, func(l artifacts.Link) bool { return o.isReplaced(l.Node) })
+	var links []artifacts.Link
+	if len(added) > 0 {
+		var ferr error
+		links = graph.MergeInbound(kept, added, func(ord int32) string {
+			d, err := o.Row(int(ord))
+			ferr = cmp.Or(ferr, err)
+			return project.Newest(&d)
+		})
+		if ferr != nil {
+			return nil, false, ferr
+		}
+	} else {
+		links = kept
+	}
+	if limit > 0 && len(links) > limit {
+		links = links[:limit]
+	}
+	return links, len(links) > 0, nil
+}
+
+// isReplaced reports whether an inbound link's source is a replaced item.
+func (o *overlay) isReplaced(src string) bool {
+	ref, ok := strings.CutPrefix(src, artifacts.ItemRef)
+	if !ok {
+		return false
+	}
+	n := 0
+	for _, c := range []byte(ref) {
+		n = n*10 + int(c-'0')
+	}
+	_, gone := o.rows[n]
+	return gone
+}
