@@ -120,6 +120,23 @@ var keyFixedWidth = func() int {
 	return n
 }()
 
+// KeyPlaceColumns returns a docs.key line's source column (8 hex digits)
+// and title-terms column (16), as written, for a reader that sweeps every
+// line for the few of one source and title without decoding them.
+func KeyPlaceColumns(line []byte) (source, titleTerms []byte) {
+	if len(line) < keyTitleTermsAt+16 {
+		return nil, nil
+	}
+	return line[keySourceAt : keySourceAt+8], line[keyTitleTermsAt : keyTitleTermsAt+16]
+}
+
+// HexColumn writes v as a fixed-width docs.key column of width hex digits.
+func HexColumn(v uint64, width int) []byte {
+	b := make([]byte, width)
+	putHex(b, v)
+	return b
+}
+
 // KeyWidth is the width of a docs.key line, LF included, for a base of
 // the given number of fields (a base without fields writes its norms as -).
 func KeyWidth(fields int) int { return keyFixedWidth + max(fields, 1) }

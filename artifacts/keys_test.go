@@ -190,3 +190,18 @@ func FuzzParseHex(f *testing.F) {
 		}
 	})
 }
+
+// TestKeyPlaceColumns: the columns a sweep reads by position are the
+// source and title terms a key was encoded with.
+func TestKeyPlaceColumns(t *testing.T) {
+	k := Key{Offset: 77, Chrono: 3, Day: 20261102, Source: 0x2a, HalfLife: 9, Flags: KeyRecord, TitleGroup: -1,
+		TitleTerms: 0x0123456789abcdef, URLGroup: 4, Norms: []byte{1, 0}}
+	line, err := AppendKey(nil, &k, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, terms := KeyPlaceColumns(line)
+	if string(src) != string(HexColumn(0x2a, 8)) || string(terms) != "0123456789abcdef" {
+		t.Errorf("columns %q and %q of %q", src, terms, line)
+	}
+}

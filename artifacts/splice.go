@@ -60,11 +60,12 @@ func EncodeDocRow(b []byte, d Doc) []byte {
 
 // Where docs.key's ranked and grouped columns start in a line.
 const (
-	keyOffsetAt = 0
-	keyChronoAt = 13
-	keySourceAt = 13 + 9 + 11
-	keyTitleAt  = keySourceAt + 9 + 9 + 5
-	keyURLAt    = keyTitleAt + 9 + 17
+	keyOffsetAt     = 0
+	keyChronoAt     = 13
+	keySourceAt     = 13 + 9 + 11
+	keyTitleAt      = keySourceAt + 9 + 9 + 5
+	keyTitleTermsAt = keyTitleAt + 9
+	keyURLAt        = keyTitleTermsAt + 17
 )
 
 // PatchKey rewrites, in a copy of a docs.key line appended to b, the

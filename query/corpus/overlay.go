@@ -13,6 +13,7 @@ import (
 	"github.com/cairn-kb/cairn/stages/graph"
 	"github.com/cairn-kb/cairn/stages/index"
 	"github.com/cairn-kb/cairn/stages/lib/diag"
+	"github.com/cairn-kb/cairn/stages/lib/lex"
 	"github.com/cairn-kb/cairn/stages/lib/model"
 	"github.com/cairn-kb/cairn/stages/load"
 	"github.com/cairn-kb/cairn/stages/project"
@@ -40,8 +41,7 @@ type Tables interface {
 // An overlay answers from the artifacts on disk with the items of some
 // changed record documents and pages laid over theirs: what a query reads
 // when those files changed since the build but every item kept its URI,
-// its place among the others (source, title, URL, time) and the index's
-// fields. The replaced items keep their ordinals, so nothing else moves:
+// its place among the others (source, URL, time) and the index's fields. The replaced items keep their ordinals, so nothing else moves:
 // a row, a key or a postings line is read from disk as an indexed query
 // reads it, and only the few that name a replaced item are mended. The
 // answers are those the next build's artifacts give, at the cost of
@@ -66,9 +66,9 @@ type overlay struct {
 // and every page, parsed after Scanned.Narrow) over the artifacts r reads.
 // ok is false when the change is not one an overlay can answer exactly:
 // a unit added or removed, an item added, removed or moved (its source,
-// title, URL or time changed), a field the index lacks or may lose, a
-// page that supersedes, a changed item that is an alias; the caller
-// splices then.
+// URL or time changed), a field the index lacks or may lose, a page that
+// supersedes, a changed item that is an alias; the caller splices then.
+// A changed title is mended (regroup).
 func overlayChanges(ctx context.Context, r *tables.Reader, loaded load.Output, c load.CorpusChanges) (*overlay, map[string]artifacts.Document, bool) {
 	base := loaded.Base
 	here := map[string]model.Document{}
@@ -117,6 +117,7 @@ func overlayChanges(ctx context.Context, r *tables.Reader, loaded load.Output, c
 	var segs []index.Segment
 	var starts []int32
 	var olds [][]artifacts.Doc
+	var retitled []retitle
 	for u, items := range units {
 		from, to, err := unitRange(r, items, u >= len(docs), c, u)
 		if err != nil || to-from != len(items) || len(items) == 0 {
@@ -134,6 +135,9 @@ func overlayChanges(ctx context.Context, r *tables.Reader, loaded load.Output, c
 		for k := range seg.Rows {
 			if aliases[seg.Rows[k].URI] || !samePlace(&old[k], &seg.Rows[k]) {
 				return nil, nil, false
+			}
+			if old[k].Title != seg.Rows[k].Title {
+				retitled = append(retitled, retitle{ord: from + k, was: old[k].Title})
 			}
 		}
 		segs = append(segs, seg)
@@ -178,6 +182,9 @@ func overlayChanges(ctx context.Context, r *tables.Reader, loaded load.Output, c
 				return nil, nil, false // the field may have no item left: fields.tsv would change
 			}
 		}
+	}
+	if len(retitled) > 0 && o.regroup(retitled) != nil {
+		return nil, nil, false
 	}
 	l.Merge(segs, func(t string, n int, postings iter.Seq[artifacts.Posting]) {
 		ps := make([]artifacts.Posting, 0, n)
@@ -229,10 +236,98 @@ func unitRange(r *tables.Reader, items []project.Item, page bool, c load.CorpusC
 var errNotThere = &artifacts.CorruptError{Msg: "not in the index"}
 
 // samePlace reports whether an item keeps the place its old row had among
-// the others: the same URI, and what the key table compares rows by.
+// the others, but for its title: the same URI, and what the key table
+// compares rows by (a new title regroups, see regroup).
 func samePlace(old, row *artifacts.Doc) bool {
-	return old.URI == row.URI && old.Source == row.Source && old.Title == row.Title && old.URLKey == row.URLKey &&
+	return old.URI == row.URI && old.Source == row.Source && old.URLKey == row.URLKey &&
 		old.Date == row.Date && project.Newest(old) == project.Newest(row)
+}
+
+// retitle is a replaced item whose title changed, with its old title.
+type retitle struct {
+	ord int
+	was string
+}
+
+// regroup mends the title groups a new title changes. A key's title group
+// is the first ordinal of the items of its source with its title: the
+// items that leave a group or join one can change the group's first item,
+// and so the key of every item in it. Every group a retitled item left or
+// joined is found again in full, from a sweep of every key (their source
+// and title-terms hash name the candidates, whose rows say their titles),
+// and each member's key is given the group's first ordinal.
+func (o *overlay) regroup(retitled []retitle) error {
+	type group struct {
+		source uint32
+		title  string
+	}
+	hit := map[group]bool{}
+	sources, hashes := map[uint32]bool{}, map[uint64]bool{}
+	for _, rt := range retitled {
+		k := o.keys[rt.ord]
+		for _, title := range []string{rt.was, o.rows[rt.ord].Title} {
+			if title != "" {
+				hit[group{k.Source, title}] = true
+				sources[k.Source], hashes[lex.TitleKey(title)] = true, true
+			}
+		}
+		if o.rows[rt.ord].Title == "" {
+			k.TitleGroup = -1
+			o.keys[rt.ord] = k
+		}
+	}
+	// The candidates are the lines of a source and title-terms hash hit,
+	// told by two columns of each line as written.
+	wantSource, wantTerms := map[string]bool{}, map[string]bool{}
+	for src := range sources {
+		wantSource[string(artifacts.HexColumn(uint64(src), 8))] = true
+	}
+	for h := range hashes {
+		wantTerms[string(artifacts.HexColumn(h, 16))] = true
+	}
+	ords, err := o.Reader.KeysWhere(func(line []byte) bool {
+		src, terms := artifacts.KeyPlaceColumns(line)
+		return wantSource[string(src)] && wantTerms[string(terms)]
+	})
+	if err != nil {
+		return err
+	}
+	kept := slices.DeleteFunc(ords, func(i int) bool { _, replaced := o.rows[i]; return replaced })
+	keys, err := o.Reader.Keys(kept)
+	if err != nil {
+		return err
+	}
+	rows, err := o.Reader.Rows(kept)
+	if err != nil {
+		return err
+	}
+	keyOf := map[int]artifacts.Key{}
+	members := map[group][]int{}
+	for j, i := range kept {
+		keyOf[i] = keys[j]
+		if g := (group{keys[j].Source, rows[j].Title}); hit[g] {
+			members[g] = append(members[g], i)
+		}
+	}
+	for i, row := range o.rows {
+		if g := (group{o.keys[i].Source, row.Title}); row.Title != "" && hit[g] {
+			members[g] = append(members[g], i)
+		}
+	}
+	for _, ms := range members {
+		head := int32(slices.Min(ms))
+		for _, m := range ms {
+			k, replaced := o.keys[m]
+			if !replaced {
+				k = keyOf[m]
+			}
+			if k.TitleGroup != head {
+				k.TitleGroup = head
+				o.keys[m] = k
+			}
+		}
+	}
+	return nil
 }
 
 // Row is the replaced item's row, else the artifacts'.
@@ -410,10 +505,15 @@ func (o *overlay) Incoming(node string, limit int) ([]artifacts.Link, bool, erro
 	var links []artifacts.Link
 	if len(added) > 0 {
 		var ferr error
+		stamps := map[int32]string{} // a binary search probes the same sources again
 		links = graph.MergeInbound(kept, added, func(ord int32) string {
+			if at, ok := stamps[ord]; ok {
+				return at
+			}
 			d, err := o.Row(int(ord))
 			ferr = cmp.Or(ferr, err)
-			return project.Newest(&d)
+			stamps[ord] = project.Newest(&d)
+			return stamps[ord]
 		})
 		if ferr != nil {
 			return nil, false, ferr

@@ -30,24 +30,26 @@ func TestOverlayReadsAsAWholeBuild(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			built := querytest.BuiltGolden(t, name)
 			docs, pages := unitsOn(t, built)
-			type edit struct {
-				name  string
-				files []string
-			}
 			var edits []edit
 			for _, d := range docs {
-				edits = append(edits, edit{d, []string{d}})
+				edits = append(edits, edit{name: d, files: []string{d}})
 			}
 			for _, p := range pages {
-				edits = append(edits, edit{p, []string{p}})
+				edits = append(edits, edit{name: p, files: []string{p}})
 			}
-			edits = append(edits, edit{"three units", []string{docs[0], docs[len(docs)-1], pages[len(pages)-1]}})
+			edits = append(edits, edit{name: "three units", files: []string{docs[0], docs[len(docs)-1], pages[len(pages)-1]}})
+			if name == "demo" {
+				edits = append(edits, retitles...)
+			}
 			taken, tried := 0, 0
 			for _, e := range edits {
 				dir := copyBase(t, built, true)
 				edited := true
 				for _, f := range e.files {
 					edited = editUnit(t, dir, f) && edited
+				}
+				for _, r := range e.replace {
+					querytest.Edit(t, dir, r[0], r[1], r[2])
 				}
 				if !edited {
 					continue // a document with no text to change
@@ -74,6 +76,28 @@ func TestOverlayReadsAsAWholeBuild(t *testing.T) {
 			}
 		})
 	}
+}
+
+// edit is one change to a base: units edited by editUnit, and
+// replacements (file, old, new) made by querytest.Edit.
+type edit struct {
+	name    string
+	files   []string
+	replace [][3]string
+}
+
+// retitles change the titles of demo records: the first item of a title
+// group leaves it, so the group's next item heads it; an item joins a
+// group ahead of its first item, which then follows it; a page is
+// renamed.
+var retitles = []edit{
+	{name: "a group's first item retitled", replace: [][3]string{{"events/2026-11-02/tickets.json",
+		`"summary": "arm64 nightly: cosign verification tests time out"`, `"summary": "arm64 nightly: cosign tests time out again"`}}},
+	{name: "an item retitled ahead of a group", replace: [][3]string{{"events/2026-11-02/tickets.json",
+		`"summary": "arm64 nightly: cosign verification tests time out"`, `"summary": "Pull-through cache for ghcr.io"`}}},
+	{name: "two items trade titles", replace: [][3]string{
+		{"events/2026-11-09/tickets.json", `"summary": "Scope push tokens to a single repository"`, `"summary": "Pull-through cache for ghcr.io"`},
+		{"events/2026-11-04/tickets.json", `"summary": "Pull-through cache for ghcr.io"`, `"summary": "Scope push tokens to a single repository"`}}},
 }
 
 // unitsOn lists the record documents and the pages that supersede nothing

@@ -361,3 +361,34 @@ func (r *Reader) inBatches(ords []int, gap, span int, what string, batch func(ru
 	}
 	return nil
 }
+
+// KeysWhere sweeps docs.key in large reads and returns, in order, the
+// ordinals whose line keep accepts; keep sees each line as written and
+// may not keep it. No key is decoded: a caller that looks for the few
+// items of one source and title across a whole base tests two columns of
+// each line (artifacts.KeyPlaceColumns) and decodes the few it keeps.
+func (r *Reader) KeysWhere(keep func(line []byte) bool) ([]int, error) {
+	if r.items == 0 {
+		return nil, nil
+	}
+	width := r.keyWidth
+	per := max(1, sweepChunk/width) // whole lines a read
+	var out []int
+	var block []byte
+	for first := 0; first < r.items; first += per {
+		n := min(per, r.items-first)
+		var err error
+		if block, err = r.key.readInto(block, r.keyLine(first), n*width); err != nil {
+			return nil, err
+		}
+		if len(block) != n*width {
+			return nil, r.key.corrupt(r.keyLine(first), truncated)
+		}
+		for k := range n {
+			if keep(block[k*width : (k+1)*width]) {
+				out = append(out, first+k)
+			}
+		}
+	}
+	return out, nil
+}
