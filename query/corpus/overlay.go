@@ -67,7 +67,8 @@ type overlay struct {
 // ok is false when the change is not one an overlay can answer exactly:
 // a unit added or removed, an item added, removed or moved (its source,
 // URL or time changed), a field the index lacks or may lose, a page that
-// supersedes, a changed item that is an alias; the caller splices then.
+// supersedes or did, a changed item that is an alias; the caller splices
+// then.
 // A changed title is mended (regroup).
 func overlayChanges(ctx context.Context, r *tables.Reader, loaded load.Output, c load.CorpusChanges) (*overlay, map[string]artifacts.Document, bool) {
 	base := loaded.Base
@@ -92,6 +93,14 @@ func overlayChanges(ctx context.Context, r *tables.Reader, loaded load.Output, c
 	for _, id := range base.Config.Identities {
 		for _, a := range id.Aliases {
 			aliases[a] = true
+		}
+	}
+	// A page that superseded others flags them; once it changed, their
+	// flags may change too.
+	for _, pg := range c.Pages {
+		links, _, err := r.Outgoing(pg)
+		if err != nil || slices.ContainsFunc(links, func(l artifacts.Link) bool { return l.Kind == artifacts.EdgeSupersedes }) {
+			return nil, nil, false
 		}
 	}
 	p := project.NewProjector(base)

@@ -44,6 +44,12 @@ func TestOverlayReadsAsAWholeBuild(t *testing.T) {
 			taken, tried := 0, 0
 			for _, e := range edits {
 				dir := copyBase(t, built, true)
+				if len(e.before) > 0 {
+					for _, r := range e.before {
+						querytest.Edit(t, dir, r[0], r[1], r[2])
+					}
+					goldentest.Build(t, dir)
+				}
 				edited := true
 				for _, f := range e.files {
 					edited = editUnit(t, dir, f) && edited
@@ -84,6 +90,8 @@ type edit struct {
 	name    string
 	files   []string
 	replace [][3]string
+	// before are replacements made, and built, before the edit.
+	before [][3]string
 }
 
 // retitles change the titles of demo records: the first item of a title
@@ -95,6 +103,10 @@ var retitles = []edit{
 		`"summary": "arm64 nightly: cosign verification tests time out"`, `"summary": "arm64 nightly: cosign tests time out again"`}}},
 	{name: "an item retitled ahead of a group", replace: [][3]string{{"events/2026-11-02/tickets.json",
 		`"summary": "arm64 nightly: cosign verification tests time out"`, `"summary": "Pull-through cache for ghcr.io"`}}},
+	{name: "a page supersedes no more", replace: [][3]string{{"wiki/retention-policy.md",
+		"supersedes: [wiki/retention-policy-v1.md]\n", ""}},
+		// The page it superseded then says nothing of it itself.
+		before: [][3]string{{"wiki/retention-policy-v1.md", "status: superseded\nsuperseded_by: wiki/retention-policy.md\n", ""}}},
 	{name: "two items trade titles", replace: [][3]string{
 		{"events/2026-11-09/tickets.json", `"summary": "Scope push tokens to a single repository"`, `"summary": "Pull-through cache for ghcr.io"`},
 		{"events/2026-11-04/tickets.json", `"summary": "Pull-through cache for ghcr.io"`, `"summary": "Scope push tokens to a single repository"`}}},
