@@ -5,6 +5,7 @@ import (
 	"context"
 	"iter"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -103,7 +104,44 @@ func overlayChanges(ctx context.Context, r *tables.Reader, loaded load.Output, c
 			return nil, nil, false
 		}
 	}
+	// Where each unit's items sit, and what they were: a document's run of
+	// URIs path#..., a page's one row.
+	paths := slices.Concat(c.Documents, c.Pages)
+	olds := make([][]artifacts.Doc, len(paths))
+	froms := make([]int, len(paths))
+	var superseded []string // items some page flags, told by the index
+	for u, path := range paths {
+		from, to, err := unitRange(r, path, u >= len(docs))
+		if err != nil || to <= from {
+			return nil, nil, false // new: its items join
+		}
+		ords := make([]int, to-from)
+		for k := range ords {
+			ords[k] = from + k
+		}
+		if olds[u], err = r.Rows(ords); err != nil {
+			return nil, nil, false
+		}
+		froms[u] = from
+		for _, row := range olds[u] {
+			// The flag was the item's own, or a page's: a supersedes link
+			// into it says which. The pages that set it did not change.
+			if !slices.Contains(row.Flags, project.FlagSuperseded) {
+				continue
+			}
+			links, _, err := r.Incoming(row.URI, 0)
+			if err != nil {
+				return nil, nil, false
+			}
+			if slices.ContainsFunc(links, func(l artifacts.Link) bool { return l.Kind == artifacts.EdgeSupersedes }) {
+				superseded = append(superseded, row.URI)
+			}
+		}
+	}
+	// The loaded pages may be only the changed ones (NarrowPages): the
+	// others' one bearing on these items, what they supersede, is above.
 	p := project.NewProjector(base)
+	p.Supersede(superseded...)
 	var ds diag.List
 	var s project.Scratch
 	var units [][]project.Item
@@ -125,20 +163,11 @@ func overlayChanges(ctx context.Context, r *tables.Reader, loaded load.Output, c
 	fields := r.Fields()
 	var segs []index.Segment
 	var starts []int32
-	var olds [][]artifacts.Doc
 	var retitled []retitle
 	for u, items := range units {
-		from, to, err := unitRange(r, items, u >= len(docs), c, u)
-		if err != nil || to-from != len(items) || len(items) == 0 {
-			return nil, nil, false
-		}
-		ords := make([]int, len(items))
-		for k := range ords {
-			ords[k] = from + k
-		}
-		old, err := r.Rows(ords)
-		if err != nil {
-			return nil, nil, false
+		old, from := olds[u], froms[u]
+		if len(items) != len(old) {
+			return nil, nil, false // an item joined or left
 		}
 		seg := index.NewSegment(items)
 		for k := range seg.Rows {
@@ -151,7 +180,6 @@ func overlayChanges(ctx context.Context, r *tables.Reader, loaded load.Output, c
 		}
 		segs = append(segs, seg)
 		starts = append(starts, int32(from))
-		olds = append(olds, old)
 	}
 	l, err := index.LayoutWithin(base.Config, fields, segs, starts, r.Items())
 	if err != nil {
@@ -222,17 +250,16 @@ func overlayChanges(ctx context.Context, r *tables.Reader, loaded load.Output, c
 	return o, replacedDocs, true
 }
 
-// unitRange is where unit u's items sit in the index: a document's run of
+// unitRange is where a unit's items sit in the index: a document's run of
 // URIs path#..., a page's one row.
-func unitRange(r *tables.Reader, items []project.Item, page bool, c load.CorpusChanges, u int) (from, to int, err error) {
+func unitRange(r *tables.Reader, path string, page bool) (from, to int, err error) {
 	if page {
-		o, found, err := r.Search(items[0].URI)
+		o, found, err := r.Search(path)
 		if err != nil || !found {
 			return 0, 0, cmp.Or(err, error(errNotThere))
 		}
 		return o, o + 1, nil
 	}
-	path := c.Documents[u]
 	// Every URI with the prefix path# sorts before path$ ('$' follows '#').
 	if from, _, err = r.Search(path + "#"); err != nil {
 		return 0, 0, err
@@ -498,8 +525,11 @@ func (o *overlay) Outgoing(node string) ([]artifacts.Link, bool, error) {
 }
 
 // Incoming is node's inbound links from the artifacts, those of replaced
-// items left out and their new ones merged in, in the tables' order, at
-// most limit (all when limit <= 0).
+// items that are gone left out and their new ones merged in, in the
+// tables' order, at most limit (all when limit <= 0). A replaced item
+// keeps its ordinal and its time, so a link it still has keeps its place
+// in the line: only the links that are new are placed, each by a binary
+// search over the line.
 func (o *overlay) Incoming(node string, limit int) ([]artifacts.Link, bool, error) {
 	added := o.in[node]
 	read := 0 // all of the line when new links go in
@@ -510,12 +540,34 @@ func (o *overlay) Incoming(node string, limit int) ([]artifacts.Link, bool, erro
 	if err != nil {
 		return nil, false, err
 	}
-	kept = slices.DeleteFunc(kept, func(l artifacts.Link) bool { return o.isReplaced(l.Node) })
-	var links []artifacts.Link
-	if len(added) > 0 {
+	type link struct {
+		kind string
+		ord  int
+	}
+	still := map[link]bool{}
+	for _, a := range added {
+		still[link{a.Kind, int(a.Ord)}] = true
+	}
+	stayed := map[link]bool{}
+	kept = slices.DeleteFunc(kept, func(l artifacts.Link) bool {
+		ord, ok := o.replacedSource(l.Node)
+		if ok && still[link{l.Kind, ord}] {
+			stayed[link{l.Kind, ord}] = true
+			return false
+		}
+		return ok
+	})
+	var fresh []graph.Inbound
+	for _, a := range added {
+		if !stayed[link{a.Kind, int(a.Ord)}] {
+			fresh = append(fresh, a)
+		}
+	}
+	links := kept
+	if len(fresh) > 0 {
 		var ferr error
 		stamps := map[int32]string{} // a binary search probes the same sources again
-		links = graph.MergeInbound(kept, added, func(ord int32) string {
+		links = graph.MergeInbound(kept, fresh, func(ord int32) string {
 			if at, ok := stamps[ord]; ok {
 				return at
 			}
@@ -527,8 +579,6 @@ func (o *overlay) Incoming(node string, limit int) ([]artifacts.Link, bool, erro
 		if ferr != nil {
 			return nil, false, ferr
 		}
-	} else {
-		links = kept
 	}
 	if limit > 0 && len(links) > limit {
 		links = links[:limit]
@@ -536,16 +586,17 @@ func (o *overlay) Incoming(node string, limit int) ([]artifacts.Link, bool, erro
 	return links, len(links) > 0, nil
 }
 
-// isReplaced reports whether an inbound link's source is a replaced item.
-func (o *overlay) isReplaced(src string) bool {
+// replacedSource is the ordinal of an inbound link's source when that is
+// a replaced item.
+func (o *overlay) replacedSource(src string) (int, bool) {
 	ref, ok := strings.CutPrefix(src, artifacts.ItemRef)
 	if !ok {
-		return false
+		return 0, false
 	}
-	n := 0
-	for _, c := range []byte(ref) {
-		n = n*10 + int(c-'0')
+	n, err := strconv.Atoi(ref)
+	if err != nil {
+		return 0, false
 	}
-	_, gone := o.rows[n]
-	return gone
+	_, replaced := o.rows[n]
+	return n, replaced
 }

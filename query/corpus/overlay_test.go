@@ -63,6 +63,7 @@ func TestOverlayReadsAsAWholeBuild(t *testing.T) {
 				tried++
 				o := overlayOf(t, dir)
 				if o == nil {
+					t.Logf("left to the splice: %s", e.name)
 					continue
 				}
 				taken++
@@ -107,6 +108,15 @@ var retitles = []edit{
 		"supersedes: [wiki/retention-policy-v1.md]\n", ""}},
 		// The page it superseded then says nothing of it itself.
 		before: [][3]string{{"wiki/retention-policy-v1.md", "status: superseded\nsuperseded_by: wiki/retention-policy.md\n", ""}}},
+	{name: "a page another supersedes edited", replace: [][3]string{{"wiki/retention-policy-v1.md",
+		"The original", "The first"}},
+		before: [][3]string{{"wiki/retention-policy-v1.md", "status: superseded\nsuperseded_by: wiki/retention-policy.md\n", ""}}},
+	{name: "a record moves to another assignee and gains a label", replace: [][3]string{{"events/2026-11-02/tickets.json",
+		`"labels": ["security", "auth", "2.4"],
+        "assignee": {"name": "Marc Dubois", "uri": "person:email/marc@x.test"},`,
+		`"labels": ["security", "auth", "2.4", "tokens"],
+        "assignee": {"name": "Inès Kovač", "uri": "person:email/ines@x.test"},`}}},
+	{name: "a page links to two more", replace: [][3]string{{"wiki/arm64-builds.md", "Emulation stays for", "See [push tokens](push-tokens.md) and [the cache](pull-through-cache.md).\nEmulation stays for"}}},
 	{name: "two items trade titles", replace: [][3]string{
 		{"events/2026-11-09/tickets.json", `"summary": "Scope push tokens to a single repository"`, `"summary": "Pull-through cache for ghcr.io"`},
 		{"events/2026-11-04/tickets.json", `"summary": "Pull-through cache for ghcr.io"`, `"summary": "Scope push tokens to a single repository"`}}},
@@ -212,6 +222,7 @@ func overlayOf(t *testing.T, dir string) *overlay {
 		t.Fatal("the edit is not one of record documents and pages alone")
 	}
 	scanned.Narrow(changes.Documents)
+	scanned.NarrowPages(changes.Pages)
 	loaded, err := scanned.Parse(ctx, []string{load.GroupCorpus})
 	if err != nil {
 		t.Fatal(err)

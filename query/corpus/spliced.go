@@ -47,18 +47,12 @@ func Spliced(ctx context.Context, root string, ix Index) (_ *IndexCorpus, _ *loa
 			dir.Close()
 		}
 	}()
-	scanned, err := load.Scan(ctx, load.Input{FS: dir, Stat: stats, Previous: prev})
-	if err != nil {
-		return nil, nil, ix, false
-	}
-	changes, ok := scanned.CorpusChanges(prev)
+	// The changed documents and pages are read; an overlay needs no
+	// other page, a splice every one (for what they supersede), so it
+	// reads them again when the overlay does not apply.
+	changes, loaded, ok := changedUnits(ctx, dir, stats, prev, true)
 	if !ok {
 		return nil, nil, ix, false
-	}
-	scanned.Narrow(changes.Documents)
-	loaded, err := scanned.Parse(ctx, []string{load.GroupCorpus})
-	if err != nil || hasErrors(loaded.Diagnostics) {
-		return nil, nil, ix, false // the scan reports the base's mistakes
 	}
 	n := len(changes.Documents) + len(changes.Pages)
 	reason := fmt.Sprintf("; answered from the index with the %s read anew", plural(n, "changed file", "changed files"))
@@ -67,6 +61,9 @@ func Spliced(ctx context.Context, root string, ix Index) (_ *IndexCorpus, _ *loa
 		return c, dir, ix, true
 	}
 	if !splice.Worth(changes, prev, splice.Share) {
+		return nil, nil, ix, false
+	}
+	if changes, loaded, ok = changedUnits(ctx, dir, stats, prev, false); !ok {
 		return nil, nil, ix, false
 	}
 	out, err := splice.Run(ctx, splice.Input{FS: dir, Base: loaded.Base, Changes: changes, Written: prev})
@@ -115,6 +112,28 @@ func overlaid(ctx context.Context, root string, dir fs.FS, ix Index, prev *artif
 		c.documents[p] = d
 	}
 	return c, true
+}
+
+// changedUnits scans the base for what changed since the build of
+// manifest prev, and parses the changed record documents and the pages:
+// the changed ones alone when onlyChanged, else every one. ok is false
+// when anything else of the corpus changed, or the base has mistakes
+// (the scan reports them).
+func changedUnits(ctx context.Context, dir fs.FS, stats artifacts.StatCache, prev *artifacts.Manifest, onlyChanged bool) (load.CorpusChanges, load.Output, bool) {
+	scanned, err := load.Scan(ctx, load.Input{FS: dir, Stat: stats, Previous: prev})
+	if err != nil {
+		return load.CorpusChanges{}, load.Output{}, false
+	}
+	changes, ok := scanned.CorpusChanges(prev)
+	if !ok {
+		return changes, load.Output{}, false
+	}
+	scanned.Narrow(changes.Documents)
+	if onlyChanged {
+		scanned.NarrowPages(changes.Pages)
+	}
+	loaded, err := scanned.Parse(ctx, []string{load.GroupCorpus})
+	return changes, loaded, err == nil && !hasErrors(loaded.Diagnostics)
 }
 
 // hasErrors reports whether any diagnostic is an error.

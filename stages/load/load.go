@@ -193,6 +193,8 @@ type Scanned struct {
 	documents map[string]bool
 	// corpusKept makes Parse leave the corpus unparsed (see KeepCorpus).
 	corpusKept bool
+	// pages, when set, names the only pages Parse reads (NarrowPages).
+	pages map[string]bool
 }
 
 // Narrow makes Parse read only the record documents named, and every
@@ -206,9 +208,20 @@ func (s *Scanned) Narrow(documents []string) {
 	}
 }
 
+// NarrowPages makes Parse read only the pages named, once Narrow has
+// named the documents: a reader that lays changed units over the index
+// needs no other page (Base.Pages then holds only those).
+func (s *Scanned) NarrowPages(pages []string) {
+	s.pages = make(map[string]bool, len(pages))
+	for _, p := range pages {
+		s.pages[p] = true
+	}
+}
+
 // reads reports whether Parse reads the corpus entry e.
 func (s *Scanned) reads(e entry) bool {
-	return e.kind == kindPage || e.kind == kindDocument && (s.documents == nil || s.documents[e.path] || e.unread)
+	return e.kind == kindPage && (s.pages == nil || s.pages[e.path] || e.unread) ||
+		e.kind == kindDocument && (s.documents == nil || s.documents[e.path] || e.unread)
 }
 
 // Scan finds the base's files, hashes them stat-first, computes each

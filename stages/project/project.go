@@ -102,6 +102,15 @@ func NewProjector(b model.Base) *Projector {
 	return p
 }
 
+// Supersede marks items as superseded by pages the projector was not
+// given: a reader that projects a few changed documents without every
+// page learns from the index which of their items a page supersedes.
+func (p *Projector) Supersede(uris ...string) {
+	for _, u := range uris {
+		p.superseded[u] = true
+	}
+}
+
 // UseBody adds one verified cached body, for a reader that loads the body
 // of a record only when it projects that record. It must not run while
 // the projector is in use by another goroutine.
