@@ -55,10 +55,15 @@ func encodeDocRows(rows []Doc) (docs []byte, offsets []int64) {
 // docRowsSize is about how many bytes docs.tsv takes for rows.
 func docRowsSize(rows []Doc) int {
 	size := len(docsHeader)
-	for _, d := range rows {
-		size += len(d.URI) + len(d.Source) + len(d.Title) + 116 + 8*len(d.Lengths) + 12*len(d.Flags)
+	for i := range rows {
+		size += docRowSize(&rows[i])
 	}
 	return size
+}
+
+// docRowSize is about how many bytes d's row takes.
+func docRowSize(d *Doc) int {
+	return len(d.URI) + len(d.Source) + len(d.Title) + 116 + 8*len(d.Lengths) + 12*len(d.Flags)
 }
 
 // textWriter is where a row is written: a buffer, or an Output.

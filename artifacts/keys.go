@@ -159,20 +159,31 @@ func EncodeDocs(rows []Doc, keys []Key, fields int) (docs, key []byte, err error
 // EncodeDocsIn is EncodeDocs writing into spool s (in memory when s is
 // nil), a row at a time.
 func EncodeDocsIn(s *Spool, rows []Doc, keys []Key, fields int) (docs, key File, err error) {
-	if len(keys) != len(rows) {
-		return docs, key, fmt.Errorf("docs: %d rows but %d keys", len(rows), len(keys))
+	return EncodeDocsFrom(s, len(rows), func(i int) *Doc { return &rows[i] }, keys, fields)
+}
+
+// EncodeDocsFrom is EncodeDocsIn over n rows given by row(i), in order.
+func EncodeDocsFrom(s *Spool, n int, row func(i int) *Doc, keys []Key, fields int) (docs, key File, err error) {
+	if len(keys) != n {
+		return docs, key, fmt.Errorf("docs: %d rows but %d keys", n, len(keys))
 	}
-	d := s.Create(DocsPath, docRowsSize(rows))
-	kw := s.Create(DocsKeyPath, KeyWidth(fields)*(len(rows)+1))
+	size := len(docsHeader)
+	if s == nil { // in memory, the whole table is reserved at once
+		for i := range n {
+			size += docRowSize(row(i))
+		}
+	}
+	d := s.Create(DocsPath, size)
+	kw := s.Create(DocsKeyPath, KeyWidth(fields)*(n+1))
 	d.WriteString(docsHeader)
 	kw.WriteString(KeysHeader(fields))
 	line := make([]byte, 0, KeyWidth(fields))
-	for i := range rows {
+	for i := range n {
 		k := keys[i]
 		k.Offset = d.Len()
-		writeDocRow(d, &rows[i])
+		writeDocRow(d, row(i))
 		if line, err = appendKey(line[:0], &k, fields); err != nil {
-			err = fmt.Errorf("docs: %s: %w", rows[i].URI, err)
+			err = fmt.Errorf("docs: %s: %w", row(i).URI, err)
 			break
 		}
 		kw.Write(line)

@@ -30,8 +30,10 @@ import (
 
 // Input is the inverted corpus, one segment per run of items.
 type Input struct {
-	Config   model.Config
-	Segments []Segment // in URI order; their runs must not overlap
+	Config model.Config
+	// Segments are in URI order; their runs must not overlap. Run
+	// numbers their rows' field lengths in place: they are Run's to change.
+	Segments []Segment
 	// Documents and Bodies become documents.tsv and bodies.tsv, so a
 	// reader can project one record, with its cached body, from its span.
 	Documents []model.Document
@@ -53,13 +55,14 @@ func Run(ctx context.Context, in Input) (Output, error) {
 	if err != nil {
 		return Output{}, err
 	}
-	rows := make([]artifacts.Doc, 0, l.Items())
+	// The rows are numbered in place: the segments are Run's to change
+	// (see Input), and a copy of every row would be the largest thing a
+	// large build holds.
+	rows := make([]*artifacts.Doc, 0, l.Items())
 	for i, s := range in.Segments {
-		for _, r := range s.Rows {
-			// A copy: the segments are the caller's and stay as given.
-			r.Lengths = slices.Clone(r.Lengths)
-			l.Renumber(i, r.Lengths)
-			rows = append(rows, r)
+		for j := range s.Rows {
+			l.Renumber(i, s.Rows[j].Lengths)
+			rows = append(rows, &s.Rows[j])
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -70,6 +73,7 @@ func Run(ctx context.Context, in Input) (Output, error) {
 			return Output{}, fmt.Errorf("segments out of URI order at %s", rows[i].URI)
 		}
 	}
+	row := func(i int) *artifacts.Doc { return rows[i] }
 	// The rows' tables and the postings are independent: one is made
 	// while the other merges.
 	var docs, key artifacts.File
@@ -77,12 +81,12 @@ func Run(ctx context.Context, in Input) (Output, error) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		keys, err := project.Keys(len(rows), func(i int) *artifacts.Doc { return &rows[i] }, len(l.Fields), in.Config)
+		keys, err := project.Keys(len(rows), row, len(l.Fields), in.Config)
 		if err != nil {
 			docsErr = err
 			return
 		}
-		docs, key, docsErr = artifacts.EncodeDocsIn(in.Spool, rows, keys, len(l.Fields))
+		docs, key, docsErr = artifacts.EncodeDocsFrom(in.Spool, len(rows), row, keys, len(l.Fields))
 	}()
 	dict, post, err := merge(in.Spool, in.Segments, &l)
 	<-done
