@@ -21,7 +21,7 @@ type BuildCmd struct {
 	Check        bool   `help:"Build in memory and write nothing; list each committed output (AGENTS.md, CLAUDE.md) a build would change and exit 1 if any would: the CI gate. The git-ignored artifacts under .cairn/ never fail it (see --artifacts)."`
 	Artifacts    bool   `help:"With --check, check every artifact under .cairn/ byte for byte too (reproducibility checks on golden bytes, a repaired artifact)."`
 	FailOnChange bool   `help:"Build, then exit 1 if the build created, changed or deleted a committed output (a rules file), listing each: the pre-commit hook that regenerates the rules files for you to stage." name:"fail-on-change"`
-	RulesOnly    bool   `help:"Refresh only the rules files (AGENTS.md, CLAUDE.md) and what they are made from; the index and graph stay as the last build made them, and queries scan what changed since, until the next build." name:"rules-only"`
+	RulesOnly    bool   `help:"Refresh only the rules files (AGENTS.md, CLAUDE.md) and what they are made from; the index and graph stay as the last build made them, and queries read what changed since anew, until the next build." name:"rules-only"`
 	Quiet        bool   `help:"Print nothing but warnings and errors."`
 	Timings      bool   `help:"Print how long each stage took, to stderr."`
 	AsOf         string `help:"The day governance windows are evaluated at for the rules files (default: $CAIRN_AS_OF, else today, UTC)." placeholder:"DAY"`
@@ -217,7 +217,7 @@ func (r buildResult) summary() string {
 		}
 		fmt.Fprintf(&b, "kept %s", strings.Join(r.out.Skipped, ", "))
 		if len(r.out.Stale) > 0 {
-			fmt.Fprintf(&b, " (%s as the last build made them: queries scan what changed since, until cairn build)", strings.Join(r.out.Stale, ", "))
+			fmt.Fprintf(&b, " (%s as the last build made them: queries read what changed since anew, until cairn build)", strings.Join(r.out.Stale, ", "))
 		}
 	}
 	counts := map[string]int{}
