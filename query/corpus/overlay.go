@@ -583,7 +583,10 @@ func (o *overlay) Incoming(node string, limit int) ([]artifacts.Link, bool, erro
 	if limit > 0 && len(links) > limit {
 		links = links[:limit]
 	}
-	return links, len(links) > 0, nil
+	if len(links) == 0 {
+		return nil, false, nil // as the tables answer a node no link reaches
+	}
+	return links, true, nil
 }
 
 // replacedSource is the ordinal of an inbound link's source when that is

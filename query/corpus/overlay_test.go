@@ -3,6 +3,8 @@ package corpus
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -322,4 +324,83 @@ func nodesOf(t *testing.T, dirs []string, table string) []string {
 	}
 	slices.Sort(nodes)
 	return slices.Compact(nodes)
+}
+
+// TestOverlayRandomEdits makes random edits to the demo's record
+// documents, one to three documents at a time: a word put into a string
+// value, or a value replaced by another of the same document (an id, a
+// time, a relation, a title: whatever the draw gives). Each edit the
+// overlay takes must read as a whole build of the edited base reads; the
+// rest are left to the splice, which other tests hold to a whole build.
+func TestOverlayRandomEdits(t *testing.T) {
+	built := querytest.BuiltGolden(t, "demo")
+	docs, _ := unitsOn(t, built)
+	rng := rand.New(rand.NewPCG(26, 5))
+	words := []string{"zebrafish", "walrus", "arm64", "harbor", "token", "Scope push tokens to a single repository", "person:email/marc@x.test"}
+	taken, tried := 0, 24
+	for i := range tried {
+		dir := copyBase(t, built, true)
+		var names []string
+		for range 1 + rng.IntN(3) {
+			rel := docs[rng.IntN(len(docs))]
+			p := filepath.Join(dir, filepath.FromSlash(rel))
+			data, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			values := stringValues(data)
+			if len(values) == 0 {
+				continue
+			}
+			v := values[rng.IntN(len(values))]
+			var with []byte
+			if rng.IntN(2) == 0 {
+				with = slices.Concat([]byte(words[rng.IntN(len(words))]+" "), data[v[0]:v[1]])
+			} else {
+				w := values[rng.IntN(len(values))]
+				with = data[w[0]:w[1]]
+			}
+			data = slices.Concat(data[:v[0]], with, data[v[1]:])
+			if err := os.WriteFile(p, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			names = append(names, rel)
+		}
+		o := overlayOf(t, dir)
+		if o == nil {
+			continue
+		}
+		taken++
+		whole := copyBase(t, dir, false)
+		goldentest.Build(t, whole)
+		w, err := tables.Open(whole)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameTables(t, fmt.Sprintf("edit %d of %v", i, names), o, w, dir, whole)
+		w.Close()
+		o.Close()
+	}
+	t.Logf("the overlay took %d of %d random edits", taken, tried)
+	if taken == 0 {
+		t.Error("the overlay took none of the random edits")
+	}
+}
+
+// stringValues lists the byte ranges of the string values that follow a
+// document's "records" key (the text between the quotes).
+func stringValues(data []byte) [][2]int {
+	var out [][2]int
+	i := bytes.Index(data, []byte(`"records"`))
+	for i >= 0 {
+		j := bytes.Index(data[i:], []byte(`": "`))
+		if j < 0 {
+			break
+		}
+		start := i + j + len(`": "`)
+		end := start + bytes.IndexByte(data[start:], '"')
+		out = append(out, [2]int{start, end})
+		i = end + 1
+	}
+	return out
 }
