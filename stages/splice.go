@@ -59,7 +59,18 @@ func (b *build) spliceCorpus(ctx context.Context) ([]emit.Stage, error) {
 	}
 	b.out.Items, b.out.Edges, b.out.Spliced = out.Items, out.Edges, len(b.changes.Documents)+len(b.changes.Pages)
 	key := b.keys[load.GroupCorpus]
-	return []emit.Stage{{Name: StageIndex, Key: key, Files: out.Index}, {Name: StageGraph, Key: key, Files: out.Graph}}, nil
+	gr := emit.Stage{Name: StageGraph, Key: key, Files: out.Graph}
+	if out.GraphSame {
+		// The edge tables on disk are the new ones already: they are kept
+		// under the new key, neither compared nor written again.
+		gr.Files = nil
+		st, _ := b.in.Previous.Stage(StageGraph)
+		for _, p := range st.Outputs {
+			stamp, _ := b.in.Previous.Output(p)
+			gr.Kept = append(gr.Kept, stamp)
+		}
+	}
+	return []emit.Stage{{Name: StageIndex, Key: key, Files: out.Index}, gr}, nil
 }
 
 // errWhole is the splice giving way to a whole build of the corpus.

@@ -183,25 +183,38 @@ func TestSpliceIsAWholeBuild(t *testing.T) {
 			steps := []struct {
 				name string
 				do   func()
+				// graphKept says the edit leaves every item's URI, time and
+				// links: the build keeps the edge tables, writing none.
+				graphKept bool
+				// spliceOnly is a step only for a base whose builds splice.
+				spliceOnly bool
 			}{
-				{"a record edited", func() { edit(firstDoc, intoFirstValue("zebrafish ")) }},
-				{"a record document removed", func() { delete(m.fs, lastDoc) }},
-				{"a record document added", func() { m.fs[lastDoc] = &fstest.MapFile{Data: saved} }},
+				{"a record edited", func() { edit(firstDoc, intoFirstValue("zebrafish ")) }, false, false},
+				{"a record's words cut", func() { edit(docs[1], cutFirstWord) }, true, true},
+				{"a record document removed", func() { delete(m.fs, lastDoc) }, false, false},
+				{"a record document added", func() { m.fs[lastDoc] = &fstest.MapFile{Data: saved} }, false, false},
 				{"a record document added on a new day", func() {
 					day := filepath.Base(filepath.Dir(lastDoc))
 					m.fs["events/2026-12-30/"+filepath.Base(lastDoc)] = &fstest.MapFile{Data: bytes.ReplaceAll(saved, []byte(day), []byte("2026-12-30"))}
-				}},
-				{"a page edited", func() { edit(pages[0], func(b []byte) []byte { return append(b, "\nA line about walruses.\n"...) }) }},
-				{"a page removed", func() { delete(m.fs, plainPage) }},
+				}, false, false},
+				{"a page edited", func() { edit(pages[0], func(b []byte) []byte { return append(b, "\nA line about walruses.\n"...) }) }, true, false},
+				{"a page removed", func() { delete(m.fs, plainPage) }, false, false},
 				{"a page added", func() {
 					m.fs["wiki/zz-new-page.md"] = &fstest.MapFile{Data: []byte("# Otters\n\nA page about otters and walruses.\n")}
-				}},
+				}, false, false},
 			}
 			for _, s := range steps {
+				if s.spliceOnly && !want {
+					continue
+				}
 				s.do()
 				out := m.build(t, false)
 				if got := out.Spliced > 0; got != want {
 					t.Errorf("%s: spliced %d units; want a splice: %v", s.name, out.Spliced, want)
+				}
+				wrote := slices.ContainsFunc(out.Plan.Files, func(f artifacts.File) bool { return f.Path == artifacts.EdgesDstPath })
+				if want && wrote == s.graphKept {
+					t.Errorf("%s: the edge tables were written: %v; want them kept: %v", s.name, wrote, s.graphKept)
 				}
 				m.sameAsWhole(t, s.name)
 			}

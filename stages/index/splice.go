@@ -97,6 +97,10 @@ type Spliced struct {
 	// Stamps holds each new row's newest stamp (time, else date), by
 	// ordinal, for the graph's newest-first order.
 	Stamps []string
+	// Unmoved says that every item kept its ordinal and its stamp: the
+	// replaced units hold the URIs they held, each at the same place. The
+	// graph is then unchanged if every new item links where it linked.
+	Unmoved bool
 }
 
 // Splice makes the index of the new corpus from the previous index: the
@@ -131,6 +135,7 @@ func Splice(ctx context.Context, in SpliceInput) (Spliced, error) {
 		return out, err
 	}
 	out.Stamps = stamps
+	out.Unmoved = unmoved(old, segs, r)
 	if err := ctx.Err(); err != nil {
 		return out, err
 	}
@@ -256,6 +261,30 @@ func renumber(old []artifacts.DocLine, documents, pages []string, segs []Segment
 		last = end
 	}
 	return r, nil
+}
+
+// unmoved reports whether the renumbering r leaves every item where it
+// was, with its stamp: as many items as before, and each new row at the
+// ordinal of an old row of the same URI and stamp.
+func unmoved(old []artifacts.DocLine, segs []Segment, r Renumbering) bool {
+	if r.Items != len(old) {
+		return false
+	}
+	for _, p := range r.pieces {
+		if p.seg < 0 {
+			if p.from != p.at {
+				return false
+			}
+			continue
+		}
+		for k, row := range segs[p.seg].Rows {
+			o := &old[p.at+int32(k)]
+			if o.URI != row.URI || cmp.Or(o.Time, o.Date) != project.Newest(&row) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // layoutWithin lays the new segments out in the previous index's fields

@@ -56,6 +56,10 @@ type Input struct {
 type Output struct {
 	// Index and Graph are the files of the index and graph stages.
 	Index, Graph []artifacts.File
+	// GraphSame says the graph is the previous one, byte for byte: Graph
+	// then holds the previous files as they were read, and a build keeps
+	// them rather than writing them again.
+	GraphSame    bool
 	Items, Edges int
 	// Diagnostics are the changed units' own, sorted.
 	Diagnostics []diag.Diagnostic
@@ -155,6 +159,16 @@ func Run(ctx context.Context, in Input) (Output, error) {
 			nodes, ords = append(nodes, n), append(ords, o)
 		}
 	}
+	if idx.Unmoved && sameLinks(edges, nodes) {
+		// The graph is a function of the items' URIs, stamps and links,
+		// and of the identities: none changed, so neither did it.
+		out.Index = append(idx.Files, artifacts.File{Path: artifacts.BodiesPath, Data: artifacts.EncodeBodies(index.BodyRows(base.Bodies))})
+		out.Graph = []artifacts.File{{Path: artifacts.EdgesPath, Data: edges}, {Path: artifacts.EdgesDstPath, Data: edgesDst}}
+		out.GraphSame, out.Items = true, idx.Items
+		body, _ := bytes.CutPrefix(edges, edges[:bytes.IndexByte(edges, '\n')+1])
+		out.Edges = bytes.Count(body, []byte{'\t'})
+		return out, nil
+	}
 	gone := map[string]bool{}
 	for _, u := range idx.Renumber.Gone() {
 		gone[u] = true
@@ -170,6 +184,54 @@ func Run(ctx context.Context, in Input) (Output, error) {
 	out.Index = append(idx.Files, artifacts.File{Path: artifacts.BodiesPath, Data: artifacts.EncodeBodies(index.BodyRows(base.Bodies))})
 	out.Graph, out.Items, out.Edges = gr.Files, idx.Items, gr.Edges
 	return out, nil
+}
+
+// sameLinks reports whether every node links where the previous
+// edges.tsv says its URI linked: a node without links has no line there.
+func sameLinks(edges []byte, nodes []graph.Node) bool {
+	for _, n := range nodes {
+		line, found := lineOf(edges, n.URI)
+		if !found {
+			if len(n.Links) > 0 {
+				return false
+			}
+			continue
+		}
+		was, err := artifacts.DecodeAdjacencyLine(artifacts.EdgesPath, 0, line)
+		if err != nil || !slices.Equal(was.Links, n.Links) {
+			return false
+		}
+	}
+	return true
+}
+
+// lineOf finds, by binary search over the lines of a table sorted by its
+// first column (after one header line), the line whose first column is
+// node, without its LF.
+func lineOf(data []byte, node string) ([]byte, bool) {
+	start := bytes.IndexByte(data, '\n') + 1
+	lo, hi := start, len(data) // the line sought starts in [lo, hi)
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		s := mid
+		if s > lo {
+			s = bytes.LastIndexByte(data[lo:mid], '\n') + 1 + lo // the start of mid's line, or lo
+		}
+		end := s + bytes.IndexByte(data[s:], '\n')
+		if end < s {
+			return nil, false
+		}
+		key, _, _ := bytes.Cut(data[s:end], []byte{'\t'})
+		switch c := bytes.Compare(key, []byte(node)); {
+		case c == 0:
+			return data[s:end], true
+		case c < 0:
+			lo = end + 1
+		default:
+			hi = s
+		}
+	}
+	return nil, false
 }
 
 // supersededBefore reports whether the previous edges.tsv has a
