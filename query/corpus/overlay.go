@@ -64,13 +64,12 @@ type overlay struct {
 }
 
 // overlayChanges lays the changed units of loaded (the changed documents
-// and every page, parsed after Scanned.Narrow) over the artifacts r reads.
-// ok is false when the change is not one an overlay can answer exactly:
-// a unit added or removed, an item added, removed or moved (its source,
-// URL or time changed), a field the index lacks or may lose, a page that
-// supersedes or did, a changed item that is an alias; the caller splices
-// then.
-// A changed title is mended (regroup).
+// and pages, parsed after Scanned.Narrow and NarrowPages) over the
+// artifacts r reads. ok is false when the change is not one an overlay can
+// answer exactly: a unit added or removed, an item added, removed or moved
+// (its source, URL or time changed), a field the index lacks or may lose,
+// a page that supersedes or did, a changed item that is an alias; the
+// caller splices then. A changed title is mended (regroup).
 func overlayChanges(ctx context.Context, r *tables.Reader, loaded load.Output, c load.CorpusChanges) (*overlay, map[string]artifacts.Document, bool) {
 	base := loaded.Base
 	here := map[string]model.Document{}
