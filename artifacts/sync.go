@@ -108,6 +108,9 @@ func Sync(p Plan) (Result, error) {
 			return Result{}, err
 		}
 	}
+	for _, f := range s.sameStaged {
+		f.staged.spool.remove(f.staged.tmp) // the file there holds these bytes already
+	}
 	for _, name := range s.deletes {
 		if err := remove(root, name); err != nil {
 			return Result{}, err
@@ -165,6 +168,7 @@ func openBase(dir string) (*os.Root, error) {
 // surveyed is the outcome of comparing a plan with the disk.
 type surveyed struct {
 	writes        []File   // files to write, sorted by path
+	sameStaged    []File   // spooled files whose bytes are on disk already
 	deletes       []string // stale outputs to delete, sorted
 	writeManifest bool
 	result        Result
@@ -210,7 +214,7 @@ func (s *surveyed) compareFiles(root *os.Root, files []File) error {
 		}
 		if action == "" {
 			if f.staged != nil {
-				f.staged.spool.remove(f.staged.tmp) // the file there holds these bytes already
+				s.sameStaged = append(s.sameStaged, f)
 			}
 			s.result.Unchanged = append(s.result.Unchanged, f.Path)
 			continue
