@@ -87,13 +87,15 @@ func (e *KeptCorpusError) Error() string {
 // the corpus stages are kept as the build of manifest prev made them,
 // however their inputs changed since: the governance and content inputs
 // as scanned now, the record documents, pages and bodies as prev recorded
-// them. The manifest then
-// says what the kept index was built from, so a query finds what changed
-// since and scans it, and the next build replaces it. Both read the
-// configuration as it is now, so it must be the one prev was built with:
-// a *KeptCorpusError says so when it is not, or when prev was written by
-// another format or ranking.
+// them. The manifest then says what the kept index was built from, so a
+// query finds what changed since and reads it anew, and the next build
+// replaces it. Both read the configuration as it is now, so it must be
+// the one prev was built with: a *KeptCorpusError says so when it is not,
+// or when prev was written by another format or ranking.
 func (s *Scanned) KeepCorpus(prev *artifacts.Manifest) ([]artifacts.FileStamp, error) {
+	if prev == nil {
+		return nil, &KeptCorpusError{Reason: "there is no previous build whose index it could keep"}
+	}
 	switch cfg, had := prev.Input(s.out.Base.ConfigPath); {
 	case !s.ok:
 		return nil, &KeptCorpusError{Reason: "the configuration does not load"}
