@@ -90,6 +90,50 @@ func PatchKey(b []byte, line []byte, k *Key) ([]byte, error) {
 	return b, nil
 }
 
+// KeyPlaced reads back what PatchKey writes of a docs.key line: its
+// newest-first rank, its source's rank and its title and URL groups (the
+// offset is left 0). A splice in which no item moved keeps them so.
+func KeyPlaced(line []byte) (Key, error) {
+	var k Key
+	if len(line) < keyFixedWidth || line[keyURLAt+8] != '\t' {
+		return k, &CorruptError{Path: DocsKeyPath, Msg: fmt.Sprintf("line %q is not a key line", line)}
+	}
+	chrono, ok1 := hexValue(line[keyChronoAt : keyChronoAt+8])
+	source, ok2 := hexValue(line[keySourceAt : keySourceAt+8])
+	title, ok3 := groupValue(line[keyTitleAt : keyTitleAt+8])
+	url, ok4 := groupValue(line[keyURLAt : keyURLAt+8])
+	if !ok1 || !ok2 || !ok3 || !ok4 {
+		return k, &CorruptError{Path: DocsKeyPath, Msg: fmt.Sprintf("line %q has a column that is not hex", line)}
+	}
+	k.Chrono, k.Source, k.TitleGroup, k.URLGroup = uint32(chrono), uint32(source), title, url
+	return k, nil
+}
+
+// hexValue parses lower-case hex digits.
+func hexValue(b []byte) (uint64, bool) {
+	var v uint64
+	for _, c := range b {
+		switch {
+		case '0' <= c && c <= '9':
+			v = v<<4 | uint64(c-'0')
+		case 'a' <= c && c <= 'f':
+			v = v<<4 | uint64(c-'a'+10)
+		default:
+			return 0, false
+		}
+	}
+	return v, true
+}
+
+// groupValue parses a group column: 8 hex digits, or dashes for none.
+func groupValue(b []byte) (int32, bool) {
+	if string(b) == "--------" {
+		return -1, true
+	}
+	v, ok := hexValue(b)
+	return int32(v), ok && v <= 1<<31-1
+}
+
 // LengthFields calls f with the field ordinal of each entry of a docs.tsv
 // lengths column ("" or ord:n,ord:n...).
 func LengthFields(lengths string, f func(field int)) {

@@ -108,3 +108,28 @@ func (w *PostingsWriter) encodeOne(ps []Posting) (dict, line []byte, err error) 
 	d, post, err := w.Bytes()
 	return d, post[len(postingsHeader):], err
 }
+
+// TestKeyPlacedReadsWhatPatchKeyWrites: the columns a splice keeps read
+// back as they were written, a missing group as -1.
+func TestKeyPlacedReadsWhatPatchKeyWrites(t *testing.T) {
+	for _, k := range []Key{
+		{Chrono: 7, Source: 3, TitleGroup: 12, URLGroup: -1},
+		{Chrono: 1<<32 - 1, Source: 0, TitleGroup: -1, URLGroup: 1<<31 - 1},
+	} {
+		line, err := AppendKey(nil, &Key{Offset: 9, Day: 20261102, Norms: []byte{1}}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		patched, err := PatchKey(nil, line, &Key{Offset: 40, Chrono: k.Chrono, Source: k.Source, TitleGroup: k.TitleGroup, URLGroup: k.URLGroup})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := KeyPlaced(patched)
+		if err != nil || got.Chrono != k.Chrono || got.Source != k.Source || got.TitleGroup != k.TitleGroup || got.URLGroup != k.URLGroup {
+			t.Errorf("KeyPlaced(%q) = %+v, %v; want %+v", patched, got, err, k)
+		}
+	}
+	if _, err := KeyPlaced([]byte("not a key line")); err == nil {
+		t.Error("a short line read as a key")
+	}
+}

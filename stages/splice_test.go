@@ -191,6 +191,14 @@ func TestSpliceIsAWholeBuild(t *testing.T) {
 			}{
 				{"a record edited", func() { edit(firstDoc, intoFirstValue("zebrafish ")) }, false, false},
 				{"a record's words cut", func() { edit(docs[1], cutFirstWord) }, true, true},
+				// The first of three records titled alike takes another title:
+				// the next one heads their title group.
+				{"a group's first item retitled", func() {
+					edit("events/2026-11-02/tickets.json", func(b []byte) []byte {
+						return bytes.Replace(b, []byte(`"summary": "arm64 nightly: cosign verification tests time out"`),
+							[]byte(`"summary": "arm64 nightly: cosign tests time out again"`), 1)
+					})
+				}, true, true},
 				{"a record document removed", func() { delete(m.fs, lastDoc) }, false, false},
 				{"a record document added", func() { m.fs[lastDoc] = &fstest.MapFile{Data: saved} }, false, false},
 				{"a record document added on a new day", func() {

@@ -330,17 +330,64 @@ func LayoutWithin(cfg model.Config, fields []artifacts.Field, segs []Segment, st
 
 // spliceDocs writes docs.tsv and docs.key: kept rows as they were, new
 // rows encoded, and every key's ranks and groups computed again over the
-// new rows.
+// new rows; or, when no item moved (keptPlaces), read back from the old
+// keys, with the title groups a new title changes found again.
 func spliceDocs(spool *artifacts.Spool, cfg model.Config, old []artifacts.DocLine, oldKey []byte, segs []Segment, l *Layout, r Renumbering) (docs, key artifacts.File, stamps []string, err error) {
 	width := artifacts.KeyWidth(len(l.Fields))
 	if len(oldKey) != width*(len(old)+1) {
 		return docs, key, nil, &artifacts.CorruptError{Path: artifacts.DocsKeyPath, Msg: fmt.Sprintf("%d bytes for %d rows of width %d", len(oldKey), len(old), width)}
 	}
+	var fresh []artifacts.Doc // the new segments' rows, renumbered
+	freshAt := map[int32]int{}
+	for _, p := range r.pieces {
+		if p.seg < 0 {
+			continue
+		}
+		for k, row := range segs[p.seg].Rows {
+			row.Lengths = slices.Clone(row.Lengths)
+			l.Renumber(p.seg, row.Lengths)
+			freshAt[p.at+int32(k)] = len(fresh)
+			fresh = append(fresh, row)
+		}
+	}
+	var ks keySource
+	if keptPlaces(old, segs, r) {
+		ks, err = oldPlaces(cfg, old, oldKey, width, fresh, freshAt, len(l.Fields))
+		stamps = make([]string, len(old))
+		for i := range old {
+			stamps[i] = cmp.Or(old[i].Time, old[i].Date) // every stamp is the one it was
+		}
+	} else {
+		ks, stamps, err = newPlaces(cfg, old, fresh, freshAt, len(l.Fields), r)
+	}
+	if err != nil {
+		return docs, key, nil, err
+	}
+	size := len(old) // a guess: the old rows' bytes plus the new rows'
+	for _, d := range old {
+		size += len(d.Line)
+	}
+	dw := spool.Create(artifacts.DocsPath, size+len(fresh)*256)
+	kw := spool.Create(artifacts.DocsKeyPath, width*(r.Items+1))
+	err = writeSplicedDocs(dw, kw, old, oldKey, fresh, freshAt, ks, len(l.Fields), r)
+	docs, derr := dw.Finish(err)
+	key, kerr := kw.Finish(err)
+	return docs, key, stamps, cmp.Or(err, derr, kerr)
+}
+
+// keySource gives the keys of the spliced rows: placed, the part of a
+// kept row's key that comes from comparing rows; fresh, a new row's key.
+type keySource struct {
+	placed func(n int32) (artifacts.Key, error)
+	fresh  func(n int32) (artifacts.Key, error)
+}
+
+// newPlaces computes every key's ranks and groups again over the new
+// rows (project.KeyTable), with each row's newest stamp.
+func newPlaces(cfg model.Config, old []artifacts.DocLine, fresh []artifacts.Doc, freshAt map[int32]int, fields int, r Renumbering) (keySource, []string, error) {
 	// The new rows, in order, as the key table reads them: a kept row by
 	// the columns it was written with, a new one as it is.
 	light := make([]artifacts.Doc, r.Items)
-	var fresh []artifacts.Doc // the new segments' rows, renumbered
-	freshAt := map[int32]int{}
 	for _, p := range r.pieces {
 		if p.seg < 0 {
 			for k := range p.n {
@@ -349,50 +396,124 @@ func spliceDocs(spool *artifacts.Spool, cfg model.Config, old []artifacts.DocLin
 			}
 			continue
 		}
-		for k, row := range segs[p.seg].Rows {
-			row.Lengths = slices.Clone(row.Lengths)
-			l.Renumber(p.seg, row.Lengths)
-			freshAt[p.at+int32(k)] = len(fresh)
-			fresh = append(fresh, row)
-			light[p.at+int32(k)] = row
+		for k := range p.n {
+			light[p.at+k] = fresh[freshAt[p.at+k]]
 		}
 	}
-	t, err := project.NewKeyTable(r.Items, func(i int) *artifacts.Doc { return &light[i] }, len(l.Fields), cfg)
+	t, err := project.NewKeyTable(r.Items, func(i int) *artifacts.Doc { return &light[i] }, fields, cfg)
 	if err != nil {
-		return docs, key, nil, err
+		return keySource{}, nil, err
 	}
-	stamps = make([]string, len(light))
+	stamps := make([]string, len(light))
 	for i := range light {
 		stamps[i] = project.Newest(&light[i])
 	}
-	size := len(old) // a guess: the old rows' bytes plus the new rows'
-	for _, d := range old {
-		size += len(d.Line)
+	return keySource{
+		placed: func(n int32) (artifacts.Key, error) { return t.Placed(int(n)), nil },
+		fresh: func(n int32) (artifacts.Key, error) {
+			ks, err := t.KeysOf([]int{int(n)})
+			if err != nil {
+				return artifacts.Key{}, err
+			}
+			return ks[0], nil
+		},
+	}, stamps, nil
+}
+
+// keptPlaces reports whether no item moved in a way the key table sees:
+// every item kept its ordinal and stamp (unmoved), and every new row its
+// source and URL. A new title may regroup (oldPlaces).
+func keptPlaces(old []artifacts.DocLine, segs []Segment, r Renumbering) bool {
+	if !unmoved(old, segs, r) {
+		return false
 	}
-	dw := spool.Create(artifacts.DocsPath, size+len(fresh)*256)
-	kw := spool.Create(artifacts.DocsKeyPath, width*(r.Items+1))
-	err = writeSplicedDocs(dw, kw, old, oldKey, fresh, freshAt, t, len(l.Fields), r)
-	docs, derr := dw.Finish(err)
-	key, kerr := kw.Finish(err)
-	return docs, key, stamps, cmp.Or(err, derr, kerr)
+	for _, p := range r.pieces {
+		if p.seg < 0 {
+			continue
+		}
+		for k, row := range segs[p.seg].Rows {
+			if o := &old[p.at+int32(k)]; o.Source != row.Source || o.URLKey != row.URLKey {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// oldPlaces reads every key's ranks and groups back from the old keys, as
+// the key table would compute them again when no item moved, but for the
+// title groups a new title changes: a group a row left or joined is
+// found again over every row, and each member given its first ordinal.
+func oldPlaces(cfg model.Config, old []artifacts.DocLine, oldKey []byte, width int, fresh []artifacts.Doc, freshAt map[int32]int, fields int) (keySource, error) {
+	type group struct{ source, title string }
+	hit := map[group]bool{}
+	for n, at := range freshAt {
+		if was, now := old[n].Title, fresh[at].Title; was != now {
+			for _, t := range []string{was, now} {
+				if t != "" {
+					hit[group{old[n].Source, t}] = true
+				}
+			}
+		}
+	}
+	heads := map[group]int32{}
+	if len(hit) > 0 {
+		for i := range old {
+			g := group{old[i].Source, old[i].Title}
+			if at, ok := freshAt[int32(i)]; ok {
+				g.title = fresh[at].Title
+			}
+			if _, seen := heads[g]; !seen && g.title != "" && hit[g] {
+				heads[g] = int32(i) // the first row of the group: its head
+			}
+		}
+	}
+	placed := func(n int32) (artifacts.Key, error) {
+		k, err := artifacts.KeyPlaced(oldKey[width*(int(n)+1) : width*(int(n)+2)])
+		if err != nil || len(hit) == 0 {
+			return k, err
+		}
+		g := group{old[n].Source, old[n].Title}
+		if at, ok := freshAt[n]; ok {
+			g.title = fresh[at].Title
+		}
+		if head, ok := heads[g]; ok {
+			k.TitleGroup = head
+		} else if g.title == "" {
+			k.TitleGroup = -1
+		}
+		return k, nil
+	}
+	return keySource{
+		placed: placed,
+		fresh: func(n int32) (artifacts.Key, error) {
+			k, err := placed(n)
+			if err != nil {
+				return k, err
+			}
+			return project.KeyOf(k, &fresh[freshAt[n]], fields, cfg)
+		},
+	}, nil
 }
 
 // writeSplicedDocs is spliceDocs's writing half: the rows and keys in new
 // ordinal order, a kept row copied and its key patched, a new one
 // encoded.
 func writeSplicedDocs(dw, kw *artifacts.Output, old []artifacts.DocLine, oldKey []byte, fresh []artifacts.Doc, freshAt map[int32]int,
-	t *project.KeyTable, fields int, r Renumbering) error {
+	ks keySource, fields int, r Renumbering) error {
 	width := artifacts.KeyWidth(fields)
 	dw.WriteString(artifacts.DocsHeader())
 	kw.WriteString(artifacts.KeysHeader(fields))
 	var row, line []byte
-	var err error
 	for _, p := range r.pieces {
 		for k := range p.n {
 			n := p.at + k
 			if p.seg < 0 {
 				o := int(p.from + k)
-				k := t.Placed(int(n))
+				k, err := ks.placed(n)
+				if err != nil {
+					return err
+				}
 				k.Offset = dw.Len()
 				dw.WriteString(old[o].Line)
 				if line, err = artifacts.PatchKey(line[:0], oldKey[width*(o+1):width*(o+2)], &k); err != nil {
@@ -401,14 +522,14 @@ func writeSplicedDocs(dw, kw *artifacts.Output, old []artifacts.DocLine, oldKey 
 				kw.Write(line)
 				continue
 			}
-			ks, err := t.KeysOf([]int{int(n)})
+			key, err := ks.fresh(n)
 			if err != nil {
 				return err
 			}
-			ks[0].Offset = dw.Len()
+			key.Offset = dw.Len()
 			row = artifacts.EncodeDocRow(row[:0], fresh[freshAt[n]])
 			dw.Write(row)
-			if line, err = artifacts.AppendKey(line[:0], &ks[0], fields); err != nil {
+			if line, err = artifacts.AppendKey(line[:0], &key, fields); err != nil {
 				return err
 			}
 			kw.Write(line)
