@@ -69,15 +69,7 @@ func TestOverlayReadsAsAWholeBuild(t *testing.T) {
 					continue
 				}
 				taken++
-				whole := copyBase(t, dir, false)
-				goldentest.Build(t, whole)
-				w, err := tables.Open(whole)
-				if err != nil {
-					t.Fatal(err)
-				}
-				sameTables(t, e.name, o, w, dir, whole)
-				w.Close()
-				o.Close()
+				asWholeBuild(t, e.name, o, dir)
 			}
 			t.Logf("the overlay took %d of %d edits", taken, tried)
 			if taken < tried*3/4 {
@@ -241,6 +233,22 @@ func overlayOf(t *testing.T, dir string) *overlay {
 	return o
 }
 
+// asWholeBuild builds a copy of the edited base at dir whole and requires
+// the overlay o of its edit to read as that build does (sameTables); it
+// closes o.
+func asWholeBuild(t *testing.T, what string, o *overlay, dir string) {
+	t.Helper()
+	defer o.Close()
+	whole := copyBase(t, dir, false)
+	goldentest.Build(t, whole)
+	w, err := tables.Open(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	sameTables(t, what, o, w, dir, whole)
+}
+
 // sameTables compares, exhaustively, what an overlay and a whole build's
 // reader answer. Offsets into docs.tsv and postings.tsv are where the
 // bytes are, and differ; what they lead to must not.
@@ -371,15 +379,7 @@ func TestOverlayRandomEdits(t *testing.T) {
 			continue
 		}
 		taken++
-		whole := copyBase(t, dir, false)
-		goldentest.Build(t, whole)
-		w, err := tables.Open(whole)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sameTables(t, fmt.Sprintf("edit %d of %v", i, names), o, w, dir, whole)
-		w.Close()
-		o.Close()
+		asWholeBuild(t, fmt.Sprintf("edit %d of %v", i, names), o, dir)
 	}
 	t.Logf("the overlay took %d of %d random edits", taken, tried)
 	if taken == 0 {
