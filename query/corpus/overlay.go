@@ -89,12 +89,7 @@ func overlayChanges(ctx context.Context, r *tables.Reader, loaded load.Output, c
 			return nil, nil, false // it flags items of other units
 		}
 	}
-	aliases := map[string]bool{}
-	for _, id := range base.Config.Identities {
-		for _, a := range id.Aliases {
-			aliases[a] = true
-		}
-	}
+	aliases := graph.Aliases(base.Config)
 	// A page that superseded others flags them; once it changed, their
 	// flags may change too.
 	for _, pg := range c.Pages {

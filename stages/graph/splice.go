@@ -47,12 +47,7 @@ var ErrNoSplice = errors.New("the edge tables cannot be spliced")
 // edges are renumbered and the new ones merged in newest first. The bytes
 // are those Run would write for the same corpus.
 func Splice(ctx context.Context, in SpliceInput) (Output, error) {
-	aliases := map[string]bool{}
-	for _, id := range in.Config.Identities {
-		for _, a := range id.Aliases {
-			aliases[a] = true
-		}
-	}
+	aliases := Aliases(in.Config)
 	var fresh []artifacts.Adjacency
 	byDst := map[string][]inbound{}
 	for i := range in.Nodes {
@@ -318,6 +313,18 @@ func sortInbound(in []inbound) []artifacts.Link {
 		links = append(links, artifacts.Link{Kind: e.kind, Node: e.src})
 	}
 	return links
+}
+
+// Aliases is the set of the identities' aliases: each is the source of a
+// same-as edge, which a splice of items cannot move.
+func Aliases(cfg model.Config) map[string]bool {
+	aliases := map[string]bool{}
+	for _, id := range cfg.Identities {
+		for _, a := range id.Aliases {
+			aliases[a] = true
+		}
+	}
+	return aliases
 }
 
 // Inbound is a new item's edge to a destination: its kind, the item's

@@ -130,12 +130,12 @@ func Splice(ctx context.Context, in SpliceInput) (Spliced, error) {
 	if err != nil {
 		return out, err
 	}
-	rows, keys, stamps, err := spliceDocs(in.Spool, in.Config, old, in.Previous.Key, segs, &l, r)
+	out.Unmoved = unmoved(old, segs, r)
+	rows, keys, stamps, err := spliceDocs(in.Spool, in.Config, old, in.Previous.Key, segs, &l, r, out.Unmoved)
 	if err != nil {
 		return out, err
 	}
 	out.Stamps = stamps
-	out.Unmoved = unmoved(old, segs, r)
 	if err := ctx.Err(); err != nil {
 		return out, err
 	}
@@ -330,9 +330,10 @@ func LayoutWithin(cfg model.Config, fields []artifacts.Field, segs []Segment, st
 
 // spliceDocs writes docs.tsv and docs.key: kept rows as they were, new
 // rows encoded, and every key's ranks and groups computed again over the
-// new rows; or, when no item moved (keptPlaces), read back from the old
-// keys, with the title groups a new title changes found again.
-func spliceDocs(spool *artifacts.Spool, cfg model.Config, old []artifacts.DocLine, oldKey []byte, segs []Segment, l *Layout, r Renumbering) (docs, key artifacts.File, stamps []string, err error) {
+// new rows; or, when no item moved (unmoved, and keptPlaces), read back
+// from the old keys, with the title groups a new title changes found
+// again.
+func spliceDocs(spool *artifacts.Spool, cfg model.Config, old []artifacts.DocLine, oldKey []byte, segs []Segment, l *Layout, r Renumbering, unmoved bool) (docs, key artifacts.File, stamps []string, err error) {
 	width := artifacts.KeyWidth(len(l.Fields))
 	if len(oldKey) != width*(len(old)+1) {
 		return docs, key, nil, &artifacts.CorruptError{Path: artifacts.DocsKeyPath, Msg: fmt.Sprintf("%d bytes for %d rows of width %d", len(oldKey), len(old), width)}
@@ -351,7 +352,7 @@ func spliceDocs(spool *artifacts.Spool, cfg model.Config, old []artifacts.DocLin
 		}
 	}
 	var ks keySource
-	if keptPlaces(old, segs, r) {
+	if unmoved && keptPlaces(old, segs, r) {
 		ks, err = oldPlaces(cfg, old, oldKey, width, fresh, freshAt, len(l.Fields))
 		stamps = make([]string, len(old))
 		for i := range old {
@@ -420,13 +421,11 @@ func newPlaces(cfg model.Config, old []artifacts.DocLine, fresh []artifacts.Doc,
 	}, stamps, nil
 }
 
-// keptPlaces reports whether no item moved in a way the key table sees:
-// every item kept its ordinal and stamp (unmoved), and every new row its
-// source and URL. A new title may regroup (oldPlaces).
+// keptPlaces reports, of a renumbering in which every item kept its
+// ordinal and stamp (unmoved), whether no item moved in a way the key
+// table sees: every new row kept its source and URL too. A new title may
+// regroup (oldPlaces).
 func keptPlaces(old []artifacts.DocLine, segs []Segment, r Renumbering) bool {
-	if !unmoved(old, segs, r) {
-		return false
-	}
 	for _, p := range r.pieces {
 		if p.seg < 0 {
 			continue
