@@ -80,11 +80,12 @@ func (s *Spool) Create(name string, sizeHint int) *Output {
 		o.b = make([]byte, 0, sizeHint)
 		return o
 	}
-	o.spool, o.hash, o.b = s, xxhash.New(), make([]byte, 0, spoolBuffer)
+	o.spool = s
 	if !strings.HasPrefix(name, Dir+"/") {
 		o.err = fmt.Errorf("artifacts: %s is not under %s; only artifacts are spooled", name, Dir)
 		return o
 	}
+	o.hash, o.b = xxhash.New(), make([]byte, 0, spoolBuffer)
 	tmp, f, err := createTemp(s.root, path.Dir(name), path.Base(name))
 	if err != nil {
 		o.err = fmt.Errorf("artifacts: cannot write %s: %w", name, err)
@@ -215,32 +216,23 @@ func (f File) Size() int64 {
 	return int64(len(f.Data))
 }
 
-// commit renames f's temporary file over its name, after syncing it.
+// commit puts f's temporary file in place of its name, as writeAtomic
+// puts a file written whole (installTemp).
 func (st *staged) commit(root *os.Root, name string) error {
 	if err := runHook("write", name); err != nil {
 		return fmt.Errorf("artifacts: cannot write %s: %w", name, err)
 	}
 	f, err := root.OpenFile(filepath.FromSlash(st.tmp), os.O_RDWR, 0)
-	if err != nil {
-		return fmt.Errorf("artifacts: cannot write %s: %w", name, err)
-	}
-	err = f.Sync()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
 	if err == nil {
-		err = runHook("rename", name)
-	}
-	if err == nil {
-		err = root.Rename(filepath.FromSlash(st.tmp), filepath.FromSlash(name))
+		err = installTemp(root, f, st.tmp, name)
 	}
 	if err != nil {
-		return fmt.Errorf("artifacts: cannot write %s: %w", name, err)
+		return fmt.Errorf("artifacts: cannot write %s: %w", name, err) // Discard removes the temporary file
 	}
 	st.spool.mu.Lock()
 	delete(st.spool.staged, st.tmp)
 	st.spool.mu.Unlock()
-	return syncDir(root, path.Dir(name))
+	return nil
 }
 
 // sameAs reports whether the file open at r holds what f's temporary

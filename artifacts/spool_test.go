@@ -2,6 +2,8 @@ package artifacts
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -127,5 +129,29 @@ func TestSpoolRefusals(t *testing.T) {
 	}
 	if left := temps(t, root); len(left) > 0 {
 		t.Errorf("a voided file left %v", left)
+	}
+}
+
+// TestSpoolKeepsPermissions: a spooled table that replaces a file keeps
+// that file's permissions, as a file written whole does.
+func TestSpoolKeepsPermissions(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{".cairn/docs.tsv": "old\n"})
+	p := filepath.Join(root, ".cairn", "docs.tsv")
+	if err := os.Chmod(p, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewSpool(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Discard()
+	f := spoolFile(t, s, ".cairn/docs.tsv", "new\n")
+	if _, err := Sync(Plan{Root: root, Files: []File{f}, Manifest: manifest("{}\n")}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(p)
+	if err != nil || st.Mode().Perm() != 0o600 || readFile(t, root, ".cairn/docs.tsv") != "new\n" {
+		t.Errorf("docs.tsv after the sync: %v, %v; want the new bytes, mode 0600", st.Mode(), err)
 	}
 }

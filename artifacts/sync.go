@@ -487,7 +487,7 @@ func sameBytes(r io.Reader, data []byte) (bool, error) {
 // same folder (so the rename stays on one file system), is fsynced, renamed
 // over the target, and the folder is fsynced so the rename itself survives a
 // crash. The temp file is removed on any failure.
-func writeAtomic(root *os.Root, name string, data []byte) (err error) {
+func writeAtomic(root *os.Root, name string, data []byte) error {
 	if err := runHook("write", name); err != nil {
 		return fmt.Errorf("artifacts: cannot write %s: %w", name, err)
 	}
@@ -499,41 +499,45 @@ func writeAtomic(root *os.Root, name string, data []byte) (err error) {
 	if err != nil {
 		return fmt.Errorf("artifacts: cannot write %s: %w", name, err)
 	}
-	closed := false
-	defer func() {
-		if err != nil {
-			if !closed {
-				f.Close()
-			}
-			root.Remove(filepath.FromSlash(tmp))
-			err = fmt.Errorf("artifacts: cannot write %s: %w", name, err)
-		}
-	}()
-	// A file replaced keeps its permissions: a user's AGENTS.md kept
-	// private stays private. (A new file gets 0644, less the umask, and so
-	// does one replacing a link.)
-	if st, err := root.Lstat(filepath.FromSlash(name)); err == nil && st.Mode().IsRegular() {
-		if err := f.Chmod(st.Mode().Perm()); err != nil {
-			return err
-		}
+	if _, err = f.Write(data); err != nil {
+		f.Close()
+	} else {
+		err = installTemp(root, f, tmp, name)
 	}
-	if _, err := f.Write(data); err != nil {
-		return err
+	if err != nil {
+		root.Remove(filepath.FromSlash(tmp))
+		return fmt.Errorf("artifacts: cannot write %s: %w", name, err)
 	}
-	if err := f.Sync(); err != nil {
-		return err
+	return nil
+}
+
+// installTemp puts the temporary file tmp, open as f, in place of name:
+// it gives it the permissions of the file it replaces (a user's AGENTS.md
+// kept private stays private; a new file gets 0644, less the umask, and
+// so does one replacing a link), syncs and closes it, renames it over
+// name and syncs the folder, so the rename itself survives a crash. It
+// closes f whatever happens; the caller removes tmp on an error.
+func installTemp(root *os.Root, f *os.File, tmp, name string) error {
+	var err error
+	if st, lerr := root.Lstat(filepath.FromSlash(name)); lerr == nil && st.Mode().IsRegular() {
+		err = f.Chmod(st.Mode().Perm())
 	}
-	closed = true
-	if err := f.Close(); err != nil {
-		return err
+	if err == nil {
+		err = f.Sync()
 	}
-	if err := runHook("rename", name); err != nil {
-		return err
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	if err := root.Rename(filepath.FromSlash(tmp), filepath.FromSlash(name)); err != nil {
-		return err
+	if err == nil {
+		err = runHook("rename", name)
 	}
-	return syncDir(root, dir)
+	if err == nil {
+		err = root.Rename(filepath.FromSlash(tmp), filepath.FromSlash(name))
+	}
+	if err == nil {
+		err = syncDir(root, path.Dir(name))
+	}
+	return err
 }
 
 // blockingFile names the first folder on the way to name that exists and
