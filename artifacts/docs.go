@@ -1,7 +1,6 @@
 package artifacts
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"math"
@@ -38,28 +37,6 @@ type Doc struct {
 }
 
 var docsHeader = header(docsName, "uri", "kind", "source", "date", "time", "valid", "flags", "lengths", "digest", "span", "urlkey", "title")
-
-// encodeDocRows renders docs.tsv, and where each row starts in it.
-func encodeDocRows(rows []Doc) (docs []byte, offsets []int64) {
-	var b bytes.Buffer
-	offsets = make([]int64, len(rows))
-	b.Grow(docRowsSize(rows))
-	b.WriteString(docsHeader)
-	for i := range rows {
-		offsets[i] = int64(b.Len())
-		writeDocRow(&b, &rows[i])
-	}
-	return b.Bytes(), offsets
-}
-
-// docRowsSize is about how many bytes docs.tsv takes for rows.
-func docRowsSize(rows []Doc) int {
-	size := len(docsHeader)
-	for i := range rows {
-		size += docRowSize(&rows[i])
-	}
-	return size
-}
 
 // docRowSize is about how many bytes d's row takes.
 func docRowSize(d *Doc) int {

@@ -152,17 +152,12 @@ func KeysHeader(fields int) string {
 // URI (the caller owns the order, because ordinals are shared with
 // postings) and keys computed from them; their Offset is filled in here.
 func EncodeDocs(rows []Doc, keys []Key, fields int) (docs, key []byte, err error) {
-	d, k, err := EncodeDocsIn(nil, rows, keys, fields)
+	d, k, err := EncodeDocsFrom(nil, len(rows), func(i int) *Doc { return &rows[i] }, keys, fields)
 	return d.Data, k.Data, err
 }
 
-// EncodeDocsIn is EncodeDocs writing into spool s (in memory when s is
-// nil), a row at a time.
-func EncodeDocsIn(s *Spool, rows []Doc, keys []Key, fields int) (docs, key File, err error) {
-	return EncodeDocsFrom(s, len(rows), func(i int) *Doc { return &rows[i] }, keys, fields)
-}
-
-// EncodeDocsFrom is EncodeDocsIn over n rows given by row(i), in order.
+// EncodeDocsFrom is EncodeDocs over n rows given by row(i), in order,
+// writing into spool s (in memory when s is nil) a row at a time.
 func EncodeDocsFrom(s *Spool, n int, row func(i int) *Doc, keys []Key, fields int) (docs, key File, err error) {
 	if len(keys) != n {
 		return docs, key, fmt.Errorf("docs: %d rows but %d keys", n, len(keys))

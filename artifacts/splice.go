@@ -54,8 +54,9 @@ func ScanDocs(data []byte) ([]DocLine, error) {
 
 // EncodeDocRow appends d's docs.tsv row to b.
 func EncodeDocRow(b []byte, d Doc) []byte {
-	row, _ := encodeDocRows([]Doc{d})
-	return append(b, row[len(docsHeader):]...)
+	buf := bytes.NewBuffer(b)
+	writeDocRow(buf, &d)
+	return buf.Bytes()
 }
 
 // Where docs.key's ranked and grouped columns start in a line.
