@@ -2,6 +2,7 @@ package artifacts
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -153,5 +154,57 @@ func TestSpoolKeepsPermissions(t *testing.T) {
 	st, err := os.Stat(p)
 	if err != nil || st.Mode().Perm() != 0o600 || readFile(t, root, ".cairn/docs.tsv") != "new\n" {
 		t.Errorf("docs.tsv after the sync: %v, %v; want the new bytes, mode 0600", st.Mode(), err)
+	}
+}
+
+// TestScratchAppendsAndReadsBack: appends come back section by section,
+// on disk and in memory alike; the file is a temporary file of the
+// artifacts folder while it lives (so a killed build's is swept), Remove
+// deletes it, and a spool's Discard deletes one not removed.
+func TestScratchAppendsAndReadsBack(t *testing.T) {
+	root := t.TempDir()
+	s, err := NewSpool(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Discard()
+	for _, sc := range []*Scratch{s.Scratch(PostingsPath), (*Spool)(nil).Scratch(PostingsPath)} {
+		parts := []string{"first run", "", "second\x00run", strings.Repeat("x", 3*spoolBuffer)}
+		var at []ScratchSection
+		for _, p := range parts {
+			sec, err := sc.Append([]byte(p))
+			if err != nil {
+				t.Fatal(err)
+			}
+			at = append(at, sec)
+		}
+		for i := len(parts) - 1; i >= 0; i-- { // in any order
+			var b strings.Builder
+			if _, err := io.Copy(&b, sc.Section(at[i])); err != nil || b.String() != parts[i] {
+				t.Errorf("section %d read back as %d bytes (%v), want %d", i, b.Len(), err, len(parts[i]))
+			}
+		}
+	}
+	if n := len(temps(t, root)); n != 1 {
+		t.Fatalf("%d temporary files while a scratch file lives, want 1", n)
+	}
+	sc := s.Scratch(PostingsPath)
+	sc.Append([]byte("left for Discard"))
+	s.Scratch(PostingsPath).Remove()
+	if n := len(temps(t, root)); n != 2 {
+		t.Fatalf("%d temporary files after one Remove, want 2", n)
+	}
+	if _, err := s.Scratch(PostingsPath).Append(nil); err != nil {
+		t.Fatal(err)
+	}
+	removed := s.Scratch(PostingsPath)
+	removed.Remove()
+	removed.Remove()
+	if _, err := removed.Append([]byte("late")); err == nil {
+		t.Error("an append after Remove succeeded")
+	}
+	s.Discard()
+	if left := temps(t, root); len(left) > 0 {
+		t.Errorf("Discard left %v", left)
 	}
 }

@@ -55,14 +55,20 @@ const (
 // tempAttempts bounds the retries when a random temp name is already taken.
 const tempAttempts = 10
 
-// createTemp creates the temporary file for base, a file name, in dir.
-// O_EXCL makes sure it is a fresh file.
+// createTemp creates the temporary file for base, a file name, in dir,
+// open for writing. O_EXCL makes sure it is a fresh file.
 func createTemp(root *os.Root, dir, base string) (string, *os.File, error) {
+	return createTempMode(root, dir, base, os.O_WRONLY)
+}
+
+// createTempMode is createTemp opening the file with access (os.O_WRONLY
+// or os.O_RDWR).
+func createTempMode(root *os.Root, dir, base string, access int) (string, *os.File, error) {
 	var suffix [tempRandomBytes]byte
 	for range tempAttempts {
 		rand.Read(suffix[:])
 		tmp := path.Join(dir, TempPrefix+base+"."+hex.EncodeToString(suffix[:]))
-		f, err := root.OpenFile(filepath.FromSlash(tmp), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		f, err := root.OpenFile(filepath.FromSlash(tmp), access|os.O_CREATE|os.O_EXCL, 0o644)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}

@@ -337,7 +337,9 @@ func (b *build) corpus(ctx context.Context) ([]emit.Stage, error) {
 		return b.spliceCorpus(ctx)
 	}
 	base := b.loaded.Base
-	segs, nodes, diags, err := projectCorpus(ctx, base, b.progress("project"))
+	scratch := b.in.Spool.Scratch(artifacts.PostingsPath)
+	defer scratch.Remove()
+	segs, nodes, diags, err := projectCorpus(ctx, base, scratch, b.progress("project"))
 	if err != nil {
 		return nil, fmt.Errorf("project: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages/graph"
 	"github.com/cairn-kb/cairn/stages/index"
 	"github.com/cairn-kb/cairn/stages/lib/diag"
@@ -18,6 +19,7 @@ type unit struct {
 	first string // the run's first URI
 	seg   index.Segment
 	nodes []graph.Node
+	err   error // the segment could not be spilled
 }
 
 // projectCorpus projects every document on its own core and turns its
@@ -26,9 +28,14 @@ type unit struct {
 // puts the runs in URI order. A document's URIs all start with its path
 // and #, which no other path holds, so each document is one run.
 //
+// Each segment's postings are spilled to scratch as soon as it is made
+// (index.Segment.Spill), so that the runs' postings, the largest thing a
+// build makes, are never all in memory: the index merges them back from
+// there.
+//
 // progress, when not nil, is called as each document is projected, on
 // whichever core projected it, one call at a time.
-func projectCorpus(ctx context.Context, b model.Base, progress func(done, total int)) ([]index.Segment, []graph.Node, []diag.Diagnostic, error) {
+func projectCorpus(ctx context.Context, b model.Base, scratch *artifacts.Scratch, progress func(done, total int)) ([]index.Segment, []graph.Node, []diag.Diagnostic, error) {
 	p := project.NewProjector(b)
 	var mu sync.Mutex
 	projected := 0
@@ -47,13 +54,21 @@ func projectCorpus(ctx context.Context, b model.Base, progress func(done, total 
 		}
 		return items
 	}
-	units, diags, err := project.ProjectRuns(ctx, p, b.Documents, true, document, toUnit)
+	reduce := func(items []project.Item) unit {
+		u := toUnit(items)
+		u.err = u.seg.Spill(scratch)
+		return u
+	}
+	units, diags, err := project.ProjectRuns(ctx, p, b.Documents, true, document, reduce)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	segs := make([]index.Segment, len(units))
 	var nodes []graph.Node
 	for i, u := range units {
+		if u.err != nil {
+			return nil, nil, nil, u.err
+		}
 		segs[i] = u.seg
 		nodes = append(nodes, u.nodes...)
 	}

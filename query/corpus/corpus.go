@@ -329,11 +329,11 @@ func (c *scanCorpus) assemble(units []scanUnit) error {
 		c.starts = append(c.starts, c.n)
 		c.n += len(u.rows)
 	}
-	l.Merge(segs, func(term string, n int, postings iter.Seq[artifacts.Posting]) {
+	err = l.Merge(segs, func(term string, n int, postings iter.Seq[artifacts.Posting]) {
 		c.postings[term] = slices.AppendSeq(make([]artifacts.Posting, 0, n), postings)
 	})
 	c.units = units
-	return nil
+	return err
 }
 
 // baseErrors is why a base with mistakes cannot be scanned: it names the

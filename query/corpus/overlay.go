@@ -217,14 +217,16 @@ func overlayChanges(ctx context.Context, r *tables.Reader, loaded load.Output, c
 	if len(retitled) > 0 && o.regroup(retitled) != nil {
 		return nil, nil, false
 	}
-	l.Merge(segs, func(t string, n int, postings iter.Seq[artifacts.Posting]) {
+	if l.Merge(segs, func(t string, n int, postings iter.Seq[artifacts.Posting]) {
 		ps := make([]artifacts.Posting, 0, n)
 		for p := range postings {
 			ps = append(ps, p)
 		}
 		o.postings[t] = ps
 		o.terms = append(o.terms, t)
-	})
+	}) != nil {
+		return nil, nil, false // segments in memory: no read to fail
+	}
 	for u, items := range units {
 		for k := range items {
 			n := graph.NodeOf(&items[k])

@@ -25,10 +25,17 @@ type Segment struct {
 	ends   []int32 // where each term ends in words
 	starts []int32 // where each term's postings start in flat, and one more
 	flat   []artifacts.Posting
+	// spilled, when set, holds the terms and postings instead (Spill).
+	spilled *spilled
 }
 
 // terms is how many terms the segment holds.
-func (s *Segment) terms() int { return len(s.ends) }
+func (s *Segment) terms() int {
+	if s.spilled != nil {
+		return s.spilled.terms
+	}
+	return len(s.ends)
+}
 
 // term is the segment's i-th term in dictionary order.
 func (s *Segment) term(i int) string {
@@ -160,50 +167,29 @@ func NewSegmentWhere(items []project.Item, keep func(term string) bool) Segment 
 // dropped is the term number of a term NewSegmentWhere does not keep.
 const dropped = -1
 
-// cursor is a segment's position in the merge.
-type cursor struct {
-	seg  int
-	term int
-}
-
-// cursors is a min-heap of segment cursors by current term, then segment,
-// so equal terms come out in segment (URI) order.
-type cursors struct {
-	segs []Segment
-	c    []cursor
-}
-
-func (h *cursors) Len() int { return len(h.c) }
-func (h *cursors) Less(i, j int) bool {
-	a, b := h.c[i], h.c[j]
-	if ta, tb := h.segs[a.seg].term(a.term), h.segs[b.seg].term(b.term); ta != tb {
-		return ta < tb
-	}
-	return a.seg < b.seg
-}
-func (h *cursors) Swap(i, j int) { h.c[i], h.c[j] = h.c[j], h.c[i] }
-func (h *cursors) Push(x any)    { h.c = append(h.c, x.(cursor)) }
-func (h *cursors) Pop() any {
-	x := h.c[len(h.c)-1]
-	h.c = h.c[:len(h.c)-1]
-	return x
-}
-
 // merge writes the dictionary and postings of all segments as l merges
 // them.
 func merge(spool *artifacts.Spool, segs []Segment, l *Layout) (dict, postings artifacts.File, err error) {
 	terms, size := 0, 0
 	for _, s := range segs {
+		words, postings := len(s.words), len(s.flat)
+		if s.spilled != nil {
+			words, postings = s.spilled.words, s.spilled.postings
+		}
 		terms += s.terms()
-		size += len(s.words) + 2*s.terms() + 8*len(s.flat)
+		size += words + 2*s.terms() + 8*postings
 	}
 	w := artifacts.NewPostingsWriterIn(spool, terms, size)
-	l.Merge(segs, func(term string, _ int, postings iter.Seq[artifacts.Posting]) {
+	err = l.Merge(segs, func(term string, _ int, postings iter.Seq[artifacts.Posting]) {
 		w.Begin(term)
 		for p := range postings {
 			w.Add(p)
 		}
 		w.End()
 	})
-	return w.Files()
+	dict, postings, werr := w.Files()
+	if err != nil {
+		return artifacts.File{}, artifacts.File{}, err
+	}
+	return dict, postings, werr
 }

@@ -1,10 +1,12 @@
 package index
 
 import (
+	"bytes"
 	"container/heap"
 	"fmt"
 	"iter"
 	"slices"
+	"strings"
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages/lib/model"
@@ -67,19 +69,27 @@ func (l *Layout) Renumber(seg int, lengths []artifacts.FieldLen) {
 // postings as the merged index holds them, sorted by item then field.
 // A term held by several segments gets their postings in segment order,
 // each item moved by its segment's first ordinal and each field mapped to
-// its ordinal. The postings may be read only during the call.
-func (l *Layout) Merge(segs []Segment, term func(t string, n int, postings iter.Seq[artifacts.Posting])) {
+// its ordinal. The postings may be read only during the call. Spilled
+// segments are read back from their scratch file as they merge; a failed
+// read ends the merge with its error.
+func (l *Layout) Merge(segs []Segment, term func(t string, n int, postings iter.Seq[artifacts.Posting])) error {
 	h := &cursors{segs: segs}
-	for i, s := range segs {
-		if s.terms() > 0 {
-			h.c = append(h.c, cursor{seg: i})
+	for i := range segs {
+		c := cursor{seg: i}
+		if segs[i].spilled != nil {
+			c.run = newRunReader(segs[i].spilled)
+		}
+		if c.load(segs) {
+			h.c = append(h.c, c)
+		} else if c.run != nil && c.run.err != nil {
+			return c.run.err
 		}
 	}
 	heap.Init(h)
 	var group []cursor // the cursors at the current term, in segment order
 	postings := func(yield func(artifacts.Posting) bool) {
 		for _, c := range group {
-			for _, p := range segs[c.seg].posts(c.term) {
+			for _, p := range c.posts(segs) {
 				p.Doc += l.starts[c.seg]
 				p.Field = l.remap[c.seg][p.Field]
 				if !yield(p) {
@@ -89,19 +99,101 @@ func (l *Layout) Merge(segs []Segment, term func(t string, n int, postings iter.
 		}
 	}
 	for h.Len() > 0 {
-		t := segs[h.c[0].seg].term(h.c[0].term)
+		top := &h.c[0]
+		t := top.cur
+		if top.run != nil {
+			t = string(top.run.term)
+		}
 		group = group[:0]
 		n := 0
-		for h.Len() > 0 && segs[h.c[0].seg].term(h.c[0].term) == t {
+		for h.Len() > 0 && h.c[0].is(t) {
 			c := heap.Pop(h).(cursor)
 			group = append(group, c)
-			n += len(segs[c.seg].posts(c.term))
+			n += len(c.posts(segs))
 		}
 		term(t, n, postings)
 		for _, c := range group {
-			if c.term+1 < segs[c.seg].terms() {
-				heap.Push(h, cursor{seg: c.seg, term: c.term + 1})
+			c.term++
+			if c.load(segs) {
+				heap.Push(h, c)
+			} else if c.run != nil && c.run.err != nil {
+				return c.run.err
 			}
 		}
 	}
+	return nil
+}
+
+// cursor is a segment's position in the merge: its term-th term, found
+// in memory, or read from its spilled run.
+type cursor struct {
+	seg  int
+	term int
+	cur  string     // the current term of a segment in memory
+	run  *runReader // a spilled segment's reader, at the current term
+}
+
+// load moves the cursor to its term-th term; false past the last one or
+// on a failed read (run.err).
+func (c *cursor) load(segs []Segment) bool {
+	if c.run != nil {
+		return c.run.next()
+	}
+	if c.term >= segs[c.seg].terms() {
+		return false
+	}
+	c.cur = segs[c.seg].term(c.term)
+	return true
+}
+
+// posts are the postings of the cursor's term in its segment.
+func (c *cursor) posts(segs []Segment) []artifacts.Posting {
+	if c.run != nil {
+		return c.run.posts
+	}
+	return segs[c.seg].posts(c.term)
+}
+
+// is reports whether the cursor is at term t.
+func (c *cursor) is(t string) bool {
+	if c.run != nil {
+		return string(c.run.term) == t
+	}
+	return c.cur == t
+}
+
+// compare orders two cursors by current term.
+func (c *cursor) compare(d *cursor) int {
+	switch {
+	case c.run == nil && d.run == nil:
+		return strings.Compare(c.cur, d.cur)
+	case c.run != nil && d.run != nil:
+		return bytes.Compare(c.run.term, d.run.term)
+	case c.run != nil:
+		return -strings.Compare(d.cur, string(c.run.term))
+	default:
+		return strings.Compare(c.cur, string(d.run.term))
+	}
+}
+
+// cursors is a min-heap of segment cursors by current term, then segment,
+// so equal terms come out in segment (URI) order.
+type cursors struct {
+	segs []Segment
+	c    []cursor
+}
+
+func (h *cursors) Len() int { return len(h.c) }
+func (h *cursors) Less(i, j int) bool {
+	if n := h.c[i].compare(&h.c[j]); n != 0 {
+		return n < 0
+	}
+	return h.c[i].seg < h.c[j].seg
+}
+func (h *cursors) Swap(i, j int) { h.c[i], h.c[j] = h.c[j], h.c[i] }
+func (h *cursors) Push(x any)    { h.c = append(h.c, x.(cursor)) }
+func (h *cursors) Pop() any {
+	x := h.c[len(h.c)-1]
+	h.c = h.c[:len(h.c)-1]
+	return x
 }

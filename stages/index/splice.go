@@ -547,13 +547,16 @@ func splicePostings(spool *artifacts.Spool, oldDict, oldPost []byte, segs []Segm
 		posts []artifacts.Posting
 	}
 	var added []fresh
-	l.Merge(segs, func(t string, n int, postings iter.Seq[artifacts.Posting]) {
+	err = l.Merge(segs, func(t string, n int, postings iter.Seq[artifacts.Posting]) {
 		ps := make([]artifacts.Posting, 0, n)
 		for p := range postings {
 			ps = append(ps, p)
 		}
 		added = append(added, fresh{t, ps})
 	})
+	if err != nil {
+		return dict, post, err
+	}
 	body, err := artifacts.SplitHeaderOf(artifacts.TermsPath, oldDict)
 	if err != nil {
 		return dict, post, err
