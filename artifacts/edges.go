@@ -55,36 +55,70 @@ func EncodeEdgesDst(rows []Adjacency) ([]byte, error) {
 // empty node, a node without links, a kind holding "=" or a separator)
 // rather than write a line its own decoder would reject.
 func EncodeAdjacencyIn(s *Spool, path string, rows []Adjacency) (File, error) {
+	size := 0
+	for _, r := range rows {
+		size += len(r.Node) + 1
+		for _, l := range r.Links {
+			size += len(l.Kind) + len(l.Node) + 2
+		}
+	}
+	w := NewAdjacencyWriter(s, path, size)
+	for _, r := range rows {
+		w.Row(r.Node, r.Links)
+	}
+	return w.Finish()
+}
+
+// An AdjacencyWriter writes either edge table a row at a time, so that a
+// build need not hold the table's rows to write them.
+type AdjacencyWriter struct {
+	path string
+	out  *Output
+	err  error
+}
+
+// NewAdjacencyWriter starts the edge table at path (EdgesPath or
+// EdgesDstPath) in spool s, reserving sizeHint bytes when in memory.
+func NewAdjacencyWriter(s *Spool, path string, sizeHint int) *AdjacencyWriter {
 	hdr := edgesHeader
 	if path == EdgesDstPath {
 		hdr = edgesDstHeader
 	}
-	size := len(hdr)
-	for _, r := range rows {
-		if r.Node == "" || len(r.Links) == 0 {
-			return File{}, fmt.Errorf("%s: node %q has no links or no name", path, r.Node)
-		}
-		size += len(r.Node) + 1
-		for _, l := range r.Links {
-			if l.Kind == "" || l.Node == "" || strings.ContainsAny(l.Kind, "=\t\n\r") {
-				return File{}, fmt.Errorf("%s: node %q has a link %q=%q the format cannot carry", path, r.Node, l.Kind, l.Node)
-			}
-			size += len(l.Kind) + len(l.Node) + 2
+	w := &AdjacencyWriter{path: path, out: s.Create(path, len(hdr)+sizeHint)}
+	w.out.WriteString(hdr)
+	return w
+}
+
+// Row writes a node's line; the caller gives the rows in node order and
+// each row's links in the table's order. A row the format cannot carry
+// fails the table (Finish says why).
+func (w *AdjacencyWriter) Row(node string, links []Link) {
+	if w.err != nil {
+		return
+	}
+	if node == "" || len(links) == 0 {
+		w.err = fmt.Errorf("%s: node %q has no links or no name", w.path, node)
+		return
+	}
+	for _, l := range links {
+		if l.Kind == "" || l.Node == "" || strings.ContainsAny(l.Kind, "=\t\n\r") {
+			w.err = fmt.Errorf("%s: node %q has a link %q=%q the format cannot carry", w.path, node, l.Kind, l.Node)
+			return
 		}
 	}
-	b := s.Create(path, size)
-	b.WriteString(hdr)
-	for _, r := range rows {
-		b.WriteString(CleanCell(r.Node))
-		for _, l := range r.Links {
-			b.WriteByte('\t')
-			b.WriteString(l.Kind)
-			b.WriteByte('=')
-			b.WriteString(CleanCell(l.Node))
-		}
-		b.WriteByte('\n')
+	w.out.WriteString(CleanCell(node))
+	for _, l := range links {
+		w.out.WriteByte('\t')
+		w.out.WriteString(l.Kind)
+		w.out.WriteByte('=')
+		w.out.WriteString(CleanCell(l.Node))
 	}
-	return b.Finish(nil)
+	w.out.WriteByte('\n')
+}
+
+// Finish ends the table, or voids it with the first row that failed.
+func (w *AdjacencyWriter) Finish() (File, error) {
+	return w.out.Finish(w.err)
 }
 
 // DecodeEdges parses edges.tsv.

@@ -15,6 +15,7 @@ package graph
 import (
 	"cmp"
 	"context"
+	"iter"
 	"maps"
 	"slices"
 	"strconv"
@@ -53,7 +54,8 @@ type Output struct {
 	Edges int
 }
 
-// inbound is one edge seen from its destination.
+// inbound is one edge seen from its destination, as a splice reads a
+// kept one back (see inboundOf).
 type inbound struct {
 	kind string
 	src  string // #ordinal for items, the alias text for same-as
@@ -69,44 +71,62 @@ type Tables struct {
 	Edges        int
 }
 
-// Run builds the edge tables.
+// Run builds the edge tables. The rows by destination are written as
+// they are read off the sorted edges, never held as rows.
 func Run(ctx context.Context, in Input) (Output, error) {
-	t, err := NewTables(ctx, in)
+	bySrc, byDst, edges, err := tables(ctx, in)
 	if err != nil {
 		return Output{}, err
 	}
-	src, err := artifacts.EncodeAdjacencyIn(in.Spool, artifacts.EdgesPath, t.BySrc)
+	src, err := artifacts.EncodeAdjacencyIn(in.Spool, artifacts.EdgesPath, bySrc)
 	if err != nil {
 		return Output{}, err
 	}
-	dst, err := artifacts.EncodeAdjacencyIn(in.Spool, artifacts.EdgesDstPath, t.ByDst)
+	w := artifacts.NewAdjacencyWriter(in.Spool, artifacts.EdgesDstPath, 0)
+	for dst, links := range byDst.rows() {
+		w.Row(dst, links)
+	}
+	dst, err := w.Finish()
 	if err != nil {
 		return Output{}, err
 	}
-	return Output{Edges: t.Edges, Files: []artifacts.File{src, dst}}, nil
+	return Output{Edges: edges, Files: []artifacts.File{src, dst}}, nil
 }
 
 // NewTables builds the edge tables of the nodes: what Run encodes, and
 // what a query's scan, which has no edge files, looks edges up in. A
 // row's links may share the nodes' arrays.
 func NewTables(ctx context.Context, in Input) (Tables, error) {
-	var out Tables
+	bySrc, byDst, edges, err := tables(ctx, in)
+	if err != nil {
+		return Tables{}, err
+	}
+	out := Tables{BySrc: bySrc, Edges: edges}
+	for dst, links := range byDst.rows() {
+		out.ByDst = append(out.ByDst, artifacts.Adjacency{Node: dst, Links: slices.Clone(links)})
+	}
+	return out, nil
+}
+
+// tables makes the rows by source and the edges by destination, and
+// counts the edges.
+func tables(ctx context.Context, in Input) ([]artifacts.Adjacency, *inboundTable, int, error) {
 	var items []artifacts.Adjacency
-	byDst := map[string][]inbound{}
+	t := newInboundTable(in.Nodes)
+	edges := 0
 	for i := range in.Nodes {
 		if i%4096 == 0 && ctx.Err() != nil {
-			return out, ctx.Err()
+			return nil, nil, 0, ctx.Err()
 		}
 		n := &in.Nodes[i]
 		if len(n.Links) == 0 {
 			continue
 		}
 		items = append(items, artifacts.Adjacency{Node: n.URI, Links: n.Links})
-		ref := artifacts.ItemRef + strconv.Itoa(i)
 		for _, l := range n.Links {
-			byDst[l.Node] = append(byDst[l.Node], inbound{kind: l.Kind, src: ref, at: n.At, ord: i})
+			t.add(l.Node, l.Kind, int32(i), "")
 		}
-		out.Edges += len(n.Links)
+		edges += len(n.Links)
 	}
 	// Identity aliases: alias → canonical. Aliases are not items, so these
 	// rows merge into the source table by name.
@@ -116,8 +136,8 @@ func NewTables(ctx context.Context, in Input) (Tables, error) {
 		for _, a := range id.Aliases {
 			if a != id.Canonical {
 				aliases[a] = append(aliases[a], artifacts.Link{Kind: artifacts.EdgeSameAs, Node: id.Canonical})
-				byDst[id.Canonical] = append(byDst[id.Canonical], inbound{kind: artifacts.EdgeSameAs, src: a, ord: -1})
-				out.Edges++
+				t.add(id.Canonical, artifacts.EdgeSameAs, -1, a)
+				edges++
 			}
 		}
 	}
@@ -125,30 +145,160 @@ func NewTables(ctx context.Context, in Input) (Tables, error) {
 	for _, a := range slices.Sorted(maps.Keys(aliases)) {
 		aliasRows = append(aliasRows, artifacts.Adjacency{Node: a, Links: aliases[a]})
 	}
+	t.sort()
 	// Item rows come in URI order already; merge the alias rows in rather
 	// than sort a million rows again.
-	out.BySrc = mergeSameNode(mergeSorted(items, aliasRows))
+	return mergeSameNode(mergeSorted(items, aliasRows)), t, edges, nil
+}
 
-	dsts := slices.Sorted(maps.Keys(byDst))
-	rows := make([]artifacts.Adjacency, len(dsts))
-	for i, d := range dsts {
-		in := byDst[d]
-		// Newest source first, so a reader can stop after the newest N
-		// inbound edges of a hub; ties by kind, then source, to be total.
-		slices.SortFunc(in, func(a, b inbound) int {
-			return cmp.Or(project.CompareStamps(b.at, a.at), strings.Compare(a.kind, b.kind), cmp.Compare(a.ord, b.ord), strings.Compare(a.src, b.src))
-		})
-		links := make([]artifacts.Link, 0, len(in))
-		for j, e := range in {
-			if j > 0 && e == in[j-1] {
-				continue
-			}
-			links = append(links, artifacts.Link{Kind: e.kind, Node: e.src})
-		}
-		rows[i] = artifacts.Adjacency{Node: d, Links: links}
+// inboundTable is every edge seen from its destination, held compactly
+// (a build holds all of a base's edges at once to order them by
+// destination): each edge is five numbers, its strings named once.
+type inboundTable struct {
+	nodes []Node
+	// While edges are added, dst, kind and alias number a string by
+	// first sight; sort makes each its rank among its kind's names.
+	dsts, kinds, aliases []string
+	dstID, kindID        map[string]int32
+	aliasID              map[string]int32
+	edges                []inEdge
+	stamps               []int32  // each node's stamp's rank, oldest first; -1 unstamped
+	aliasStamp           int32    // the rank of an alias's empty stamp
+	refs                 []string // #<ordinal> of each source node, made once
+}
+
+// inEdge is one edge seen from its destination. Its order in the table is
+// by destination, then newest source first, then kind, ordinal and
+// source, all compared as ranks.
+type inEdge struct {
+	dst, stamp, kind, ord, alias int32 // ord -1 for an alias source; alias -1 for an item
+}
+
+func newInboundTable(nodes []Node) *inboundTable {
+	return &inboundTable{nodes: nodes, dstID: map[string]int32{}, kindID: map[string]int32{}, aliasID: map[string]int32{}}
+}
+
+// add adds the edge of the given kind from item ord (or from alias, ord
+// -1) to dst.
+func (t *inboundTable) add(dst, kind string, ord int32, alias string) {
+	e := inEdge{dst: intern(t.dstID, &t.dsts, dst), kind: intern(t.kindID, &t.kinds, kind), ord: ord, alias: -1}
+	if ord < 0 {
+		e.alias = intern(t.aliasID, &t.aliases, alias)
 	}
-	out.ByDst = rows
-	return out, nil
+	t.edges = append(t.edges, e)
+}
+
+// intern numbers s by first sight in names.
+func intern(ids map[string]int32, names *[]string, s string) int32 {
+	id, ok := ids[s]
+	if !ok {
+		id = int32(len(*names))
+		ids[s] = id
+		*names = append(*names, s)
+	}
+	return id
+}
+
+// sort ranks the names and stamps and puts the edges in table order,
+// dropping repeats.
+func (t *inboundTable) sort() {
+	rank := func(names []string) []int32 {
+		order := make([]int32, len(names))
+		for i := range order {
+			order[i] = int32(i)
+		}
+		slices.SortFunc(order, func(a, b int32) int { return strings.Compare(names[a], names[b]) })
+		ranks := make([]int32, len(names))
+		sorted := make([]string, len(names))
+		for r, id := range order {
+			ranks[id] = int32(r)
+			sorted[r] = names[id]
+		}
+		copy(names, sorted)
+		return ranks
+	}
+	dst, kind, alias := rank(t.dsts), rank(t.kinds), rank(t.aliases)
+	t.dstID, t.kindID, t.aliasID = nil, nil, nil
+	t.rankStamps()
+	for i := range t.edges {
+		e := &t.edges[i]
+		e.dst, e.kind = dst[e.dst], kind[e.kind]
+		if e.ord < 0 {
+			e.alias, e.stamp = alias[e.alias], t.aliasStamp
+		} else {
+			e.stamp = t.stamps[e.ord]
+		}
+	}
+	slices.SortFunc(t.edges, func(a, b inEdge) int {
+		return cmp.Or(cmp.Compare(a.dst, b.dst), cmp.Compare(b.stamp, a.stamp), cmp.Compare(a.kind, b.kind), cmp.Compare(a.ord, b.ord), cmp.Compare(a.alias, b.alias))
+	})
+	t.edges = slices.Compact(t.edges)
+}
+
+// rankStamps ranks the stamps of the nodes with links, and the empty
+// stamp of an alias, oldest first as CompareStamps orders them; stamps
+// that compare equal share a rank.
+func (t *inboundTable) rankStamps() {
+	t.stamps = make([]int32, len(t.nodes))
+	var order []int32 // nodes with links, then -1 for the aliases' stamp
+	for i := range t.nodes {
+		t.stamps[i] = -1
+		if len(t.nodes[i].Links) > 0 {
+			order = append(order, int32(i))
+		}
+	}
+	if len(t.aliases) > 0 {
+		order = append(order, -1)
+	}
+	at := func(i int32) string {
+		if i < 0 {
+			return ""
+		}
+		return t.nodes[i].At
+	}
+	slices.SortFunc(order, func(a, b int32) int { return project.CompareStamps(at(a), at(b)) })
+	r := int32(0)
+	for k, i := range order {
+		if k > 0 && project.CompareStamps(at(order[k-1]), at(i)) != 0 {
+			r++
+		}
+		if i < 0 {
+			t.aliasStamp = r
+		} else {
+			t.stamps[i] = r
+		}
+	}
+}
+
+// rows yields each destination's row in node order: its inbound links,
+// newest source first, in a slice reused from row to row.
+func (t *inboundTable) rows() iter.Seq2[string, []artifacts.Link] {
+	return func(yield func(string, []artifacts.Link) bool) {
+		if t.refs == nil {
+			t.refs = make([]string, len(t.nodes))
+		}
+		var links []artifacts.Link
+		for i := 0; i < len(t.edges); {
+			d := t.edges[i].dst
+			links = links[:0]
+			for ; i < len(t.edges) && t.edges[i].dst == d; i++ {
+				e := t.edges[i]
+				src := ""
+				if e.ord < 0 {
+					src = t.aliases[e.alias]
+				} else {
+					if t.refs[e.ord] == "" {
+						t.refs[e.ord] = artifacts.ItemRef + strconv.Itoa(int(e.ord))
+					}
+					src = t.refs[e.ord]
+				}
+				links = append(links, artifacts.Link{Kind: t.kinds[e.kind], Node: src})
+			}
+			if !yield(t.dsts[d], links) {
+				return
+			}
+		}
+	}
 }
 
 // mergeSorted merges two row lists sorted by node, a's rows first on ties.
