@@ -1,6 +1,7 @@
 package artifacts
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"math"
@@ -52,6 +53,14 @@ type textWriter interface {
 
 // writeDocRow writes d's docs.tsv row, its LF included.
 func writeDocRow(b textWriter, d *Doc) {
+	writeDocHead(b, d)
+	writeDocLengths(b, d.Lengths)
+	writeDocTail(b, d)
+}
+
+// writeDocHead writes a row's columns before its lengths, each with the
+// tab that ends it.
+func writeDocHead(b textWriter, d *Doc) {
 	b.WriteString(CleanCell(d.URI))
 	b.WriteByte('\t')
 	b.WriteString(dash(d.Kind))
@@ -70,11 +79,15 @@ func writeDocRow(b textWriter, d *Doc) {
 	b.WriteByte('\t')
 	b.WriteString(dash(strings.Join(d.Flags, ",")))
 	b.WriteByte('\t')
-	if len(d.Lengths) == 0 {
+}
+
+// writeDocLengths writes a row's lengths column.
+func writeDocLengths(b textWriter, lengths []FieldLen) {
+	if len(lengths) == 0 {
 		b.WriteByte('-')
 	}
 	var num [20]byte
-	for i, l := range d.Lengths {
+	for i, l := range lengths {
 		if i > 0 {
 			b.WriteByte(',')
 		}
@@ -82,6 +95,12 @@ func writeDocRow(b textWriter, d *Doc) {
 		b.WriteByte(':')
 		b.Write(strconv.AppendInt(num[:0], int64(l.N), 10))
 	}
+}
+
+// writeDocTail writes a row's columns after its lengths, from the tab
+// that starts them to the line's end.
+func writeDocTail(b textWriter, d *Doc) {
+	var num [20]byte
 	b.WriteByte('\t')
 	b.WriteString(dash(d.Digest))
 	b.WriteByte('\t')
@@ -97,6 +116,18 @@ func writeDocRow(b textWriter, d *Doc) {
 	b.WriteByte('\t')
 	b.WriteString(dash(CleanCell(d.Title)))
 	b.WriteByte('\n')
+}
+
+// AppendDocParts appends d's docs.tsv row to b in two parts, the columns
+// before its lengths and those after, so that a build can keep a row
+// whose field ordinals are not known yet and write it later with them
+// (DocsWriter.RowParts). It returns b and where the second part starts.
+func AppendDocParts(b []byte, d *Doc) ([]byte, int) {
+	w := bytes.NewBuffer(b)
+	writeDocHead(w, d)
+	mid := w.Len()
+	writeDocTail(w, d)
+	return w.Bytes(), mid
 }
 
 // DecodeDocs parses a whole docs.tsv.

@@ -1,6 +1,7 @@
 package artifacts
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
 	"math"
@@ -162,30 +163,84 @@ func EncodeDocsFrom(s *Spool, n int, row func(i int) *Doc, keys []Key, fields in
 	if len(keys) != n {
 		return docs, key, fmt.Errorf("docs: %d rows but %d keys", n, len(keys))
 	}
-	size := len(docsHeader)
+	size := 0
 	if s == nil { // in memory, the whole table is reserved at once
 		for i := range n {
 			size += docRowSize(row(i))
 		}
 	}
-	d := s.Create(DocsPath, size)
-	kw := s.Create(DocsKeyPath, KeyWidth(fields)*(n+1))
-	d.WriteString(docsHeader)
-	kw.WriteString(KeysHeader(fields))
-	line := make([]byte, 0, KeyWidth(fields))
+	w := NewDocsWriter(s, n, fields, size)
 	for i := range n {
-		k := keys[i]
-		k.Offset = d.Len()
-		writeDocRow(d, row(i))
-		if line, err = appendKey(line[:0], &k, fields); err != nil {
-			err = fmt.Errorf("docs: %s: %w", row(i).URI, err)
-			break
-		}
-		kw.Write(line)
+		w.Row(row(i), keys[i])
 	}
-	docs, derr := d.Finish(err)
-	key, kerr := kw.Finish(err)
-	return docs, key, cmp.Or(err, derr, kerr)
+	return w.Finish()
+}
+
+// A DocsWriter writes docs.tsv and docs.key a row at a time, each row's
+// key beside it, so that a build need not hold its rows or keys to write
+// them.
+type DocsWriter struct {
+	docs, key *Output
+	fields    int
+	line      []byte
+	err       error
+}
+
+// NewDocsWriter starts docs.tsv and docs.key in spool s for about n rows
+// in a base of the given number of fields; sizeHint is what docs.tsv is
+// expected to take, reserved when in memory.
+func NewDocsWriter(s *Spool, n, fields, sizeHint int) *DocsWriter {
+	w := &DocsWriter{docs: s.Create(DocsPath, len(docsHeader)+sizeHint), key: s.Create(DocsKeyPath, KeyWidth(fields)*(n+1)),
+		fields: fields, line: make([]byte, 0, KeyWidth(fields))}
+	w.docs.WriteString(docsHeader)
+	w.key.WriteString(KeysHeader(fields))
+	return w
+}
+
+// Row writes d's row and its key k (whose offset it sets); rows come in
+// URI order.
+func (w *DocsWriter) Row(d *Doc, k Key) {
+	if w.err != nil {
+		return
+	}
+	k.Offset = w.docs.Len()
+	writeDocRow(w.docs, d)
+	w.writeKey(func() string { return d.URI }, &k)
+}
+
+// RowParts writes a row given as AppendDocParts cut it, row[:mid] and
+// row[mid:], with lengths between them, and its key k (whose offset it
+// sets).
+func (w *DocsWriter) RowParts(row []byte, mid int, lengths []FieldLen, k Key) {
+	if w.err != nil {
+		return
+	}
+	if mid < 0 || mid > len(row) {
+		w.err = fmt.Errorf("docs: a row cut at %d of its %d bytes", mid, len(row))
+		return
+	}
+	k.Offset = w.docs.Len()
+	w.docs.Write(row[:mid])
+	writeDocLengths(w.docs, lengths)
+	w.docs.Write(row[mid:])
+	w.writeKey(func() string { uri, _, _ := bytes.Cut(row, []byte{'\t'}); return string(uri) }, &k)
+}
+
+// writeKey writes k's line; uri names the row in an error.
+func (w *DocsWriter) writeKey(uri func() string, k *Key) {
+	var err error
+	if w.line, err = appendKey(w.line[:0], k, w.fields); err != nil {
+		w.err = fmt.Errorf("docs: %s: %w", uri(), err)
+		return
+	}
+	w.key.Write(w.line)
+}
+
+// Finish ends both tables, or voids them with the first row that failed.
+func (w *DocsWriter) Finish() (docs, key File, err error) {
+	docs, derr := w.docs.Finish(w.err)
+	key, kerr := w.key.Finish(w.err)
+	return docs, key, cmp.Or(w.err, derr, kerr)
 }
 
 const hexDigits = "0123456789abcdef"

@@ -337,9 +337,9 @@ func (b *build) corpus(ctx context.Context) ([]emit.Stage, error) {
 		return b.spliceCorpus(ctx)
 	}
 	base := b.loaded.Base
-	scratch := b.in.Spool.Scratch(artifacts.PostingsPath)
+	scratch := b.in.Spool.Scratch(artifacts.DocsPath)
 	defer scratch.Remove()
-	segs, nodes, diags, err := projectCorpus(ctx, base, scratch, b.progress("project"))
+	segs, runs, diags, err := projectCorpus(ctx, base, scratch, b.progress("project"))
 	if err != nil {
 		return nil, fmt.Errorf("project: %w", err)
 	}
@@ -355,7 +355,7 @@ func (b *build) corpus(ctx context.Context) ([]emit.Stage, error) {
 		defer close(done)
 		idx, idxErr = index.Run(ctx, index.Input{Config: base.Config, Segments: segs, Documents: base.Documents, Bodies: base.Bodies, Spool: b.in.Spool})
 	}()
-	gr, err := graph.Run(ctx, graph.Input{Config: base.Config, Nodes: nodes, Spool: b.in.Spool})
+	gr, err := graph.Run(ctx, graph.Input{Config: base.Config, Runs: runs, Spool: b.in.Spool})
 	<-done
 	if idxErr != nil {
 		return nil, fmt.Errorf("index: %w", idxErr)

@@ -16,33 +16,32 @@ import (
 // what the index and the graph need: a document's records, or pages that
 // sort between documents.
 type unit struct {
-	first string // the run's first URI
 	seg   index.Segment
-	nodes []graph.Node
-	err   error // the segment could not be spilled
+	nodes graph.NodeRun
+	err   error // the run could not be spilled
 }
 
-// projectCorpus projects every document on its own core and turns its
-// items at once into an index segment and graph nodes, so a large base's
-// items never all live at once; then it does the same for the pages and
-// puts the runs in URI order. A document's URIs all start with its path
-// and #, which no other path holds, so each document is one run.
+// projectCorpus projects every batch of documents on its own core and
+// turns its items at once into an index segment and graph nodes, so a
+// large base's items never all live at once; then it does the same for
+// the pages and puts the runs in URI order (project.ProjectRuns).
 //
-// Each segment's postings are spilled to scratch as soon as it is made
-// (index.Segment.Spill), so that the runs' postings, the largest thing a
-// build makes, are never all in memory: the index merges them back from
-// there.
+// Each run is spilled to scratch as soon as it is reduced: its postings
+// and rows (index.NewSpilledSegment) and its nodes (graph.SpillNodes).
+// What stays in memory until the index and graph read the runs back is
+// what places each item among the others (project.Placing), so a build's
+// memory grows with its largest run and that, not with the base's items.
 //
 // progress, when not nil, is called as each document is projected, on
 // whichever core projected it, one call at a time.
-func projectCorpus(ctx context.Context, b model.Base, scratch *artifacts.Scratch, progress func(done, total int)) ([]index.Segment, []graph.Node, []diag.Diagnostic, error) {
+func projectCorpus(ctx context.Context, b model.Base, scratch *artifacts.Scratch, progress func(done, total int)) ([]index.Segment, []graph.NodeRun, []diag.Diagnostic, error) {
 	p := project.NewProjector(b)
 	var mu sync.Mutex
 	projected := 0
 	document := func(d model.Document, s *project.Scratch, ds *diag.List) []project.Item {
 		items := p.Document(d, s, ds, true)
-		// What outlives projection owns its bytes (toUnit), so the
-		// document's text is dropped here.
+		// What outlives projection is spilled, so the document's text is
+		// dropped here.
 		for i := range d.Records {
 			d.Records[i].Raw = ""
 		}
@@ -55,8 +54,15 @@ func projectCorpus(ctx context.Context, b model.Base, scratch *artifacts.Scratch
 		return items
 	}
 	reduce := func(items []project.Item) unit {
-		u := toUnit(items)
-		u.err = u.seg.Spill(scratch)
+		var u unit
+		if u.seg, u.err = index.NewSpilledSegment(items, scratch, b.Config); u.err != nil {
+			return u
+		}
+		nodes := make([]graph.Node, len(items))
+		for i := range items {
+			nodes[i] = graph.NodeOf(&items[i])
+		}
+		u.nodes, u.err = graph.SpillNodes(scratch, nodes)
 		return u
 	}
 	units, diags, err := project.ProjectRuns(ctx, p, b.Documents, true, document, reduce)
@@ -64,32 +70,12 @@ func projectCorpus(ctx context.Context, b model.Base, scratch *artifacts.Scratch
 		return nil, nil, nil, err
 	}
 	segs := make([]index.Segment, len(units))
-	var nodes []graph.Node
+	runs := make([]graph.NodeRun, len(units))
 	for i, u := range units {
 		if u.err != nil {
 			return nil, nil, nil, u.err
 		}
-		segs[i] = u.seg
-		nodes = append(nodes, u.nodes...)
+		segs[i], runs[i] = u.seg, u.nodes
 	}
-	return segs, nodes, diags, nil
-}
-
-// toUnit reduces a run of items, sorted by URI, to its segment and nodes.
-func toUnit(items []project.Item) unit {
-	if len(items) == 0 {
-		return unit{}
-	}
-	u := unit{first: items[0].URI, seg: index.NewSegment(items), nodes: make([]graph.Node, len(items))}
-	var ptrs []*string
-	for i := range items {
-		n := &u.nodes[i]
-		*n = graph.NodeOf(&items[i])
-		ptrs = append(ptrs, &n.URI, &n.At)
-		for j := range n.Links {
-			ptrs = append(ptrs, &n.Links[j].Kind, &n.Links[j].Node)
-		}
-	}
-	index.Own(ptrs)
-	return u
+	return segs, runs, diags, nil
 }

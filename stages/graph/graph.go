@@ -29,7 +29,11 @@ import (
 // Input is the corpus as graph nodes.
 type Input struct {
 	Config model.Config
-	Nodes  []Node // one per item, in URI order: a node's index is its ordinal
+	// The nodes, one per item, in URI order, a node's place being its
+	// ordinal: in memory (Nodes), or spilled in runs (Runs, see
+	// SpillNodes), which Run reads back one node at a time.
+	Nodes []Node
+	Runs  []NodeRun
 	// Spool is where the tables are written as they are encoded; nil
 	// writes them in memory.
 	Spool *artifacts.Spool
@@ -71,18 +75,21 @@ type Tables struct {
 	Edges        int
 }
 
-// Run builds the edge tables. The rows by destination are written as
-// they are read off the sorted edges, never held as rows.
+// Run builds the edge tables, writing each row as it is made: the rows
+// by source as the nodes are read, those by destination off the sorted
+// edges. Only the edges by destination, as numbers, are held.
 func Run(ctx context.Context, in Input) (Output, error) {
-	bySrc, byDst, edges, err := tables(ctx, in)
+	w := artifacts.NewAdjacencyWriter(in.Spool, artifacts.EdgesPath, 0)
+	byDst, edges, err := tables(ctx, in, w.Row)
+	if err != nil {
+		w.Finish()
+		return Output{}, err
+	}
+	src, err := w.Finish()
 	if err != nil {
 		return Output{}, err
 	}
-	src, err := artifacts.EncodeAdjacencyIn(in.Spool, artifacts.EdgesPath, bySrc)
-	if err != nil {
-		return Output{}, err
-	}
-	w := artifacts.NewAdjacencyWriter(in.Spool, artifacts.EdgesDstPath, 0)
+	w = artifacts.NewAdjacencyWriter(in.Spool, artifacts.EdgesDstPath, 0)
 	for dst, links := range byDst.rows() {
 		w.Row(dst, links)
 	}
@@ -93,44 +100,35 @@ func Run(ctx context.Context, in Input) (Output, error) {
 	return Output{Edges: edges, Files: []artifacts.File{src, dst}}, nil
 }
 
-// NewTables builds the edge tables of the nodes: what Run encodes, and
-// what a query's scan, which has no edge files, looks edges up in. A
-// row's links may share the nodes' arrays.
+// NewTables builds the edge tables of the nodes in memory: what Run
+// encodes, and what a query's scan, which has no edge files, looks edges
+// up in. A row's links may share the nodes' arrays.
 func NewTables(ctx context.Context, in Input) (Tables, error) {
-	bySrc, byDst, edges, err := tables(ctx, in)
+	var out Tables
+	byDst, edges, err := tables(ctx, in, func(node string, links []artifacts.Link) {
+		out.BySrc = append(out.BySrc, artifacts.Adjacency{Node: node, Links: links})
+	})
 	if err != nil {
 		return Tables{}, err
 	}
-	out := Tables{BySrc: bySrc, Edges: edges}
+	out.Edges = edges
 	for dst, links := range byDst.rows() {
 		out.ByDst = append(out.ByDst, artifacts.Adjacency{Node: dst, Links: slices.Clone(links)})
 	}
 	return out, nil
 }
 
-// tables makes the rows by source and the edges by destination, and
-// counts the edges.
-func tables(ctx context.Context, in Input) ([]artifacts.Adjacency, *inboundTable, int, error) {
-	var items []artifacts.Adjacency
-	t := newInboundTable(in.Nodes)
-	edges := 0
-	for i := range in.Nodes {
-		if i%4096 == 0 && ctx.Err() != nil {
-			return nil, nil, 0, ctx.Err()
-		}
-		n := &in.Nodes[i]
-		if len(n.Links) == 0 {
-			continue
-		}
-		items = append(items, artifacts.Adjacency{Node: n.URI, Links: n.Links})
-		for _, l := range n.Links {
-			t.add(l.Node, l.Kind, int32(i), "")
-		}
-		edges += len(n.Links)
-	}
-	// Identity aliases: alias → canonical. Aliases are not items, so these
-	// rows merge into the source table by name.
+// tables gives each row by source to src, in node order, as it reads the
+// nodes, and collects the edges by destination; it counts the edges. The
+// links given to src are the node's own when it is in memory, and may be
+// read only during the call when it was spilled.
+func tables(ctx context.Context, in Input, src func(node string, links []artifacts.Link)) (*inboundTable, int, error) {
+	t := newInboundTable()
+	// Identity aliases: alias → canonical. Aliases are not items, so their
+	// rows go between the items' by name, and join an item's of the same
+	// name.
 	aliases := map[string][]artifacts.Link{}
+	edges := 0
 	for _, name := range slices.Sorted(maps.Keys(in.Config.Identities)) {
 		id := in.Config.Identities[name]
 		for _, a := range id.Aliases {
@@ -141,30 +139,86 @@ func tables(ctx context.Context, in Input) ([]artifacts.Adjacency, *inboundTable
 			}
 		}
 	}
-	var aliasRows []artifacts.Adjacency
-	for _, a := range slices.Sorted(maps.Keys(aliases)) {
-		aliasRows = append(aliasRows, artifacts.Adjacency{Node: a, Links: aliases[a]})
+	aliasRows := slices.Sorted(maps.Keys(aliases))
+	var joined []artifacts.Link
+	row := func(node string, links []artifacts.Link) {
+		for len(aliasRows) > 0 && aliasRows[0] < node {
+			src(aliasRows[0], aliases[aliasRows[0]])
+			aliasRows = aliasRows[1:]
+		}
+		if len(aliasRows) > 0 && aliasRows[0] == node {
+			joined = append(append(joined[:0], links...), aliases[node]...)
+			slices.SortFunc(joined, project.CompareLinks)
+			links = slices.Compact(joined)
+			aliasRows = aliasRows[1:]
+		}
+		src(node, links)
+	}
+	err := in.eachNode(ctx, func(ord int32, n *Node) {
+		if len(n.Links) == 0 {
+			return
+		}
+		t.source(ord, n.At)
+		for _, l := range n.Links {
+			t.add(l.Node, l.Kind, ord, "")
+		}
+		edges += len(n.Links)
+		row(n.URI, n.Links)
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	for _, a := range aliasRows {
+		src(a, aliases[a])
 	}
 	t.sort()
-	// Item rows come in URI order already; merge the alias rows in rather
-	// than sort a million rows again.
-	return mergeSameNode(mergeSorted(items, aliasRows)), t, edges, nil
+	return t, edges, nil
+}
+
+// eachNode calls f with every node and its ordinal, in order.
+func (in Input) eachNode(ctx context.Context, f func(ord int32, n *Node)) error {
+	if in.Runs == nil {
+		for i := range in.Nodes {
+			if i%4096 == 0 && ctx.Err() != nil {
+				return ctx.Err()
+			}
+			f(int32(i), &in.Nodes[i])
+		}
+		return nil
+	}
+	ord := int32(0)
+	for _, r := range in.Runs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := r.each(func(n *Node) { f(ord, n); ord++ }); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // inboundTable is every edge seen from its destination, held compactly
 // (a build holds all of a base's edges at once to order them by
 // destination): each edge is five numbers, its strings named once.
 type inboundTable struct {
-	nodes []Node
 	// While edges are added, dst, kind and alias number a string by
 	// first sight; sort makes each its rank among its kind's names.
 	dsts, kinds, aliases []string
 	dstID, kindID        map[string]int32
 	aliasID              map[string]int32
 	edges                []inEdge
-	stamps               []int32  // each node's stamp's rank, oldest first; -1 unstamped
-	aliasStamp           int32    // the rank of an alias's empty stamp
-	refs                 []string // #<ordinal> of each source node, made once
+	// ats are the source nodes' stamps, ranked into stamps by sort.
+	ats        []sourceAt
+	stamps     []int32  // each source node's stamp's rank, oldest first, by ordinal
+	aliasStamp int32    // the rank of an alias's empty stamp
+	refs       []string // #<ordinal> of each source node, made once
+}
+
+// sourceAt is a source node's ordinal and stamp.
+type sourceAt struct {
+	ord int32
+	at  string
 }
 
 // inEdge is one edge seen from its destination. Its order in the table is
@@ -174,8 +228,14 @@ type inEdge struct {
 	dst, stamp, kind, ord, alias int32 // ord -1 for an alias source; alias -1 for an item
 }
 
-func newInboundTable(nodes []Node) *inboundTable {
-	return &inboundTable{nodes: nodes, dstID: map[string]int32{}, kindID: map[string]int32{}, aliasID: map[string]int32{}}
+func newInboundTable() *inboundTable {
+	return &inboundTable{dstID: map[string]int32{}, kindID: map[string]int32{}, aliasID: map[string]int32{}}
+}
+
+// source records the stamp of node ord, the source of edges added next
+// (a copy, as intern keeps).
+func (t *inboundTable) source(ord int32, at string) {
+	t.ats = append(t.ats, sourceAt{ord, strings.Clone(at)})
 }
 
 // add adds the edge of the given kind from item ord (or from alias, ord
@@ -188,10 +248,13 @@ func (t *inboundTable) add(dst, kind string, ord int32, alias string) {
 	t.edges = append(t.edges, e)
 }
 
-// intern numbers s by first sight in names.
+// intern numbers s by first sight in names. The name kept is a copy: a
+// spilled node's strings share one block per run, which a name kept for
+// the whole build must not hold.
 func intern(ids map[string]int32, names *[]string, s string) int32 {
 	id, ok := ids[s]
 	if !ok {
+		s = strings.Clone(s)
 		id = int32(len(*names))
 		ids[s] = id
 		*names = append(*names, s)
@@ -235,39 +298,31 @@ func (t *inboundTable) sort() {
 	t.edges = slices.Compact(t.edges)
 }
 
-// rankStamps ranks the stamps of the nodes with links, and the empty
-// stamp of an alias, oldest first as CompareStamps orders them; stamps
-// that compare equal share a rank.
+// rankStamps ranks the stamps of the source nodes, and the empty stamp
+// of an alias, oldest first as CompareStamps orders them; stamps that
+// compare equal share a rank.
 func (t *inboundTable) rankStamps() {
-	t.stamps = make([]int32, len(t.nodes))
-	var order []int32 // nodes with links, then -1 for the aliases' stamp
-	for i := range t.nodes {
-		t.stamps[i] = -1
-		if len(t.nodes[i].Links) > 0 {
-			order = append(order, int32(i))
-		}
+	n := int32(0)
+	if len(t.ats) > 0 {
+		n = t.ats[len(t.ats)-1].ord + 1 // ats are in ordinal order
 	}
+	t.stamps = make([]int32, n)
 	if len(t.aliases) > 0 {
-		order = append(order, -1)
+		t.ats = append(t.ats, sourceAt{ord: -1}) // the aliases' stamp
 	}
-	at := func(i int32) string {
-		if i < 0 {
-			return ""
-		}
-		return t.nodes[i].At
-	}
-	slices.SortFunc(order, func(a, b int32) int { return project.CompareStamps(at(a), at(b)) })
+	slices.SortFunc(t.ats, func(a, b sourceAt) int { return project.CompareStamps(a.at, b.at) })
 	r := int32(0)
-	for k, i := range order {
-		if k > 0 && project.CompareStamps(at(order[k-1]), at(i)) != 0 {
+	for k, s := range t.ats {
+		if k > 0 && project.CompareStamps(t.ats[k-1].at, s.at) != 0 {
 			r++
 		}
-		if i < 0 {
+		if s.ord < 0 {
 			t.aliasStamp = r
 		} else {
-			t.stamps[i] = r
+			t.stamps[s.ord] = r
 		}
 	}
+	t.ats = nil
 }
 
 // rows yields each destination's row in node order: its inbound links,
@@ -275,7 +330,7 @@ func (t *inboundTable) rankStamps() {
 func (t *inboundTable) rows() iter.Seq2[string, []artifacts.Link] {
 	return func(yield func(string, []artifacts.Link) bool) {
 		if t.refs == nil {
-			t.refs = make([]string, len(t.nodes))
+			t.refs = make([]string, len(t.stamps))
 		}
 		var links []artifacts.Link
 		for i := 0; i < len(t.edges); {

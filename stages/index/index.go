@@ -49,31 +49,17 @@ type Output struct {
 	Items int
 }
 
-// Run merges the segments into the index artifacts.
+// Run merges the segments into the index artifacts. The rows are written
+// a segment at a time, read back from their scratch file when spilled,
+// each with its key; the postings merge beside them.
 func Run(ctx context.Context, in Input) (Output, error) {
 	l, err := NewLayout(in.Config, in.Segments)
 	if err != nil {
 		return Output{}, err
 	}
-	// The rows are numbered in place: the segments are Run's to change
-	// (see Input), and a copy of every row would be the largest thing a
-	// large build holds.
-	rows := make([]*artifacts.Doc, 0, l.Items())
-	for i, s := range in.Segments {
-		for j := range s.Rows {
-			l.Renumber(i, s.Rows[j].Lengths)
-			rows = append(rows, &s.Rows[j])
-		}
-	}
-	if err := ctx.Err(); err != nil {
+	if err := inURIOrder(in.Segments); err != nil {
 		return Output{}, err
 	}
-	for i := 1; i < len(rows); i++ {
-		if rows[i-1].URI >= rows[i].URI {
-			return Output{}, fmt.Errorf("segments out of URI order at %s", rows[i].URI)
-		}
-	}
-	row := func(i int) *artifacts.Doc { return rows[i] }
 	// The rows' tables and the postings are independent: one is made
 	// while the other merges.
 	var docs, key artifacts.File
@@ -81,12 +67,7 @@ func Run(ctx context.Context, in Input) (Output, error) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		keys, err := project.Keys(len(rows), row, len(l.Fields), in.Config)
-		if err != nil {
-			docsErr = err
-			return
-		}
-		docs, key, docsErr = artifacts.EncodeDocsFrom(in.Spool, len(rows), row, keys, len(l.Fields))
+		docs, key, docsErr = writeRows(ctx, in, &l)
 	}()
 	dict, post, err := merge(in.Spool, in.Segments, &l)
 	<-done
@@ -96,7 +77,7 @@ func Run(ctx context.Context, in Input) (Output, error) {
 	if err != nil {
 		return Output{}, err
 	}
-	return Output{Items: len(rows), Files: []artifacts.File{
+	return Output{Items: l.Items(), Files: []artifacts.File{
 		docs,
 		key,
 		{Path: artifacts.DocumentsPath, Data: artifacts.EncodeDocuments(DocumentRows(in.Config, in.Documents))},
@@ -105,6 +86,117 @@ func Run(ctx context.Context, in Input) (Output, error) {
 		dict,
 		post,
 	}}, nil
+}
+
+// inURIOrder checks that the segments' rows are in strict URI order.
+func inURIOrder(segs []Segment) error {
+	last := ""
+	started := false
+	check := func(uri string) error {
+		if started && last >= uri {
+			return fmt.Errorf("segments out of URI order at %s", uri)
+		}
+		last, started = uri, true
+		return nil
+	}
+	for i := range segs {
+		s := &segs[i]
+		if s.rows != nil {
+			if s.Len() == 0 {
+				continue
+			}
+			// A spilled segment checked its own rows' order (spillRows).
+			if err := check(s.rows.first); err != nil {
+				return err
+			}
+			last = s.rows.last
+			continue
+		}
+		for j := range s.Rows {
+			if err := check(s.Rows[j].URI); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// writeRows writes docs.tsv and docs.key: each row with its fields
+// numbered as l numbers them (in place, for rows in memory) and its key.
+func writeRows(ctx context.Context, in Input, l *Layout) (docs, key artifacts.File, err error) {
+	fields := len(l.Fields)
+	place, err := project.NewPlacement(l.Items(), func(yield func(project.Placing) bool) {
+		for i := range in.Segments {
+			s := &in.Segments[i]
+			if s.rows != nil {
+				for _, p := range s.rows.placings {
+					if !yield(p) {
+						return
+					}
+				}
+				continue
+			}
+			for j := range s.Rows {
+				if !yield(project.PlacingOf(&s.Rows[j])) {
+					return
+				}
+			}
+		}
+	})
+	if err != nil {
+		return docs, key, err
+	}
+	w := artifacts.NewDocsWriter(in.Spool, l.Items(), fields, 0)
+	norms := make([]byte, fields)
+	keyOf := func(ord int, own artifacts.Key, uri string, lengths []artifacts.FieldLen) (artifacts.Key, error) {
+		k := place.Placed(ord)
+		k.Day, k.HalfLife, k.Flags, k.OwnID, k.OwnURI, k.TitleTerms, k.Digest = own.Day, own.HalfLife, own.Flags, own.OwnID, own.OwnURI, own.TitleTerms, own.Digest
+		clear(norms)
+		k.Norms = norms
+		return k, project.Norms(norms, uri, lengths)
+	}
+	ord := 0
+	for i := range in.Segments {
+		if err := ctx.Err(); err != nil {
+			w.Finish()
+			return docs, key, err
+		}
+		s := &in.Segments[i]
+		if s.rows == nil {
+			for j := range s.Rows {
+				row := &s.Rows[j]
+				l.Renumber(i, row.Lengths)
+				var own artifacts.Key
+				if err := project.OwnKey(&own, row, in.Config); err != nil {
+					w.Finish()
+					return docs, key, err
+				}
+				k, err := keyOf(ord, own, row.URI, row.Lengths)
+				if err != nil {
+					w.Finish()
+					return docs, key, err
+				}
+				w.Row(row, k)
+				ord++
+			}
+			continue
+		}
+		err := s.rows.eachRow(func(r *spilledRow) error {
+			l.Renumber(i, r.lengths)
+			k, err := keyOf(ord, r.key, "", r.lengths)
+			if err != nil {
+				return err
+			}
+			w.RowParts(r.row, r.mid, r.lengths, k)
+			ord++
+			return nil
+		})
+		if err != nil {
+			w.Finish()
+			return docs, key, err
+		}
+	}
+	return w.Finish()
 }
 
 // DocumentRows describes each record document for documents.tsv.

@@ -25,8 +25,18 @@ type Segment struct {
 	ends   []int32 // where each term ends in words
 	starts []int32 // where each term's postings start in flat, and one more
 	flat   []artifacts.Posting
-	// spilled, when set, holds the terms and postings instead (Spill).
+	// spilled, when set, holds the terms and postings instead (Spill),
+	// and rows the rows (NewSpilledSegment).
 	spilled *spilled
+	rows    *spilledRows
+}
+
+// Len is how many items the segment holds.
+func (s *Segment) Len() int {
+	if s.rows != nil {
+		return len(s.rows.placings)
+	}
+	return len(s.Rows)
 }
 
 // terms is how many terms the segment holds.
@@ -62,6 +72,12 @@ func NewSegment(items []project.Item) Segment { return NewSegmentWhere(items, ni
 // of a base but needs the few terms it was asked. keep is asked of every
 // occurrence of a term it has not accepted.
 func NewSegmentWhere(items []project.Item, keep func(term string) bool) Segment {
+	return newSegment(items, keep, true)
+}
+
+// newSegment is NewSegmentWhere; own makes the rows own their strings,
+// which a segment whose rows are spilled at once need not.
+func newSegment(items []project.Item, keep func(term string) bool, own bool) Segment {
 	var seg Segment
 	// The items of a run mostly share their fields: each name is listed
 	// once as it is met, then the list is sorted.
@@ -160,7 +176,9 @@ func NewSegmentWhere(items []project.Item, keep func(term string) bool) Segment 
 		}
 	}
 	seg.flat = flat
-	ownRows(seg.Rows)
+	if own {
+		ownRows(seg.Rows)
+	}
 	return seg
 }
 

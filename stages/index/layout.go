@@ -48,7 +48,7 @@ func NewLayout(cfg model.Config, segs []Segment) (Layout, error) {
 			l.remap[i][j] = uint16(k)
 		}
 		l.starts[i] = int32(l.items)
-		l.items += len(s.Rows)
+		l.items += s.Len()
 	}
 	return l, nil
 }

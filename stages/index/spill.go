@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/cairn-kb/cairn/artifacts"
+	"github.com/cairn-kb/cairn/stages/lib/model"
+	"github.com/cairn-kb/cairn/stages/project"
 )
 
 // A spilled segment's terms and postings are in a scratch file, not in
@@ -154,4 +157,164 @@ func (rr *runReader) fail(err error) bool {
 	}
 	rr.err = fmt.Errorf("index: reading back an inverted run: %w", err)
 	return false
+}
+
+// A spilled segment's rows are in a scratch file too, each as its docs.tsv
+// row cut around its lengths (artifacts.AppendDocParts), its lengths by
+// the segment's field positions, and the part of its key it makes alone
+// (project.OwnKey), computed as it is projected, on its core:
+//
+//	uvarint  the row's bytes, uvarint where its lengths go, the bytes
+//	uvarint  how many lengths, then for each: uvarint field, uvarint words
+//	uvarint  day, half-life, flags, own id; then 4 bytes own URI, 8 title
+//	         terms, 8 digest (little-endian)
+//
+// What the merge needs of every row at once, its placing among the others
+// (project.Placing), stays in memory, its strings in one block per
+// segment.
+type spilledRows struct {
+	scratch     *artifacts.Scratch
+	at          artifacts.ScratchSection
+	placings    []project.Placing
+	first, last string // the first and last rows' URIs
+}
+
+// NewSpilledSegment inverts items (sorted by URI) as NewSegment does and
+// writes its postings and rows to sc at once, keeping only their
+// placings: what a build holds of each run of items until the merge.
+func NewSpilledSegment(items []project.Item, sc *artifacts.Scratch, cfg model.Config) (Segment, error) {
+	seg := newSegment(items, nil, false)
+	if err := seg.Spill(sc); err != nil {
+		return Segment{}, err
+	}
+	if err := seg.spillRows(sc, cfg); err != nil {
+		return Segment{}, err
+	}
+	return seg, nil
+}
+
+// spillRows writes the segment's rows to sc and lets go of them.
+func (s *Segment) spillRows(sc *artifacts.Scratch, cfg model.Config) error {
+	var out []byte
+	placings := make([]project.Placing, len(s.Rows))
+	var arena strings.Builder
+	size := 0
+	for i := range s.Rows {
+		p := project.PlacingOf(&s.Rows[i])
+		size += len(p.Source) + len(p.Title) + len(p.URLKey) + len(p.Stamp)
+	}
+	arena.Grow(size)
+	keep := func(v string) string {
+		from := arena.Len()
+		arena.WriteString(v)
+		return arena.String()[from:]
+	}
+	var row []byte
+	for i := range s.Rows {
+		d := &s.Rows[i]
+		var k artifacts.Key
+		if err := project.OwnKey(&k, d, cfg); err != nil {
+			return err
+		}
+		for _, l := range d.Lengths {
+			if l.Field < 0 || int(l.Field) >= len(s.Fields) {
+				return fmt.Errorf("%s: field position %d of %d fields", d.URI, l.Field, len(s.Fields))
+			}
+		}
+		var mid int
+		row, mid = artifacts.AppendDocParts(row[:0], d)
+		out = binary.AppendUvarint(out, uint64(len(row)))
+		out = binary.AppendUvarint(out, uint64(mid))
+		out = append(out, row...)
+		out = binary.AppendUvarint(out, uint64(len(d.Lengths)))
+		for _, l := range d.Lengths {
+			out = binary.AppendUvarint(out, uint64(l.Field))
+			out = binary.AppendUvarint(out, uint64(l.N))
+		}
+		out = binary.AppendUvarint(out, uint64(uint32(k.Day)))
+		out = binary.AppendUvarint(out, uint64(k.HalfLife))
+		out = binary.AppendUvarint(out, uint64(k.Flags))
+		out = binary.AppendUvarint(out, uint64(k.OwnID))
+		out = binary.LittleEndian.AppendUint32(out, k.OwnURI)
+		out = binary.LittleEndian.AppendUint64(out, k.TitleTerms)
+		out = binary.LittleEndian.AppendUint64(out, k.Digest)
+		p := project.PlacingOf(d)
+		placings[i] = project.Placing{Source: keep(p.Source), Title: keep(p.Title), URLKey: keep(p.URLKey), Stamp: keep(p.Stamp)}
+	}
+	at, err := sc.Append(out)
+	if err != nil {
+		return err
+	}
+	s.rows = &spilledRows{scratch: sc, at: at, placings: placings}
+	if n := len(s.Rows); n > 0 {
+		s.rows.first, s.rows.last = strings.Clone(s.Rows[0].URI), strings.Clone(s.Rows[n-1].URI)
+		for i := 1; i < n; i++ {
+			if s.Rows[i-1].URI >= s.Rows[i].URI {
+				return fmt.Errorf("a run of items out of URI order at %s", s.Rows[i].URI)
+			}
+		}
+	}
+	s.Rows = nil
+	return nil
+}
+
+// spilledRow is one row read back: its docs.tsv row cut at mid, its
+// lengths by the segment's field positions, and its own key.
+type spilledRow struct {
+	row     []byte
+	mid     int
+	lengths []artifacts.FieldLen
+	key     artifacts.Key
+}
+
+// eachRow reads the rows back in order and calls f with each; the row is
+// f's only during the call.
+func (sr *spilledRows) eachRow(f func(r *spilledRow) error) error {
+	buf := make([]byte, sr.at.Length)
+	if _, err := io.ReadFull(sr.scratch.Section(sr.at), buf); err != nil {
+		return fmt.Errorf("index: reading back a run of rows: %w", err)
+	}
+	bad := errors.New("index: reading back a run of rows: the run is damaged")
+	rest := buf
+	num := func() uint64 {
+		v, k := binary.Uvarint(rest)
+		if k <= 0 {
+			rest = nil
+			return 0
+		}
+		rest = rest[k:]
+		return v
+	}
+	var r spilledRow
+	for range sr.placings {
+		n, mid := num(), num()
+		if rest == nil || n > uint64(len(rest)) || mid > n {
+			return bad
+		}
+		r.row, r.mid = rest[:n], int(mid)
+		rest = rest[n:]
+		count := num()
+		if rest == nil || count > uint64(len(rest)) {
+			return bad
+		}
+		r.lengths = r.lengths[:0]
+		for range count {
+			field, words := num(), num()
+			r.lengths = append(r.lengths, artifacts.FieldLen{Field: int32(field), N: int32(words)})
+		}
+		day, half, flags, own := num(), num(), num(), num()
+		if rest == nil || len(rest) < 20 {
+			return bad
+		}
+		r.key = artifacts.Key{Day: int32(uint32(day)), HalfLife: uint32(half), Flags: artifacts.KeyFlags(flags), OwnID: uint32(own),
+			OwnURI: binary.LittleEndian.Uint32(rest), TitleTerms: binary.LittleEndian.Uint64(rest[4:]), Digest: binary.LittleEndian.Uint64(rest[12:])}
+		rest = rest[20:]
+		if err := f(&r); err != nil {
+			return err
+		}
+	}
+	if len(rest) != 0 {
+		return bad
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package index
 import (
 	"bytes"
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -46,25 +47,83 @@ func TestSpilledSegmentsMergeAsInMemory(t *testing.T) {
 		{"every other, on disk", spool, func(i int) bool { return i%2 == 0 }},
 		{"the last, in memory", nil, func(i int) bool { return i == len(cuts)-2 }},
 	} {
-		sc := c.spool.Scratch(artifacts.PostingsPath)
-		segs := segments()
-		for i := range segs {
-			if !c.which(i) {
-				continue
+		for _, rows := range []bool{false, true} {
+			sc := c.spool.Scratch(artifacts.PostingsPath)
+			segs := segments()
+			for i := range segs {
+				if !c.which(i) {
+					continue
+				}
+				if rows {
+					seg, err := NewSpilledSegment(items[cuts[i]:cuts[i+1]], sc, loaded.Base.Config)
+					if err != nil {
+						t.Fatal(err)
+					}
+					segs[i] = seg
+				} else if err := segs[i].Spill(sc); err != nil {
+					t.Fatal(err)
+				}
+				if segs[i].flat != nil || segs[i].words != "" || rows && segs[i].Rows != nil {
+					t.Fatalf("%s: segment %d still holds its postings or rows after spilling", c.name, i)
+				}
 			}
-			if err := segs[i].Spill(sc); err != nil {
-				t.Fatal(err)
-			}
-			if segs[i].flat != nil || segs[i].words != "" {
-				t.Fatalf("%s: segment %d still holds its postings after Spill", c.name, i)
+			got := build(segs)
+			sc.Remove()
+			for i := range want {
+				if !bytes.Equal(want[i].Data, got[i].Data) {
+					t.Errorf("%s, rows spilled %v: %s differs from the in-memory merge", c.name, rows, want[i].Path)
+				}
 			}
 		}
-		got := build(segs)
-		sc.Remove()
-		for i := range want {
-			if !bytes.Equal(want[i].Data, got[i].Data) {
-				t.Errorf("%s: %s differs from the in-memory merge", c.name, want[i].Path)
-			}
+	}
+}
+
+// TestSpilledSegmentsOutOfOrder: spilled runs given out of URI order, or
+// overlapping, are refused as runs in memory are.
+func TestSpilledSegmentsOutOfOrder(t *testing.T) {
+	items, loaded := demoItems(t)
+	sc := (*artifacts.Spool)(nil).Scratch(artifacts.PostingsPath)
+	spilled := func(from, to int) Segment {
+		seg, err := NewSpilledSegment(items[from:to], sc, loaded.Base.Config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return seg
+	}
+	for name, segs := range map[string][]Segment{
+		"swapped":     {spilled(10, 20), spilled(0, 10)},
+		"overlapping": {spilled(0, 12), spilled(11, 20)},
+		"mixed":       {NewSegment(items[5:12]), spilled(0, 6)},
+	} {
+		if _, err := Run(context.Background(), Input{Config: loaded.Base.Config, Segments: segs}); err == nil || !strings.Contains(err.Error(), "out of URI order") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	backwards := slices.Clone(items[:5])
+	slices.Reverse(backwards)
+	if _, err := NewSpilledSegment(backwards, sc, loaded.Base.Config); err == nil || !strings.Contains(err.Error(), "out of URI order") {
+		t.Errorf("a run out of order spilled: %v", err)
+	}
+}
+
+// TestDamagedRowsAreAnError: spilled rows that cannot be read back as
+// written fail the build.
+func TestDamagedRowsAreAnError(t *testing.T) {
+	items, loaded := demoItems(t)
+	sc := (*artifacts.Spool)(nil).Scratch(artifacts.PostingsPath)
+	seg, err := NewSpilledSegment(items, sc, loaded.Base.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var whole bytes.Buffer
+	whole.ReadFrom(sc.Section(seg.rows.at))
+	for _, damaged := range [][]byte{whole.Bytes()[:whole.Len()-1], append(whole.Bytes(), 0), bytes.Repeat([]byte{0xff}, whole.Len())} {
+		bad := (*artifacts.Spool)(nil).Scratch(artifacts.PostingsPath)
+		at, _ := bad.Append(damaged)
+		cut := seg
+		cut.rows = &spilledRows{scratch: bad, at: at, placings: seg.rows.placings, first: seg.rows.first, last: seg.rows.last}
+		if _, err := Run(context.Background(), Input{Config: loaded.Base.Config, Segments: []Segment{cut}}); err == nil || !strings.Contains(err.Error(), "reading back a run of rows") {
+			t.Errorf("%d damaged bytes: %v", len(damaged), err)
 		}
 	}
 }

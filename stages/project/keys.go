@@ -3,6 +3,7 @@ package project
 import (
 	"cmp"
 	"fmt"
+	"iter"
 	"math"
 	"runtime"
 	"slices"
@@ -66,27 +67,70 @@ func Keys(n int, row func(i int) *artifacts.Doc, fields int, cfg model.Config) (
 // key of any one row can be made from its own row: a scan makes only its
 // candidates' keys.
 type KeyTable struct {
-	row            func(i int) *artifacts.Doc
-	fields         int
-	cfg            model.Config
-	chrono, source []uint32
-	title, url     []int32
+	*Placement
+	row    func(i int) *artifacts.Doc
+	fields int
+	cfg    model.Config
 }
 
 // NewKeyTable ranks and groups n rows, given in URI order by row(i).
 func NewKeyTable(n int, row func(i int) *artifacts.Doc, fields int, cfg model.Config) (*KeyTable, error) {
+	p, err := NewPlacement(n, func(yield func(Placing) bool) {
+		for i := range n {
+			if !yield(PlacingOf(row(i))) {
+				return
+			}
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &KeyTable{Placement: p, row: row, fields: fields, cfg: cfg}, nil
+}
+
+// A Placing is what places a row among the others in its key: its source,
+// title, URL key and stamp (Newest).
+type Placing struct {
+	Source, Title, URLKey, Stamp string
+}
+
+// PlacingOf is row d's placing.
+func PlacingOf(d *artifacts.Doc) Placing {
+	return Placing{Source: d.Source, Title: d.Title, URLKey: d.URLKey, Stamp: Newest(d)}
+}
+
+// A Placement is the part of every row's key that comes from comparing
+// rows: its newest-first rank, its source's rank and its title and URL
+// groups.
+type Placement struct {
+	chrono, source []uint32
+	title, url     []int32
+}
+
+// NewPlacement ranks and groups n rows, whose placings come in URI order.
+func NewPlacement(n int, placings iter.Seq[Placing]) (*Placement, error) {
 	if n > math.MaxInt32 {
 		return nil, fmt.Errorf("%d items; docs.key numbers at most %d", n, math.MaxInt32)
 	}
-	t := &KeyTable{row: row, fields: fields, cfg: cfg,
-		chrono: make([]uint32, n), source: make([]uint32, n), title: make([]int32, n), url: make([]int32, n)}
+	t := &Placement{chrono: make([]uint32, n), source: make([]uint32, n), title: make([]int32, n), url: make([]int32, n)}
 	sources := map[string]uint32{}
 	type titled struct{ source, title string }
 	titles := map[titled]int32{}
 	urls := map[string]int32{}
-	for i := range n {
-		d := row(i)
+	type stamped struct {
+		at  string
+		ord int32
+	}
+	order := make([]stamped, n)
+	names := make([]string, n) // each row's source, until ranked
+	i := 0
+	for d := range placings {
+		if i == n {
+			return nil, fmt.Errorf("more than the %d rows to place", n)
+		}
 		sources[d.Source] = 0
+		names[i] = d.Source
+		order[i] = stamped{d.Stamp, int32(i)}
 		t.title[i], t.url[i] = -1, -1
 		if d.Title != "" {
 			k := titled{d.Source, d.Title}
@@ -105,25 +149,23 @@ func NewKeyTable(n int, row func(i int) *artifacts.Doc, fields int, cfg model.Co
 			}
 			t.url[i] = g
 		}
+		i++
 	}
-	names := make([]string, 0, len(sources))
+	if i != n {
+		return nil, fmt.Errorf("%d rows to place, %d given", n, i)
+	}
+	ranked := make([]string, 0, len(sources))
 	for s := range sources {
-		names = append(names, s)
+		ranked = append(ranked, s)
 	}
-	slices.Sort(names)
-	for r, s := range names {
+	slices.Sort(ranked)
+	for r, s := range ranked {
 		sources[s] = uint32(r)
 	}
+	for i, s := range names {
+		t.source[i] = sources[s]
+	}
 	// Newest first, by time, else date; URI order (the ordinal) breaks ties.
-	type stamped struct {
-		at  string
-		ord int32
-	}
-	order := make([]stamped, n)
-	for i := range n {
-		t.source[i] = sources[row(i).Source]
-		order[i] = stamped{Newest(row(i)), int32(i)}
-	}
 	newer := func(a, b stamped) int {
 		if c := CompareStamps(b.at, a.at); c != 0 {
 			return c
@@ -174,7 +216,7 @@ func (t *KeyTable) KeysOf(ords []int) ([]artifacts.Key, error) {
 
 // Placed is the part of row i's key that comes from comparing rows: its
 // newest-first rank, its source's rank and its title and URL groups.
-func (t *KeyTable) Placed(i int) artifacts.Key {
+func (t *Placement) Placed(i int) artifacts.Key {
 	return artifacts.Key{Chrono: t.chrono[i], Source: t.source[i], TitleGroup: t.title[i], URLGroup: t.url[i]}
 }
 
@@ -202,6 +244,16 @@ var minKeysPart = 4096
 // rowKey fills what k takes from d alone: digest, half-life, day, flags,
 // the title's terms, the own-name hashes and the norms.
 func rowKey(k *artifacts.Key, d *artifacts.Doc, fields int, cfg model.Config) error {
+	if err := OwnKey(k, d, cfg); err != nil {
+		return err
+	}
+	return Norms(k.Norms, d.URI, d.Lengths)
+}
+
+// OwnKey fills what k takes from d alone but its norms: digest,
+// half-life, day, flags, the title's terms and the own-name hashes. A
+// build makes it as it projects, before the fields are numbered.
+func OwnKey(k *artifacts.Key, d *artifacts.Doc, cfg model.Config) error {
 	var ok bool
 	if k.Digest, ok = artifacts.ParseHashSum(d.Digest); !ok {
 		return fmt.Errorf("%s: digest %q is not 16 hex digits", d.URI, d.Digest)
@@ -219,12 +271,18 @@ func rowKey(k *artifacts.Key, d *artifacts.Doc, fields int, cfg model.Config) er
 		k.OwnID = lex.FoldKey(lex.DecodeID(id))
 	}
 	k.OwnURI = lex.FoldKey(d.URI)
-	for _, l := range d.Lengths {
-		if l.Field < 0 || int(l.Field) >= fields {
-			return fmt.Errorf("%s: field ordinal %d of %d fields", d.URI, l.Field, fields)
+	return nil
+}
+
+// Norms fills norms, one per field of the base, with the length classes
+// of a row's lengths; uri names the row in an error.
+func Norms(norms []byte, uri string, lengths []artifacts.FieldLen) error {
+	for _, l := range lengths {
+		if l.Field < 0 || int(l.Field) >= len(norms) {
+			return fmt.Errorf("%s: field ordinal %d of %d fields", uri, l.Field, len(norms))
 		}
 		if l.N > 0 {
-			k.Norms[l.Field] = artifacts.NormOf(int(l.N))
+			norms[l.Field] = artifacts.NormOf(int(l.N))
 		}
 	}
 	return nil

@@ -1,0 +1,114 @@
+package graph
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/cairn-kb/cairn/artifacts"
+)
+
+// A NodeRun is a run of nodes, consecutive in URI order, spilled to a
+// scratch file (SpillNodes), so that a large build does not hold every
+// item's node until the graph is made. Each node is written as
+//
+//	uvarint length, then bytes: its URI, then its stamp
+//	uvarint how many links, then for each
+//	uvarint length, then bytes: its kind, then its destination
+//
+// and the run is read back whole, one run at a time.
+type NodeRun struct {
+	scratch *artifacts.Scratch
+	at      artifacts.ScratchSection
+	nodes   int
+}
+
+// Len is how many nodes the run holds.
+func (r NodeRun) Len() int { return r.nodes }
+
+// SpillNodes writes nodes to sc as one run.
+func SpillNodes(sc *artifacts.Scratch, nodes []Node) (NodeRun, error) {
+	size := 0
+	for i := range nodes {
+		size += len(nodes[i].URI) + len(nodes[i].At) + 4
+		for _, l := range nodes[i].Links {
+			size += len(l.Kind) + len(l.Node) + 4
+		}
+	}
+	b := make([]byte, 0, size)
+	str := func(s string) {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	for i := range nodes {
+		n := &nodes[i]
+		str(n.URI)
+		str(n.At)
+		b = binary.AppendUvarint(b, uint64(len(n.Links)))
+		for _, l := range n.Links {
+			str(l.Kind)
+			str(l.Node)
+		}
+	}
+	at, err := sc.Append(b)
+	if err != nil {
+		return NodeRun{}, err
+	}
+	return NodeRun{scratch: sc, at: at, nodes: len(nodes)}, nil
+}
+
+// each reads the run back and calls f with each node in turn. The node
+// and its links are f's only during the call; its strings share one
+// block, which a string kept longer must not hold (see intern).
+func (r NodeRun) each(f func(n *Node)) error {
+	var buf []byte
+	if r.at.Length > 0 {
+		buf = make([]byte, r.at.Length)
+		if _, err := io.ReadFull(r.scratch.Section(r.at), buf); err != nil {
+			return fmt.Errorf("graph: reading back a run of nodes: %w", err)
+		}
+	}
+	text := string(buf)
+	rest := text
+	bad := false
+	num := func() int {
+		v, k := binary.Uvarint([]byte(rest[:min(len(rest), binary.MaxVarintLen64)]))
+		if k <= 0 || v > uint64(len(rest)) {
+			bad = true
+			return 0
+		}
+		rest = rest[k:]
+		return int(v)
+	}
+	str := func() string {
+		n := num()
+		if bad || n > len(rest) {
+			bad = true
+			return ""
+		}
+		s := rest[:n]
+		rest = rest[n:]
+		return s
+	}
+	var n Node
+	for range r.nodes {
+		n.URI, n.At = str(), str()
+		links := num()
+		n.Links = n.Links[:0]
+		for range links {
+			if bad {
+				break
+			}
+			n.Links = append(n.Links, artifacts.Link{Kind: str(), Node: str()})
+		}
+		if bad {
+			break
+		}
+		f(&n)
+	}
+	if bad || rest != "" {
+		return errors.New("graph: reading back a run of nodes: the run is damaged")
+	}
+	return nil
+}
