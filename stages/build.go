@@ -169,6 +169,11 @@ func Build(ctx context.Context, in Input) (Output, error) {
 	} else if !current[0] {
 		if b.changes = b.splicing(scanned); b.changes != nil {
 			scanned.Narrow(b.changes.Documents)
+		} else {
+			// The corpus is indexed whole: each record document is read
+			// as it is projected (projectCorpus), not all first.
+			scanned.DeferDocuments()
+			b.deferred = scanned
 		}
 	}
 	if b.loaded, err = scanned.Parse(ctx, groups); err != nil {
@@ -239,6 +244,7 @@ type build struct {
 	content  []model.ContentFile   // every content file, read or kept; see allContent
 	changes  *load.CorpusChanges   // the units the corpus stage splices, nil to index it whole
 	asBuilt  []artifacts.FileStamp // a RulesOnly build's inputs (load.Scanned.KeepCorpus)
+	deferred *load.Scanned         // set when the corpus stage reads the record documents itself
 }
 
 func (b *build) mark(stage string) {
@@ -339,9 +345,19 @@ func (b *build) corpus(ctx context.Context) ([]emit.Stage, error) {
 	base := b.loaded.Base
 	scratch := b.in.Spool.Scratch(artifacts.DocsPath)
 	defer scratch.Remove()
-	segs, runs, diags, err := projectCorpus(ctx, base, scratch, b.progress("project"))
+	var read func(model.Document, *diag.List) (model.Document, bool)
+	if b.deferred != nil {
+		read = b.deferred.ReadDocument
+	}
+	segs, runs, docs, diags, err := projectCorpus(ctx, base, read, scratch, b.progress("project"))
 	if err != nil {
 		return nil, fmt.Errorf("project: %w", err)
+	}
+	if b.deferred != nil {
+		// The documents' reads stamped the ones the stat cache did not
+		// vouch for: the inputs and keys are complete now.
+		b.loaded.Stat, b.loaded.Inputs, b.loaded.Keys = b.deferred.Settle()
+		b.keys, b.out.Stat = b.loaded.Keys, b.loaded.Stat
 	}
 	b.mark("project")
 	if b.ds.Merge(diags); b.ds.HasErrors() {
@@ -353,7 +369,7 @@ func (b *build) corpus(ctx context.Context) ([]emit.Stage, error) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		idx, idxErr = index.Run(ctx, index.Input{Config: base.Config, Segments: segs, Documents: base.Documents, Bodies: base.Bodies, Spool: b.in.Spool})
+		idx, idxErr = index.Run(ctx, index.Input{Config: base.Config, Segments: segs, Documents: docs, Bodies: base.Bodies, Spool: b.in.Spool})
 	}()
 	gr, err := graph.Run(ctx, graph.Input{Config: base.Config, Runs: runs, Spool: b.in.Spool})
 	<-done

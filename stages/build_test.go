@@ -164,6 +164,37 @@ func (o *openRecorder) Open(name string) (fs.File, error) {
 	return o.FS.Open(name)
 }
 
+// readRecorder counts, by path, the files read through it: opened and
+// read from, not merely stated.
+type readRecorder struct {
+	fs.FS
+	mu   sync.Mutex
+	read map[string]int
+}
+
+func (r *readRecorder) Open(name string) (fs.File, error) {
+	f, err := r.FS.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := f.Stat(); err != nil || st.IsDir() {
+		return f, nil // a folder is listed, not read
+	}
+	return &readCounted{File: f, count: func() { r.mu.Lock(); r.read[name]++; r.mu.Unlock() }}, nil
+}
+
+// readCounted counts its first Read.
+type readCounted struct {
+	fs.File
+	count func()
+	once  sync.Once
+}
+
+func (f *readCounted) Read(p []byte) (int, error) {
+	f.once.Do(f.count)
+	return f.File.Read(p)
+}
+
 // TestUsageDoesNotReadUnchangedContent: after one content file changes, a
 // build opens that file and no other content file, and writes the same
 // usage.tsv as a build from scratch.
@@ -268,9 +299,10 @@ func TestUsageDoesNotReadUnchangedContent(t *testing.T) {
 	}
 }
 
-// TestBuildProgress checks that load reports each file it parses and
-// project each record document, up to their totals, and nothing when
-// every stage is current.
+// TestBuildProgress checks that load reports each file it parses (the
+// page and the content file: a whole build reads each record document as
+// it projects it) and project each record document, up to their totals,
+// and nothing when every stage is current.
 func TestBuildProgress(t *testing.T) {
 	doc := func(src string) *fstest.MapFile {
 		return &fstest.MapFile{Data: []byte(`{"cairn": 1, "source": "` + src + `", "fields": {"id": ".id", "title": ".t", "time": ".at"},
@@ -291,7 +323,7 @@ func TestBuildProgress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"load 1/4", "load 2/4", "load 3/4", "load 4/4", "project 1/2", "project 2/2"}
+	want := []string{"load 1/2", "load 2/2", "project 1/2", "project 2/2"}
 	if !slices.Equal(calls, want) {
 		t.Errorf("progress calls %q, want %q", calls, want)
 	}
@@ -350,5 +382,58 @@ func TestStaleRulesAloneRerunRules(t *testing.T) {
 	}
 	if rec.opened["governance/terms.yaml"] == 0 {
 		t.Error("the terms were not read for the rules stage")
+	}
+}
+
+// TestWholeBuildReadsEachDocumentOnce: a whole build reads each record
+// document once, as it projects it, hashing it on the way when no stat
+// cache vouches for it; its manifest and files are those of a build whose
+// stat cache vouches for every file, and a document it cannot parse fails
+// it as before, with nothing planned.
+func TestWholeBuildReadsEachDocumentOnce(t *testing.T) {
+	dir := filepath.Join("..", "golden", "demo", "base")
+	base := os.DirFS(dir)
+	rec := &readRecorder{FS: base, read: map[string]int{}}
+	ctx := context.Background()
+	asOf := time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC)
+	cold, err := Build(ctx, Input{FS: rec, ToolVersion: "test", AsOf: asOf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := 0
+	for p, n := range rec.read {
+		if strings.HasPrefix(p, "events/") && strings.HasSuffix(p, ".json") {
+			docs++
+			if n != 1 {
+				t.Errorf("%s was read %d times", p, n)
+			}
+			if _, ok := cold.Stat[p]; !ok {
+				t.Errorf("the stat cache has no entry for %s", p)
+			}
+		}
+	}
+	if docs < 3 {
+		t.Fatalf("%d record documents read; the demo has more", docs)
+	}
+	vouched, err := Build(ctx, Input{FS: base, Stat: cold.Stat, ToolVersion: "test", AsOf: asOf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(cold.Plan.Manifest.Data, vouched.Plan.Manifest.Data) {
+		t.Error("the manifest of a build without a stat cache differs from one with")
+	}
+
+	broken := fstest.MapFS{
+		"cairn.yaml":                   {Data: []byte("schema: {title: {weight: 5}}\n")},
+		"events/2026-11-02/notes.json": {Data: []byte(`{"cairn": 1, "source": "notes", "fields": {"id": ".id"}, "records": [{"id": "n1"}`)},
+		"wiki/topic.md":                {Data: []byte("# Topic\n")},
+	}
+	out, err := Build(ctx, Input{FS: broken, ToolVersion: "test"})
+	var derr *diag.Errors
+	if !errors.As(err, &derr) || !strings.Contains(fmt.Sprint(derr.Diagnostics), "events/2026-11-02/notes.json") {
+		t.Fatalf("a broken document: %v", err)
+	}
+	if len(out.Plan.Files) > 0 {
+		t.Errorf("a failed build planned %d files", len(out.Plan.Files))
 	}
 }

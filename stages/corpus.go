@@ -32,14 +32,29 @@ type unit struct {
 // what places each item among the others (project.Placing), so a build's
 // memory grows with its largest run and that, not with the base's items.
 //
+// The documents may be listed and not read yet (load.Scanned.
+// DeferDocuments): read then reads each as its batch projects it, so the
+// base's text is never all in memory either. Each document's row of
+// documents.tsv is made as it is projected.
+//
 // progress, when not nil, is called as each document is projected, on
 // whichever core projected it, one call at a time.
-func projectCorpus(ctx context.Context, b model.Base, scratch *artifacts.Scratch, progress func(done, total int)) ([]index.Segment, []graph.NodeRun, []diag.Diagnostic, error) {
+func projectCorpus(ctx context.Context, b model.Base, read func(d model.Document, ds *diag.List) (model.Document, bool),
+	scratch *artifacts.Scratch, progress func(done, total int)) ([]index.Segment, []graph.NodeRun, []artifacts.Document, []diag.Diagnostic, error) {
 	p := project.NewProjector(b)
 	var mu sync.Mutex
 	projected := 0
-	document := func(d model.Document, s *project.Scratch, ds *diag.List) []project.Item {
+	rows := make([]artifacts.Document, len(b.Documents))
+	listed := make([]bool, len(b.Documents))
+	document := func(i int, d model.Document, s *project.Scratch, ds *diag.List) []project.Item {
+		if read != nil {
+			var ok bool
+			if d, ok = read(d, ds); !ok {
+				return nil
+			}
+		}
 		items := p.Document(d, s, ds, true)
+		rows[i], listed[i] = index.DocumentRow(b.Config, d), true
 		// What outlives projection is spilled, so the document's text is
 		// dropped here.
 		for i := range d.Records {
@@ -67,15 +82,21 @@ func projectCorpus(ctx context.Context, b model.Base, scratch *artifacts.Scratch
 	}
 	units, diags, err := project.ProjectRuns(ctx, p, b.Documents, true, document, reduce)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	segs := make([]index.Segment, len(units))
 	runs := make([]graph.NodeRun, len(units))
 	for i, u := range units {
 		if u.err != nil {
-			return nil, nil, nil, u.err
+			return nil, nil, nil, nil, u.err
 		}
 		segs[i], runs[i] = u.seg, u.nodes
 	}
-	return segs, runs, diags, nil
+	var docs []artifacts.Document
+	for i, ok := range listed {
+		if ok {
+			docs = append(docs, rows[i])
+		}
+	}
+	return segs, runs, docs, diags, nil
 }

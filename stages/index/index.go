@@ -34,9 +34,10 @@ type Input struct {
 	// Segments are in URI order; their runs must not overlap. Run
 	// numbers their rows' field lengths in place: they are Run's to change.
 	Segments []Segment
-	// Documents and Bodies become documents.tsv and bodies.tsv, so a
-	// reader can project one record, with its cached body, from its span.
-	Documents []model.Document
+	// Documents (each document's DocumentRow) and Bodies become
+	// documents.tsv and bodies.tsv, so a reader can project one record,
+	// with its cached body, from its span.
+	Documents []artifacts.Document
 	Bodies    []model.Body
 	// Spool is where the large tables are written as they are encoded;
 	// nil writes them in memory.
@@ -80,7 +81,7 @@ func Run(ctx context.Context, in Input) (Output, error) {
 	return Output{Items: l.Items(), Files: []artifacts.File{
 		docs,
 		key,
-		{Path: artifacts.DocumentsPath, Data: artifacts.EncodeDocuments(DocumentRows(in.Config, in.Documents))},
+		{Path: artifacts.DocumentsPath, Data: artifacts.EncodeDocuments(in.Documents)},
 		{Path: artifacts.BodiesPath, Data: artifacts.EncodeBodies(BodyRows(in.Bodies))},
 		{Path: artifacts.FieldsPath, Data: artifacts.EncodeFields(l.Fields)},
 		dict,
@@ -203,17 +204,22 @@ func writeRows(ctx context.Context, in Input, l *Layout) (docs, key artifacts.Fi
 func DocumentRows(cfg model.Config, docs []model.Document) []artifacts.Document {
 	out := make([]artifacts.Document, 0, len(docs))
 	for _, d := range docs {
-		row := artifacts.Document{Path: d.Path, Layer: d.Layer, Source: d.Source, Date: d.Date, Records: len(d.Records), Fields: map[string][]string{}}
-		for _, f := range d.Fields {
-			row.Fields[f.Field] = f.Paths
-			if cfg.Schema[f.Field].Relation || d.Schema[f.Field].Relation {
-				row.Relations = append(row.Relations, f.Field)
-			}
-		}
-		slices.Sort(row.Relations)
-		out = append(out, row)
+		out = append(out, DocumentRow(cfg, d))
 	}
 	return out
+}
+
+// DocumentRow describes a record document for documents.tsv.
+func DocumentRow(cfg model.Config, d model.Document) artifacts.Document {
+	row := artifacts.Document{Path: d.Path, Layer: d.Layer, Source: d.Source, Date: d.Date, Records: len(d.Records), Fields: map[string][]string{}}
+	for _, f := range d.Fields {
+		row.Fields[f.Field] = f.Paths
+		if cfg.Schema[f.Field].Relation || d.Schema[f.Field].Relation {
+			row.Relations = append(row.Relations, f.Field)
+		}
+	}
+	slices.Sort(row.Relations)
+	return row
 }
 
 // BodyRows lists the verified cached bodies for bodies.tsv.

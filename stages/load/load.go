@@ -195,6 +195,65 @@ type Scanned struct {
 	corpusKept bool
 	// pages, when set, names the only pages Parse reads (NarrowPages).
 	pages map[string]bool
+	// deferred makes Parse list the record documents it would read
+	// without reading them (DeferDocuments); deferredRead holds the
+	// stamps ReadDocument took, until Settle.
+	deferred     bool
+	deferredMu   sync.Mutex
+	deferredRead []artifacts.FileStamp
+	entryAt      map[string]int // a document's entry, by path, once deferred
+}
+
+// DeferDocuments makes Parse list the record documents it would read,
+// each by its path and size alone, instead of reading them: a build that
+// indexes the whole corpus reads each in turn as it projects it
+// (ReadDocument), so the base's text is never all in memory, and each
+// file is read once. Settle then gives the stamps those reads took.
+func (s *Scanned) DeferDocuments() {
+	s.deferred = true
+	s.entryAt = map[string]int{}
+	for i, e := range s.entries {
+		if e.kind == kindDocument {
+			s.entryAt[e.path] = i
+		}
+	}
+}
+
+// ReadDocument reads and parses a record document Parse deferred, given
+// as Parse listed it, hashing it as it reads when the stat cache did not
+// vouch for it; its mistakes go to ds. It may be called from several
+// goroutines at once, each document once.
+func (s *Scanned) ReadDocument(d model.Document, ds *diag.List) (model.Document, bool) {
+	i, ok := s.entryAt[d.Path]
+	if !ok {
+		return d, false
+	}
+	e := s.entries[i]
+	raw, ok := readFileRaw(s.in.FS, e.path, capOf(e.kind), ds)
+	if !ok {
+		return d, false
+	}
+	if e.unread {
+		s.deferredMu.Lock()
+		s.deferredRead = append(s.deferredRead, artifacts.FileStamp{Path: e.path, Bytes: int64(len(raw)), XXHash: artifacts.HashSum(xxhash.Sum64(raw))})
+		s.deferredMu.Unlock()
+	}
+	doc, ok := parseDocument(s.out.Base.Config, e.path, asString(raw), ds)
+	doc.Bytes = int64(len(raw))
+	return doc, ok
+}
+
+// Settle gives the deferred documents the stamps their reads took and
+// returns the stat cache, the inputs and the groups' keys with them:
+// what Parse returns when it reads every document itself. It is called
+// once every deferred document was read (or could not be).
+func (s *Scanned) Settle() (artifacts.StatCache, []artifacts.FileStamp, map[string]string) {
+	s.deferred = false
+	if s.took(s.deferredRead) {
+		s.stamp()
+	}
+	s.deferredRead = nil
+	return s.out.Stat, s.out.Inputs, s.out.Keys
 }
 
 // Narrow makes Parse read only the record documents named, and every
@@ -330,7 +389,7 @@ func (s *Scanned) Parse(ctx context.Context, groups []string) (Output, error) {
 	}
 	p := &progress{report: in.Progress}
 	if parse(GroupCorpus) {
-		p.plan(byGroup[GroupCorpus], s.reads)
+		p.plan(byGroup[GroupCorpus], func(e entry) bool { return s.reads(e) && !(s.deferred && e.kind == kindDocument) })
 	}
 	if parse(GroupContent) {
 		p.plan(byGroup[GroupContent], func(e entry) bool { return e.kind == kindContent && !prev.unchanged(e) })
@@ -346,7 +405,7 @@ func (s *Scanned) Parse(ctx context.Context, groups []string) (Output, error) {
 	}
 	if parse(GroupCorpus) {
 		var read []artifacts.FileStamp
-		out.Base.Documents, out.Base.Pages, out.Base.Bodies, read = loadCorpus(ctx, in.FS, cfg, byGroup[GroupCorpus], s.reads, p, ds)
+		out.Base.Documents, out.Base.Pages, out.Base.Bodies, read = loadCorpus(ctx, in.FS, cfg, byGroup[GroupCorpus], s.reads, s.deferred, p, ds)
 		out.Parsed = append(out.Parsed, GroupCorpus)
 		if s.took(read) {
 			s.stamp()
@@ -373,8 +432,8 @@ func (s *Scanned) took(read []artifacts.FileStamp) bool {
 	any := false
 	for i := range s.entries {
 		e := &s.entries[i]
-		if !e.unread {
-			continue
+		if !e.unread || s.deferred && e.kind == kindDocument {
+			continue // a deferred document is read later (Settle)
 		}
 		any = true
 		if r, ok := at[e.path]; ok {
@@ -478,7 +537,9 @@ func groupKeys(entries []entry, cfgHash, semantics string) map[string]string {
 // the cached bodies. Documents
 // and pages are parsed in parallel; each worker writes only its own slot,
 // so the result is in input order whatever the scheduling.
-func loadCorpus(ctx context.Context, fsys fs.FS, cfg model.Config, entries []entry, reads func(entry) bool, p *progress, ds *diag.List) ([]model.Document, []model.Page, []model.Body, []artifacts.FileStamp) {
+// With deferred set, the record documents it would read are listed, each
+// by its path and size, and not read (see Scanned.DeferDocuments).
+func loadCorpus(ctx context.Context, fsys fs.FS, cfg model.Config, entries []entry, reads func(entry) bool, deferred bool, p *progress, ds *diag.List) ([]model.Document, []model.Page, []model.Body, []artifacts.FileStamp) {
 	type result struct {
 		doc   *model.Document
 		page  *model.Page
@@ -487,11 +548,14 @@ func loadCorpus(ctx context.Context, fsys fs.FS, cfg model.Config, entries []ent
 	}
 	var bodiesManifest string
 	var work []entry
+	var listed []model.Document
 	bodyFiles := map[string]int64{}
 	for _, e := range entries {
 		switch e.kind {
 		case kindDocument, kindPage:
-			if reads(e) {
+			if reads(e) && deferred && e.kind == kindDocument {
+				listed = append(listed, model.Document{Path: e.path, Bytes: e.size})
+			} else if reads(e) {
 				work = append(work, e)
 			}
 		case kindBodiesManifest:
@@ -513,13 +577,14 @@ func loadCorpus(ctx context.Context, fsys fs.FS, cfg model.Config, entries []ent
 		}
 		if e.kind == kindDocument {
 			if d, ok := parseDocument(cfg, e.path, asString(raw), &r.diags); ok {
+				d.Bytes = int64(len(raw))
 				r.doc = &d
 			}
 		} else if pg, ok := parsePage(cfg, e.path, bytes.TrimPrefix(raw, []byte(bom)), &r.diags); ok {
 			r.page = &pg
 		}
 	})
-	var docs []model.Document
+	docs := listed
 	var pages []model.Page
 	var read []artifacts.FileStamp
 	for i := range results {

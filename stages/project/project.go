@@ -45,7 +45,9 @@ var notText = []string{FieldTime, FieldCategory, FieldVisible}
 // a Projector instead, so that a large base's items never all live at once.
 func Run(ctx context.Context, in Input) (Output, error) {
 	p := NewProjector(in.Base)
-	document := func(d model.Document, s *Scratch, ds *diag.List) []Item { return p.Document(d, s, ds, in.TermsOnly) }
+	document := func(_ int, d model.Document, s *Scratch, ds *diag.List) []Item {
+		return p.Document(d, s, ds, in.TermsOnly)
+	}
 	keep := func(items []Item) []Item { return items }
 	runs, diags, err := ProjectRuns(ctx, p, in.Base.Documents, in.TermsOnly, document, keep)
 	if err != nil {

@@ -17,10 +17,13 @@ import (
 // per stretch of pages that falls between two batches. A document's URIs
 // all start with its path and #, which no other path holds, so a batch of
 // documents consecutive in path order, with no page between them, is one
-// run, and the reduced runs come back in URI order. project projects one
-// document (Document, DocumentWhere, ...); termsOnly applies to pages.
+// run, and the reduced runs come back in URI order. project projects
+// document i, docs[i] (Document, DocumentWhere, ...); termsOnly applies
+// to pages. A document listed but not read yet (with Bytes and no
+// records: see load.Scanned.DeferDocuments) weighs in its batch by its
+// bytes; project reads it.
 func ProjectRuns[U any](ctx context.Context, p *Projector, docs []model.Document, termsOnly bool,
-	project func(d model.Document, s *Scratch, ds *diag.List) []Item, reduce func(items []Item) U) ([]U, []diag.Diagnostic, error) {
+	project func(i int, d model.Document, s *Scratch, ds *diag.List) []Item, reduce func(items []Item) U) ([]U, []diag.Diagnostic, error) {
 	type run struct {
 		first string
 		value U
@@ -37,7 +40,7 @@ func ProjectRuns[U any](ctx context.Context, p *Projector, docs []model.Document
 				// A fresh slice per batch: a reducer may keep the items.
 				var items []Item
 				for _, i := range batches[b] {
-					items = append(items, project(docs[i], &s, &lists[i])...)
+					items = append(items, project(i, docs[i], &s, &lists[i])...)
 				}
 				if len(items) > 0 {
 					// Each document's items are sorted and the batch's
@@ -96,8 +99,13 @@ func compareURI(a, b Item) int { return strings.Compare(a.URI, b.URI) }
 // it is reduced: the index merges one segment per run, at a cost per
 // term of each segment, so ten thousand one-record documents reduced one
 // by one cost several times what the same records in a few large
-// documents do (cairn-bench shapes, tiny-docs).
-const minRunRecords = 2048
+// documents do (cairn-bench shapes, tiny-docs). Documents not read yet
+// count by their bytes instead: minRunBytes is about what that many
+// records take in the benchmark's bases and in the PEPs'.
+const (
+	minRunRecords = 2048
+	minRunBytes   = 1 << 20
+)
 
 // batchDocuments groups the documents, by index, into batches of
 // consecutive paths holding at least minRunRecords records each (the last
@@ -117,20 +125,23 @@ func batchDocuments(docs []model.Document, pages []model.Page) [][]int {
 	slices.Sort(uris)
 	var out [][]int
 	var cur []int
-	records := 0
+	records, bytes := 0, int64(0)
 	for _, i := range order {
 		if len(cur) > 0 {
 			prev := docs[cur[len(cur)-1]].Path
 			// The first page after the previous document: one that sorts
 			// before this document separates them.
 			k, _ := slices.BinarySearch(uris, prev+"#\xff")
-			if records >= minRunRecords || (k < len(uris) && uris[k] < docs[i].Path+"#") {
+			if records >= minRunRecords || bytes >= minRunBytes || (k < len(uris) && uris[k] < docs[i].Path+"#") {
 				out = append(out, cur)
-				cur, records = nil, 0
+				cur, records, bytes = nil, 0, 0
 			}
 		}
 		cur = append(cur, i)
 		records += len(docs[i].Records)
+		if len(docs[i].Records) == 0 {
+			bytes += docs[i].Bytes
+		}
 	}
 	if len(cur) > 0 {
 		out = append(out, cur)

@@ -35,6 +35,7 @@ type Base struct {
 // index/<source>.json.
 type Document struct {
 	Path   string
+	Bytes  int64  // the file's size
 	Layer  string // LayerEvents or LayerIndex
 	Marker string // "cairn" or "fkf"
 	Source string
