@@ -19,6 +19,7 @@ import (
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages/lib/diag"
+	"github.com/cairn-kb/cairn/stages/project"
 )
 
 // shuffledFS lists every folder in a random order, to prove that nothing
@@ -435,5 +436,27 @@ func TestWholeBuildReadsEachDocumentOnce(t *testing.T) {
 	}
 	if len(out.Plan.Files) > 0 {
 		t.Errorf("a failed build planned %d files", len(out.Plan.Files))
+	}
+}
+
+// TestDocumentsCutIntoRunsBuildTheSame: documents projected and reduced a
+// few records at a time, their records put in URI order first, build
+// byte for byte what they build whole.
+func TestDocumentsCutIntoRunsBuildTheSame(t *testing.T) {
+	for _, dir := range goldenBases(t) {
+		want := buildFiles(t, os.DirFS(dir))
+		for _, n := range []int{1, 3} {
+			runRecords = n
+			got := buildFiles(t, os.DirFS(dir))
+			runRecords = project.MinRunRecords
+			for p, data := range want {
+				if !bytes.Equal(got[p], data) {
+					t.Errorf("%s, runs of %d records: %s differs", dir, n, p)
+				}
+			}
+			if len(got) != len(want) {
+				t.Errorf("%s, runs of %d records: %d files, want %d", dir, n, len(got), len(want))
+			}
+		}
 	}
 }

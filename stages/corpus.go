@@ -2,6 +2,7 @@ package stages
 
 import (
 	"context"
+	"strings"
 	"sync"
 
 	"github.com/cairn-kb/cairn/artifacts"
@@ -46,15 +47,24 @@ func projectCorpus(ctx context.Context, b model.Base, read func(d model.Document
 	projected := 0
 	rows := make([]artifacts.Document, len(b.Documents))
 	listed := make([]bool, len(b.Documents))
-	document := func(i int, d model.Document, s *project.Scratch, ds *diag.List) []project.Item {
+	document := func(i int, d model.Document, s *project.Scratch, ds *diag.List, alone func([]project.Item)) []project.Item {
 		if read != nil {
 			var ok bool
 			if d, ok = read(d, ds); !ok {
 				return nil
 			}
 		}
-		items := p.Document(d, s, ds, true)
-		rows[i], listed[i] = index.DocumentRow(b.Config, d), true
+		// A large document is projected and reduced a run at a time, its
+		// records in URI order; a small one joins its batch.
+		var items []project.Item
+		p.DocumentRuns(d, s, ds, true, runRecords, func(run []project.Item) {
+			if len(d.Records) > runRecords {
+				alone(run)
+			} else {
+				items = run
+			}
+		})
+		rows[i], listed[i] = ownDocumentRow(index.DocumentRow(b.Config, d)), true
 		// What outlives projection is spilled, so the document's text is
 		// dropped here.
 		for i := range d.Records {
@@ -99,4 +109,29 @@ func projectCorpus(ctx context.Context, b model.Base, read func(d model.Document
 		}
 	}
 	return segs, runs, docs, diags, nil
+}
+
+// runRecords is how many records of a large document are projected and
+// reduced at a time (a variable so that a test can cut the demo's small
+// documents too).
+var runRecords = project.MinRunRecords
+
+// ownDocumentRow copies the strings of a documents.tsv row, which share
+// the document's text: the row outlives the text, which must not be kept
+// for it.
+func ownDocumentRow(r artifacts.Document) artifacts.Document {
+	r.Path, r.Layer, r.Source, r.Date = strings.Clone(r.Path), strings.Clone(r.Layer), strings.Clone(r.Source), strings.Clone(r.Date)
+	for i := range r.Relations {
+		r.Relations[i] = strings.Clone(r.Relations[i])
+	}
+	fields := make(map[string][]string, len(r.Fields))
+	for k, paths := range r.Fields {
+		owned := make([]string, len(paths))
+		for j, p := range paths {
+			owned[j] = strings.Clone(p)
+		}
+		fields[strings.Clone(k)] = owned
+	}
+	r.Fields = fields
+	return r
 }

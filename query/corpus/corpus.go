@@ -187,7 +187,7 @@ func Scan(ctx context.Context, fsys fs.FS, terms []string) (*scanCorpus, error) 
 	for _, n := range scanNeedles(b.Config, terms) {
 		needles = append(needles, []byte(n))
 	}
-	document := func(_ int, d model.Document, s *project.Scratch, ds *diag.List) []project.Item {
+	document := func(_ int, d model.Document, s *project.Scratch, ds *diag.List, _ func([]project.Item)) []project.Item {
 		var buf []byte
 		return c.proj.DocumentWhere(d, s, ds, c.mayMatch(needles, &buf))
 	}

@@ -147,6 +147,13 @@ func writeRows(ctx context.Context, in Input, l *Layout) (docs, key artifacts.Fi
 	if err != nil {
 		return docs, key, err
 	}
+	// The placings are placed: what they hold goes before the rows are
+	// read back.
+	for i := range in.Segments {
+		if r := in.Segments[i].rows; r != nil {
+			r.placings = nil
+		}
+	}
 	w := artifacts.NewDocsWriter(in.Spool, l.Items(), fields, 0)
 	norms := make([]byte, fields)
 	keyOf := func(ord int, own artifacts.Key, uri string, lengths []artifacts.FieldLen) (artifacts.Key, error) {

@@ -34,7 +34,7 @@ type Segment struct {
 // Len is how many items the segment holds.
 func (s *Segment) Len() int {
 	if s.rows != nil {
-		return len(s.rows.placings)
+		return s.rows.n
 	}
 	return len(s.Rows)
 }
@@ -87,7 +87,9 @@ func newSegment(items []project.Item, keep func(term string) bool, own bool) Seg
 		for _, f := range items[i].Fields {
 			if _, ok := local[f.Name]; !ok {
 				local[f.Name] = 0
-				seg.Fields = append(seg.Fields, f.Name)
+				// A copy: the name may share a document's text, which
+				// the segment outlives.
+				seg.Fields = append(seg.Fields, strings.Clone(f.Name))
 			}
 			total += len(f.Terms)
 		}

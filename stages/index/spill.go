@@ -175,8 +175,9 @@ func (rr *runReader) fail(err error) bool {
 type spilledRows struct {
 	scratch     *artifacts.Scratch
 	at          artifacts.ScratchSection
-	placings    []project.Placing
-	first, last string // the first and last rows' URIs
+	n           int               // how many rows
+	placings    []project.Placing // until the merge has placed them
+	first, last string            // the first and last rows' URIs
 }
 
 // NewSpilledSegment inverts items (sorted by URI) as NewSegment does and
@@ -245,7 +246,7 @@ func (s *Segment) spillRows(sc *artifacts.Scratch, cfg model.Config) error {
 	if err != nil {
 		return err
 	}
-	s.rows = &spilledRows{scratch: sc, at: at, placings: placings}
+	s.rows = &spilledRows{scratch: sc, at: at, n: len(placings), placings: placings}
 	if n := len(s.Rows); n > 0 {
 		s.rows.first, s.rows.last = strings.Clone(s.Rows[0].URI), strings.Clone(s.Rows[n-1].URI)
 		for i := 1; i < n; i++ {
@@ -286,7 +287,7 @@ func (sr *spilledRows) eachRow(f func(r *spilledRow) error) error {
 		return v
 	}
 	var r spilledRow
-	for range sr.placings {
+	for range sr.n {
 		n, mid := num(), num()
 		if rest == nil || n > uint64(len(rest)) || mid > n {
 			return bad

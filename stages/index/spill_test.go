@@ -121,7 +121,7 @@ func TestDamagedRowsAreAnError(t *testing.T) {
 		bad := (*artifacts.Spool)(nil).Scratch(artifacts.PostingsPath)
 		at, _ := bad.Append(damaged)
 		cut := seg
-		cut.rows = &spilledRows{scratch: bad, at: at, placings: seg.rows.placings, first: seg.rows.first, last: seg.rows.last}
+		cut.rows = &spilledRows{scratch: bad, at: at, n: seg.rows.n, placings: seg.rows.placings, first: seg.rows.first, last: seg.rows.last}
 		if _, err := Run(context.Background(), Input{Config: loaded.Base.Config, Segments: []Segment{cut}}); err == nil || !strings.Contains(err.Error(), "reading back a run of rows") {
 			t.Errorf("%d damaged bytes: %v", len(damaged), err)
 		}

@@ -143,6 +143,7 @@ func (tk *tokenizer) exactTerm(v string) (string, bool) {
 	if t, ok := tk.exact[v]; ok {
 		return t, t != ""
 	}
+	v = strings.Clone(v) // the cache outlives the document v is cut from
 	t := ""
 	if trimmed := strings.TrimFunc(v, spaceOrControl); trimmed != "" && strings.IndexFunc(trimmed, spaceOrControl) < 0 {
 		t = lex.ExactTerm(trimmed)
@@ -164,9 +165,20 @@ func (tk *tokenizer) exactForms(v string) []string {
 	if tk.forms == nil || len(tk.forms) > maxFormsCached {
 		tk.forms = map[string][]string{}
 	}
+	v = strings.Clone(v) // the cache outlives the document v is cut from
 	f := lex.ValueForms(v)
 	tk.forms[v] = f
 	return f
+}
+
+// newDocument lets go of what the tokenizer's reused memory holds of the
+// previous document, so that a worker does not keep that document's text
+// while it projects the next: the chunks carved for its items, and the
+// values last evaluated. The caches hold copies (see exactTerm).
+func (tk *tokenizer) newDocument() {
+	tk.tfs, tk.vals = nil, nil
+	clear(tk.evals[:cap(tk.evals)])
+	clear(tk.scratch[:cap(tk.scratch)])
 }
 
 // maxFormsCached bounds the cache of exact forms a tokenizer keeps.

@@ -122,14 +122,19 @@ func NewPlacement(n int, placings iter.Seq[Placing]) (*Placement, error) {
 		ord int32
 	}
 	order := make([]stamped, n)
-	names := make([]string, n) // each row's source, until ranked
+	var names []string // the sources by first sight, until ranked
 	i := 0
 	for d := range placings {
 		if i == n {
 			return nil, fmt.Errorf("more than the %d rows to place", n)
 		}
-		sources[d.Source] = 0
-		names[i] = d.Source
+		id, ok := sources[d.Source]
+		if !ok {
+			id = uint32(len(names))
+			sources[d.Source] = id
+			names = append(names, d.Source)
+		}
+		t.source[i] = id
 		order[i] = stamped{d.Stamp, int32(i)}
 		t.title[i], t.url[i] = -1, -1
 		if d.Title != "" {
@@ -154,16 +159,16 @@ func NewPlacement(n int, placings iter.Seq[Placing]) (*Placement, error) {
 	if i != n {
 		return nil, fmt.Errorf("%d rows to place, %d given", n, i)
 	}
-	ranked := make([]string, 0, len(sources))
-	for s := range sources {
-		ranked = append(ranked, s)
-	}
+	// Each source's first-sight number becomes its rank in byte order.
+	ranked := slices.Clone(names)
 	slices.Sort(ranked)
-	for r, s := range ranked {
-		sources[s] = uint32(r)
+	rank := make([]uint32, len(names))
+	for id, s := range names {
+		r, _ := slices.BinarySearch(ranked, s)
+		rank[id] = uint32(r)
 	}
-	for i, s := range names {
-		t.source[i] = sources[s]
+	for i := range t.source {
+		t.source[i] = rank[t.source[i]]
 	}
 	// Newest first, by time, else date; URI order (the ordinal) breaks ties.
 	newer := func(a, b stamped) int {

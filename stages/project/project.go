@@ -45,7 +45,7 @@ var notText = []string{FieldTime, FieldCategory, FieldVisible}
 // a Projector instead, so that a large base's items never all live at once.
 func Run(ctx context.Context, in Input) (Output, error) {
 	p := NewProjector(in.Base)
-	document := func(_ int, d model.Document, s *Scratch, ds *diag.List) []Item {
+	document := func(_ int, d model.Document, s *Scratch, ds *diag.List, _ func([]Item)) []Item {
 		return p.Document(d, s, ds, in.TermsOnly)
 	}
 	keep := func(items []Item) []Item { return items }
@@ -137,15 +137,108 @@ func (p *Projector) Diagnostics() []diag.Diagnostic { return p.diags }
 func (p *Projector) Document(doc model.Document, s *Scratch, ds *diag.List, termsOnly bool) []Item {
 	s.tk.tokenize = nil
 	items := projectDocument(p.cfg, &s.tk, p.bodies, doc, ds)
+	matched := map[string]bool{}
+	p.finishItems(items, "", s, ds, termsOnly, matched)
+	p.orphans(doc, matched, ds)
+	return items
+}
+
+// DocumentRuns projects a document as Document does, but one of more than
+// run records a run at a time: a first pass finds each record's URI (it
+// parses each record for its id alone), the records are put in URI order
+// and cut into runs of run records, and each run is projected and given
+// to emit in turn, its items sorted by URI, every run's after the last's.
+// A worker so holds one run's items at once, not a large document's. A
+// document of run records or fewer is given to emit whole.
+func (p *Projector) DocumentRuns(doc model.Document, s *Scratch, ds *diag.List, termsOnly bool, run int, emit func([]Item)) {
+	if len(doc.Records) <= run {
+		if items := p.Document(doc, s, ds, termsOnly); len(items) > 0 {
+			emit(items)
+		}
+		return
+	}
+	s.tk.tokenize = nil
+	s.tk.newDocument()
+	fps, ok := compileFields(p.cfg, doc)
+	if !ok {
+		return
+	}
+	order := recordOrder(doc, &s.tk, fps)
+	matched := map[string]bool{}
+	last := ""
+	for from := 0; from < len(order); from += run {
+		s.tk.newDocument()
+		items := projectRecords(p.cfg, &s.tk, p.bodies, doc, order[from:min(from+run, len(order))], fps, ds)
+		if len(items) == 0 {
+			continue
+		}
+		p.finishItems(items, last, s, ds, termsOnly, matched)
+		last = items[len(items)-1].URI
+		emit(items)
+	}
+	p.orphans(doc, matched, ds)
+}
+
+// recordOrder lists the indexes of doc's records in the order of their
+// URIs, as projectRecords makes them (a record without one, which
+// projectRecords reports, last), ties in the records' order.
+func recordOrder(doc model.Document, tk *tokenizer, fps []fieldPaths) []int {
+	id := slices.IndexFunc(fps, func(fp fieldPaths) bool { return fp.name == FieldID })
+	uris := make([]string, len(doc.Records))
+	for n, rec := range doc.Records {
+		if id < 0 {
+			break
+		}
+		v, err := tk.json.Parse(rec.Raw)
+		if err != nil {
+			continue
+		}
+		out := tk.evals[:0]
+		for _, p := range fps[id].paths {
+			out = p.Eval(&v, out)
+		}
+		tk.evals = out
+		if len(out) > 0 && out[0] != "" {
+			uris[n] = recordURI(doc, out[0])
+		}
+	}
+	clear(tk.evals[:cap(tk.evals)])
+	order := make([]int, len(doc.Records))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		if (uris[a] == "") != (uris[b] == "") {
+			return cmp.Compare(len(uris[b]), len(uris[a])) // none last
+		}
+		return strings.Compare(uris[a], uris[b])
+	})
+	return order
+}
+
+// recordURI is the URI of a record of doc whose id is id, as evaluated:
+// over the cap on a value, the id is cut as every value is.
+func recordURI(doc model.Document, id string) string {
+	if len(id) > load.MaxValueBytes {
+		id = capValue(id)
+	}
+	return doc.Path + "#" + lex.EncodeID(id)
+}
+
+// finishItems sorts a document's items (or a run of them) by URI and
+// finishes them: a duplicate id is reported at its later occurrence (prev
+// is the URI of the run before, "" for none), items with a cached body
+// are marked in matched, superseded items flagged, digests taken, and
+// with termsOnly the values dropped.
+func (p *Projector) finishItems(items []Item, prev string, s *Scratch, ds *diag.List, termsOnly bool, matched map[string]bool) {
 	// A duplicate id is reported at its later occurrence: sort by URI,
 	// then by where the record sits.
 	slices.SortFunc(items, func(a, b Item) int {
 		return cmp.Or(strings.Compare(a.URI, b.URI), cmp.Compare(a.Line, b.Line))
 	})
-	matched := map[string]bool{}
 	for i := range items {
 		it := &items[i]
-		if i > 0 && it.URI == items[i-1].URI {
+		if i > 0 && it.URI == items[i-1].URI || i == 0 && it.URI == prev {
 			ds.Errorf(it.DocPath, it.Line, 1, "duplicate-id", "two records share the URI %s; ids must be unique within a document", it.URI)
 		}
 		if _, ok := p.bodies[it.URI]; ok {
@@ -161,12 +254,15 @@ func (p *Projector) Document(doc model.Document, s *Scratch, ds *diag.List, term
 			dropValues(it)
 		}
 	}
+}
+
+// orphans warns of the cached bodies of doc that no record has.
+func (p *Projector) orphans(doc model.Document, matched map[string]bool, ds *diag.List) {
 	for _, uri := range p.bodiesOf[doc.Path] { // this document's bodies only
 		if !matched[uri] {
 			ds.Warnf(p.bodies[uri].Path, 0, 0, "body-orphan", "the cached body is for %s, which no record has; fix the URI in the bodies manifest", uri)
 		}
 	}
-	return items
 }
 
 // DocumentWhere projects a document like Document, but tokenises only the
@@ -275,18 +371,24 @@ func compileFields(cfg model.Config, doc model.Document) (fps []fieldPaths, ok b
 }
 
 func projectDocument(cfg model.Config, tk *tokenizer, bodies map[string]model.Body, doc model.Document, ds *diag.List) []Item {
+	tk.newDocument()
 	fps, ok := compileFields(cfg, doc)
 	if !ok {
 		return nil
 	}
-	return projectRecords(cfg, tk, bodies, doc, fps, ds)
+	return projectRecords(cfg, tk, bodies, doc, nil, fps, ds)
 }
 
 // projectRecords projects the records of a document whose field paths
-// are compiled.
-func projectRecords(cfg model.Config, tk *tokenizer, bodies map[string]model.Body, doc model.Document, fps []fieldPaths, ds *diag.List) []Item {
+// are compiled: those whose indexes order lists, in that order, or all
+// when it is nil.
+func projectRecords(cfg model.Config, tk *tokenizer, bodies map[string]model.Body, doc model.Document, order []int, fps []fieldPaths, ds *diag.List) []Item {
 	policy := cfg.Sources[doc.Source]
-	items := make([]Item, 0, len(doc.Records))
+	count := len(doc.Records)
+	if order != nil {
+		count = len(order)
+	}
+	items := make([]Item, 0, count)
 	values := make([][]string, len(fps))
 	valueOf := func(name string) []string {
 		for i, fp := range fps {
@@ -296,7 +398,12 @@ func projectRecords(cfg model.Config, tk *tokenizer, bodies map[string]model.Bod
 		}
 		return nil
 	}
-	for n, rec := range doc.Records {
+	for k := range count {
+		n := k
+		if order != nil {
+			n = order[k]
+		}
+		rec := doc.Records[n]
 		errorf := func(code, format string, args ...any) {
 			ds.Errorf(doc.Path, rec.Line, rec.Col, code, "record %d: "+format, append([]any{n + 1}, args...)...)
 		}
@@ -332,7 +439,7 @@ func projectRecords(cfg model.Config, tk *tokenizer, bodies map[string]model.Bod
 			continue
 		}
 		it := Item{
-			URI:     doc.Path + "#" + lex.EncodeID(idv[0]),
+			URI:     recordURI(doc, idv[0]),
 			Kind:    doc.Layer,
 			Source:  doc.Source,
 			Date:    doc.Date,
@@ -580,7 +687,7 @@ func (p *Projector) RecordIn(plan *DocumentPlan, rec model.Record, s *Scratch) (
 	// are in the index already, so it is not tokenised.
 	s.tk.tokenize = func(string, string) bool { return false }
 	defer func() { s.tk.tokenize, s.tk.skip = nil, false }()
-	items := projectRecords(p.cfg, &s.tk, p.bodies, one, plan.fps, &ds)
+	items := projectRecords(p.cfg, &s.tk, p.bodies, one, nil, plan.fps, &ds)
 	if len(items) != 1 || ds.HasErrors() {
 		return Item{}, false
 	}

@@ -18,18 +18,20 @@ import (
 // all start with its path and #, which no other path holds, so a batch of
 // documents consecutive in path order, with no page between them, is one
 // run, and the reduced runs come back in URI order. project projects
-// document i, docs[i] (Document, DocumentWhere, ...); termsOnly applies
-// to pages. A document listed but not read yet (with Bytes and no
-// records: see load.Scanned.DeferDocuments) weighs in its batch by its
-// bytes; project reads it.
+// document i, docs[i] (Document, DocumentWhere, ...), returning its items
+// for its batch; it may instead give runs of them to alone, each sorted
+// and after the last, to be reduced on their own (DocumentRuns).
+// termsOnly applies to pages. A document listed but not read yet (with
+// Bytes and no records: see load.Scanned.DeferDocuments) weighs in its
+// batch by its bytes; project reads it.
 func ProjectRuns[U any](ctx context.Context, p *Projector, docs []model.Document, termsOnly bool,
-	project func(i int, d model.Document, s *Scratch, ds *diag.List) []Item, reduce func(items []Item) U) ([]U, []diag.Diagnostic, error) {
+	project func(i int, d model.Document, s *Scratch, ds *diag.List, alone func([]Item)) []Item, reduce func(items []Item) U) ([]U, []diag.Diagnostic, error) {
 	type run struct {
 		first string
 		value U
 	}
 	batches := batchDocuments(docs, p.pages)
-	runs := make([]run, len(batches))
+	runs := make([][]run, len(batches))
 	lists := make([]diag.List, len(docs))
 	var wg sync.WaitGroup
 	next := make(chan int)
@@ -39,18 +41,33 @@ func ProjectRuns[U any](ctx context.Context, p *Projector, docs []model.Document
 			for b := range next {
 				// A fresh slice per batch: a reducer may keep the items.
 				var items []Item
-				for _, i := range batches[b] {
-					items = append(items, project(i, docs[i], &s, &lists[i])...)
-				}
-				if len(items) > 0 {
+				flush := func() {
+					if len(items) == 0 {
+						return
+					}
 					// Each document's items are sorted and the batch's
 					// documents are in path order; a path that is a
 					// prefix of another's is sorted here, not assumed.
 					if !slices.IsSortedFunc(items, compareURI) {
 						slices.SortStableFunc(items, compareURI)
 					}
-					runs[b] = run{items[0].URI, reduce(items)}
+					runs[b] = append(runs[b], run{items[0].URI, reduce(items)})
+					items = nil
 				}
+				// A run reduced alone follows the items gathered so far,
+				// which are reduced first: a run's items must not span
+				// another's.
+				alone := func(r []Item) {
+					flush()
+					if len(r) > 0 {
+						runs[b] = append(runs[b], run{r[0].URI, reduce(r)})
+					}
+				}
+				for _, i := range batches[b] {
+					got := project(i, docs[i], &s, &lists[i], alone)
+					items = append(items, got...)
+				}
+				flush()
 			}
 		})
 	}
@@ -70,13 +87,13 @@ func ProjectRuns[U any](ctx context.Context, p *Projector, docs []model.Document
 	for i := range lists {
 		ds.Merge(lists[i].Sorted())
 	}
-	runs = slices.DeleteFunc(runs, func(r run) bool { return r.first == "" })
-	slices.SortFunc(runs, func(a, b run) int { return strings.Compare(a.first, b.first) })
+	all := slices.Concat(runs...)
+	slices.SortFunc(all, func(a, b run) int { return strings.Compare(a.first, b.first) })
 
 	var s Scratch
 	pages := p.Pages(&s, termsOnly)
 	var out []U
-	for _, r := range runs {
+	for _, r := range all {
 		n := 0
 		for n < len(pages) && pages[n].URI < r.first {
 			n++
@@ -95,7 +112,7 @@ func ProjectRuns[U any](ctx context.Context, p *Projector, docs []model.Document
 
 func compareURI(a, b Item) int { return strings.Compare(a.URI, b.URI) }
 
-// minRunRecords is how many records a batch of documents gathers before
+// MinRunRecords is how many records a batch of documents gathers before
 // it is reduced: the index merges one segment per run, at a cost per
 // term of each segment, so ten thousand one-record documents reduced one
 // by one cost several times what the same records in a few large
@@ -103,12 +120,12 @@ func compareURI(a, b Item) int { return strings.Compare(a.URI, b.URI) }
 // count by their bytes instead: minRunBytes is about what that many
 // records take in the benchmark's bases and in the PEPs'.
 const (
-	minRunRecords = 2048
+	MinRunRecords = 2048
 	minRunBytes   = 1 << 20
 )
 
 // batchDocuments groups the documents, by index, into batches of
-// consecutive paths holding at least minRunRecords records each (the last
+// consecutive paths holding at least MinRunRecords records each (the last
 // may hold fewer). A batch never spans a page whose URI sorts between
 // two of its documents, so batches and page stretches interleave in URI
 // order as documents did.
@@ -132,7 +149,7 @@ func batchDocuments(docs []model.Document, pages []model.Page) [][]int {
 			// The first page after the previous document: one that sorts
 			// before this document separates them.
 			k, _ := slices.BinarySearch(uris, prev+"#\xff")
-			if records >= minRunRecords || bytes >= minRunBytes || (k < len(uris) && uris[k] < docs[i].Path+"#") {
+			if records >= MinRunRecords || bytes >= minRunBytes || (k < len(uris) && uris[k] < docs[i].Path+"#") {
 				out = append(out, cur)
 				cur, records, bytes = nil, 0, 0
 			}

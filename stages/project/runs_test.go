@@ -9,13 +9,13 @@ import (
 )
 
 // TestBatchDocuments: documents are batched in path order until a batch
-// holds minRunRecords records, and a page whose URI sorts between two
+// holds MinRunRecords records, and a page whose URI sorts between two
 // documents ends the batch there, so runs and pages interleave in URI
 // order.
 func TestBatchDocuments(t *testing.T) {
 	docs := []model.Document{}
 	for i := range 5 {
-		docs = append(docs, model.Document{Path: fmt.Sprintf("events/2026-11-0%d/a.json", 5-i), Records: make([]model.Record, minRunRecords/2)})
+		docs = append(docs, model.Document{Path: fmt.Sprintf("events/2026-11-0%d/a.json", 5-i), Records: make([]model.Record, MinRunRecords/2)})
 	}
 	docs = append(docs, model.Document{Path: "index/z.json", Records: make([]model.Record, 1)})
 	pages := []model.Page{{Path: "events/2026-11-03/notes.md"}, {Path: "wiki/a.md"}}
