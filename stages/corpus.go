@@ -54,16 +54,14 @@ func projectCorpus(ctx context.Context, b model.Base, read func(d model.Document
 				return nil
 			}
 		}
-		// A large document is projected and reduced a run at a time, its
-		// records in URI order; a small one joins its batch.
+		// A document of several runs is projected and reduced a run at a
+		// time, its records in URI order; a smaller one joins its batch.
 		var items []project.Item
-		p.DocumentRuns(d, s, ds, true, runRecords, func(run []project.Item) {
-			if len(d.Records) > runRecords {
-				alone(run)
-			} else {
-				items = run
-			}
-		})
+		if len(d.Records) >= 2*runRecords {
+			p.DocumentRuns(d, s, ds, true, runRecords, alone)
+		} else {
+			items = p.Document(d, s, ds, true)
+		}
 		rows[i], listed[i] = ownDocumentRow(index.DocumentRow(b.Config, d)), true
 		// What outlives projection is spilled, so the document's text is
 		// dropped here.

@@ -143,20 +143,14 @@ func (p *Projector) Document(doc model.Document, s *Scratch, ds *diag.List, term
 	return items
 }
 
-// DocumentRuns projects a document as Document does, but one of more than
-// run records a run at a time: a first pass finds each record's URI (it
-// parses each record for its id alone), the records are put in URI order
-// and cut into runs of run records, and each run is projected and given
-// to emit in turn, its items sorted by URI, every run's after the last's.
-// A worker so holds one run's items at once, not a large document's. A
-// document of run records or fewer is given to emit whole.
+// DocumentRuns projects a document as Document does, but a run of
+// records at a time: a first pass finds each record's URI (it parses each
+// record for its id alone), the records are put in URI order and cut into
+// runs of run records, and each run is projected and given to emit in
+// turn, its items sorted by URI, every run's after the last's. A worker
+// so holds one run's items at once, not a large document's; the first
+// pass is worth its cost on a document of several runs.
 func (p *Projector) DocumentRuns(doc model.Document, s *Scratch, ds *diag.List, termsOnly bool, run int, emit func([]Item)) {
-	if len(doc.Records) <= run {
-		if items := p.Document(doc, s, ds, termsOnly); len(items) > 0 {
-			emit(items)
-		}
-		return
-	}
 	s.tk.tokenize = nil
 	s.tk.newDocument()
 	fps, ok := compileFields(p.cfg, doc)
