@@ -4,7 +4,11 @@
 // and Sync, the only code that puts them in place. A build writes its
 // large tables through a Spool as it encodes them, into temporary files
 // that Sync renames over their names (or removes, when the bytes there are
-// the same), so that no table is ever held whole in memory.
+// the same), so that no table is ever held whole in memory. What a build
+// makes on the way and reads back before it ends (the reduced runs of its
+// corpus) goes to a Scratch, a temporary file of the same naming that the
+// build removes and the next Sync sweeps if the build was killed; its
+// layout belongs to the stage that writes it and is never read by a query.
 //
 // Every artifact is plain UTF-8 text, LF line endings, sorted, with no
 // timestamps, so the same base gives the same bytes on every machine. Each
