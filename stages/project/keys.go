@@ -26,40 +26,20 @@ var keyFlags = map[string]artifacts.KeyFlags{
 }
 
 // Keys computes the docs.key line of each of n rows, given in URI order
-// by row(i), for a base of the given number of fields. The build writes
-// them; a query's scan computes them from its own rows the same way (see
-// KeyTable), so that a ranking read from keys is the same whichever way
-// it was read. The row offsets are left for the encoder.
+// by row(i), for a base of the given number of fields: what a key table of
+// every row gives (NewKeyTable, KeysOf). A build makes the same keys a row
+// at a time as it writes them (index.Run); a query's scan makes only its
+// candidates'. The row offsets are left for the encoder.
 func Keys(n int, row func(i int) *artifacts.Doc, fields int, cfg model.Config) ([]artifacts.Key, error) {
 	t, err := NewKeyTable(n, row, fields, cfg)
 	if err != nil {
 		return nil, err
 	}
-	keys := make([]artifacts.Key, n)
-	norms := make([]byte, n*fields)
-	// What each key takes from its own row alone is computed in parts, one
-	// per core.
-	parts := max(1, min(runtime.GOMAXPROCS(0), n/minKeysPart))
-	errs := make([]error, parts)
-	var wg sync.WaitGroup
-	for p := range parts {
-		wg.Go(func() {
-			for i := p * n / parts; i < (p+1)*n/parts; i++ {
-				keys[i].Norms = norms[i*fields : (i+1)*fields : (i+1)*fields]
-				if err := t.fill(&keys[i], i); err != nil {
-					errs[p] = err
-					return
-				}
-			}
-		})
+	ords := make([]int, n)
+	for i := range ords {
+		ords[i] = i
 	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err // the first in row order
-		}
-	}
-	return keys, nil
+	return t.KeysOf(ords)
 }
 
 // KeyTable holds what the keys of a base's rows take from comparing rows
@@ -242,8 +222,8 @@ func KeyOf(placed artifacts.Key, d *artifacts.Doc, fields int, cfg model.Config)
 	return k, err
 }
 
-// minKeysPart is the fewest rows worth a goroutine of their own (a
-// variable so that tests can compute small tables in parts).
+// minKeysPart is the fewest rows worth sorting on a core of their own (a
+// variable so that tests can sort small tables in halves).
 var minKeysPart = 4096
 
 // rowKey fills what k takes from d alone: digest, half-life, day, flags,

@@ -111,8 +111,9 @@ func TestKeysRefuse(t *testing.T) {
 	}
 }
 
-// TestKeysInParts: keys computed in parts on several cores are the keys
-// computed in one, and the error reported is the first row's in order.
+// TestKeysInParts: keys whose newest-first ranks were sorted in halves on
+// two cores are the keys sorted on one, and the error reported is the
+// first row's in order.
 func TestKeysInParts(t *testing.T) {
 	defer func(v int) { minKeysPart = v }(minKeysPart)
 	rows := make([]artifacts.Doc, 3000)
