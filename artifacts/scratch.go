@@ -42,14 +42,11 @@ func (s *Spool) Scratch(name string) *Scratch {
 	if s == nil {
 		return sc
 	}
-	tmp, f, err := createTempMode(s.root, Dir, path.Base(name), os.O_RDWR)
+	tmp, f, err := s.stage(Dir, path.Base(name), os.O_RDWR)
 	if err != nil {
 		sc.err = fmt.Errorf("artifacts: cannot write the scratch file of %s: %w", name, err)
 		return sc
 	}
-	s.mu.Lock()
-	s.staged[tmp] = true
-	s.mu.Unlock()
 	sc.tmp, sc.file = tmp, f
 	return sc
 }

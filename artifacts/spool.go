@@ -86,16 +86,26 @@ func (s *Spool) Create(name string, sizeHint int) *Output {
 		return o
 	}
 	o.hash, o.b = xxhash.New(), make([]byte, 0, spoolBuffer)
-	tmp, f, err := createTemp(s.root, path.Dir(name), path.Base(name))
+	tmp, f, err := s.stage(path.Dir(name), path.Base(name), os.O_WRONLY)
 	if err != nil {
 		o.err = fmt.Errorf("artifacts: cannot write %s: %w", name, err)
 		return o
 	}
+	o.tmp, o.file = tmp, f
+	return o
+}
+
+// stage creates a temporary file for base in dir, opened with access, and
+// records it as the spool's, for Discard to remove.
+func (s *Spool) stage(dir, base string, access int) (string, *os.File, error) {
+	tmp, f, err := createTempMode(s.root, dir, base, access)
+	if err != nil {
+		return "", nil, err
+	}
 	s.mu.Lock()
 	s.staged[tmp] = true
 	s.mu.Unlock()
-	o.tmp, o.file = tmp, f
-	return o
+	return tmp, f, nil
 }
 
 // An Output is one artifact being written, in memory or through a spool.

@@ -115,40 +115,45 @@ func (rr *runReader) next() bool {
 	if _, err := io.ReadFull(rr.r, rr.rec); err != nil {
 		return rr.fail(err)
 	}
-	rec := rr.rec
-	uvarint := func() uint64 {
-		v, k := binary.Uvarint(rec)
-		if k <= 0 {
-			rec = nil
-			return 0
-		}
-		rec = rec[k:]
-		return v
-	}
-	shared, add := uvarint(), uvarint()
-	if rec == nil || shared > uint64(len(rr.term)) || add > uint64(len(rec)) {
+	rec := varints{b: rr.rec}
+	shared, add := rec.next(), rec.next()
+	if rec.b == nil || shared > uint64(len(rr.term)) || add > uint64(len(rec.b)) {
 		return rr.fail(errors.New("a term is out of range"))
 	}
-	rr.term = append(rr.term[:shared], rec[:add]...)
-	rec = rec[add:]
-	count := uvarint()
-	if rec == nil || count > uint64(len(rec)) {
+	rr.term = append(rr.term[:shared], rec.b[:add]...)
+	rec.b = rec.b[add:]
+	count := rec.next()
+	if rec.b == nil || count > uint64(len(rec.b)) {
 		return rr.fail(errors.New("a postings count is out of range"))
 	}
 	rr.posts = slices.Grow(rr.posts[:0], int(count))
 	doc := int32(0)
 	for range count {
-		d, f, tf := uvarint(), uvarint(), uvarint()
-		if rec == nil {
+		d, f, tf := rec.next(), rec.next(), rec.next()
+		if rec.b == nil {
 			return rr.fail(errors.New("a posting is cut short"))
 		}
 		doc += int32(d)
 		rr.posts = append(rr.posts, artifacts.Posting{Doc: doc, Field: uint16(f), TF: uint16(tf)})
 	}
-	if len(rec) != 0 {
+	if len(rec.b) != 0 {
 		return rr.fail(errors.New("a record holds more than its postings"))
 	}
 	return true
+}
+
+// varints reads uvarints off the front of b; a bad one leaves b nil, as
+// every read after it does.
+type varints struct{ b []byte }
+
+func (v *varints) next() uint64 {
+	x, k := binary.Uvarint(v.b)
+	if k <= 0 {
+		v.b = nil
+		return 0
+	}
+	v.b = v.b[k:]
+	return x
 }
 
 func (rr *runReader) fail(err error) bool {
@@ -276,45 +281,37 @@ func (sr *spilledRows) eachRow(f func(r *spilledRow) error) error {
 		return fmt.Errorf("index: reading back a run of rows: %w", err)
 	}
 	bad := errors.New("index: reading back a run of rows: the run is damaged")
-	rest := buf
-	num := func() uint64 {
-		v, k := binary.Uvarint(rest)
-		if k <= 0 {
-			rest = nil
-			return 0
-		}
-		rest = rest[k:]
-		return v
-	}
+	rest := varints{b: buf}
 	var r spilledRow
 	for range sr.n {
-		n, mid := num(), num()
-		if rest == nil || n > uint64(len(rest)) || mid > n {
+		n, mid := rest.next(), rest.next()
+		if rest.b == nil || n > uint64(len(rest.b)) || mid > n {
 			return bad
 		}
-		r.row, r.mid = rest[:n], int(mid)
-		rest = rest[n:]
-		count := num()
-		if rest == nil || count > uint64(len(rest)) {
+		r.row, r.mid = rest.b[:n], int(mid)
+		rest.b = rest.b[n:]
+		count := rest.next()
+		if rest.b == nil || count > uint64(len(rest.b)) {
 			return bad
 		}
 		r.lengths = r.lengths[:0]
 		for range count {
-			field, words := num(), num()
+			field, words := rest.next(), rest.next()
 			r.lengths = append(r.lengths, artifacts.FieldLen{Field: int32(field), N: int32(words)})
 		}
-		day, half, flags, own := num(), num(), num(), num()
-		if rest == nil || len(rest) < 20 {
+		day, half, flags, own := rest.next(), rest.next(), rest.next(), rest.next()
+		if rest.b == nil || len(rest.b) < 20 {
 			return bad
 		}
+		b := rest.b
 		r.key = artifacts.Key{Day: int32(uint32(day)), HalfLife: uint32(half), Flags: artifacts.KeyFlags(flags), OwnID: uint32(own),
-			OwnURI: binary.LittleEndian.Uint32(rest), TitleTerms: binary.LittleEndian.Uint64(rest[4:]), Digest: binary.LittleEndian.Uint64(rest[12:])}
-		rest = rest[20:]
+			OwnURI: binary.LittleEndian.Uint32(b), TitleTerms: binary.LittleEndian.Uint64(b[4:]), Digest: binary.LittleEndian.Uint64(b[12:])}
+		rest.b = b[20:]
 		if err := f(&r); err != nil {
 			return err
 		}
 	}
-	if len(rest) != 0 {
+	if len(rest.b) != 0 {
 		return bad
 	}
 	return nil
