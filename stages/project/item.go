@@ -174,7 +174,10 @@ func (tk *tokenizer) exactForms(v string) []string {
 // newDocument lets go of what the tokenizer's reused memory holds of the
 // previous document, so that a worker does not keep that document's text
 // while it projects the next: the chunks carved for its items, and the
-// values last evaluated. The caches hold copies (see exactTerm).
+// values last evaluated. The caches hold copies (see exactTerm). It is
+// worth a fresh chunk before a large document only: the small documents
+// a chunk serves in a row keep little text alive between them, and a
+// chunk per small document costs more than the texts it frees.
 func (tk *tokenizer) newDocument() {
 	tk.tfs, tk.vals = nil, nil
 	clear(tk.evals[:cap(tk.evals)])

@@ -365,7 +365,9 @@ func compileFields(cfg model.Config, doc model.Document) (fps []fieldPaths, ok b
 }
 
 func projectDocument(cfg model.Config, tk *tokenizer, bodies map[string]model.Body, doc model.Document, ds *diag.List) []Item {
-	tk.newDocument()
+	if doc.Bytes >= minRunBytes {
+		tk.newDocument()
+	}
 	fps, ok := compileFields(cfg, doc)
 	if !ok {
 		return nil
