@@ -156,12 +156,16 @@ func writeRows(ctx context.Context, in Input, l *Layout) (docs, key artifacts.Fi
 	}
 	w := artifacts.NewDocsWriter(in.Spool, l.Items(), fields, 0)
 	norms := make([]byte, fields)
-	keyOf := func(ord int, own artifacts.Key, uri string, lengths []artifacts.FieldLen) (artifacts.Key, error) {
+	// uri names the row in an error; it is made only then.
+	keyOf := func(ord int, own artifacts.Key, uri func() string, lengths []artifacts.FieldLen) (artifacts.Key, error) {
 		k := place.Placed(ord)
 		k.Day, k.HalfLife, k.Flags, k.OwnID, k.OwnURI, k.TitleTerms, k.Digest = own.Day, own.HalfLife, own.Flags, own.OwnID, own.OwnURI, own.TitleTerms, own.Digest
 		clear(norms)
 		k.Norms = norms
-		return k, project.Norms(norms, uri, lengths)
+		if err := project.Norms(norms, "", lengths); err != nil {
+			return k, project.Norms(norms, uri(), lengths)
+		}
+		return k, nil
 	}
 	ord := 0
 	for i := range in.Segments {
@@ -179,7 +183,7 @@ func writeRows(ctx context.Context, in Input, l *Layout) (docs, key artifacts.Fi
 					w.Finish()
 					return docs, key, err
 				}
-				k, err := keyOf(ord, own, row.URI, row.Lengths)
+				k, err := keyOf(ord, own, func() string { return row.URI }, row.Lengths)
 				if err != nil {
 					w.Finish()
 					return docs, key, err
@@ -191,7 +195,7 @@ func writeRows(ctx context.Context, in Input, l *Layout) (docs, key artifacts.Fi
 		}
 		err := s.rows.eachRow(func(r *spilledRow) error {
 			l.Renumber(i, r.lengths)
-			k, err := keyOf(ord, r.key, "", r.lengths)
+			k, err := keyOf(ord, r.key, r.uri, r.lengths)
 			if err != nil {
 				return err
 			}

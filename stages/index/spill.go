@@ -2,6 +2,7 @@ package index
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -271,6 +272,12 @@ type spilledRow struct {
 	mid     int
 	lengths []artifacts.FieldLen
 	key     artifacts.Key
+}
+
+// uri is the row's URI, its first column.
+func (r *spilledRow) uri() string {
+	uri, _, _ := bytes.Cut(r.row, []byte{'\t'})
+	return string(uri)
 }
 
 // eachRow reads the rows back in order and calls f with each; the row is
