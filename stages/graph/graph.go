@@ -140,14 +140,14 @@ func tables(ctx context.Context, in Input, src func(node string, links []artifac
 		}
 	}
 	aliasRows := slices.Sorted(maps.Keys(aliases))
-	var joined []artifacts.Link
 	row := func(node string, links []artifacts.Link) {
 		for len(aliasRows) > 0 && aliasRows[0] < node {
 			src(aliasRows[0], aliases[aliasRows[0]])
 			aliasRows = aliasRows[1:]
 		}
 		if len(aliasRows) > 0 && aliasRows[0] == node {
-			joined = append(append(joined[:0], links...), aliases[node]...)
+			// A slice of its own: NewTables keeps the rows src is given.
+			joined := slices.Concat(links, aliases[node])
 			slices.SortFunc(joined, project.CompareLinks)
 			links = slices.Compact(joined)
 			aliasRows = aliasRows[1:]

@@ -33,7 +33,7 @@ func randomNodes(r *rand.Rand, n int) ([]Node, model.Config) {
 	}
 	cfg := model.Config{Identities: map[string]model.Identity{
 		"ana": {Canonical: "person:ana", Aliases: []string{"ana@x.test", "a-ana", "person:ana"}},
-		"bo":  {Canonical: "person:bo", Aliases: []string{"zz-bo", "n/05#x"}},
+		"bo":  {Canonical: "person:bo", Aliases: []string{"zz-bo", "n/05#x", "n/07#x"}},
 	}}
 	return nodes, cfg
 }
