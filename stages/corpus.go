@@ -2,6 +2,8 @@ package stages
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 
@@ -47,6 +49,7 @@ func projectCorpus(ctx context.Context, b model.Base, read func(d model.Document
 	projected := 0
 	rows := make([]artifacts.Document, len(b.Documents))
 	listed := make([]bool, len(b.Documents))
+	shapes := documentShapes{seen: map[string]artifacts.Document{}}
 	document := func(i int, d model.Document, s *project.Scratch, ds *diag.List, alone func([]project.Item)) []project.Item {
 		if read != nil {
 			var ok bool
@@ -62,7 +65,7 @@ func projectCorpus(ctx context.Context, b model.Base, read func(d model.Document
 		} else {
 			items = p.Document(d, s, ds, true)
 		}
-		rows[i], listed[i] = ownDocumentRow(index.DocumentRow(b.Config, d)), true
+		rows[i], listed[i] = shapes.own(index.DocumentRow(b.Config, d)), true
 		// What outlives projection is spilled, so the document's text is
 		// dropped here.
 		for i := range d.Records {
@@ -114,13 +117,42 @@ func projectCorpus(ctx context.Context, b model.Base, read func(d model.Document
 // documents too).
 var runRecords = project.MinRunRecords
 
-// ownDocumentRow copies the strings of a documents.tsv row, which share
-// the document's text: the row outlives the text, which must not be kept
-// for it.
-func ownDocumentRow(r artifacts.Document) artifacts.Document {
+// documentShapes keeps one copy of each fields map and relations list the
+// documents' rows of documents.tsv hold: a base's documents mostly share a
+// few (one per source), and a row outlives its document's text, which
+// its strings share and must not keep alive.
+type documentShapes struct {
+	mu   sync.Mutex
+	seen map[string]artifacts.Document // by fields and relations, spelled out
+	key  []byte
+}
+
+// own returns r with its strings copied and its fields map and relations
+// those of the first row of the same shape.
+func (sh *documentShapes) own(r artifacts.Document) artifacts.Document {
 	r.Path, r.Layer, r.Source, r.Date = strings.Clone(r.Path), strings.Clone(r.Layer), strings.Clone(r.Source), strings.Clone(r.Date)
-	for i := range r.Relations {
-		r.Relations[i] = strings.Clone(r.Relations[i])
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	key := sh.key[:0]
+	for _, rel := range r.Relations {
+		key = append(append(key, rel...), 0)
+	}
+	key = append(key, 1)
+	for _, k := range slices.Sorted(maps.Keys(r.Fields)) {
+		key = append(append(key, k...), 0)
+		for _, p := range r.Fields[k] {
+			key = append(append(key, p...), 0)
+		}
+		key = append(key, 1)
+	}
+	sh.key = key
+	if same, ok := sh.seen[string(key)]; ok {
+		r.Fields, r.Relations = same.Fields, same.Relations
+		return r
+	}
+	relations := make([]string, len(r.Relations))
+	for i, rel := range r.Relations {
+		relations[i] = strings.Clone(rel)
 	}
 	fields := make(map[string][]string, len(r.Fields))
 	for k, paths := range r.Fields {
@@ -130,6 +162,7 @@ func ownDocumentRow(r artifacts.Document) artifacts.Document {
 		}
 		fields[strings.Clone(k)] = owned
 	}
-	r.Fields = fields
+	r.Fields, r.Relations = fields, relations
+	sh.seen[string(key)] = r
 	return r
 }
