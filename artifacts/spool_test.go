@@ -207,4 +207,24 @@ func TestScratchAppendsAndReadsBack(t *testing.T) {
 	if left := temps(t, root); len(left) > 0 {
 		t.Errorf("Discard left %v", left)
 	}
+
+	// A build killed while its scratch file lives leaves it; the next
+	// build's Sync sweeps it.
+	killed, err := NewSpool(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	left := killed.Scratch(PostingsPath)
+	left.Append([]byte("runs of a killed build"))
+	left.file.Close() // as the killed process's exit does
+	killed.Close()
+	if n := len(temps(t, root)); n != 1 {
+		t.Fatalf("%d temporary files after a killed build, want its scratch file", n)
+	}
+	if _, err := Sync(Plan{Root: root, Manifest: manifest("{}\n")}); err != nil {
+		t.Fatal(err)
+	}
+	if left := temps(t, root); len(left) > 0 {
+		t.Errorf("the next Sync left %v", left)
+	}
 }
