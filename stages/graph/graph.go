@@ -292,10 +292,31 @@ func (t *inboundTable) sort() {
 			e.stamp = t.stamps[e.ord]
 		}
 	}
-	slices.SortFunc(t.edges, func(a, b inEdge) int {
-		return cmp.Or(cmp.Compare(a.dst, b.dst), cmp.Compare(b.stamp, a.stamp), cmp.Compare(a.kind, b.kind), cmp.Compare(a.ord, b.ord), cmp.Compare(a.alias, b.alias))
-	})
-	t.edges = slices.Compact(t.edges)
+	// By destination first, counted into place: the ranks are dense, and a
+	// destination's edges are few but for its hubs'; then each
+	// destination's edges newest source first.
+	starts := make([]int32, len(t.dsts)+1)
+	for _, e := range t.edges {
+		starts[e.dst+1]++
+	}
+	for d := 1; d < len(starts); d++ {
+		starts[d] += starts[d-1]
+	}
+	next := slices.Clone(starts[:len(t.dsts)])
+	sorted := make([]inEdge, len(t.edges))
+	for _, e := range t.edges {
+		sorted[next[e.dst]] = e
+		next[e.dst]++
+	}
+	t.edges = nil
+	for d := range t.dsts {
+		if in := sorted[starts[d]:starts[d+1]]; len(in) > 1 {
+			slices.SortFunc(in, func(a, b inEdge) int {
+				return cmp.Or(cmp.Compare(b.stamp, a.stamp), cmp.Compare(a.kind, b.kind), cmp.Compare(a.ord, b.ord), cmp.Compare(a.alias, b.alias))
+			})
+		}
+	}
+	t.edges = slices.Compact(sorted)
 }
 
 // rankStamps ranks the stamps of the source nodes, and the empty stamp
