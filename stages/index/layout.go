@@ -2,7 +2,6 @@ package index
 
 import (
 	"bytes"
-	"container/heap"
 	"fmt"
 	"iter"
 	"slices"
@@ -85,7 +84,7 @@ func (l *Layout) Merge(segs []Segment, term func(t string, n int, postings iter.
 			return c.run.err
 		}
 	}
-	heap.Init(h)
+	h.init()
 	var group []cursor // the cursors at the current term, in segment order
 	postings := func(yield func(artifacts.Posting) bool) {
 		for _, c := range group {
@@ -98,7 +97,7 @@ func (l *Layout) Merge(segs []Segment, term func(t string, n int, postings iter.
 			}
 		}
 	}
-	for h.Len() > 0 {
+	for len(h.c) > 0 {
 		top := &h.c[0]
 		t := top.cur
 		if top.run != nil {
@@ -106,8 +105,8 @@ func (l *Layout) Merge(segs []Segment, term func(t string, n int, postings iter.
 		}
 		group = group[:0]
 		n := 0
-		for h.Len() > 0 && h.c[0].is(t) {
-			c := heap.Pop(h).(cursor)
+		for len(h.c) > 0 && h.c[0].is(t) {
+			c := h.pop()
 			group = append(group, c)
 			n += len(c.posts(segs))
 		}
@@ -115,7 +114,7 @@ func (l *Layout) Merge(segs []Segment, term func(t string, n int, postings iter.
 		for _, c := range group {
 			c.term++
 			if c.load(segs) {
-				heap.Push(h, c)
+				h.push(c)
 			} else if c.run != nil && c.run.err != nil {
 				return c.run.err
 			}
@@ -177,23 +176,63 @@ func (c *cursor) compare(d *cursor) int {
 }
 
 // cursors is a min-heap of segment cursors by current term, then segment,
-// so equal terms come out in segment (URI) order.
+// so equal terms come out in segment (URI) order. It is written out
+// rather than through container/heap: the merge pops and pushes once per
+// term of every segment, and the interface's calls were a measurable
+// part of it.
 type cursors struct {
 	segs []Segment
 	c    []cursor
 }
 
-func (h *cursors) Len() int { return len(h.c) }
-func (h *cursors) Less(i, j int) bool {
+func (h *cursors) less(i, j int) bool {
 	if n := h.c[i].compare(&h.c[j]); n != 0 {
 		return n < 0
 	}
 	return h.c[i].seg < h.c[j].seg
 }
-func (h *cursors) Swap(i, j int) { h.c[i], h.c[j] = h.c[j], h.c[i] }
-func (h *cursors) Push(x any)    { h.c = append(h.c, x.(cursor)) }
-func (h *cursors) Pop() any {
-	x := h.c[len(h.c)-1]
-	h.c = h.c[:len(h.c)-1]
-	return x
+
+func (h *cursors) init() {
+	for i := len(h.c)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+func (h *cursors) push(c cursor) {
+	h.c = append(h.c, c)
+	for j := len(h.c) - 1; j > 0; {
+		i := (j - 1) / 2
+		if !h.less(j, i) {
+			break
+		}
+		h.c[i], h.c[j] = h.c[j], h.c[i]
+		j = i
+	}
+}
+
+func (h *cursors) pop() cursor {
+	top := h.c[0]
+	last := len(h.c) - 1
+	h.c[0] = h.c[last]
+	h.c = h.c[:last]
+	h.down(0)
+	return top
+}
+
+func (h *cursors) down(i int) {
+	for n := len(h.c); ; {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		j := l
+		if r := l + 1; r < n && h.less(r, l) {
+			j = r
+		}
+		if !h.less(j, i) {
+			return
+		}
+		h.c[i], h.c[j] = h.c[j], h.c[i]
+		i = j
+	}
 }
