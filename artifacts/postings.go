@@ -119,22 +119,23 @@ func (w *PostingsWriter) Add(p Posting) {
 		w.fail("term %q: posting %d:%d follows %d:%d; postings must be sorted by item then field", w.term, p.Doc, p.Field, w.prev, w.prevField)
 	}
 	w.prevField = p.Field
+	// The posting is spelled out whole, then written once.
+	b := w.num[:0]
 	if w.n > 0 {
-		w.post.WriteByte(' ')
+		b = append(b, ' ')
 	}
 	if w.n == 0 || p.Doc != w.prev {
 		w.df++
 	}
-	w.num = strconv.AppendInt(w.num[:0], int64(p.Doc-w.prev), 10)
-	w.post.Write(w.num)
-	w.post.WriteByte(':')
-	w.num = strconv.AppendInt(w.num[:0], int64(p.Field), 10)
-	w.post.Write(w.num)
+	b = strconv.AppendInt(b, int64(p.Doc-w.prev), 10)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, int64(p.Field), 10)
 	if p.TF > 1 {
-		w.post.WriteByte('x')
-		w.num = strconv.AppendInt(w.num[:0], int64(p.TF), 10)
-		w.post.Write(w.num)
+		b = append(b, 'x')
+		b = strconv.AppendInt(b, int64(p.TF), 10)
 	}
+	w.post.Write(b)
+	w.num = b
 	w.prev = p.Doc
 	w.n++
 }
