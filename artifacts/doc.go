@@ -81,16 +81,21 @@
 //	offset  byte offset of the term's line in postings.tsv
 //	length  byte length of that line, LF included
 //
-// postings.tsv — one line per term, in the dictionary's order:
+// postings.tsv — one line per term, line i holding the postings of row i
+// of terms.tsv (the term itself is written once, in the dictionary):
 //
-//	<term> TAB <posting> SP <posting> ...
+//	<posting> SP <posting> ...
 //
 // and each posting is <doc delta>:<field ordinal>, followed by x<tf> when the
 // term occurs more than once in that field. The doc delta is the item
 // ordinal minus the previous posting's (the first is relative to 0), so a
-// term in two fields of one item has a second delta of 0. Postings are
-// sorted by item then field. A query reads terms.tsv, then only the byte
-// ranges of its terms in postings.tsv.
+// term in two fields of one item has a second delta of 0. The :<field
+// ordinal> is left out when it is the previous posting's field (the first
+// posting of a line always names its own), so a term found in one field
+// of many items costs a number per item. Postings are sorted by item then
+// field. A query reads terms.tsv, then only the byte ranges of its terms
+// in postings.tsv, each with the LF before it, which proves the range
+// starts a line.
 //
 // edges.tsv — the graph by source: one line per source node, sorted by
 // node, listing its outgoing edges sorted by kind then destination:

@@ -36,7 +36,7 @@ func tsvArtifacts(t testing.TB) []tsvArtifact {
 		{DocsPath, docs, func(b []byte) (int, error) { r, err := DecodeDocs(b); return count(len(r), err) }},
 		{FieldsPath, EncodeFields(sampleFields), func(b []byte) (int, error) { r, err := DecodeFields(b); return count(len(r), err) }},
 		{TermsPath, dict, func(b []byte) (int, error) { r, err := DecodeTerms(b); return count(len(r), err) }},
-		{PostingsPath, post, func(b []byte) (int, error) { r, err := DecodePostings(b); return count(len(r), err) }},
+		{PostingsPath, post, func(b []byte) (int, error) { r, err := decodePostingLines(b); return count(len(r), err) }},
 		{EdgesPath, must(EncodeEdges(sampleEdges)), func(b []byte) (int, error) { r, err := DecodeEdges(b); return count(len(r), err) }},
 		{EdgesDstPath, must(EncodeEdgesDst(sampleEdgesDst)), func(b []byte) (int, error) { r, err := DecodeEdgesDst(b); return count(len(r), err) }},
 	}
@@ -134,14 +134,14 @@ func TestWrongHeaders(t *testing.T) {
 }
 
 func TestBadRows(t *testing.T) {
-	fieldsHdr := "#cairn fields v2\tname\tweight\n"
-	termsHdr := "#cairn terms v2\tterm\tdf\toffset\tlength\n"
-	postHdr := "#cairn postings v2\tterm\tpostings\n"
-	edgesHdr := "#cairn edges v2\tsrc\tkind=dst...\n"
-	docsHdr := "#cairn docs v2\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tlengths\tdigest\tspan\turlkey\ttitle\n"
+	fieldsHdr := "#cairn fields v3\tname\tweight\n"
+	termsHdr := "#cairn terms v3\tterm\tdf\toffset\tlength\n"
+	postHdr := "#cairn postings v3\tpostings\n"
+	edgesHdr := "#cairn edges v3\tsrc\tkind=dst...\n"
+	docsHdr := "#cairn docs v3\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tlengths\tdigest\tspan\turlkey\ttitle\n"
 	fields := func(b []byte) error { _, err := DecodeFields(b); return err }
 	terms := func(b []byte) error { _, err := DecodeTerms(b); return err }
-	post := func(b []byte) error { _, err := DecodePostings(b); return err }
+	post := func(b []byte) error { _, err := decodePostingLines(b); return err }
 	edges := func(b []byte) error { _, err := DecodeEdges(b); return err }
 	docs := func(b []byte) error { _, err := DecodeDocs(b); return err }
 	cases := []struct {
@@ -159,8 +159,9 @@ func TestBadRows(t *testing.T) {
 		{"length not a number", TermsPath, termsHdr + "a\t1\t32\t10\nb\t1\t42\t1e3\n", terms, 3, `"1e3" is not a non-negative integer`},
 		{"three term columns", TermsPath, termsHdr + "arm64\t1\t32\n", terms, 2, "row is not term TAB df TAB offset TAB length"},
 		{"empty term", TermsPath, termsHdr + "\t1\t32\t10\n", terms, 2, "row is not term TAB df TAB offset TAB length"},
-		{"posting not a number", PostingsPath, postHdr + "a\t0:1\nb\t0:one\n", post, 0, `postings of "b": posting "0:one" is not delta:field[xTF]`},
-		{"postings row without tab", PostingsPath, postHdr + "a 0:1\n", post, 2, "row has no TAB"},
+		{"posting not a number", PostingsPath, postHdr + "0:1\n0:one\n", post, 3, `postings of "line 3": posting "0:one" is not delta[:field][xTF] (the first names its field)`},
+		{"first posting without its field", PostingsPath, postHdr + "0:1\n4 5:2\n", post, 3, `postings of "line 3": posting "4" is not delta[:field][xTF] (the first names its field)`},
+		{"postings row with a term", PostingsPath, postHdr + "a\t0:1\n", post, 2, `postings of "line 2": posting "a\t0:1" is not delta[:field][xTF] (the first names its field)`},
 		{"edge row without links", EdgesPath, edgesHdr + "wiki/a.md\tlink=wiki/b.md\nwiki/c.md\n", edges, 3, "row is not node TAB kind=node..."},
 		{"edge link without =", EdgesPath, edgesHdr + "wiki/a.md\tlink:wiki/b.md\n", edges, 2, `link "link:wiki/b.md" is not kind=node`},
 		{"docs span", DocsPath, docsHdr + "wiki/a.md\twiki\twiki\t-\t-\t-\t-\t-\t-\t1+x\t-\t-\n", docs, 2, `span "1+x" is not offset+length`},

@@ -2,7 +2,9 @@ package artifacts
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -97,7 +99,7 @@ func TestManifestSortsAndFixesFormat(t *testing.T) {
 	data := EncodeManifest(m)
 	want := `{
   "cairn-manifest": 1,
-  "format": 2,
+  "format": ` + strconv.Itoa(FormatVersion) + `,
   "ranking_version": 3,
   "tool_version": "",
   "semantics_digest": "0000000000000000",
@@ -141,11 +143,12 @@ func TestManifestSortsAndFixesFormat(t *testing.T) {
 
 func TestDecodeManifestErrors(t *testing.T) {
 	good := string(EncodeManifest(sampleManifest))
+	format := fmt.Sprintf(`"format": %d`, FormatVersion)
 	cases := []struct{ name, data, msg string }{
-		{"other format", strings.Replace(good, `"format": 2`, `"format": 3`, 1), "format 3, this cairn reads 2; run cairn build"},
+		{"other format", strings.Replace(good, format, `"format": 99`, 1), fmt.Sprintf("format 99, this cairn reads %d; run cairn build", FormatVersion)},
 		{"no marker", strings.Replace(good, `"cairn-manifest": 1,`, ``, 1), "not a cairn manifest"},
 		{"marker 2", strings.Replace(good, `"cairn-manifest": 1`, `"cairn-manifest": 2`, 1), "not a cairn manifest"},
-		{"unknown key", strings.Replace(good, `"format": 2`, `"formats": 2`, 1), `json: unknown field "formats"`},
+		{"unknown key", strings.Replace(good, format, `"formats": 2`, 1), `json: unknown field "formats"`},
 		{"bytes not a number", strings.Replace(good, `"bytes": 412`, `"bytes": "412"`, 1), ""},
 		{"outputs out of order", strings.Replace(good, `".cairn/docs.key"`, `".cairn/zz"`, 1), `outputs are not sorted by path with each path once: ".cairn/zz" then ".cairn/docs.tsv"`},
 		{"output twice", strings.Replace(good, `".cairn/docs.key"`, `".cairn/docs.tsv"`, 1), `outputs are not sorted by path with each path once: ".cairn/docs.tsv" then ".cairn/docs.tsv"`},
@@ -211,14 +214,14 @@ func TestDecodeManifestRefusesTrailingBytes(t *testing.T) {
 // and still hands back its outputs, so a build can delete the stale ones.
 func TestDecodeManifestOfAnotherFormat(t *testing.T) {
 	good := string(EncodeManifest(sampleManifest))
-	newer := strings.Replace(good, `"format": 2`, `"format": 3, "shards": 4`, 1)
+	newer := strings.Replace(good, fmt.Sprintf(`"format": %d`, FormatVersion), `"format": 99, "shards": 4`, 1)
 	m, err := DecodeManifest([]byte(newer))
 	ce := asCorrupt(t, err, ManifestPath)
-	if want := "format 3, this cairn reads 2; run cairn build"; ce.Msg != want {
+	if want := fmt.Sprintf("format 99, this cairn reads %d; run cairn build", FormatVersion); ce.Msg != want {
 		t.Errorf("message %q, want %q", ce.Msg, want)
 	}
-	if m.Format != 3 || len(m.Outputs) != len(sampleManifest.Outputs) || len(m.Outputs) == 0 {
-		t.Errorf("got format %d and %d outputs, want 3 and the %d outputs", m.Format, len(m.Outputs), len(sampleManifest.Outputs))
+	if m.Format != 99 || len(m.Outputs) != len(sampleManifest.Outputs) || len(m.Outputs) == 0 {
+		t.Errorf("got format %d and %d outputs, want 99 and the %d outputs", m.Format, len(m.Outputs), len(sampleManifest.Outputs))
 	}
 }
 

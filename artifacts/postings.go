@@ -39,7 +39,7 @@ type TermEntry struct {
 
 var (
 	termsHeader    = header(termsName, "term", "df", "offset", "length")
-	postingsHeader = header(postingsName, "term", "postings")
+	postingsHeader = header(postingsName, "postings")
 )
 
 // EncodePostings renders terms.tsv and postings.tsv. Terms must be sorted
@@ -105,8 +105,6 @@ func (w *PostingsWriter) Begin(term string) {
 	w.terms++
 	w.start = w.post.Len()
 	w.prev, w.df, w.n = 0, 0, 0
-	w.post.WriteString(term)
-	w.post.WriteByte('\t')
 	w.dict.WriteString(term)
 }
 
@@ -118,7 +116,6 @@ func (w *PostingsWriter) Add(p Posting) {
 	case w.n > 0 && (p.Doc < w.prev || p.Doc == w.prev && p.Field <= w.prevField):
 		w.fail("term %q: posting %d:%d follows %d:%d; postings must be sorted by item then field", w.term, p.Doc, p.Field, w.prev, w.prevField)
 	}
-	w.prevField = p.Field
 	// The posting is spelled out whole, then written once.
 	b := w.num[:0]
 	if w.n > 0 {
@@ -128,8 +125,11 @@ func (w *PostingsWriter) Add(p Posting) {
 		w.df++
 	}
 	b = strconv.AppendInt(b, int64(p.Doc-w.prev), 10)
-	b = append(b, ':')
-	b = strconv.AppendInt(b, int64(p.Field), 10)
+	if w.n == 0 || p.Field != w.prevField {
+		b = append(b, ':')
+		b = strconv.AppendInt(b, int64(p.Field), 10)
+	}
+	w.prevField = p.Field
 	if p.TF > 1 {
 		b = append(b, 'x')
 		b = strconv.AppendInt(b, int64(p.TF), 10)
@@ -141,8 +141,7 @@ func (w *PostingsWriter) Add(p Posting) {
 }
 
 // Line writes a whole term's line from postings already encoded: list is
-// the line's text after the term and its TAB, without the LF, and df its
-// distinct items. A caller that renumbers an index copies most lines so.
+// the line's text without the LF, and df its distinct items. A caller that renumbers an index copies most lines so.
 func (w *PostingsWriter) Line(term string, list []byte, df int) {
 	w.Begin(term)
 	w.post.Write(list)
@@ -212,14 +211,14 @@ func DecodeTermRow(n int, line []byte) (TermEntry, error) {
 	return TermEntry{Term: cols[0], DF: int(df), Offset: off, Length: ln}, nil
 }
 
-// DecodePostingsLine parses the postings line of one term, as read from the
-// byte range its dictionary entry names, and checks that it is that term's.
+// DecodePostingsLine parses the postings line of term, as read from the
+// byte range its dictionary entry names (LF included).
 func DecodePostingsLine(term string, line []byte) ([]Posting, error) {
 	return AppendPostingsLine(nil, term, line)
 }
 
 // AppendPostingsLine is DecodePostingsLine appending to out, for a reader
-// that decodes many lines into one buffer.
+// that decodes many lines into one buffer. term names the line in errors.
 func AppendPostingsLine(out []Posting, term string, line []byte) ([]Posting, error) {
 	bad := func(msg string) error {
 		return &CorruptError{Path: PostingsPath, Msg: fmt.Sprintf("postings of %q: %s", term, msg)}
@@ -227,11 +226,7 @@ func AppendPostingsLine(out []Posting, term string, line []byte) ([]Posting, err
 	if len(line) == 0 || line[len(line)-1] != '\n' {
 		return nil, bad("line does not end with LF")
 	}
-	line = line[:len(line)-1]
-	t, list, ok := bytes.Cut(line, []byte{'\t'})
-	if !ok || string(t) != term {
-		return nil, bad("the byte range holds another term's line")
-	}
+	list := line[:len(line)-1]
 	// A hand-rolled scan: a hub term has hundreds of thousands of postings,
 	// and a query has milliseconds for all of its terms.
 	if out == nil {
@@ -253,21 +248,26 @@ func AppendPostingsLine(out []Posting, term string, line []byte) ([]Posting, err
 	}
 	for i := 0; i < len(list); {
 		start := i
-		delta, j, ok1 := num(i)
-		ok2 := j < len(list) && list[j] == ':'
-		field, k, ok3 := num(j + 1)
+		delta, k, ok := num(i)
+		field, hasField := int64(-1), k < len(list) && list[k] == ':'
+		if hasField {
+			var okf bool
+			field, k, okf = num(k + 1)
+			ok = ok && okf
+		} else if n := len(out); n > first {
+			field = int64(out[n-1].Field)
+		}
 		tf := int64(1)
-		ok4 := true
-		if k < len(list) && list[k] == 'x' {
-			tf, k, ok4 = num(k + 1)
+		if ok && k < len(list) && list[k] == 'x' {
+			tf, k, ok = num(k + 1)
 		}
 		end := k < len(list) && list[k] == ' ' && k+1 < len(list) || k == len(list)
-		if !ok1 || !ok2 || !ok3 || !ok4 || !end || field > math.MaxUint16 || tf < 1 || tf > math.MaxUint16 || doc+delta > math.MaxInt32 {
+		if !ok || !end || field < 0 || field > math.MaxUint16 || tf < 1 || tf > math.MaxUint16 || doc+delta > math.MaxInt32 {
 			stop := bytes.IndexByte(list[start:], ' ')
 			if stop < 0 {
 				stop = len(list) - start
 			}
-			return nil, bad(fmt.Sprintf("posting %q is not delta:field[xTF]", list[start:start+stop]))
+			return nil, bad(fmt.Sprintf("posting %q is not delta[:field][xTF] (the first names its field)", list[start:start+stop]))
 		}
 		if n := len(out); n > first && delta == 0 && uint16(field) <= out[n-1].Field {
 			return nil, bad(fmt.Sprintf("posting %q repeats its item with field %d after field %d; an item's postings go by rising field", list[start:k], field, out[n-1].Field))
@@ -279,15 +279,34 @@ func AppendPostingsLine(out []Posting, term string, line []byte) ([]Posting, err
 	return out, nil
 }
 
-// DecodePostings parses a whole postings.tsv (for tests and checks; queries
-// read only their terms' ranges).
-func DecodePostings(data []byte) ([]TermPostings, error) {
-	return decodeRows(PostingsPath, data, postingsHeader, func(n int, line []byte) (TermPostings, error) {
-		term, _, ok := bytes.Cut(line, []byte{'\t'})
-		if !ok {
-			return TermPostings{}, &CorruptError{Path: PostingsPath, Line: n, Msg: "row has no TAB"}
+// DecodePostings parses a whole terms.tsv and postings.tsv together (for
+// tests and checks; queries read only their terms' ranges), checking that
+// the dictionary's ranges are the postings file's lines, in order.
+func DecodePostings(dict, post []byte) ([]TermPostings, error) {
+	terms, err := DecodeTerms(dict)
+	if err != nil {
+		return nil, err
+	}
+	lines, err := decodeRows(PostingsPath, post, postingsHeader, func(_ int, line []byte) ([]byte, error) { return line, nil })
+	if err != nil {
+		return nil, err
+	}
+	if len(lines) != len(terms) {
+		return nil, &CorruptError{Path: PostingsPath, Msg: fmt.Sprintf("%d lines for the %d terms of terms.tsv", len(lines), len(terms))}
+	}
+	out := make([]TermPostings, 0, len(terms))
+	at := int64(len(postingsHeader))
+	for i, e := range terms {
+		n := int64(len(lines[i])) + 1
+		if e.Offset != at || e.Length != n {
+			return nil, &CorruptError{Path: TermsPath, Line: i + 2, Msg: fmt.Sprintf("term %q names bytes %d+%d of postings.tsv; its line is %d+%d", e.Term, e.Offset, e.Length, at, n)}
 		}
-		ps, err := DecodePostingsLine(string(term), append(line[:len(line):len(line)], '\n'))
-		return TermPostings{Term: string(term), Postings: ps}, err
-	})
+		ps, err := DecodePostingsLine(e.Term, post[at:at+n])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, TermPostings{Term: e.Term, Postings: ps})
+		at += n
+	}
+	return out, nil
 }

@@ -2,6 +2,7 @@ package artifacts
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -51,7 +52,7 @@ func TestRulesRoundTrip(t *testing.T) {
 	if err != nil || !bytes.Equal(again, data) {
 		t.Errorf("Encode(Decode(b)) differs from b (err %v)", err)
 	}
-	if !bytes.HasPrefix(data, []byte("{\n  \"cairn-rules\": 1,\n  \"format\": 2,\n")) || !bytes.HasSuffix(data, []byte("}\n")) {
+	if !bytes.HasPrefix(data, fmt.Appendf(nil, "{\n  \"cairn-rules\": 1,\n  \"format\": %d,\n", FormatVersion)) || !bytes.HasSuffix(data, []byte("}\n")) {
 		t.Errorf("unexpected framing:\n%s", data)
 	}
 	empty, err := EncodeRules(RulesTable{})
@@ -80,7 +81,7 @@ func TestRulesCorruption(t *testing.T) {
 		"no final LF":        good[:len(good)-1],
 		"trailing bytes":     append(bytes.Clone(good), "{}\n"...),
 		"not a rules table":  edit(`"cairn-rules": 1`, `"cairn-rules": 2`),
-		"another format":     edit(`"format": 2`, `"format": 9`),
+		"another format":     edit(fmt.Sprintf(`"format": %d`, FormatVersion), `"format": 99`),
 		"unknown key":        edit(`"holds": {`, `"held": 1, "holds": {`),
 		"terms out of order": edit(`"id": "harbor"`, `"id": "zebra"`),
 		"unknown term":       edit(`"keep_as_is": [`+"\n        \"api-key\"", `"keep_as_is": [`+"\n        \"no-such-term\""),

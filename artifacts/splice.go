@@ -171,15 +171,17 @@ func SplitHeaderOf(path string, data []byte) ([]byte, error) {
 type Stretch struct{ From, N, To int32 }
 
 // SplicePostings appends to dst a term's postings text renumbered: list
-// is a postings.tsv line's text after the term's TAB, without the LF;
-// kept, sorted by From, gives each kept item's new ordinal (an item in
-// none leaves, and the deltas around it close up); added, sorted by item
-// then field and numbered anew, are merged in. Postings whose delta does
-// not change are copied as they are, a stretch at a time. It returns the
-// text and its distinct items, and calls field, when not nil, with each
-// kept posting's field.
+// is a postings.tsv line's text without the LF; kept, sorted by From,
+// gives each kept item's new ordinal (an item in none leaves, and the
+// deltas around it close up); added, sorted by item then field and
+// numbered anew, are merged in. Postings whose delta does not change and
+// whose previous posting is written before them as it was are copied as
+// they are, a stretch at a time: their field, when they leave it out,
+// is still the one before them. It returns the text and its distinct
+// items, and calls field, when not nil, with each kept posting's field.
 func SplicePostings(dst, list []byte, kept []Stretch, added []Posting, field func(uint16)) ([]byte, int, error) {
 	prev, df, n := int32(0), 0, 0
+	var prevField uint16  // the field of the posting written last
 	run, runEnd := -1, -1 // a stretch of list to copy as it is
 	flush := func() {
 		if run >= 0 {
@@ -187,7 +189,7 @@ func SplicePostings(dst, list []byte, kept []Stretch, added []Posting, field fun
 			run = -1
 		}
 	}
-	put := func(doc int32, rest []byte, p *Posting) {
+	put := func(doc int32, f, tf uint16) {
 		flush()
 		if n > 0 {
 			dst = append(dst, ' ')
@@ -196,40 +198,52 @@ func SplicePostings(dst, list []byte, kept []Stretch, added []Posting, field fun
 			df++
 		}
 		dst = strconv.AppendInt(dst, int64(doc-prev), 10)
-		if p != nil {
+		if n == 0 || f != prevField {
 			dst = append(dst, ':')
-			dst = strconv.AppendInt(dst, int64(p.Field), 10)
-			if p.TF > 1 {
-				dst = append(dst, 'x')
-				dst = strconv.AppendInt(dst, int64(p.TF), 10)
-			}
-		} else {
-			dst = append(dst, rest...)
+			dst = strconv.AppendInt(dst, int64(f), 10)
 		}
-		prev = doc
+		if tf > 1 {
+			dst = append(dst, 'x')
+			dst = strconv.AppendInt(dst, int64(tf), 10)
+		}
+		prev, prevField = doc, f
 		n++
 	}
+	num := func(i int) (int64, int) {
+		var v int64
+		for ; i < len(list) && list[i] >= '0' && list[i] <= '9' && v <= math.MaxInt32; i++ {
+			v = v*10 + int64(list[i]-'0')
+		}
+		return v, i
+	}
 	var old int64
-	k := 0           // the stretch old falls in, or the next one
-	follows := false // the previous posting was kept, unmoved relative to this one's stretch
+	oldField := int64(-1) // the field of the previous posting of list
+	k := 0                // the stretch old falls in, or the next one
+	follows := false      // the previous posting of list was written last, unmoved relative to this one's stretch
 	var shift int32
 	for i := 0; i < len(list); {
-		j := i
-		var delta int64
-		for j < len(list) && list[j] >= '0' && list[j] <= '9' {
-			delta = delta*10 + int64(list[j]-'0')
-			j++
+		delta, j := num(i)
+		f, tf, c := oldField, int64(1), j
+		if c < len(list) && list[c] == ':' {
+			f, c = num(c + 1)
+			if c == j+1 {
+				f = -1
+			}
 		}
-		end := j + bytes.IndexByte(list[j:], ' ')
-		if end < j {
-			end = len(list)
+		if c < len(list) && list[c] == 'x' {
+			tf, c = num(c + 1)
 		}
 		old += delta
-		if j == i || j == len(list) || list[j] != ':' || old > math.MaxInt32 {
-			return nil, 0, &CorruptError{Path: PostingsPath, Msg: fmt.Sprintf("posting %q is not delta:field[xTF]", list[i:end])}
+		if j == i || f < 0 || f > math.MaxUint16 || tf < 1 || tf > math.MaxUint16 || c < len(list) && list[c] != ' ' || old > math.MaxInt32 {
+			end := bytes.IndexByte(list[i:], ' ')
+			if end < 0 {
+				end = len(list) - i
+			}
+			return nil, 0, &CorruptError{Path: PostingsPath, Msg: fmt.Sprintf("posting %q is not delta[:field][xTF] (the first names its field)", list[i:i+end])}
 		}
-		start := i
-		i = end + 1
+		start, end := i, c
+		i = c + 1
+		oldField = f
 		o := int32(old)
 		for k < len(kept) && o >= kept[k].From+kept[k].N {
 			k++
@@ -241,21 +255,18 @@ func SplicePostings(dst, list []byte, kept []Stretch, added []Posting, field fun
 		doc := kept[k].To + o - kept[k].From
 		if len(added) > 0 && added[0].Doc < doc {
 			for len(added) > 0 && added[0].Doc < doc {
-				put(added[0].Doc, nil, &added[0])
+				put(added[0].Doc, added[0].Field, added[0].TF)
 				added = added[1:]
 			}
 			follows = false
 		}
 		if field != nil {
-			f := 0
-			for c := j + 1; c < end && list[c] >= '0' && list[c] <= '9'; c++ {
-				f = f*10 + int(list[c]-'0')
-			}
 			field(uint16(f))
 		}
 		if follows && doc-o == shift {
-			// The same delta as before: its bytes, and the space before
-			// them, are copied with the stretch.
+			// The same delta as before, after the same posting: its
+			// bytes, and the space before them, are copied with the
+			// stretch.
 			if run < 0 {
 				run = start - 1
 			}
@@ -263,16 +274,16 @@ func SplicePostings(dst, list []byte, kept []Stretch, added []Posting, field fun
 			if doc != prev {
 				df++
 			}
-			prev = doc
+			prev, prevField = doc, uint16(f)
 			n++
 			continue
 		}
-		put(doc, list[j:end], nil)
+		put(doc, uint16(f), uint16(tf))
 		follows, shift = true, doc-o
 	}
 	flush()
 	for k := range added {
-		put(added[k].Doc, nil, &added[k])
+		put(added[k].Doc, added[k].Field, added[k].TF)
 	}
 	return dst, df, nil
 }

@@ -140,18 +140,22 @@ func (a *file) matchTerms(out []artifacts.TermEntry, find finder, want, whole []
 	return out, nil
 }
 
-// Postings reads exactly the byte range e names in postings.tsv and decodes
-// it, checking that the range holds e's term, that its item ordinals exist
-// and that it has e.DF distinct items.
+// Postings reads the byte range e names in postings.tsv, and the byte
+// before it, and decodes it, checking that the range is one whole line,
+// that its item ordinals exist and that it has e.DF distinct items.
 func (r *Reader) Postings(e artifacts.TermEntry) ([]artifacts.Posting, error) {
 	a := r.post
 	if e.Offset < a.start || e.Length < 1 || e.Offset > a.size-e.Length {
 		return nil, a.corrupt(0, "the range %d+%d of %q is outside the file's %d bytes; it is truncated", e.Offset, e.Length, e.Term, a.size)
 	}
-	line, err := a.readAt(e.Offset, int(e.Length))
+	line, err := a.readAt(e.Offset-1, int(e.Length)+1)
 	if err != nil {
 		return nil, err
 	}
+	if line[0] != '\n' {
+		return nil, a.corrupt(e.Offset, "the range %d+%d of %q does not start a line; terms.tsv and postings.tsv disagree", e.Offset, e.Length, e.Term)
+	}
+	line = line[1:]
 	if bytes.HasSuffix(line, []byte("\r\n")) {
 		return nil, a.corrupt(e.Offset, crlf)
 	}

@@ -8,7 +8,7 @@ import (
 )
 
 // TestPostingsReadsOnlyRanges proves that a query reads its terms' byte
-// ranges of postings.tsv and nothing else of it.
+// ranges of postings.tsv, each with the LF before it, and nothing else.
 func TestPostingsReadsOnlyRanges(t *testing.T) {
 	dir := builtDemo(t)
 	r := mustOpen(t, dir)
@@ -22,11 +22,11 @@ func TestPostingsReadsOnlyRanges(t *testing.T) {
 			t.Fatalf("Term(%q): %v, %v", want.Term, found, err)
 		}
 		must(r.Postings(e))
-		sum += e.Length
+		sum += 1 + e.Length
 	}
 	after := r.BytesRead()
 	if got := after["postings.tsv"] - before["postings.tsv"]; got != sum {
-		t.Errorf("read %d bytes of postings.tsv for 3 terms, want exactly their %d", got, sum)
+		t.Errorf("read %d bytes of postings.tsv for 3 terms, want exactly their %d and an LF each", got, sum)
 	}
 	size := int64(len(readArtifact(t, dir, artifacts.PostingsPath)))
 	if after["postings.tsv"] >= size {

@@ -78,7 +78,7 @@ func checkTables(t *testing.T, r *Reader, dir string, step int) {
 	}
 
 	terms := must(artifacts.DecodeTerms(readArtifact(t, dir, artifacts.TermsPath)))
-	posts := must(artifacts.DecodePostings(readArtifact(t, dir, artifacts.PostingsPath)))
+	posts := must(artifacts.DecodePostings(readArtifact(t, dir, artifacts.TermsPath), readArtifact(t, dir, artifacts.PostingsPath)))
 	if len(posts) != len(terms) {
 		t.Fatalf("%d postings lines, %d terms", len(posts), len(terms))
 	}
@@ -246,9 +246,11 @@ func TestReaderCorruption(t *testing.T) {
 	}{
 		{"postings truncated mid-line", change(artifacts.PostingsPath, half)},
 		{"postings last line cut", change(artifacts.PostingsPath, dropLastLine)},
-		{"postings line names another term", change(artifacts.PostingsPath, func(d []byte) []byte {
-			d[secondLine(d)] ^= 1
-			return d
+		{"terms range starts a byte late", change(artifacts.TermsPath, func(d []byte) []byte {
+			rows := bytes.Split(d, []byte{'\n'})
+			e := must(artifacts.DecodeTermRow(3, rows[2]))
+			rows[2] = fmt.Appendf(nil, "%s\t%d\t%d\t%d", e.Term, e.DF, e.Offset+1, e.Length-1)
+			return bytes.Join(rows, []byte{'\n'})
 		})},
 		{"postings delta garbled", change(artifacts.PostingsPath, func(d []byte) []byte {
 			i := bytes.IndexByte(d[secondLine(d):], ':') + secondLine(d)

@@ -561,6 +561,11 @@ func splicePostings(spool *artifacts.Spool, oldDict, oldPost []byte, segs []Segm
 	if err != nil {
 		return dict, post, err
 	}
+	rows, err := artifacts.SplitHeaderOf(artifacts.PostingsPath, oldPost)
+	if err != nil {
+		return dict, post, err
+	}
+	next := int64(len(oldPost) - len(rows)) // where the next term's line must start
 	w := artifacts.NewPostingsWriterIn(spool, bytes.Count(body, []byte{'\n'})+len(added), len(oldPost))
 	defer func() {
 		if err != nil {
@@ -614,12 +619,11 @@ func splicePostings(spool *artifacts.Spool, oldDict, oldPost []byte, segs []Segm
 			mine = added[0].posts
 			added = added[1:]
 		}
-		line := oldPost[off : off+length]
-		list, ok := bytes.CutPrefix(line, term)
-		if !ok || len(list) < 3 || list[0] != '\t' || list[len(list)-1] != '\n' {
-			return dict, post, &artifacts.CorruptError{Path: artifacts.PostingsPath, Msg: fmt.Sprintf("the byte range of %q holds another line", term)}
+		if off != next || oldPost[off+length-1] != '\n' {
+			return dict, post, &artifacts.CorruptError{Path: artifacts.PostingsPath, Msg: fmt.Sprintf("the byte range of %q is not the line after the previous term's", term)}
 		}
-		list = list[1 : len(list)-1]
+		next = off + length
+		list := oldPost[off : off+length-1]
 		var df int
 		if text, df, err = artifacts.SplicePostings(text[:0], list, r.kept, mine, mark); err != nil {
 			return dict, post, err
