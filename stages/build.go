@@ -169,6 +169,7 @@ func Build(ctx context.Context, in Input) (Output, error) {
 	} else if !current[0] {
 		if b.changes = b.splicing(scanned); b.changes != nil {
 			scanned.Narrow(b.changes.Documents)
+			scanned.NarrowPages(b.changes.Pages)
 		} else {
 			// The corpus is indexed whole: each record document is read
 			// as it is projected (projectCorpus), not all first.

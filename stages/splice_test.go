@@ -322,6 +322,40 @@ func TestSpliceGivesWayToAWholeBuild(t *testing.T) {
 	}
 }
 
+// TestSpliceKeepsWhatPagesSupersede: a build that splices parses only
+// the changed pages, so what an unchanged page supersedes in a changed
+// document comes from the previous edge tables; the record must still
+// be flagged, as a whole build flags it.
+func TestSpliceKeepsWhatPagesSupersede(t *testing.T) {
+	defer func(share int64) { spliceShare = share }(spliceShare)
+	spliceShare = 1
+	m := loadMemBase(t, filepath.Join("..", "golden", "demo", "base"))
+	doc := "events/2026-11-02/tickets.json"
+	m.fs["wiki/push-tokens-decision.md"] = &fstest.MapFile{Data: []byte("---\ntitle: Push tokens decision\n" +
+		"supersedes: [" + doc + "#HAR-142]\n---\n# Push tokens decision\n\nThe ticket is closed by this page.\n")}
+	m.build(t, true)
+	flagged := func() bool {
+		for _, line := range strings.Split(string(m.fs[artifacts.DocsPath].Data), "\n") {
+			if strings.HasPrefix(line, doc+"#HAR-142\t") {
+				return strings.Contains(line, "superseded")
+			}
+		}
+		t.Fatalf("docs.tsv has no row for %s#HAR-142", doc)
+		return false
+	}
+	if !flagged() {
+		t.Fatal("a whole build does not flag the superseded record")
+	}
+	m.fs[doc] = &fstest.MapFile{Data: bytes.Replace(m.fs[doc].Data, []byte(`"description": "`), []byte(`"description": "Zebrafish. `), 1)}
+	if out := m.build(t, false); out.Spliced != 1 {
+		t.Fatalf("spliced %d files; want the one document", out.Spliced)
+	}
+	if !flagged() {
+		t.Error("the spliced build lost the superseded flag")
+	}
+	m.sameAsWhole(t, "a document a page supersedes into, edited")
+}
+
 // TestSpliceChecksWhatItReads: a reader that holds no lock gives the
 // manifest its artifacts must match; one that does not (a build replaced
 // it while the reader read) makes the splice give way.

@@ -47,10 +47,10 @@ func Spliced(ctx context.Context, root string, ix Index) (_ *IndexCorpus, _ *loa
 			dir.Close()
 		}
 	}()
-	// The changed documents and pages are read; an overlay needs no
-	// other page, a splice every one (for what they supersede), so it
-	// reads them again when the overlay does not apply.
-	changes, loaded, ok := changedUnits(ctx, dir, stats, prev, true)
+	// Only the changed documents and pages are read: neither an overlay
+	// nor a splice needs another page (what the others supersede, the
+	// index tells).
+	changes, loaded, ok := changedUnits(ctx, dir, stats, prev)
 	if !ok {
 		return nil, nil, ix, false
 	}
@@ -61,9 +61,6 @@ func Spliced(ctx context.Context, root string, ix Index) (_ *IndexCorpus, _ *loa
 		return c, dir, ix, true
 	}
 	if !splice.Worth(changes, prev, splice.Share) {
-		return nil, nil, ix, false
-	}
-	if changes, loaded, ok = changedUnits(ctx, dir, stats, prev, false); !ok {
 		return nil, nil, ix, false
 	}
 	out, err := splice.Run(ctx, splice.Input{FS: dir, Base: loaded.Base, Changes: changes, Written: prev})
@@ -115,11 +112,10 @@ func overlaid(ctx context.Context, root string, dir fs.FS, ix Index, prev *artif
 }
 
 // changedUnits scans the base for what changed since the build of
-// manifest prev, and parses the changed record documents and the pages:
-// the changed ones alone when onlyChanged, else every one. ok is false
-// when anything else of the corpus changed, or the base has mistakes
-// (the scan reports them).
-func changedUnits(ctx context.Context, dir fs.FS, stats artifacts.StatCache, prev *artifacts.Manifest, onlyChanged bool) (load.CorpusChanges, load.Output, bool) {
+// manifest prev, and parses the changed record documents and pages. ok
+// is false when anything else of the corpus changed, or the base has
+// mistakes (the scan reports them).
+func changedUnits(ctx context.Context, dir fs.FS, stats artifacts.StatCache, prev *artifacts.Manifest) (load.CorpusChanges, load.Output, bool) {
 	scanned, err := load.Scan(ctx, load.Input{FS: dir, Stat: stats, Previous: prev})
 	if err != nil {
 		return load.CorpusChanges{}, load.Output{}, false
@@ -129,9 +125,7 @@ func changedUnits(ctx context.Context, dir fs.FS, stats artifacts.StatCache, pre
 		return changes, load.Output{}, false
 	}
 	scanned.Narrow(changes.Documents)
-	if onlyChanged {
-		scanned.NarrowPages(changes.Pages)
-	}
+	scanned.NarrowPages(changes.Pages)
 	loaded, err := scanned.Parse(ctx, []string{load.GroupCorpus})
 	return changes, loaded, err == nil && !hasErrors(loaded.Diagnostics)
 }

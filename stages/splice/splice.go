@@ -6,9 +6,10 @@
 // stale, to answer from them and the few files that changed instead of
 // scanning the whole base.
 //
-// In: the base as load parsed it for the changes (the changed documents,
-// every page, the cached bodies), the changes, and an fs.FS that holds the
-// previous artifacts. Out: the files of the index and graph stages. It
+// In: the base as load parsed it for the changes (the changed documents
+// and pages, the cached bodies), the changes, and an fs.FS that holds the
+// previous artifacts; what unchanged pages supersede is read from the
+// previous edge tables. Out: the files of the index and graph stages. It
 // reads the previous artifacts and writes only through the spool it may
 // be given.
 package splice
@@ -35,8 +36,9 @@ import (
 type Input struct {
 	// FS holds the previous artifacts, under artifacts.Dir.
 	FS fs.FS
-	// Base is the base as load parsed it after Scanned.Narrow: the
-	// changed documents that are still there, every page, every body.
+	// Base is the base as load parsed it after Scanned.Narrow and
+	// Scanned.NarrowPages: the changed documents and pages that are still
+	// there, every body. (Other pages, when given, change nothing.)
 	Base    model.Base
 	Changes load.CorpusChanges
 	// Projected, when set, is called once the changed units are projected,
@@ -95,26 +97,6 @@ func Run(ctx context.Context, in Input) (Output, error) {
 			return out, ErrWhole
 		}
 	}
-	p := project.NewProjector(base)
-	var ds diag.List
-	var s project.Scratch
-	var segs []index.Segment
-	var items [][]project.Item
-	for _, d := range base.Documents {
-		its := p.Document(d, &s, &ds, true)
-		items = append(items, its)
-		segs = append(segs, index.NewSegment(its))
-	}
-	for _, it := range p.PagesNamed(c.Pages, &s, true) {
-		items = append(items, []project.Item{it})
-		segs = append(segs, index.NewSegment([]project.Item{it}))
-	}
-	if in.Projected != nil {
-		in.Projected()
-	}
-	if out.Diagnostics = ds.Sorted(); ds.HasErrors() {
-		return out, nil
-	}
 	var prev index.Previous
 	var edges, edgesDst []byte
 	for _, f := range []struct {
@@ -133,6 +115,30 @@ func Run(ctx context.Context, in Input) (Output, error) {
 			}
 		}
 		*f.to = data
+	}
+	// The pages given may be only the changed ones: what the others
+	// supersede, which flags items of the changed documents, is read
+	// from their supersedes edges.
+	p := project.NewProjector(base)
+	p.Supersede(supersededIn(edges)...)
+	var ds diag.List
+	var s project.Scratch
+	var segs []index.Segment
+	var items [][]project.Item
+	for _, d := range base.Documents {
+		its := p.Document(d, &s, &ds, true)
+		items = append(items, its)
+		segs = append(segs, index.NewSegment(its))
+	}
+	for _, it := range p.PagesNamed(c.Pages, &s, true) {
+		items = append(items, []project.Item{it})
+		segs = append(segs, index.NewSegment([]project.Item{it}))
+	}
+	if in.Projected != nil {
+		in.Projected()
+	}
+	if out.Diagnostics = ds.Sorted(); ds.HasErrors() {
+		return out, nil
 	}
 	for _, p := range c.Pages {
 		if supersededBefore(edges, p) {
@@ -232,6 +238,26 @@ func lineOf(data []byte, node string) ([]byte, bool) {
 		}
 	}
 	return nil, false
+}
+
+// supersededIn returns the destinations of every supersedes edge in the
+// previous edges.tsv: the URIs pages supersede.
+func supersededIn(edges []byte) []string {
+	var out []string
+	cell := []byte("\t" + artifacts.EdgeSupersedes + "=")
+	for rest := edges; ; {
+		i := bytes.Index(rest, cell)
+		if i < 0 {
+			return out
+		}
+		rest = rest[i+len(cell):]
+		end := bytes.IndexAny(rest, "\t\n")
+		if end < 0 {
+			end = len(rest)
+		}
+		out = append(out, string(rest[:end]))
+		rest = rest[end:]
+	}
 }
 
 // supersededBefore reports whether the previous edges.tsv has a
