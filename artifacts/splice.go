@@ -170,16 +170,29 @@ func SplitHeaderOf(path string, data []byte) ([]byte, error) {
 // ordinals From to From+N-1 become To to To+N-1.
 type Stretch struct{ From, N, To int32 }
 
+// Moves says how a splice renumbers the old items: Kept, sorted by From,
+// gives each kept item's new ordinal (an item in none leaves); Items is
+// how many items the old index has.
+type Moves struct {
+	Kept  []Stretch
+	Items int32
+}
+
 // SplicePostings appends to dst a term's postings text renumbered: list
-// is a postings.tsv line's text without the LF; kept, sorted by From,
-// gives each kept item's new ordinal (an item in none leaves, and the
-// deltas around it close up); added, sorted by item then field and
+// is a postings.tsv line's text without the LF and oldDF its distinct
+// items, as terms.tsv says; m moves the kept items (the deltas around an
+// item that leaves close up); added, sorted by item then field and
 // numbered anew, are merged in. Postings whose delta does not change and
 // whose previous posting is written before them as it was are copied as
 // they are, a stretch at a time: their field, when they leave it out,
-// is still the one before them. It returns the text and its distinct
-// items, and calls field, when not nil, with each kept posting's field.
-func SplicePostings(dst, list []byte, kept []Stretch, added []Posting, field func(uint16)) ([]byte, int, error) {
+// is still the one before them. Once the postings left all fall in the
+// last stretch, which reaches the old index's end, and nothing is left
+// to merge in, the rest of the line is copied unread, and its distinct
+// items are what oldDF leaves. It returns the text and its distinct
+// items, and calls field, when not nil, with each kept posting's field
+// (reading every posting).
+func SplicePostings(dst, list []byte, oldDF int, m Moves, added []Posting, field func(uint16)) ([]byte, int, error) {
+	kept := m.Kept
 	prev, df, n := int32(0), 0, 0
 	var prevField uint16  // the field of the posting written last
 	run, runEnd := -1, -1 // a stretch of list to copy as it is
@@ -217,6 +230,7 @@ func SplicePostings(dst, list []byte, kept []Stretch, added []Posting, field fun
 		return v, i
 	}
 	var old int64
+	seen := 0             // distinct items of list read so far
 	oldField := int64(-1) // the field of the previous posting of list
 	k := 0                // the stretch old falls in, or the next one
 	follows := false      // the previous posting of list was written last, unmoved relative to this one's stretch
@@ -243,6 +257,9 @@ func SplicePostings(dst, list []byte, kept []Stretch, added []Posting, field fun
 		}
 		start, end := i, c
 		i = c + 1
+		if delta > 0 || start == 0 {
+			seen++
+		}
 		oldField = f
 		o := int32(old)
 		for k < len(kept) && o >= kept[k].From+kept[k].N {
@@ -276,10 +293,17 @@ func SplicePostings(dst, list []byte, kept []Stretch, added []Posting, field fun
 			}
 			prev, prevField = doc, uint16(f)
 			n++
-			continue
+		} else {
+			put(doc, uint16(f), uint16(tf))
+			follows, shift = true, doc-o
 		}
-		put(doc, uint16(f), uint16(tf))
-		follows, shift = true, doc-o
+		if i < len(list) && field == nil && len(added) == 0 && k == len(kept)-1 && kept[k].From+kept[k].N == m.Items {
+			// Every posting left moves as this one did.
+			flush()
+			dst = append(dst, list[end:]...)
+			df += oldDF - seen
+			return dst, df, nil
+		}
 	}
 	flush()
 	for k := range added {

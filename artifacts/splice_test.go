@@ -9,13 +9,18 @@ import (
 
 // TestSplicePostingsIsAnEncode renumbers random postings lines both ways,
 // through SplicePostings and by decoding, renumbering and encoding them
-// again, and requires the same text and distinct items.
+// again, and requires the same text and distinct items. Half the rounds
+// move items at random; the other half replace one run of items by as
+// many new ones, as an edit of one document does, so that the rest of a
+// line is often copied unread. Each line is spliced twice: reading every
+// posting (a field callback), and free to copy the rest unread.
 func TestSplicePostingsIsAnEncode(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 5))
-	for round := range 2000 {
+	const items = 40
+	for round := range 4000 {
 		// An old line of up to 12 postings over items 0..39.
 		var old []Posting
-		for d := range int32(40) {
+		for d := range int32(items) {
 			if rng.IntN(4) == 0 {
 				for f := range uint16(1 + rng.IntN(2)) {
 					old = append(old, Posting{Doc: d, Field: f * 3, TF: uint16(1 + rng.IntN(3))})
@@ -25,31 +30,48 @@ func TestSplicePostingsIsAnEncode(t *testing.T) {
 		if len(old) == 0 {
 			continue
 		}
-		// Items leave at random; the rest move up by what left before them
-		// plus the new items inserted before them.
 		gone := map[int32]bool{}
 		moved := map[int32]int32{}
 		var added []Posting
-		next := int32(0)
-		for d := range int32(40) {
-			if rng.IntN(6) == 0 {
-				// A new item, which holds the term only half the time: one
-				// that does not leaves the stretch's deltas as they were.
-				if rng.IntN(2) == 0 {
-					added = append(added, Posting{Doc: next, Field: 1, TF: 1})
+		// A new item holds the term only half the time: one that does not
+		// leaves the stretch's deltas as they were.
+		add := func(doc int32) {
+			if rng.IntN(2) == 0 {
+				added = append(added, Posting{Doc: doc, Field: 1, TF: 1})
+			}
+		}
+		if round%2 == 0 {
+			// Items leave at random; the rest move up by what left before
+			// them plus the new items inserted before them.
+			next := int32(0)
+			for d := range int32(items) {
+				if rng.IntN(6) == 0 {
+					add(next)
+					next++
 				}
+				if rng.IntN(5) == 0 {
+					gone[d] = true
+					continue
+				}
+				moved[d] = next
 				next++
 			}
-			if rng.IntN(5) == 0 {
-				gone[d] = true
-				continue
+		} else {
+			// Items from..to-1 are replaced by as many new ones.
+			from := int32(rng.IntN(items))
+			to := from + int32(rng.IntN(4))
+			for d := range int32(items) {
+				if d >= from && d < to {
+					gone[d] = true
+					add(d)
+				} else {
+					moved[d] = d
+				}
 			}
-			moved[d] = next
-			next++
 		}
 		move := func(o int32) (int32, bool) { n, ok := moved[o]; return n, ok && !gone[o] }
 		var kept []Stretch
-		for d := range int32(40) {
+		for d := range int32(items) {
 			n, ok := move(d)
 			if !ok {
 				continue
@@ -63,10 +85,9 @@ func TestSplicePostingsIsAnEncode(t *testing.T) {
 		w := NewPostingsWriter(1, 0)
 		_, line, _ := w.encodeOne(old)
 		list := bytes.TrimSuffix(line, []byte("\n"))
-		var fields []uint16
-		got, df, err := SplicePostings(nil, list, kept, added, func(f uint16) { fields = append(fields, f) })
-		if err != nil {
-			t.Fatal(err)
+		oldItems := map[int32]bool{}
+		for _, p := range old {
+			oldItems[p.Doc] = true
 		}
 		var want []Posting
 		for _, p := range old {
@@ -77,23 +98,35 @@ func TestSplicePostingsIsAnEncode(t *testing.T) {
 		}
 		want = append(want, added...)
 		slices.SortFunc(want, func(a, b Posting) int { return int(a.Doc-b.Doc)*8 + int(a.Field) - int(b.Field) })
-		if len(want) == 0 {
-			if len(got) != 0 || df != 0 {
-				t.Fatalf("round %d: every posting left, got %q (df %d)", round, got, df)
-			}
-			continue
+		var wantList []byte
+		if len(want) > 0 {
+			_, wantLine, _ := NewPostingsWriter(1, 0).encodeOne(want)
+			wantList = bytes.TrimSuffix(wantLine, []byte("\n"))
 		}
-		_, wantLine, _ := NewPostingsWriter(1, 0).encodeOne(want)
-		wantList := bytes.TrimSuffix(wantLine, []byte("\n"))
-		if !bytes.Equal(got, wantList) {
-			t.Fatalf("round %d: got %q, want %q", round, got, wantList)
-		}
-		items := map[int32]bool{}
+		wantItems := map[int32]bool{}
 		for _, p := range want {
-			items[p.Doc] = true
+			wantItems[p.Doc] = true
 		}
-		if df != len(items) {
-			t.Fatalf("round %d: df %d, want %d", round, df, len(items))
+		var fields, wantFields []uint16
+		for _, p := range old {
+			if _, ok := move(p.Doc); ok {
+				wantFields = append(wantFields, p.Field)
+			}
+		}
+		for _, field := range []func(uint16){func(f uint16) { fields = append(fields, f) }, nil} {
+			got, df, err := SplicePostings(nil, list, len(oldItems), Moves{Kept: kept, Items: items}, added, field)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, wantList) {
+				t.Fatalf("round %d (field callback %t): got %q, want %q", round, field != nil, got, wantList)
+			}
+			if df != len(wantItems) {
+				t.Fatalf("round %d (field callback %t): df %d, want %d", round, field != nil, df, len(wantItems))
+			}
+		}
+		if !slices.Equal(fields, wantFields) {
+			t.Fatalf("round %d: kept postings' fields %v, want %v", round, fields, wantFields)
 		}
 	}
 }

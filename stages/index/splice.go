@@ -50,6 +50,8 @@ type Renumbering struct {
 	// kept are the stretches of kept items, in old (and new) order, as
 	// artifacts.SplicePostings takes them.
 	kept []artifacts.Stretch
+	// olds is how many items the previous index holds.
+	olds int32
 	// Items is how many items the new index holds.
 	Items int
 	gone  []string         // the URIs of the previous items that left
@@ -186,7 +188,7 @@ func Splice(ctx context.Context, in SpliceInput) (Spliced, error) {
 // renumber lays the kept rows of old and the new segments out in URI
 // order.
 func renumber(old []artifacts.DocLine, documents, pages []string, segs []Segment) (Renumbering, error) {
-	var r Renumbering
+	r := Renumbering{olds: int32(len(old))}
 	lower := func(s string) int {
 		i, _ := slices.BinarySearchFunc(old, s, func(d artifacts.DocLine, s string) int { return strings.Compare(d.URI, s) })
 		return i
@@ -573,6 +575,7 @@ func splicePostings(spool *artifacts.Spool, oldDict, oldPost []byte, segs []Segm
 		}
 	}()
 	var text []byte
+	moves := artifacts.Moves{Kept: r.kept, Items: r.olds}
 	// Every field starts used when the kept rows' lengths show it; the
 	// kept postings show the rest.
 	mark := func(f uint16) {
@@ -593,13 +596,13 @@ func splicePostings(spool *artifacts.Spool, oldDict, oldPost []byte, segs []Segm
 	}
 	for n := 2; len(body) > 0 || len(added) > 0; n++ {
 		var term []byte
-		var off, length int64
+		var df, off, length int64
 		if len(body) > 0 {
 			end := bytes.IndexByte(body, '\n')
 			if end < 0 {
 				return dict, post, &artifacts.CorruptError{Path: artifacts.TermsPath, Line: n, Msg: "row does not end with LF"}
 			}
-			if term, _, off, length, err = artifacts.ScanTermRow(n, body[:end]); err != nil {
+			if term, df, off, length, err = artifacts.ScanTermRow(n, body[:end]); err != nil {
 				return dict, post, err
 			}
 			body = body[end+1:]
@@ -624,12 +627,12 @@ func splicePostings(spool *artifacts.Spool, oldDict, oldPost []byte, segs []Segm
 		}
 		next = off + length
 		list := oldPost[off : off+length-1]
-		var df int
-		if text, df, err = artifacts.SplicePostings(text[:0], list, r.kept, mine, mark); err != nil {
+		var kept int
+		if text, kept, err = artifacts.SplicePostings(text[:0], list, int(df), moves, mine, mark); err != nil {
 			return dict, post, err
 		}
-		if df > 0 {
-			w.Line(string(term), text, df)
+		if kept > 0 {
+			w.Line(string(term), text, kept)
 		}
 	}
 	return w.Files()
