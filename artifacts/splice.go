@@ -236,6 +236,51 @@ func SplicePostings(dst, list []byte, oldDF int, m Moves, added []Posting, field
 	follows := false      // the previous posting of list was written last, unmoved relative to this one's stretch
 	var shift int32
 	for i := 0; i < len(list); {
+		if follows && field == nil {
+			// A stretch of postings that keep their delta, up to the end of
+			// the current stretch or the next new item: skimmed for their
+			// items and fields alone, then copied with the run.
+			limit := int64(kept[k].From + kept[k].N)
+			if len(added) > 0 {
+				limit = min(limit, int64(added[0].Doc-shift))
+			}
+			for i < len(list) {
+				delta, j := num(i)
+				if j == i || old+delta >= limit {
+					break
+				}
+				c := j
+				if c < len(list) && list[c] == ':' {
+					f, e := num(c + 1)
+					if e == c+1 || f > math.MaxUint16 {
+						break // the general path reports it
+					}
+					oldField, c = f, e
+				}
+				if c < len(list) && list[c] == 'x' {
+					for c++; c < len(list) && list[c] >= '0' && list[c] <= '9'; c++ {
+					}
+				}
+				if c < len(list) && list[c] != ' ' {
+					break
+				}
+				if run < 0 {
+					run = i - 1
+				}
+				runEnd = c
+				old += delta
+				if delta > 0 {
+					seen++
+					df++
+				}
+				n++
+				i = c + 1
+			}
+			prev, prevField = int32(old)+shift, uint16(oldField)
+			if i >= len(list) {
+				break
+			}
+		}
 		delta, j := num(i)
 		f, tf, c := oldField, int64(1), j
 		if c < len(list) && list[c] == ':' {
