@@ -361,7 +361,7 @@ func spliceDocs(spool *artifacts.Spool, cfg model.Config, old []artifacts.DocLin
 			stamps[i] = cmp.Or(old[i].Time, old[i].Date) // every stamp is the one it was
 		}
 	} else {
-		ks, stamps, err = newPlaces(cfg, old, fresh, freshAt, len(l.Fields), r)
+		ks, stamps, err = movedPlaces(cfg, old, oldKey, width, fresh, freshAt, len(l.Fields), r)
 	}
 	if err != nil {
 		return docs, key, nil, err
@@ -383,44 +383,6 @@ func spliceDocs(spool *artifacts.Spool, cfg model.Config, old []artifacts.DocLin
 type keySource struct {
 	placed func(n int32) (artifacts.Key, error)
 	fresh  func(n int32) (artifacts.Key, error)
-}
-
-// newPlaces computes every key's ranks and groups again over the new
-// rows (project.KeyTable), with each row's newest stamp.
-func newPlaces(cfg model.Config, old []artifacts.DocLine, fresh []artifacts.Doc, freshAt map[int32]int, fields int, r Renumbering) (keySource, []string, error) {
-	// The new rows, in order, as the key table reads them: a kept row by
-	// the columns it was written with, a new one as it is.
-	light := make([]artifacts.Doc, r.Items)
-	for _, p := range r.pieces {
-		if p.seg < 0 {
-			for k := range p.n {
-				d := &old[p.from+k]
-				light[p.at+k] = artifacts.Doc{URI: d.URI, Source: d.Source, Date: d.Date, Time: d.Time, URLKey: d.URLKey, Title: d.Title}
-			}
-			continue
-		}
-		for k := range p.n {
-			light[p.at+k] = fresh[freshAt[p.at+k]]
-		}
-	}
-	t, err := project.NewKeyTable(r.Items, func(i int) *artifacts.Doc { return &light[i] }, fields, cfg)
-	if err != nil {
-		return keySource{}, nil, err
-	}
-	stamps := make([]string, len(light))
-	for i := range light {
-		stamps[i] = project.Newest(&light[i])
-	}
-	return keySource{
-		placed: func(n int32) (artifacts.Key, error) { return t.Placed(int(n)), nil },
-		fresh: func(n int32) (artifacts.Key, error) {
-			ks, err := t.KeysOf([]int{int(n)})
-			if err != nil {
-				return artifacts.Key{}, err
-			}
-			return ks[0], nil
-		},
-	}, stamps, nil
 }
 
 // keptPlaces reports, of a renumbering in which every item kept its
