@@ -73,7 +73,7 @@ type PostingsWriter struct {
 	prev       int32  // the previous posting's item
 	prevField  uint16 // and its field
 	df, n      int    // distinct items and postings of the current term
-	term       string // the current term
+	term       []byte // the current term
 	terms      int    // terms begun
 	err        error  // the first input that breaks the format
 }
@@ -98,14 +98,31 @@ func (w *PostingsWriter) Begin(term string) {
 	switch {
 	case term == "" || strings.ContainsAny(term, "\t\n\r"):
 		w.fail("term %q is empty or holds a tab or line break", term)
-	case w.terms > 0 && term <= w.term:
+	case w.terms > 0 && term <= string(w.term):
 		w.fail("term %q follows %q; terms must be sorted and unique", term, w.term)
 	}
-	w.term = term
+	w.term = append(w.term[:0], term...)
+	w.started()
+}
+
+// beginBytes is Begin for a term held as bytes, which it copies.
+func (w *PostingsWriter) beginBytes(term []byte) {
+	switch {
+	case len(term) == 0 || bytes.ContainsAny(term, "\t\n\r"):
+		w.fail("term %q is empty or holds a tab or line break", string(term))
+	case w.terms > 0 && bytes.Compare(term, w.term) <= 0:
+		w.fail("term %q follows %q; terms must be sorted and unique", string(term), w.term)
+	}
+	w.term = append(w.term[:0], term...)
+	w.started()
+}
+
+// started opens the line of the term just checked into w.term.
+func (w *PostingsWriter) started() {
 	w.terms++
 	w.start = w.post.Len()
 	w.prev, w.df, w.n = 0, 0, 0
-	w.dict.WriteString(term)
+	w.dict.Write(w.term)
 }
 
 // Add appends one posting to the current term.
@@ -142,8 +159,8 @@ func (w *PostingsWriter) Add(p Posting) {
 
 // Line writes a whole term's line from postings already encoded: list is
 // the line's text without the LF, and df its distinct items. A caller that renumbers an index copies most lines so.
-func (w *PostingsWriter) Line(term string, list []byte, df int) {
-	w.Begin(term)
+func (w *PostingsWriter) Line(term, list []byte, df int) {
+	w.beginBytes(term)
 	w.post.Write(list)
 	w.df = df
 	w.End()
@@ -152,13 +169,15 @@ func (w *PostingsWriter) Line(term string, list []byte, df int) {
 // End finishes the current term's line and its dictionary row.
 func (w *PostingsWriter) End() {
 	w.post.WriteByte('\n')
-	w.dict.WriteByte('\t')
-	w.dict.WriteString(strconv.Itoa(w.df))
-	w.dict.WriteByte('\t')
-	w.dict.WriteString(strconv.FormatInt(w.start, 10))
-	w.dict.WriteByte('\t')
-	w.dict.WriteString(strconv.FormatInt(w.post.Len()-w.start, 10))
-	w.dict.WriteByte('\n')
+	b := append(w.num[:0], '\t')
+	b = strconv.AppendInt(b, int64(w.df), 10)
+	b = append(b, '\t')
+	b = strconv.AppendInt(b, w.start, 10)
+	b = append(b, '\t')
+	b = strconv.AppendInt(b, w.post.Len()-w.start, 10)
+	b = append(b, '\n')
+	w.dict.Write(b)
+	w.num = b
 }
 
 // Bytes returns terms.tsv and postings.tsv written in memory, or the

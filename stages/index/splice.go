@@ -594,7 +594,7 @@ func splicePostings(spool *artifacts.Spool, oldDict, oldPost []byte, segs []Segm
 			return dict, post, err
 		}
 		if kept > 0 {
-			w.Line(string(term), text, kept)
+			w.Line(term, text, kept)
 		}
 	}
 	return w.Files()
