@@ -59,8 +59,9 @@ type Output struct {
 	// Index and Graph are the files of the index and graph stages.
 	Index, Graph []artifacts.File
 	// GraphSame says the graph is the previous one, byte for byte: Graph
-	// then holds the previous files as they were read, and a build keeps
-	// them rather than writing them again.
+	// then holds the previous files as they were read (none when the
+	// splice read only some of their rows, as a build's does), and a build
+	// keeps them rather than writing them again.
 	GraphSame    bool
 	Items, Edges int
 	// Diagnostics are the changed units' own, sorted.
@@ -74,8 +75,7 @@ var ErrWhole = errors.New("the corpus must be built whole")
 
 // Run splices the changes into the previous index and graph. Mistakes in
 // the changed units come back in Output.Diagnostics, with no files.
-func Run(ctx context.Context, in Input) (Output, error) {
-	var out Output
+func Run(ctx context.Context, in Input) (out Output, err error) {
 	base, c := in.Base, in.Changes
 	// A cached body whose record document is gone is reported by a whole
 	// build; so is one of a changed document, which the projector checks.
@@ -98,29 +98,41 @@ func Run(ctx context.Context, in Input) (Output, error) {
 		}
 	}
 	var prev index.Previous
-	var edges, edgesDst []byte
+	read := func(path string) ([]byte, error) {
+		data, err := fs.ReadFile(in.FS, path)
+		if err != nil {
+			return nil, ErrWhole
+		}
+		if in.Written != nil {
+			if st, ok := in.Written.Output(path); !ok || st.Bytes != int64(len(data)) || st.XXHash != artifacts.Hash(data) {
+				return nil, ErrWhole // a build replaced it: the caller starts again
+			}
+		}
+		return data, nil
+	}
 	for _, f := range []struct {
 		path string
 		to   *[]byte
 	}{{artifacts.DocsPath, &prev.Docs}, {artifacts.DocsKeyPath, &prev.Key}, {artifacts.FieldsPath, &prev.Fields},
-		{artifacts.TermsPath, &prev.Terms}, {artifacts.PostingsPath, &prev.Postings}, {artifacts.DocumentsPath, &prev.Documents},
-		{artifacts.EdgesPath, &edges}, {artifacts.EdgesDstPath, &edgesDst}} {
-		data, err := fs.ReadFile(in.FS, f.path)
-		if err != nil {
-			return out, ErrWhole
+		{artifacts.TermsPath, &prev.Terms}, {artifacts.PostingsPath, &prev.Postings}, {artifacts.DocumentsPath, &prev.Documents}} {
+		if *f.to, err = read(f.path); err != nil {
+			return out, err
 		}
-		if in.Written != nil {
-			if st, ok := in.Written.Output(f.path); !ok || st.Bytes != int64(len(data)) || st.XXHash != artifacts.Hash(data) {
-				return out, ErrWhole // a build replaced it: the caller starts again
-			}
-		}
-		*f.to = data
 	}
+	// The graph's tables are read whole when the graph changes, or for a
+	// reader that must check them against the manifest; otherwise the
+	// splice reads the rows it looks at: the pages' (what they supersede)
+	// and the changed units'.
+	g, err := openGraph(in, read)
+	if err != nil {
+		return out, err
+	}
+	defer g.close()
 	// The pages given may be only the changed ones: what the others
 	// supersede, which flags items of the changed documents, is read
 	// from their supersedes edges.
 	p := project.NewProjector(base)
-	p.Supersede(supersededIn(edges)...)
+	p.Supersede(supersededIn(g.near)...)
 	var ds diag.List
 	var s project.Scratch
 	var segs []index.Segment
@@ -141,7 +153,7 @@ func Run(ctx context.Context, in Input) (Output, error) {
 		return out, nil
 	}
 	for _, p := range c.Pages {
-		if supersededBefore(edges, p) {
+		if supersededBefore(g.near, p) {
 			return out, ErrWhole
 		}
 	}
@@ -165,16 +177,23 @@ func Run(ctx context.Context, in Input) (Output, error) {
 			nodes, ords = append(nodes, n), append(ords, o)
 		}
 	}
-	if idx.Unmoved && sameLinks(edges, nodes) {
+	if idx.Unmoved && sameLinks(g.near, nodes) {
 		// The graph is a function of the items' URIs, stamps and links,
 		// and of the identities: none changed, so neither did it.
 		out.Index = append(idx.Files, artifacts.File{Path: artifacts.BodiesPath, Data: artifacts.EncodeBodies(index.BodyRows(base.Bodies))})
-		out.Graph = []artifacts.File{{Path: artifacts.EdgesPath, Data: edges}, {Path: artifacts.EdgesDstPath, Data: edgesDst}}
+		if g.edges != nil {
+			out.Graph = []artifacts.File{{Path: artifacts.EdgesPath, Data: g.edges}, {Path: artifacts.EdgesDstPath, Data: g.edgesDst}}
+		}
 		out.GraphSame, out.Items = true, idx.Items
-		body, _ := bytes.CutPrefix(edges, edges[:bytes.IndexByte(edges, '\n')+1])
-		out.Edges = bytes.Count(body, []byte{'\t'})
+		if out.Edges, err = g.count(); err != nil {
+			return out, err
+		}
 		return out, nil
 	}
+	if err := g.readWhole(read); err != nil {
+		return out, err
+	}
+	edges, edgesDst := g.edges, g.edgesDst
 	gone := map[string]bool{}
 	for _, u := range idx.Renumber.Gone() {
 		gone[u] = true
