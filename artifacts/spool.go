@@ -124,6 +124,16 @@ type Output struct {
 
 // Write appends p.
 func (o *Output) Write(p []byte) (int, error) {
+	if o.spool != nil && len(p) >= spoolBuffer {
+		// A large write goes to the file as it is, not through the buffer,
+		// which would grow to hold it.
+		o.flush()
+		held := o.b
+		o.b = p
+		o.flush()
+		o.b = held[:0]
+		return len(p), nil
+	}
 	o.b = append(o.b, p...)
 	o.full()
 	return len(p), nil

@@ -1,6 +1,7 @@
 package artifacts
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"os"
@@ -226,5 +227,39 @@ func TestScratchAppendsAndReadsBack(t *testing.T) {
 	}
 	if left := temps(t, root); len(left) > 0 {
 		t.Errorf("the next Sync left %v", left)
+	}
+}
+
+// TestSpoolLargeWrites mixes writes larger than the spool's buffer with
+// small ones: the staged file must hold every byte in order, with the
+// stamp of the same bytes in memory, and the buffer must not grow to the
+// large write's size.
+func TestSpoolLargeWrites(t *testing.T) {
+	root := t.TempDir()
+	s, err := NewSpool(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Discard()
+	var want []byte
+	o := s.Create(".cairn/large.tsv", 0)
+	for i, n := range []int{10, 3 * spoolBuffer, 5, spoolBuffer, spoolBuffer - 1, 2*spoolBuffer + 7, 1} {
+		part := bytes.Repeat([]byte{byte('a' + i)}, n)
+		o.Write(part)
+		want = append(want, part...)
+		if cap(o.b) > 2*spoolBuffer {
+			t.Fatalf("after a write of %d bytes the buffer holds %d", n, cap(o.b))
+		}
+	}
+	f, err := o.Finish(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, w := StampFile(f), StampFile(File{Path: f.Path, Data: want}); got != w {
+		t.Errorf("staged stamp %+v, in-memory stamp %+v", got, w)
+	}
+	syncWants(t, Plan{Root: root, Files: []File{f}, Manifest: manifest("{}\n")}, Result{Changes: []Change{{Path: ".cairn/large.tsv", Action: ActionCreate}, {Path: ".cairn/manifest.json", Action: ActionCreate}}})
+	if got := snapshot(t, root)[".cairn/large.tsv"].Data; got != string(want) {
+		t.Errorf("large.tsv holds %d bytes, want the %d written", len(got), len(want))
 	}
 }

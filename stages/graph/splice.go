@@ -71,15 +71,19 @@ func Splice(ctx context.Context, in SpliceInput) (Output, error) {
 		return Output{}, err
 	}
 	w := in.Spool.Create(artifacts.EdgesPath, len(in.Edges)+len(newLines))
-	edges, err := mergeLines(w, in.Edges, newLines, func(node string) (bool, error) {
-		if in.Gone[node] {
-			if aliases[node] {
+	keep := func(node []byte) (bool, error) {
+		if in.Gone[string(node)] {
+			if aliases[string(node)] {
 				return false, ErrNoSplice
 			}
 			return false, nil
 		}
 		return true, nil
-	})
+	}
+	if len(in.Gone) == 0 {
+		keep = nil // every old line stays
+	}
+	edges, err := mergeLines(w, in.Edges, newLines, keep)
 	src, err := w.Finish(cmp.Or(err, ctx.Err()))
 	if err != nil {
 		return Output{}, err
@@ -92,59 +96,107 @@ func Splice(ctx context.Context, in SpliceInput) (Output, error) {
 	return Output{Edges: edges, Files: []artifacts.File{src, dst}}, nil
 }
 
-// mergeLines writes into out the lines of two edge files sorted by node,
-// keeping an old line when keep says so; both start with the same header.
-// It returns how many edges it wrote.
-func mergeLines(out *artifacts.Output, old, added []byte, keep func(node string) (bool, error)) (int, error) {
+// mergeLines writes into out the old edges.tsv's lines merged with the
+// added ones (sorted, under the same header): an old line is kept when
+// keep says so, and an added line replaces an old one of the same node
+// only when that node left (keep false); otherwise the splice cannot be
+// made. A nil keep keeps every old line: the added lines are then placed
+// by binary search and the old ones copied in runs between them. It
+// returns how many edges it wrote.
+func mergeLines(out *artifacts.Output, old, added []byte, keep func(node []byte) (bool, error)) (int, error) {
 	h := bytes.IndexByte(old, '\n') + 1
 	if h == 0 || !bytes.Equal(old[:h], added[:bytes.IndexByte(added, '\n')+1]) {
 		return 0, &artifacts.CorruptError{Path: artifacts.EdgesPath, Line: 1, Msg: "header is not this version's"}
 	}
 	edges := 0
-	write := func(line []byte) {
-		out.Write(line)
-		edges += bytes.Count(line, []byte{'\t'})
+	write := func(b []byte) {
+		out.Write(b)
+		edges += bytes.Count(b, []byte{'\t'})
 	}
 	out.Write(old[:h])
-	a, b := old[h:], added[h:]
+	body, b := old[h:], added[h:]
 	node := func(line []byte) []byte {
 		n, _, _ := bytes.Cut(line, []byte{'\t'})
 		return n
 	}
-	line := func(s []byte) ([]byte, []byte) {
-		i := bytes.IndexByte(s, '\n')
-		return s[:i+1], s[i+1:]
+	line := func(s []byte) []byte {
+		return s[:bytes.IndexByte(s, '\n')+1]
 	}
-	for len(a) > 0 || len(b) > 0 {
+	if keep == nil {
+		for len(b) > 0 {
+			lb := line(b)
+			at := firstLineFrom(body, node(lb))
+			if at < len(body) && bytes.Equal(node(line(body[at:])), node(lb)) {
+				return 0, ErrNoSplice // a node that stays has a new line
+			}
+			write(body[:at])
+			write(lb)
+			body, b = body[at:], b[len(lb):]
+		}
+		write(body)
+		return edges, nil
+	}
+	run := 0 // body[:run] are old lines kept and not yet written
+	flush := func() {
+		write(body[:run])
+		body, run = body[run:], 0
+	}
+	for run < len(body) || len(b) > 0 {
 		var la, lb []byte
-		if len(a) > 0 {
-			la, _ = line(a)
+		if run < len(body) {
+			la = line(body[run:])
 		}
 		if len(b) > 0 {
-			lb, _ = line(b)
+			lb = line(b)
 		}
 		if la != nil && (lb == nil || bytes.Compare(node(la), node(lb)) < 0) {
-			ok, err := keep(string(node(la)))
+			ok, err := keep(node(la))
 			if err != nil {
 				return 0, err
 			}
 			if ok {
-				write(la)
+				run += len(la)
+			} else {
+				flush()
+				body = body[len(la):]
 			}
-			_, a = line(a)
 			continue
 		}
+		flush()
 		if la != nil && bytes.Equal(node(la), node(lb)) {
 			// The old line of a replaced item, now written again.
-			if ok, err := keep(string(node(la))); ok || err != nil {
+			if ok, err := keep(node(la)); ok || err != nil {
 				return 0, cmp.Or(err, ErrNoSplice)
 			}
-			_, a = line(a)
+			body = body[len(la):]
 		}
 		write(lb)
-		_, b = line(b)
+		b = b[len(lb):]
 	}
+	flush()
 	return edges, nil
+}
+
+// firstLineFrom returns where the first line of body (whole lines, sorted
+// by their first column) whose first column is at least key starts, or
+// len(body).
+func firstLineFrom(body, key []byte) int {
+	lo, hi := 0, len(body) // the line sought starts in [lo, hi]
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		s := bytes.LastIndexByte(body[lo:mid], '\n') + 1 + lo // the start of mid's line, or lo
+		e := len(body)                                        // a last line without LF ends there
+		if i := bytes.IndexByte(body[s:], '\n'); i >= 0 {
+			e = s + i + 1
+		}
+		n, _, _ := bytes.Cut(body[s:e], []byte{'\t'})
+		if bytes.Compare(n, key) < 0 {
+			lo = e
+		} else {
+			hi = s
+		}
+	}
+	return lo
 }
 
 // spliceDst writes into w every destination's inbound edges renumbered,
