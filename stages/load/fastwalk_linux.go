@@ -14,7 +14,8 @@ import (
 )
 
 // fastWalk is walkOnly over the top-level folders top of the base in the
-// folder dir, through directory descriptors: each folder is opened once,
+// folder dir (the whole base, its top-level files too, when top is nil),
+// through directory descriptors: each folder is opened once,
 // relative to its parent and without following links, listed with
 // getdents64, and its files statted relative to it. The os package's walk
 // opens every folder again from the base root, one openat per path
@@ -47,7 +48,15 @@ func fastWalk(dir string, c classifier, top map[string]bool, log *folderLog) (ou
 				return nil, ds, false
 			}
 			c.add(&ds, &out, name, st.Size, mtimeNS(st), ctimeNS(st), false)
-		case !top[name] || strings.HasPrefix(name, "."):
+		case top == nil && strings.HasPrefix(name, "."):
+			if !hiddenEntry(types[i], name, name, &out) {
+				return nil, ds, false
+			}
+		case top == nil && types[i] != unix.DT_DIR:
+			if strings.ContainsAny(name, "\t\n\r\\") || !fileEntry(root, types[i], name, name, c, &ds, &out) {
+				return nil, ds, false
+			}
+		case top != nil && !top[name] || strings.HasPrefix(name, "."):
 			// walkOnly skips these too
 		case types[i] == unix.DT_DIR && !strings.ContainsAny(name, "\t\n\r\\"):
 			folders = append(folders, name)
@@ -103,34 +112,67 @@ func walkFolder(dir string, parent int, name, p string, c classifier, ds *diag.L
 		return false
 	}
 	for i, n := range names {
-		if strings.HasPrefix(n, ".") {
-			continue // hidden, as in walkOnly
-		}
 		child := p + "/" + n
+		if strings.HasPrefix(n, ".") {
+			if !hiddenEntry(types[i], n, child, out) {
+				return false
+			}
+			continue
+		}
 		if strings.ContainsAny(n, "\t\n\r\\") {
 			return false
 		}
-		switch types[i] {
-		case unix.DT_DIR:
+		if types[i] == unix.DT_DIR {
 			c.notAFile(ds, child, fs.ModeDir)
 			if !walkFolder(dir, fd, n, child, c, ds, out, folders, buf) {
 				return false
 			}
-		case unix.DT_REG:
-			st, ok := statAt(fd, n)
-			if !ok || st.Mode&unix.S_IFMT != unix.S_IFREG {
-				return false
-			}
-			c.add(ds, out, child, st.Size, mtimeNS(st), ctimeNS(st), false)
-		case unix.DT_FIFO:
-			c.notAFile(ds, child, fs.ModeNamedPipe)
-		case unix.DT_SOCK:
-			c.notAFile(ds, child, fs.ModeSocket)
-		case unix.DT_CHR, unix.DT_BLK:
-			c.notAFile(ds, child, fs.ModeDevice)
-		default: // a symlink, or a file system that does not say
+			continue
+		}
+		if !fileEntry(fd, types[i], n, child, c, ds, out) {
 			return false
 		}
+	}
+	return true
+}
+
+// fileEntry takes what is not a folder, n in the folder fd at path p: a
+// regular file as an input, a special file as a warning where an input is
+// expected. ok is false for a link, or where the file system does not
+// say: the os walk judges those.
+func fileEntry(fd int, typ uint8, n, p string, c classifier, ds *diag.List, out *[]entry) bool {
+	switch typ {
+	case unix.DT_REG:
+		st, ok := statAt(fd, n)
+		if !ok || st.Mode&unix.S_IFMT != unix.S_IFREG {
+			return false
+		}
+		c.add(ds, out, p, st.Size, mtimeNS(st), ctimeNS(st), false)
+	case unix.DT_FIFO:
+		c.notAFile(ds, p, fs.ModeNamedPipe)
+	case unix.DT_SOCK:
+		c.notAFile(ds, p, fs.ModeSocket)
+	case unix.DT_CHR, unix.DT_BLK:
+		c.notAFile(ds, p, fs.ModeDevice)
+	default: // a symlink, or a file system that does not say
+		return false
+	}
+	return true
+}
+
+// hiddenEntry takes a hidden name n at path p, as walkOnly does: a
+// .gitignore file is listed (the walk of the whole base reads them), a
+// link named so is left to the os walk (ok false), the rest is skipped.
+func hiddenEntry(typ uint8, n, p string, out *[]entry) bool {
+	if n != GitignoreFile {
+		return true
+	}
+	switch typ {
+	case unix.DT_REG:
+		*out = append(*out, entry{path: p, kind: kindGitignore})
+	case unix.DT_DIR, unix.DT_FIFO, unix.DT_SOCK, unix.DT_CHR, unix.DT_BLK:
+	default:
+		return false
 	}
 	return true
 }

@@ -131,3 +131,77 @@ func TestFastWalkDeclines(t *testing.T) {
 		}
 	}
 }
+
+// TestFastWalkOfTheWholeBase: a build walks the whole base; the
+// descriptor walk of it (top nil) finds what the os walk finds, top-level
+// files, .gitignore files, content and rules files included, reports the
+// same, and logs the same folders.
+func TestFastWalkOfTheWholeBase(t *testing.T) {
+	dir := diskBase(t, map[string]string{
+		"cairn.yaml":                    runConfig,
+		"README.md":                     "# Read me\n",
+		"AGENTS.md":                     "x",
+		"CLAUDE.md":                     "x",
+		".gitignore":                    "drafts/\n",
+		".env":                          "x",
+		"notes.txt":                     "x",
+		"events/2026-11-02/github.json": goodDocument,
+		"events/notes.txt":              "x",
+		"wiki/a.md":                     "# A\n",
+		"wiki/.gitignore":               "*.tmp\n",
+		"wiki/.drafts/draft.md":         "x",
+		"docs/guide.md":                 "# Guide\n",
+		"docs/api/tokens.md":            "# Tokens\n",
+		"docs/api/AGENTS.md":            "x",
+		"docs/drafts/idea.md":           "x",
+		"docs/.gitignore":               "*.bak\n",
+		"docs/old.md.bak":               "x",
+		"governance/voices/blog.yaml":   "x",
+		".git/config":                   "x",
+		".cairn/docs.tsv":               "x",
+	})
+	for _, empty := range []string{"docs/empty", "tasks"} {
+		if err := os.MkdirAll(filepath.Join(dir, empty), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "docs", "pipe.md"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := corpusTops()
+	fastLog, slowLog := newFolderLog(), newFolderLog()
+	fast, fds, ok := fastWalk(dir, c, nil, fastLog)
+	if !ok {
+		t.Fatal("fastWalk declined a base of plain folders and files")
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	var sds diag.List
+	slow := walkOnly(root.FS(), c, &sds, nil, slowLog)
+	if diff := cmp.Diff(slow, fast, cmp.AllowUnexported(entry{})); diff != "" {
+		t.Errorf("entries (-os walk +fast walk):\n%s", diff)
+	}
+	if diff := cmp.Diff(diagLines(sds.Sorted()), diagLines(fds.Sorted())); diff != "" {
+		t.Errorf("diagnostics (-os walk +fast walk):\n%s", diff)
+	}
+	if diff := cmp.Diff(slowLog.stamps, fastLog.stamps); diff != "" {
+		t.Errorf("folders logged (-os walk +fast walk):\n%s", diff)
+	}
+	kinds := map[fileKind]int{}
+	for _, e := range fast {
+		kinds[e.kind]++
+	}
+	if kinds[kindGitignore] != 3 || kinds[kindRules] != 3 || kinds[kindContent] < 3 {
+		t.Errorf("the walk should list 3 .gitignore files, 3 rules files and the content: %v", kinds)
+	}
+	// A link at the top is the os walk's to judge.
+	if err := os.Symlink("README.md", filepath.Join(dir, "LINK.md")); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ok := fastWalk(dir, c, nil, nil); ok {
+		t.Error("fastWalk took a base with a linked top-level file")
+	}
+}

@@ -237,8 +237,22 @@ func (c classifier) classify(p string, ds *diag.List) fileKind {
 // A file that the base's .gitignore files ignore is not content; they
 // change nothing else: a layer's files, governance and the rules files
 // are what they are, ignored or not.
+//
+// A base opened as a Dir is walked through directory descriptors where the
+// system allows (fastWalk); anything that needs judgement sends it to the
+// os walk, which says what it finds.
 func walk(fsys fs.FS, c classifier, ds *diag.List, folders *folderLog) []entry {
-	entries := walkOnly(fsys, c, ds, nil, folders)
+	var entries []entry
+	walked := false
+	if d, ok := fsys.(*Dir); ok {
+		var fds diag.List
+		if entries, fds, walked = fastWalk(d.root.Name(), c, nil, folders); walked {
+			ds.Merge(fds.Sorted())
+		}
+	}
+	if !walked {
+		entries = walkOnly(fsys, c, ds, nil, folders)
+	}
 	ignores := slices.DeleteFunc(slices.Clone(entries), func(e entry) bool { return e.kind != kindGitignore })
 	entries = slices.DeleteFunc(entries, func(e entry) bool { return e.kind == kindGitignore })
 	if len(ignores) == 0 {
