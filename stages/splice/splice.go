@@ -110,6 +110,15 @@ func Run(ctx context.Context, in Input) (out Output, err error) {
 		}
 		return data, nil
 	}
+	for _, f := range []struct {
+		path string
+		to   *[]byte
+	}{{artifacts.DocsPath, &prev.Docs}, {artifacts.DocsKeyPath, &prev.Key}, {artifacts.FieldsPath, &prev.Fields},
+		{artifacts.TermsPath, &prev.Terms}, {artifacts.PostingsPath, &prev.Postings}, {artifacts.DocumentsPath, &prev.Documents}} {
+		if *f.to, err = read(f.path); err != nil {
+			return out, err
+		}
+	}
 	// The graph's tables are read whole when the graph changes, or for a
 	// reader that must check them against the manifest; otherwise the
 	// splice reads the rows it looks at: the pages' (what they supersede)
@@ -146,15 +155,6 @@ func Run(ctx context.Context, in Input) (out Output, err error) {
 	for _, p := range c.Pages {
 		if supersededBefore(g.near, p) {
 			return out, ErrWhole
-		}
-	}
-	for _, f := range []struct {
-		path string
-		to   *[]byte
-	}{{artifacts.DocsPath, &prev.Docs}, {artifacts.DocsKeyPath, &prev.Key}, {artifacts.FieldsPath, &prev.Fields},
-		{artifacts.TermsPath, &prev.Terms}, {artifacts.PostingsPath, &prev.Postings}, {artifacts.DocumentsPath, &prev.Documents}} {
-		if *f.to, err = read(f.path); err != nil {
-			return out, err
 		}
 	}
 	idx, err := index.Splice(ctx, index.SpliceInput{Config: base.Config, Previous: prev, Documents: c.Documents, Pages: c.Pages,
