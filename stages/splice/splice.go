@@ -41,8 +41,11 @@ type Input struct {
 	// there, every body. (Other pages, when given, change nothing.)
 	Base    model.Base
 	Changes load.CorpusChanges
-	// Projected, when set, is called once the changed units are projected,
-	// before they are spliced in (for a build's --timings).
+	// Projected, when set, is called once the previous index is read and
+	// the changed units are projected, before they are spliced in (for a
+	// build's --timings). The index is read first: read after the
+	// projection, it cost a new day's splice a fifth more CPU, in system
+	// time.
 	Projected func()
 	// Written, when set, is the manifest the previous artifacts must
 	// match, byte for byte: a reader that holds no lock (a query, a build
