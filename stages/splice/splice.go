@@ -262,8 +262,9 @@ func lineOf(data []byte, node string) ([]byte, bool) {
 	return nil, false
 }
 
-// supersededIn returns the destinations of every supersedes edge in the
-// previous edges.tsv: the URIs pages supersede.
+// supersededIn returns the destinations of every supersedes edge in edges
+// (the previous edges.tsv, or the rows of it a splice read, which hold
+// every page's): the URIs pages supersede.
 func supersededIn(edges []byte) []string {
 	var out []string
 	cell := []byte("\t" + artifacts.EdgeSupersedes + "=")
