@@ -4,6 +4,7 @@ import (
 	"iter"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages/project"
@@ -79,9 +80,11 @@ func NewSegmentWhere(items []project.Item, keep func(term string) bool) Segment 
 // which a segment whose rows are spilled at once need not.
 func newSegment(items []project.Item, keep func(term string) bool, own bool) Segment {
 	var seg Segment
+	inv := inversions.Get().(*inversion)
+	defer inv.release()
 	// The items of a run mostly share their fields: each name is listed
 	// once as it is met, then the list is sorted.
-	local := map[string]uint16{}
+	local := inv.local
 	total := 0
 	for i := range items {
 		for _, f := range items[i].Fields {
@@ -98,16 +101,8 @@ func newSegment(items []project.Item, keep func(term string) bool, own bool) Seg
 	for i, f := range seg.Fields {
 		local[f] = uint16(i)
 	}
-	// A filtered segment's map holds only the terms it keeps, few of the
-	// run's.
-	hint := total / 4
-	if keep != nil {
-		hint = 0
-	}
-	termID := make(map[string]int32, hint)
-	var terms []string
-	var counts []int32
-	seq := make([]int32, 0, total)
+	termID := inv.termID
+	terms, counts, seq := inv.terms[:0], inv.counts[:0], slices.Grow(inv.seq[:0], total)
 	for i := range items {
 		for _, f := range items[i].Fields {
 			for _, t := range f.Terms {
@@ -127,13 +122,15 @@ func newSegment(items []project.Item, keep func(term string) bool, own bool) Seg
 			}
 		}
 	}
+	inv.terms, inv.counts, inv.seq = terms, counts, seq
 	// Each term's slot in the one postings array is placed in dictionary
 	// order, so that a term's postings are found from one offset; the
 	// terms are copied into one string.
-	order := make([]int32, len(terms))
-	for i := range order {
-		order[i] = int32(i)
+	order := inv.order[:0]
+	for i := range terms {
+		order = append(order, int32(i))
 	}
+	inv.order = order
 	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(terms[a], terms[b]) })
 	size := 0
 	for _, t := range terms {
@@ -141,7 +138,8 @@ func newSegment(items []project.Item, keep func(term string) bool, own bool) Seg
 	}
 	var words strings.Builder
 	words.Grow(size)
-	next := make([]int32, len(terms))
+	next := slices.Grow(inv.next[:0], len(terms))[:len(terms)]
+	inv.next = next
 	seg.ends = make([]int32, len(order))
 	seg.starts = make([]int32, len(order)+1)
 	var sum int32
@@ -182,6 +180,30 @@ func newSegment(items []project.Item, keep func(term string) bool, own bool) Seg
 		ownRows(seg.Rows)
 	}
 	return seg
+}
+
+// inversion is newSegment's working memory: the maps and slices a run's
+// inversion fills, then lets go of. A pool keeps them from one run to the
+// next (a build inverts a run at a time on each core), so that each run
+// does not allocate, grow and drop them anew.
+type inversion struct {
+	local                    map[string]uint16 // field name → ordinal
+	termID                   map[string]int32
+	terms                    []string
+	counts, seq, order, next []int32
+}
+
+var inversions = sync.Pool{New: func() any {
+	return &inversion{local: map[string]uint16{}, termID: map[string]int32{}}
+}}
+
+// release empties inv, keeping its room but none of the run's strings,
+// and puts it back in the pool.
+func (inv *inversion) release() {
+	clear(inv.local)
+	clear(inv.termID)
+	clear(inv.terms)
+	inversions.Put(inv)
 }
 
 // dropped is the term number of a term NewSegmentWhere does not keep.
