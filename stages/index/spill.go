@@ -9,7 +9,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages/lib/model"
@@ -39,19 +38,13 @@ type spilled struct {
 	words    int // the terms' bytes, for the output's size hint
 }
 
-// spillBuffers hold what a run spills while it is encoded: Scratch.Append
-// copies it, so one buffer serves every run a core spills in turn.
-var spillBuffers = sync.Pool{New: func() any { return new([]byte) }}
-
 // Spill writes the segment's terms and postings to sc and lets go of
 // them; Layout.Merge reads them back from there. Its rows and fields stay.
 func (s *Segment) Spill(sc *artifacts.Scratch) error {
 	if s.spilled != nil {
 		return nil
 	}
-	buf := spillBuffers.Get().(*[]byte)
-	defer spillBuffers.Put(buf)
-	out := slices.Grow((*buf)[:0], len(s.words)+3*len(s.flat)+6*s.terms())
+	out := make([]byte, 0, len(s.words)+3*len(s.flat)+6*s.terms())
 	var rec []byte
 	prev := ""
 	for i := range s.terms() {
@@ -77,7 +70,6 @@ func (s *Segment) Spill(sc *artifacts.Scratch) error {
 		prev = t
 	}
 	at, err := sc.Append(out)
-	*buf = out[:0]
 	if err != nil {
 		return err
 	}
@@ -210,9 +202,7 @@ func NewSpilledSegment(items []project.Item, sc *artifacts.Scratch, cfg model.Co
 
 // spillRows writes the segment's rows to sc and lets go of them.
 func (s *Segment) spillRows(sc *artifacts.Scratch, cfg model.Config) error {
-	buf := spillBuffers.Get().(*[]byte)
-	defer spillBuffers.Put(buf)
-	out := (*buf)[:0]
+	var out []byte
 	placings := make([]project.Placing, len(s.Rows))
 	var arena strings.Builder
 	size := 0
@@ -259,7 +249,6 @@ func (s *Segment) spillRows(sc *artifacts.Scratch, cfg model.Config) error {
 		placings[i] = project.Placing{Source: keep(p.Source), Title: keep(p.Title), URLKey: keep(p.URLKey), Stamp: keep(p.Stamp)}
 	}
 	at, err := sc.Append(out)
-	*buf = out[:0]
 	if err != nil {
 		return err
 	}
