@@ -158,7 +158,9 @@ func (w *PostingsWriter) Add(p Posting) {
 }
 
 // Line writes a whole term's line from postings already encoded: list is
-// the line's text without the LF, and df its distinct items. A caller that renumbers an index copies most lines so.
+// the line's text without the LF (its first posting names its field), and
+// df its distinct items. A caller that renumbers an index copies most
+// lines so.
 func (w *PostingsWriter) Line(term, list []byte, df int) {
 	w.beginBytes(term)
 	w.post.Write(list)

@@ -113,8 +113,11 @@ func mergeLines(out *artifacts.Output, old, added []byte, keep func(node []byte)
 		out.Write(b)
 		edges += bytes.Count(b, []byte{'\t'})
 	}
-	out.Write(old[:h])
 	body, b := old[h:], added[h:]
+	if len(body) > 0 && body[len(body)-1] != '\n' {
+		return 0, &artifacts.CorruptError{Path: artifacts.EdgesPath, Msg: "the last line has no LF; the file is truncated"}
+	}
+	out.Write(old[:h])
 	node := func(line []byte) []byte {
 		n, _, _ := bytes.Cut(line, []byte{'\t'})
 		return n

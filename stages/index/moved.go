@@ -26,7 +26,7 @@ import (
 //   - A source's rank is its place among the new rows' sources in byte
 //     order.
 //
-// It returns, like newPlaces, the keys and every row's newest stamp.
+// It returns the keys and every row's newest stamp.
 func movedPlaces(cfg model.Config, old []artifacts.DocLine, oldKey []byte, width int, fresh []artifacts.Doc, freshAt map[int32]int, fields int, r Renumbering) (keySource, []string, error) {
 	n := r.Items
 	oldOf := make([]int32, n) // a new ordinal's old one, or -1 for a new row

@@ -331,10 +331,10 @@ func LayoutWithin(cfg model.Config, fields []artifacts.Field, segs []Segment, st
 }
 
 // spliceDocs writes docs.tsv and docs.key: kept rows as they were, new
-// rows encoded, and every key's ranks and groups computed again over the
-// new rows; or, when no item moved (unmoved, and keptPlaces), read back
-// from the old keys, with the title groups a new title changes found
-// again.
+// rows encoded, and every key's ranks and groups read back from the old
+// keys: as they were when no item moved (unmoved, and keptPlaces), with
+// the title groups a new title changes found again (oldPlaces); else with
+// the new rows merged in (movedPlaces).
 func spliceDocs(spool *artifacts.Spool, cfg model.Config, old []artifacts.DocLine, oldKey []byte, segs []Segment, l *Layout, r Renumbering, unmoved bool) (docs, key artifacts.File, stamps []string, err error) {
 	width := artifacts.KeyWidth(len(l.Fields))
 	if len(oldKey) != width*(len(old)+1) {
