@@ -15,9 +15,9 @@ import (
 
 // fastWalk is walkOnly over the top-level folders top of the base in the
 // folder dir (the whole base, its top-level files too, when top is nil),
-// through directory descriptors: each folder is opened once,
-// relative to its parent and without following links, listed with
-// getdents64, and its files statted relative to it. The os package's walk
+// through directory descriptors: each folder is opened once, relative to
+// its parent and without following links, listed with getdents64, and its
+// files statted relative to it. The os package's walk
 // opens every folder again from the base root, one openat per path
 // element, and prepares each descriptor for its poller; a query checking
 // that the artifacts are current pays for that on every run.
