@@ -144,3 +144,26 @@ func (s *SortedRows) find(off int64, c byte) (int64, error) {
 	}
 	return 0, &CorruptError{Path: s.path, Msg: "the last row has no LF; the file is truncated"}
 }
+
+// FirstRow is SortedRows.Between's search over rows held in memory: where
+// the first row of rows (whole lines of a TSV artifact, sorted bytewise by
+// their first column) whose first column is at least key starts, or
+// len(rows).
+func FirstRow(rows, key []byte) int {
+	lo, hi := 0, len(rows) // the line sought starts in [lo, hi]
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		s := bytes.LastIndexByte(rows[lo:mid], '\n') + 1 + lo // the start of mid's line, or lo
+		e := len(rows)                                        // a last line without LF ends there
+		if i := bytes.IndexByte(rows[s:], '\n'); i >= 0 {
+			e = s + i + 1
+		}
+		n, _, _ := bytes.Cut(rows[s:e], []byte{'\t'})
+		if bytes.Compare(n, key) < 0 {
+			lo = e
+		} else {
+			hi = s
+		}
+	}
+	return lo
+}

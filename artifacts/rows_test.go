@@ -46,6 +46,18 @@ func TestSortedRowsBetween(t *testing.T) {
 				want = append(want, line...)
 			}
 		}
+		first := len(body) // FirstRow, in memory, finds where Between starts
+		for at := 0; at < len(body); {
+			end := at + bytes.IndexByte(body[at:], '\n') + 1
+			if key, _, _ := bytes.Cut(body[at:end], []byte{'\t'}); string(key) >= lo {
+				first = at
+				break
+			}
+			at = end
+		}
+		if at := FirstRow(body, []byte(lo)); at != first {
+			t.Fatalf("FirstRow(%q) = %d, want %d", lo, at, first)
+		}
 		got, err := s.Between(lo, hi)
 		if err != nil {
 			t.Fatal(err)

@@ -128,7 +128,7 @@ func mergeLines(out *artifacts.Output, old, added []byte, keep func(node []byte)
 	if keep == nil {
 		for len(b) > 0 {
 			lb := line(b)
-			at := firstLineFrom(body, node(lb))
+			at := artifacts.FirstRow(body, node(lb))
 			if at < len(body) && bytes.Equal(node(line(body[at:])), node(lb)) {
 				return 0, ErrNoSplice // a node that stays has a new line
 			}
@@ -178,28 +178,6 @@ func mergeLines(out *artifacts.Output, old, added []byte, keep func(node []byte)
 	}
 	flush()
 	return edges, nil
-}
-
-// firstLineFrom returns where the first line of body (whole lines, sorted
-// by their first column) whose first column is at least key starts, or
-// len(body).
-func firstLineFrom(body, key []byte) int {
-	lo, hi := 0, len(body) // the line sought starts in [lo, hi]
-	for lo < hi {
-		mid := lo + (hi-lo)/2
-		s := bytes.LastIndexByte(body[lo:mid], '\n') + 1 + lo // the start of mid's line, or lo
-		e := len(body)                                        // a last line without LF ends there
-		if i := bytes.IndexByte(body[s:], '\n'); i >= 0 {
-			e = s + i + 1
-		}
-		n, _, _ := bytes.Cut(body[s:e], []byte{'\t'})
-		if bytes.Compare(n, key) < 0 {
-			lo = e
-		} else {
-			hi = s
-		}
-	}
-	return lo
 }
 
 // spliceDst writes into w every destination's inbound edges renumbered,

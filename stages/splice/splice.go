@@ -237,29 +237,17 @@ func sameLinks(edges []byte, nodes []graph.Node) bool {
 // first column (after one header line), the line whose first column is
 // node, without its LF.
 func lineOf(data []byte, node string) ([]byte, bool) {
-	start := bytes.IndexByte(data, '\n') + 1
-	lo, hi := start, len(data) // the line sought starts in [lo, hi)
-	for lo < hi {
-		mid := lo + (hi-lo)/2
-		s := mid
-		if s > lo {
-			s = bytes.LastIndexByte(data[lo:mid], '\n') + 1 + lo // the start of mid's line, or lo
-		}
-		end := s + bytes.IndexByte(data[s:], '\n')
-		if end < s {
-			return nil, false
-		}
-		key, _, _ := bytes.Cut(data[s:end], []byte{'\t'})
-		switch c := bytes.Compare(key, []byte(node)); {
-		case c == 0:
-			return data[s:end], true
-		case c < 0:
-			lo = end + 1
-		default:
-			hi = s
-		}
+	rows := data[bytes.IndexByte(data, '\n')+1:]
+	at := artifacts.FirstRow(rows, []byte(node))
+	end := bytes.IndexByte(rows[at:], '\n')
+	if end < 0 {
+		return nil, false // none, or a last line cut short
 	}
-	return nil, false
+	line := rows[at : at+end]
+	if key, _, _ := bytes.Cut(line, []byte{'\t'}); string(key) != node {
+		return nil, false
+	}
+	return line, true
 }
 
 // supersededIn returns the destinations of every supersedes edge in edges
