@@ -47,8 +47,7 @@ func projectCorpus(ctx context.Context, b model.Base, read func(d model.Document
 	p := project.NewProjector(b)
 	var mu sync.Mutex
 	projected := 0
-	rows := make([]artifacts.Document, len(b.Documents))
-	listed := make([]bool, len(b.Documents))
+	rows := make([]artifacts.Document, len(b.Documents)) // a document not read has none
 	shapes := documentShapes{seen: map[string]artifacts.Document{}}
 	document := func(i int, d model.Document, s *project.Scratch, ds *diag.List, alone func([]project.Item)) []project.Item {
 		if read != nil {
@@ -65,7 +64,7 @@ func projectCorpus(ctx context.Context, b model.Base, read func(d model.Document
 		} else {
 			items = p.Document(d, s, ds, true)
 		}
-		rows[i], listed[i] = shapes.own(index.DocumentRow(b.Config, d)), true
+		rows[i] = shapes.own(index.DocumentRow(b.Config, d))
 		// What outlives projection is spilled, so the document's text is
 		// dropped here.
 		for i := range d.Records {
@@ -104,9 +103,9 @@ func projectCorpus(ctx context.Context, b model.Base, read func(d model.Document
 		segs[i], runs[i] = u.seg, u.nodes
 	}
 	var docs []artifacts.Document
-	for i, ok := range listed {
-		if ok {
-			docs = append(docs, rows[i])
+	for _, r := range rows {
+		if r.Path != "" {
+			docs = append(docs, r)
 		}
 	}
 	return segs, runs, docs, diags, nil
