@@ -138,7 +138,7 @@ func (r *docReader) envelope(doc *model.Document) bool {
 	seen := map[string]bool{}
 	countOff, count := -1, 0
 	bodyFlag := -1 // where a boolean body is, which only fkf's documents hold
-	end := r.members(i, "the document", func(key string, keyOff, start, end int) bool {
+	visit := func(key string, keyOff, start, end int, elems [][2]int) bool {
 		r.keys[key] = keyOff
 		if seen[key] {
 			r.errorf(keyOff, "duplicate-key", "key %q appears twice; keep one", key)
@@ -192,12 +192,24 @@ func (r *docReader) envelope(doc *model.Document) bool {
 		case "fields":
 			r.fields(start, doc)
 		case "records":
-			r.records(start, end, doc)
+			r.records(start, end, elems, doc)
 		default:
 			r.errorf(keyOff, "unknown-key", "unknown key %q in the document envelope; known keys: %s", key, strings.Join(envelopeKeys, ", "))
 		}
 		return true
-	})
+	}
+	members, end, ok := r.walk(i)
+	if ok {
+		for _, m := range members {
+			visit(m.key, m.keyOff, m.start, m.end, m.elems)
+		}
+	} else {
+		// Broken JSON, or JSON the walk does not expect: the validating
+		// scanner says where, and nothing else is reported.
+		end = r.members(i, "the document", func(key string, keyOff, start, end int) bool {
+			return visit(key, keyOff, start, end, nil)
+		})
+	}
 	if end < 0 {
 		return false
 	}
@@ -331,16 +343,98 @@ func (r *docReader) fields(i int, doc *model.Document) {
 	})
 }
 
+// member is one member of the envelope as walk finds it: its key, where
+// the key starts, its value's span and, for the records array, each
+// element's span.
+type member struct {
+	key                string
+	keyOff, start, end int
+	elems              [][2]int
+}
+
+// walk reads the envelope object that starts at i in one validating pass,
+// the records located on the way: the array of records is most of a
+// document, and checking the whole object, then each member, then each
+// record would walk it three times. ok is false when the JSON is broken
+// (or has a shape the walk does not follow); the caller then goes the way
+// that reports where.
+func (r *docReader) walk(i int) (members []member, end int, ok bool) {
+	i = r.space(i + 1)
+	if i < len(r.s) && r.s[i] == '}' {
+		return nil, i + 1, true
+	}
+	for i < len(r.s) && r.s[i] == '"' {
+		_, kend, err := fieldpath.SkipValue(r.s, i)
+		if err != nil {
+			return nil, 0, false
+		}
+		m := member{keyOff: i}
+		if json.Unmarshal([]byte(r.s[i:kend]), &m.key) != nil {
+			return nil, 0, false
+		}
+		if i = r.space(kend); i >= len(r.s) || r.s[i] != ':' {
+			return nil, 0, false
+		}
+		i = r.space(i + 1)
+		if m.key == "records" && i < len(r.s) && r.s[i] == '[' {
+			m.start, m.end, m.elems, ok = r.elements(i)
+		} else {
+			m.start, m.end, err = fieldpath.SkipValue(r.s, i)
+			ok = err == nil
+		}
+		if !ok {
+			return nil, 0, false
+		}
+		members = append(members, m)
+		switch i = r.space(m.end); {
+		case i < len(r.s) && r.s[i] == ',':
+			i = r.space(i + 1)
+		case i < len(r.s) && r.s[i] == '}':
+			return members, i + 1, true
+		default:
+			return nil, 0, false
+		}
+	}
+	return nil, 0, false
+}
+
+// elements validates the array that starts at i and returns its span and
+// each element's.
+func (r *docReader) elements(i int) (start, end int, elems [][2]int, ok bool) {
+	start = i
+	if i = r.space(i + 1); i < len(r.s) && r.s[i] == ']' {
+		return start, i + 1, nil, true
+	}
+	for {
+		s, e, err := fieldpath.SkipValue(r.s, i)
+		if err != nil {
+			return 0, 0, nil, false
+		}
+		elems = append(elems, [2]int{s, e})
+		switch i = r.space(e); {
+		case i < len(r.s) && r.s[i] == ',':
+			i = r.space(i + 1)
+		case i < len(r.s) && r.s[i] == ']':
+			return start, i + 1, elems, true
+		default:
+			return 0, 0, nil, false
+		}
+	}
+}
+
 // records locates each record's bytes, line and column without decoding
-// it; the array's syntax was already checked with the whole envelope.
-func (r *docReader) records(i, end int, doc *model.Document) {
+// it; the array's syntax was already checked with the whole envelope, and
+// elems are its elements' spans when the walk found them.
+func (r *docReader) records(i, end int, elems [][2]int, doc *model.Document) {
 	if r.s[i] != '[' {
 		r.errorf(i, "json-type", "records must be a JSON array of objects")
 		return
 	}
-	i = r.space(i + 1)
-	for i < end && r.s[i] != ']' {
-		start, stop, _ := fieldpath.SkipValue(r.s, i)
+	if elems == nil {
+		elems = r.arrayElements(i, end)
+	}
+	for _, e := range elems {
+		start, stop := e[0], e[1]
 		line, col := r.lines.Pos(start)
 		if r.s[start] != '{' {
 			r.ds.Errorf(r.path, line, col, "json-type", "record %d is not a JSON object; each record is an object", len(doc.Records)+1)
@@ -353,11 +447,21 @@ func (r *docReader) records(i, end int, doc *model.Document) {
 				Length: int64(stop - start),
 			})
 		}
-		i = r.space(stop)
-		if i < end && r.s[i] == ',' {
+	}
+}
+
+// arrayElements is the span of each element of the array at i, which ends
+// at end and was already checked.
+func (r *docReader) arrayElements(i, end int) [][2]int {
+	var elems [][2]int
+	for i = r.space(i + 1); i < end && r.s[i] != ']'; {
+		start, stop, _ := fieldpath.SkipValue(r.s, i)
+		elems = append(elems, [2]int{start, stop})
+		if i = r.space(stop); i < end && r.s[i] == ',' {
 			i = r.space(i + 1)
 		}
 	}
+	return elems
 }
 
 func (r *docReader) checkEnvelope(cfg model.Config, doc *model.Document) {

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cairn-kb/cairn/stages/lib/diag"
+	"github.com/cairn-kb/cairn/stages/lib/fieldpath"
 	"github.com/cairn-kb/cairn/stages/lib/model"
 )
 
@@ -481,5 +482,68 @@ func TestBodyFlag(t *testing.T) {
 	}
 	if ok || !cmp.Equal(ds, want) {
 		t.Errorf("a cairn document with a boolean body: ok=%v\n%s", ok, cmp.Diff(want, ds))
+	}
+}
+
+// TestWalkIsTheValidatingScan checks the one-pass walk of an envelope
+// against the scanner it stands in for: on well-formed JSON it finds the
+// members and record spans that checking the whole object and then each
+// member would, and on anything else it gives up, so that the scanner
+// reports the error.
+func TestWalkIsTheValidatingScan(t *testing.T) {
+	wellFormed := []string{
+		`{}`,
+		` { } `,
+		`{"records": []}`,
+		`{"records":[ ]}`,
+		"{\n  \"cairn\": 1,\n  \"records\": [\n    {\"id\": \"a\"},\n    {\"id\": \"b\", \"n\": [1, {\"x\": \"}\"}]}\n  ]\n}\n",
+		`{"cairn":1,"source":"git","fields":{"id":".id"},"records":[{"id":"a"},7,"s",[1]],"count":4}`,
+		`{"re\u0063ords": [{"id": "escaped key"}], "records": [{"id": "twice"}]}`,
+		`{"records": {"not": "an array"}, "body": true}`,
+	}
+	for _, doc := range wellFormed {
+		r := &docReader{s: doc}
+		i := r.space(0)
+		got, end, ok := r.walk(i)
+		if !ok {
+			t.Errorf("walk gave up on well-formed %q", doc)
+			continue
+		}
+		if _, wantEnd, err := fieldpath.SkipValue(doc, i); err != nil || end != wantEnd {
+			t.Errorf("%q: walk ends at %d, the scanner at %d (%v)", doc, end, wantEnd, err)
+		}
+		var want []member
+		r.eachMember(i, func(key string, keyOff, start, end int) bool {
+			m := member{key: key, keyOff: keyOff, start: start, end: end}
+			if key == "records" && doc[start] == '[' {
+				m.elems = r.arrayElements(start, end)
+			}
+			want = append(want, m)
+			return true
+		})
+		if diff := cmp.Diff(want, got, cmp.AllowUnexported(member{})); diff != "" {
+			t.Errorf("%q: walk differs from the scan (-scan +walk):\n%s", doc, diff)
+		}
+	}
+	broken := []string{
+		`{`,
+		`{"records": [{"id": "a"},]}`,
+		`{"records": [{"id": "a"} {"id": "b"}]}`,
+		`{"records": [{"id": "a"}`,
+		`{"cairn" 1}`,
+		`{"cairn": 1,}`,
+		`{cairn: 1}`,
+		`{"cairn": 1 "source": "git"}`,
+		`{"records": [{"id": "a\q"}]}`,
+		`{"source": "git`,
+	}
+	for _, doc := range broken {
+		r := &docReader{s: doc}
+		if _, _, err := fieldpath.SkipValue(doc, 0); err == nil {
+			t.Fatalf("the scanner accepts %q; the case is not broken", doc)
+		}
+		if _, _, ok := r.walk(r.space(0)); ok {
+			t.Errorf("walk accepted broken %q", doc)
+		}
 	}
 }

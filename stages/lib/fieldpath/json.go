@@ -209,6 +209,12 @@ func (p *jsonParser) str() (string, error) {
 	p.i++ // opening quote
 	start := p.i
 	for p.i < len(p.s) {
+		for p.i < len(p.s) && plainByte[p.s[p.i]] && p.s[p.i] < utf8.RuneSelf {
+			p.i++
+		}
+		if p.i >= len(p.s) {
+			break
+		}
 		c := p.s[p.i]
 		switch {
 		case c == '"':
@@ -402,6 +408,15 @@ func SkipValue(data string, i int) (start, end int, err error) {
 	return start, p.i, nil
 }
 
+// plainByte marks the bytes a JSON string holds as they are: all but the
+// quote, the backslash and the control characters.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < len(t); c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // SyntaxError is a JSON syntax error at a byte offset.
 type SyntaxError struct {
 	Offset int
@@ -490,6 +505,12 @@ func (p *jsonParser) skip(depth int) error {
 func (p *jsonParser) skipStr() error {
 	p.i++
 	for p.i < len(p.s) {
+		for p.i < len(p.s) && plainByte[p.s[p.i]] {
+			p.i++ // most of a string's bytes stand for themselves
+		}
+		if p.i >= len(p.s) {
+			break
+		}
 		switch c := p.s[p.i]; {
 		case c == '"':
 			p.i++
