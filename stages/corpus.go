@@ -78,9 +78,9 @@ func projectCorpus(ctx context.Context, b model.Base, read func(d model.Document
 		}
 		return items
 	}
-	reduce := func(items []project.Item) unit {
+	reduce := func(items []project.Item, terms project.Dict) unit {
 		var u unit
-		if u.seg, u.err = index.NewSpilledSegment(items, scratch, b.Config); u.err != nil {
+		if u.seg, u.err = index.NewSpilledSegment(items, terms, scratch, b.Config); u.err != nil {
 			return u
 		}
 		nodes := make([]graph.Node, len(items))

@@ -191,7 +191,7 @@ func Scan(ctx context.Context, fsys fs.FS, terms []string) (*scanCorpus, error) 
 		var buf []byte
 		return c.proj.DocumentWhere(d, s, ds, c.mayMatch(needles, &buf))
 	}
-	reduceRun := func(items []project.Item) scanUnit { return reduce(items, want) }
+	reduceRun := func(items []project.Item, _ project.Dict) scanUnit { return reduce(items, want) }
 	ordered, diags, err := project.ProjectRuns(ctx, c.proj, b.Documents, true, document, reduceRun)
 	if err != nil {
 		return nil, err

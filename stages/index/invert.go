@@ -73,12 +73,14 @@ func NewSegment(items []project.Item) Segment { return NewSegmentWhere(items, ni
 // of a base but needs the few terms it was asked. keep is asked of every
 // occurrence of a term it has not accepted.
 func NewSegmentWhere(items []project.Item, keep func(term string) bool) Segment {
-	return newSegment(items, keep, true)
+	return newSegment(items, keep, nil, true)
 }
 
 // newSegment is NewSegmentWhere; own makes the rows own their strings,
-// which a segment whose rows are spilled at once need not.
-func newSegment(items []project.Item, keep func(term string) bool, own bool) Segment {
+// which a segment whose rows are spilled at once need not. dict, when
+// not nil, is the dictionary that numbered the items' terms: the terms
+// are then counted by their numbers, unless one is not dict's.
+func newSegment(items []project.Item, keep func(term string) bool, dict project.Dict, own bool) Segment {
 	var seg Segment
 	inv := inversions.Get().(*inversion)
 	defer inv.release()
@@ -101,40 +103,28 @@ func newSegment(items []project.Item, keep func(term string) bool, own bool) Seg
 	for i, f := range seg.Fields {
 		local[f] = uint16(i)
 	}
-	termID := inv.termID
-	terms, counts, seq := inv.terms[:0], inv.counts[:0], slices.Grow(inv.seq[:0], total)
-	for i := range items {
-		for _, f := range items[i].Fields {
-			for _, t := range f.Terms {
-				id, ok := termID[t.Term]
-				if !ok {
-					if keep != nil && !keep(t.Term) {
-						seq = append(seq, dropped)
-						continue
-					}
-					id = int32(len(terms))
-					termID[t.Term] = id
-					terms = append(terms, t.Term)
-					counts = append(counts, 0)
-				}
-				counts[id]++
-				seq = append(seq, id)
-			}
-		}
+	var terms []string
+	var counts, seq []int32
+	if keep == nil && dict != nil {
+		terms, counts, seq = inv.numbered(items, dict)
 	}
-	inv.terms, inv.counts, inv.seq = terms, counts, seq
+	if terms == nil {
+		terms, counts, seq = inv.number(items, keep, total)
+	}
 	// Each term's slot in the one postings array is placed in dictionary
 	// order, so that a term's postings are found from one offset; the
 	// terms are copied into one string.
 	order := inv.order[:0]
-	for i := range terms {
-		order = append(order, int32(i))
+	for i, n := range counts {
+		if n > 0 {
+			order = append(order, int32(i))
+		}
 	}
 	inv.order = order
 	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(terms[a], terms[b]) })
 	size := 0
-	for _, t := range terms {
-		size += len(t)
+	for _, id := range order {
+		size += len(terms[id])
 	}
 	var words strings.Builder
 	words.Grow(size)
@@ -165,8 +155,11 @@ func newSegment(items []project.Item, keep func(term string) bool, own bool) Seg
 			}
 			fo := local[f.Name]
 			for _, t := range f.Terms {
-				id := seq[k]
-				k++
+				id := t.ID
+				if seq != nil {
+					id = seq[k]
+					k++
+				}
 				if id == dropped {
 					continue
 				}
@@ -180,6 +173,57 @@ func newSegment(items []project.Item, keep func(term string) bool, own bool) Seg
 		ownRows(seg.Rows)
 	}
 	return seg
+}
+
+// number numbers the distinct terms of items in the order they are met,
+// keeping only those keep accepts (all when keep is nil), and counts each
+// one's postings; seq holds each posting's term number in item and field
+// order, dropped for a term not kept.
+func (inv *inversion) number(items []project.Item, keep func(term string) bool, total int) (terms []string, counts, seq []int32) {
+	termID := inv.termID
+	terms, counts, seq = inv.terms[:0], inv.counts[:0], slices.Grow(inv.seq[:0], total)
+	for i := range items {
+		for _, f := range items[i].Fields {
+			for _, t := range f.Terms {
+				id, ok := termID[t.Term]
+				if !ok {
+					if keep != nil && !keep(t.Term) {
+						seq = append(seq, dropped)
+						continue
+					}
+					id = int32(len(terms))
+					termID[t.Term] = id
+					terms = append(terms, t.Term)
+					counts = append(counts, 0)
+				}
+				counts[id]++
+				seq = append(seq, id)
+			}
+		}
+	}
+	inv.terms, inv.counts, inv.seq = terms, counts, seq
+	return terms, counts, seq
+}
+
+// numbered counts each term's postings by the number dict gave it, the
+// terms being dict (those of no posting have a count of 0); it returns
+// nil terms when a term is not the one dict numbers so, which number
+// then does over.
+func (inv *inversion) numbered(items []project.Item, dict project.Dict) (terms []string, counts, seq []int32) {
+	counts = slices.Grow(inv.counts[:0], len(dict))[:len(dict)]
+	clear(counts)
+	inv.counts = counts
+	for i := range items {
+		for _, f := range items[i].Fields {
+			for _, t := range f.Terms {
+				if t.ID < 0 || int(t.ID) >= len(dict) || dict[t.ID] != t.Term {
+					return nil, nil, nil
+				}
+				counts[t.ID]++
+			}
+		}
+	}
+	return dict, counts, nil
 }
 
 // inversion is newSegment's working memory: the maps and slices a run's

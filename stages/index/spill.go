@@ -189,8 +189,8 @@ type spilledRows struct {
 // NewSpilledSegment inverts items (sorted by URI) as NewSegment does and
 // writes its postings and rows to sc at once, keeping only their
 // placings: what a build holds of each run of items until the merge.
-func NewSpilledSegment(items []project.Item, sc *artifacts.Scratch, cfg model.Config) (Segment, error) {
-	seg := newSegment(items, nil, false)
+func NewSpilledSegment(items []project.Item, terms project.Dict, sc *artifacts.Scratch, cfg model.Config) (Segment, error) {
+	seg := newSegment(items, nil, terms, false)
 	if err := seg.Spill(sc); err != nil {
 		return Segment{}, err
 	}

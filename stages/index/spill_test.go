@@ -55,7 +55,7 @@ func TestSpilledSegmentsMergeAsInMemory(t *testing.T) {
 					continue
 				}
 				if rows {
-					seg, err := NewSpilledSegment(items[cuts[i]:cuts[i+1]], sc, loaded.Base.Config)
+					seg, err := NewSpilledSegment(items[cuts[i]:cuts[i+1]], nil, sc, loaded.Base.Config)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -84,7 +84,7 @@ func TestSpilledSegmentsOutOfOrder(t *testing.T) {
 	items, loaded := demoItems(t)
 	sc := (*artifacts.Spool)(nil).Scratch(artifacts.PostingsPath)
 	spilled := func(from, to int) Segment {
-		seg, err := NewSpilledSegment(items[from:to], sc, loaded.Base.Config)
+		seg, err := NewSpilledSegment(items[from:to], nil, sc, loaded.Base.Config)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,7 +101,7 @@ func TestSpilledSegmentsOutOfOrder(t *testing.T) {
 	}
 	backwards := slices.Clone(items[:5])
 	slices.Reverse(backwards)
-	if _, err := NewSpilledSegment(backwards, sc, loaded.Base.Config); err == nil || !strings.Contains(err.Error(), "out of URI order") {
+	if _, err := NewSpilledSegment(backwards, nil, sc, loaded.Base.Config); err == nil || !strings.Contains(err.Error(), "out of URI order") {
 		t.Errorf("a run out of order spilled: %v", err)
 	}
 }
@@ -111,7 +111,7 @@ func TestSpilledSegmentsOutOfOrder(t *testing.T) {
 func TestDamagedRowsAreAnError(t *testing.T) {
 	items, loaded := demoItems(t)
 	sc := (*artifacts.Spool)(nil).Scratch(artifacts.PostingsPath)
-	seg, err := NewSpilledSegment(items, sc, loaded.Base.Config)
+	seg, err := NewSpilledSegment(items, nil, sc, loaded.Base.Config)
 	if err != nil {
 		t.Fatal(err)
 	}

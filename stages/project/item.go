@@ -81,7 +81,8 @@ type Field struct {
 	// Words is the field's length in word tokens (all of them, short ones
 	// included), the n of the length normalisation.
 	Words int
-	// Terms are the indexed terms with their frequency, sorted by term:
+	// Terms are the indexed terms with their frequency, each once, in the
+	// order they first occur:
 	// words of lex.MinPlainRunes or more, identifier tokens, and the exact
 	// identifiers the field holds (lex.ExactTerm: ids, titles, slugs, aliases,
 	// relation values with their identity and suffix forms).
@@ -91,8 +92,18 @@ type Field struct {
 // TermFreq is a term and how often it occurs in one field.
 type TermFreq struct {
 	Term string
-	N    int
+	N    int32
+	// ID numbers the term in the dictionary of the tokenizer that made
+	// it (see Dict), so that a run's inversion need not look each term
+	// up again.
+	ID int32
 }
+
+// Dict is a tokenizer's term dictionary: Dict[t.ID] == t.Term for the
+// TermFreq it made since its last reset (ProjectRuns resets it after each
+// run it reduces). A reader checks that equality before it trusts an ID:
+// a tokenizer whose dictionary reached maxDictTerms starts it again.
+type Dict []string
 
 // Relation is one relation value and the field that holds it.
 type Relation struct {
@@ -132,8 +143,44 @@ type tokenizer struct {
 	// record after record.
 	forms map[string][]string
 	exact map[string]string // value → its exact term, "" when it has none
-	// counts is countByMap's scratch, empty between calls.
-	counts map[string]int
+	// dict numbers the terms met since the last reset, terms lists them
+	// by number; ids, at and marks are count's scratch, the last two by
+	// term number.
+	dict      map[string]int32
+	terms     Dict
+	ids       []int32
+	at, marks []int32
+	mark      int32
+}
+
+// maxDictTerms bounds a tokenizer's dictionary between resets: a
+// projector that no run reduces (a query's, item by item) starts it again
+// before a field would take it past the bound.
+const maxDictTerms = 1 << 17
+
+// resetDict forgets the terms numbered so far.
+func (tk *tokenizer) resetDict() {
+	clear(tk.dict)
+	clear(tk.terms)
+	tk.terms = tk.terms[:0]
+}
+
+// termID numbers t in the dictionary.
+func (tk *tokenizer) termID(t string) int32 {
+	if id, ok := tk.dict[t]; ok {
+		return id
+	}
+	if tk.dict == nil {
+		tk.dict = map[string]int32{}
+	}
+	id := int32(len(tk.terms))
+	tk.dict[t] = id
+	tk.terms = append(tk.terms, t)
+	if len(tk.marks) < len(tk.terms) {
+		tk.marks = append(tk.marks, 0)
+		tk.at = append(tk.at, 0)
+	}
+	return id
 }
 
 // exactTerm is lex.ExactTerm(v) when a query term could equal it (it is not
@@ -237,60 +284,44 @@ func (tk *tokenizer) field(name string, values []string, exact ...string) Field 
 	for _, v := range values {
 		lex.Tokens(v, word, ident)
 	}
-	if len(terms) > countBySort {
-		f.Terms = tk.countByMap(terms)
-	} else {
-		f.Terms = tk.countBySort(terms)
-	}
+	f.Terms = tk.count(terms)
 	clear(terms)
 	tk.scratch = terms[:0]
 	return f
 }
 
-// countBySort is the threshold in term occurrences above which a field's
-// frequencies are counted in a map and only its distinct terms sorted:
-// a long body repeats its words, and sorting every occurrence cost 12% of
-// the PEPs base's cold build.
-const countBySort = 64
-
-// countBySort counts the frequencies of terms by sorting them.
-func (tk *tokenizer) countBySort(terms []string) []TermFreq {
-	slices.Sort(terms)
-	n := 0
-	for i := 0; i < len(terms); n++ {
-		j := i + 1
-		for j < len(terms) && terms[j] == terms[i] {
-			j++
-		}
-		i = j
+// count numbers the terms and counts how often each occurs, in the order
+// they first occur: each term's first place in the field is noted by its
+// number, so that no term is compared with another.
+func (tk *tokenizer) count(terms []string) []TermFreq {
+	if len(tk.terms)+len(terms) > maxDictTerms {
+		tk.resetDict() // before the field, so that its numbers hold
 	}
-	out := tk.carve(n)
-	for i := 0; i < len(terms); {
-		j := i + 1
-		for j < len(terms) && terms[j] == terms[i] {
-			j++
-		}
-		out = append(out, TermFreq{Term: terms[i], N: j - i})
-		i = j
+	ids := tk.ids[:0]
+	tk.mark++
+	if tk.mark <= 0 { // wrapped: every old mark is stale
+		clear(tk.marks)
+		tk.mark = 1
 	}
-	return out
-}
-
-// countByMap counts the frequencies of terms in a map, then sorts the
-// distinct terms.
-func (tk *tokenizer) countByMap(terms []string) []TermFreq {
-	if tk.counts == nil {
-		tk.counts = map[string]int{}
-	}
+	n := int32(0)
 	for _, t := range terms {
-		tk.counts[t]++
+		id := tk.termID(t)
+		if tk.marks[id] != tk.mark {
+			tk.marks[id], tk.at[id] = tk.mark, n
+			n++
+		}
+		ids = append(ids, id)
 	}
-	out := tk.carve(len(tk.counts))
-	for t, n := range tk.counts {
-		out = append(out, TermFreq{Term: t, N: n})
+	tk.ids = ids
+	out := tk.carve(int(n))[:n]
+	clear(out)
+	for k, id := range ids {
+		e := &out[tk.at[id]]
+		if e.N == 0 {
+			*e = TermFreq{Term: terms[k], ID: id}
+		}
+		e.N++
 	}
-	clear(tk.counts)
-	slices.SortFunc(out, func(a, b TermFreq) int { return strings.Compare(a.Term, b.Term) })
 	return out
 }
 

@@ -48,7 +48,7 @@ func Run(ctx context.Context, in Input) (Output, error) {
 	document := func(_ int, d model.Document, s *Scratch, ds *diag.List, _ func([]Item)) []Item {
 		return p.Document(d, s, ds, in.TermsOnly)
 	}
-	keep := func(items []Item) []Item { return items }
+	keep := func(items []Item, _ Dict) []Item { return items }
 	runs, diags, err := ProjectRuns(ctx, p, in.Base.Documents, in.TermsOnly, document, keep)
 	if err != nil {
 		return Output{}, err

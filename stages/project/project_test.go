@@ -121,6 +121,7 @@ func fieldTerms(t *testing.T, it Item, field string, exact bool) []string {
 		}
 		out = append(out, s)
 	}
+	slices.Sort(out) // a field lists its terms as they first occur
 	return out
 }
 
@@ -137,6 +138,7 @@ func termNames(t *testing.T, it Item, field string) []string {
 			out = append(out, tf.Term)
 		}
 	}
+	slices.Sort(out)
 	return out
 }
 

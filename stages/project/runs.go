@@ -23,9 +23,10 @@ import (
 // and after the last, to be reduced on their own (DocumentRuns).
 // termsOnly applies to pages. A document listed but not read yet (with
 // Bytes and no records: see load.Scanned.DeferDocuments) weighs in its
-// batch by its bytes; project reads it.
+// batch by its bytes; project reads it. reduce is given the dictionary
+// that numbered its items' terms (see Dict).
 func ProjectRuns[U any](ctx context.Context, p *Projector, docs []model.Document, termsOnly bool,
-	project func(i int, d model.Document, s *Scratch, ds *diag.List, alone func([]Item)) []Item, reduce func(items []Item) U) ([]U, []diag.Diagnostic, error) {
+	project func(i int, d model.Document, s *Scratch, ds *diag.List, alone func([]Item)) []Item, reduce func(items []Item, terms Dict) U) ([]U, []diag.Diagnostic, error) {
 	type run struct {
 		first string
 		value U
@@ -41,7 +42,10 @@ func ProjectRuns[U any](ctx context.Context, p *Projector, docs []model.Document
 			for b := range next {
 				// A fresh slice per batch: a reducer may keep the items.
 				var items []Item
-				flush := func() {
+				flush := func(reset bool) {
+					if reset {
+						defer s.tk.resetDict()
+					}
 					if len(items) == 0 {
 						return
 					}
@@ -51,23 +55,25 @@ func ProjectRuns[U any](ctx context.Context, p *Projector, docs []model.Document
 					if !slices.IsSortedFunc(items, compareURI) {
 						slices.SortStableFunc(items, compareURI)
 					}
-					runs[b] = append(runs[b], run{items[0].URI, reduce(items)})
+					runs[b] = append(runs[b], run{items[0].URI, reduce(items, s.tk.terms)})
 					items = nil
 				}
 				// A run reduced alone follows the items gathered so far,
 				// which are reduced first: a run's items must not span
-				// another's.
+				// another's. Both were numbered by one dictionary, which
+				// starts again once neither needs it.
 				alone := func(r []Item) {
-					flush()
+					flush(false)
 					if len(r) > 0 {
-						runs[b] = append(runs[b], run{r[0].URI, reduce(r)})
+						runs[b] = append(runs[b], run{r[0].URI, reduce(r, s.tk.terms)})
 					}
+					s.tk.resetDict()
 				}
 				for _, i := range batches[b] {
 					got := project(i, docs[i], &s, &lists[i], alone)
 					items = append(items, got...)
 				}
-				flush()
+				flush(true)
 			}
 		})
 	}
@@ -99,13 +105,13 @@ func ProjectRuns[U any](ctx context.Context, p *Projector, docs []model.Document
 			n++
 		}
 		if n > 0 {
-			out = append(out, reduce(pages[:n]))
+			out = append(out, reduce(pages[:n], s.tk.terms))
 			pages = pages[n:]
 		}
 		out = append(out, r.value)
 	}
 	if len(pages) > 0 {
-		out = append(out, reduce(pages))
+		out = append(out, reduce(pages, s.tk.terms))
 	}
 	return out, ds.Sorted(), nil
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/cairn-kb/cairn/stages/lib/diag"
 	"github.com/cairn-kb/cairn/stages/lib/model"
@@ -50,7 +51,8 @@ func TestDocumentRunsIsDocumentCut(t *testing.T) {
 				t.Errorf("run size %d: run %d is out of URI order", size, i)
 			}
 		}
-		if diff := cmp.Diff(whole, slices.Concat(runs...)); diff != "" {
+		// A term's number is the tokenizer's, which starts again per run.
+		if diff := cmp.Diff(whole, slices.Concat(runs...), cmpopts.IgnoreFields(TermFreq{}, "ID")); diff != "" {
 			t.Errorf("run size %d: items differ from Document's (-want +got):\n%s", size, diff)
 		}
 		if diff := cmp.Diff(want.Sorted(), got.Sorted()); diff != "" {

@@ -1,0 +1,52 @@
+package index
+
+import (
+	"context"
+	"reflect"
+	"slices"
+	"sync/atomic"
+	"testing"
+
+	"github.com/cairn-kb/cairn/stages/lib/diag"
+	"github.com/cairn-kb/cairn/stages/lib/model"
+	"github.com/cairn-kb/cairn/stages/project"
+)
+
+// TestNumberedTermsInvertAsNamed: a run's segment counted by the numbers
+// its tokenizer gave the terms is the one counted by name, and a
+// dictionary that does not number the terms so is caught and not used.
+func TestNumberedTermsInvertAsNamed(t *testing.T) {
+	_, loaded := demoItems(t)
+	p := project.NewProjector(loaded.Base)
+	document := func(_ int, d model.Document, s *project.Scratch, ds *diag.List, _ func([]project.Item)) []project.Item {
+		return p.Document(d, s, ds, true)
+	}
+	var runs atomic.Int32 // reduce runs on every core
+	reduce := func(items []project.Item, dict project.Dict) bool {
+		runs.Add(1)
+		inv := inversions.Get().(*inversion)
+		numbered, _, _ := inv.numbered(items, dict)
+		inv.release()
+		if numbered == nil {
+			t.Errorf("run of %s: its terms are not those its dictionary numbers", items[0].URI)
+		}
+		named := newSegment(items, nil, nil, true)
+		if got := newSegment(items, nil, dict, true); !reflect.DeepEqual(got, named) {
+			t.Errorf("run of %s: the segment counted by number differs from the one counted by name", items[0].URI)
+		}
+		if len(dict) > 1 {
+			wrong := slices.Clone(dict)
+			wrong[0], wrong[1] = wrong[1], wrong[0]
+			if got := newSegment(items, nil, wrong, true); !reflect.DeepEqual(got, named) {
+				t.Errorf("run of %s: a dictionary with two terms swapped changed the segment", items[0].URI)
+			}
+		}
+		return true
+	}
+	if _, _, err := project.ProjectRuns(context.Background(), p, loaded.Base.Documents, true, document, reduce); err != nil {
+		t.Fatal(err)
+	}
+	if n := runs.Load(); n < 2 {
+		t.Fatalf("%d runs; the demo base has records and pages", n)
+	}
+}
