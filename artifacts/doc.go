@@ -97,15 +97,21 @@
 // in postings.tsv, each with the LF before it, which proves the range
 // starts a line.
 //
-// edges.tsv — the graph by source: one line per source node, sorted by
-// node, listing its outgoing edges sorted by kind then destination:
+// edges.tsv — the graph by source, records' edges left out: one line per
+// page and alias with edges, sorted by node, listing its outgoing edges
+// sorted by kind then destination:
 //
 //	<src> TAB <kind>=<dst> TAB <kind>=<dst> ...
 //
-// src is an item URI, or an alias for same-as edges; kind is rel:<field>,
-// tag, link, same-as or supersedes (a kind never holds "="); dst is an
-// entity URI, an https URL, a base-relative path (with #anchor) or
-// tag:<name>. An edge's time is its source item's time in docs.tsv.
+// src is a page's path, or an alias for same-as edges; kind is
+// rel:<field>, tag, link, same-as or supersedes (a kind never holds "=");
+// dst is an entity URI, an https URL, a base-relative path (with #anchor)
+// or tag:<name>. An edge's time is its source item's time in docs.tsv. A
+// record's edges are a function of its span and its document's fields map
+// (the record projected again, as a query does to show it), so they are
+// not stored by source: a reader wanting them projects the record, and
+// joins the line an alias of the same name may have. edges.dst.tsv holds
+// every edge, the records' too.
 //
 // edges.dst.tsv — the same edges by destination: one line per destination
 // node, sorted by node, listing its inbound edges newest source first (then

@@ -111,10 +111,10 @@ func TestDocsRoundTrip(t *testing.T) {
 
 func TestDocsEmptyTable(t *testing.T) {
 	docs, key := encodeDocs(t, nil, 0)
-	if want := "#cairn docs v3\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tlengths\tdigest\tspan\turlkey\ttitle\n"; string(docs) != want {
+	if want := "#cairn docs v4\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tlengths\tdigest\tspan\turlkey\ttitle\n"; string(docs) != want {
 		t.Errorf("docs.tsv = %q, want %q", docs, want)
 	}
-	if want := "#cairn docs.key v3 width 128" + strings.Repeat(" ", 99) + "\n"; string(key) != want {
+	if want := "#cairn docs.key v4 width 128" + strings.Repeat(" ", 99) + "\n"; string(key) != want {
 		t.Errorf("docs.key = %q, want %q", key, want)
 	}
 	rows, err := DecodeDocs(docs)
@@ -141,14 +141,14 @@ func TestDocsExactBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "#cairn docs v3\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tlengths\tdigest\tspan\turlkey\ttitle\n" +
+	want := "#cairn docs v4\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tlengths\tdigest\tspan\turlkey\ttitle\n" +
 		"events/2026-11-02/github.json#HAR-142\tevents\tgithub\t2026-11-02\t2026-11-02T09:14:00Z\t-\tcreated,shared\t0:3,2:12\t0123456789abcdef\t312+148\t-\tFix the build\n" +
 		"wiki/café.md\twiki\twiki\t-\t-\t..2027-01-01\t-\t-\t-\t-\t00000000000000aa\t-\n"
 	if string(docs) != want {
 		t.Errorf("docs.tsv:\n got %q\nwant %q", docs, want)
 	}
 	// The offsets are the encoder's (86 and 237), whatever the keys said.
-	wantKey := "#cairn docs.key v3 width 130" + strings.Repeat(" ", 101) + "\n" +
+	wantKey := "#cairn docs.key v4 width 130" + strings.Repeat(" ", 101) + "\n" +
 		"000000000056\t00000000\t2026-11-02\t00000000\t0000000e\t1c01\t00000000\tfedcba9876543210\t--------\tdeadbeef\t00000001\t0123456789abcdef\t204\n" +
 		"0000000000ed\t00000001\t----------\t00000001\t00000000\t2100\t--------\t0000000000000000\t00000001\t00000000\tffffffff\t0000000000000000\t0v0\n"
 	if string(key) != wantKey {

@@ -134,11 +134,11 @@ func TestWrongHeaders(t *testing.T) {
 }
 
 func TestBadRows(t *testing.T) {
-	fieldsHdr := "#cairn fields v3\tname\tweight\n"
-	termsHdr := "#cairn terms v3\tterm\tdf\toffset\tlength\n"
-	postHdr := "#cairn postings v3\tpostings\n"
-	edgesHdr := "#cairn edges v3\tsrc\tkind=dst...\n"
-	docsHdr := "#cairn docs v3\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tlengths\tdigest\tspan\turlkey\ttitle\n"
+	fieldsHdr := "#cairn fields v4\tname\tweight\n"
+	termsHdr := "#cairn terms v4\tterm\tdf\toffset\tlength\n"
+	postHdr := "#cairn postings v4\tpostings\n"
+	edgesHdr := "#cairn edges v4\tsrc\tkind=dst...\n"
+	docsHdr := "#cairn docs v4\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tlengths\tdigest\tspan\turlkey\ttitle\n"
 	fields := func(b []byte) error { _, err := DecodeFields(b); return err }
 	terms := func(b []byte) error { _, err := DecodeTerms(b); return err }
 	post := func(b []byte) error { _, err := decodePostingLines(b); return err }

@@ -64,14 +64,14 @@ func TestPostingsExactBytes(t *testing.T) {
 		{Term: "lonely"},
 	})
 	// A posting names its field when it differs from the one before it.
-	wantPost := "#cairn postings v3\tpostings\n" +
+	wantPost := "#cairn postings v4\tpostings\n" +
 		"0:2 0:3 7:2\n" +
 		"1:0x4 2:1 0:2x2 6 3x3\n" +
 		"\n"
 	if string(post) != wantPost {
 		t.Errorf("postings.tsv:\n got %q\nwant %q", post, wantPost)
 	}
-	wantDict := "#cairn terms v3\tterm\tdf\toffset\tlength\n" +
+	wantDict := "#cairn terms v4\tterm\tdf\toffset\tlength\n" +
 		"=marc@x.test\t2\t28\t12\n" +
 		"arm64\t4\t40\t22\n" +
 		"lonely\t0\t62\t1\n"

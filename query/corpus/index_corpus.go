@@ -232,9 +232,34 @@ func (c *IndexCorpus) PostingsContaining(sub string) ([]artifacts.TermPostings, 
 	return out, nil
 }
 
+// Outgoing is node's line of edges.tsv and, when node is a record, its
+// own links, which that table leaves out: the record is projected from
+// its span, as a scan projects it, and its links joined with the line (an
+// alias of the same name may have one).
 func (c *IndexCorpus) Outgoing(node string) ([]artifacts.Link, error) {
 	links, _, err := c.Tables.Outgoing(node)
-	return links, err
+	if err != nil {
+		return nil, err
+	}
+	ord, found, err := c.Tables.Search(node)
+	if err != nil || !found {
+		return links, err
+	}
+	row, err := c.Row(ord)
+	if err != nil || row.SpanOff < 0 {
+		return links, err
+	}
+	it, err := c.Item(ord, row)
+	if err != nil {
+		return nil, err
+	}
+	own := it.Edges()
+	if len(links) == 0 {
+		return own, nil
+	}
+	joined := append(own, links...)
+	slices.SortFunc(joined, project.CompareLinks)
+	return slices.Compact(joined), nil
 }
 
 func (c *IndexCorpus) Incoming(node string, limit int) ([]artifacts.Link, error) {

@@ -230,7 +230,7 @@ func overlayChanges(ctx context.Context, r *tables.Reader, loaded load.Output, c
 	for u, items := range units {
 		for k := range items {
 			n := graph.NodeOf(&items[k])
-			if len(n.Links) > 0 {
+			if len(n.Links) > 0 && !n.Record { // a record's, IndexCorpus projects
 				o.out[n.URI] = n.Links
 			}
 			for _, link := range n.Links {

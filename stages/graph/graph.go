@@ -1,8 +1,10 @@
 // Package graph is the build stage that writes the edge tables: the edges
 // from relation fields, page relations, tags, Markdown links, supersedes
-// and identity aliases, as one line per source node in edges.tsv and one
-// line per destination node in edges.dst.tsv, so that one hop either way
-// is one binary search.
+// and identity aliases, as one line per destination node in edges.dst.tsv
+// and one line per source node in edges.tsv, so that one hop either way
+// is one binary search. A record's own edges are left out of edges.tsv:
+// they are a function of its span, which a query projects again (Node's
+// Record).
 //
 // In: one node per item, in URI order (NodeOf makes a node from a
 // projected item, so the build can let items go early), and the
@@ -45,11 +47,14 @@ type Node struct {
 	URI   string
 	At    string
 	Links []artifacts.Link
+	// Record says the node is a record's: edges.tsv has no line of its
+	// links, which its span gives (project.Item.Edges).
+	Record bool
 }
 
 // NodeOf makes the graph node of a projected item.
 func NodeOf(it *project.Item) Node {
-	return Node{URI: it.URI, At: cmp.Or(it.Time, it.Date), Links: it.Edges()}
+	return Node{URI: it.URI, At: cmp.Or(it.Time, it.Date), Links: it.Edges(), Record: it.SpanOff >= 0}
 }
 
 // Output holds the edge tables.
@@ -80,7 +85,7 @@ type Tables struct {
 // edges. Only the edges by destination, as numbers, are held.
 func Run(ctx context.Context, in Input) (Output, error) {
 	w := artifacts.NewAdjacencyWriter(in.Spool, artifacts.EdgesPath, 0)
-	byDst, edges, err := tables(ctx, in, w.Row)
+	byDst, edges, err := tables(ctx, in, w.Row, false)
 	if err != nil {
 		w.Finish()
 		return Output{}, err
@@ -107,7 +112,7 @@ func NewTables(ctx context.Context, in Input) (Tables, error) {
 	var out Tables
 	byDst, edges, err := tables(ctx, in, func(node string, links []artifacts.Link) {
 		out.BySrc = append(out.BySrc, artifacts.Adjacency{Node: node, Links: links})
-	})
+	}, true)
 	if err != nil {
 		return Tables{}, err
 	}
@@ -121,8 +126,11 @@ func NewTables(ctx context.Context, in Input) (Tables, error) {
 // tables gives each row by source to src, in node order, as it reads the
 // nodes, and collects the edges by destination; it counts the edges. The
 // links given to src are the node's own when it is in memory, and may be
-// read only during the call when it was spilled.
-func tables(ctx context.Context, in Input, src func(node string, links []artifacts.Link)) (*inboundTable, int, error) {
+// read only during the call when it was spilled. A record's links reach
+// src only when records is set (a scan's tables, which have no spans to
+// read them from); otherwise its row holds only what an alias of the same
+// name adds.
+func tables(ctx context.Context, in Input, src func(node string, links []artifacts.Link), records bool) (*inboundTable, int, error) {
 	t := newInboundTable()
 	// Identity aliases: alias → canonical. Aliases are not items, so their
 	// rows go between the items' by name, and join an item's of the same
@@ -152,7 +160,9 @@ func tables(ctx context.Context, in Input, src func(node string, links []artifac
 			links = slices.Compact(joined)
 			aliasRows = aliasRows[1:]
 		}
-		src(node, links)
+		if len(links) > 0 {
+			src(node, links)
+		}
 	}
 	err := in.eachNode(ctx, func(ord int32, n *Node) {
 		if len(n.Links) == 0 {
@@ -163,7 +173,11 @@ func tables(ctx context.Context, in Input, src func(node string, links []artifac
 			t.add(l.Node, l.Kind, ord, "")
 		}
 		edges += len(n.Links)
-		row(n.URI, n.Links)
+		if n.Record && !records {
+			row(n.URI, nil)
+		} else {
+			row(n.URI, n.Links)
+		}
 	})
 	if err != nil {
 		return nil, 0, err

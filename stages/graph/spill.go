@@ -14,7 +14,7 @@ import (
 // item's node until the graph is made. Each node is written as
 //
 //	uvarint length, then bytes: its URI, then its stamp
-//	uvarint how many links, then for each
+//	uvarint twice how many links, plus 1 for a record's node; then for each
 //	uvarint length, then bytes: its kind, then its destination
 //
 // and the run is read back whole, one run at a time.
@@ -45,7 +45,11 @@ func SpillNodes(sc *artifacts.Scratch, nodes []Node) (NodeRun, error) {
 		n := &nodes[i]
 		str(n.URI)
 		str(n.At)
-		b = binary.AppendUvarint(b, uint64(len(n.Links)))
+		count := uint64(len(n.Links)) << 1
+		if n.Record {
+			count |= 1
+		}
+		b = binary.AppendUvarint(b, count)
 		for _, l := range n.Links {
 			str(l.Kind)
 			str(l.Node)
@@ -95,6 +99,7 @@ func (r NodeRun) each(f func(n *Node)) error {
 	for range r.nodes {
 		n.URI, n.At = str(), str()
 		links := num()
+		n.Record, links = links&1 == 1, links>>1
 		n.Links = n.Links[:0]
 		for range links {
 			if bad {

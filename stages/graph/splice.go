@@ -58,7 +58,9 @@ func Splice(ctx context.Context, in SpliceInput) (Output, error) {
 		if len(n.Links) == 0 {
 			continue
 		}
-		fresh = append(fresh, artifacts.Adjacency{Node: n.URI, Links: n.Links})
+		if !n.Record {
+			fresh = append(fresh, artifacts.Adjacency{Node: n.URI, Links: n.Links})
+		}
 		ord := int(in.Ords[i])
 		ref := artifacts.ItemRef + strconv.Itoa(ord)
 		for _, l := range n.Links {
@@ -83,13 +85,13 @@ func Splice(ctx context.Context, in SpliceInput) (Output, error) {
 	if len(in.Gone) == 0 {
 		keep = nil // every old line stays
 	}
-	edges, err := mergeLines(w, in.Edges, newLines, keep)
-	src, err := w.Finish(cmp.Or(err, ctx.Err()))
+	src, err := w.Finish(cmp.Or(mergeLines(w, in.Edges, newLines, keep), ctx.Err()))
 	if err != nil {
 		return Output{}, err
 	}
 	wd := in.Spool.Create(artifacts.EdgesDstPath, len(in.EdgesDst)+len(byDst)*64)
-	dst, err := wd.Finish(spliceDst(wd, in, byDst))
+	edges, err := spliceDst(wd, in, byDst)
+	dst, err := wd.Finish(err)
 	if err != nil {
 		return Output{}, err
 	}
@@ -101,21 +103,16 @@ func Splice(ctx context.Context, in SpliceInput) (Output, error) {
 // keep says so, and an added line replaces an old one of the same node
 // only when that node left (keep false); otherwise the splice cannot be
 // made. A nil keep keeps every old line: the added lines are then placed
-// by binary search and the old ones copied in runs between them. It
-// returns how many edges it wrote.
-func mergeLines(out *artifacts.Output, old, added []byte, keep func(node []byte) (bool, error)) (int, error) {
+// by binary search and the old ones copied in runs between them.
+func mergeLines(out *artifacts.Output, old, added []byte, keep func(node []byte) (bool, error)) error {
 	h := bytes.IndexByte(old, '\n') + 1
 	if h == 0 || !bytes.Equal(old[:h], added[:bytes.IndexByte(added, '\n')+1]) {
-		return 0, &artifacts.CorruptError{Path: artifacts.EdgesPath, Line: 1, Msg: "header is not this version's"}
+		return &artifacts.CorruptError{Path: artifacts.EdgesPath, Line: 1, Msg: "header is not this version's"}
 	}
-	edges := 0
-	write := func(b []byte) {
-		out.Write(b)
-		edges += bytes.Count(b, []byte{'\t'})
-	}
+	write := func(b []byte) { out.Write(b) }
 	body, b := old[h:], added[h:]
 	if len(body) > 0 && body[len(body)-1] != '\n' {
-		return 0, &artifacts.CorruptError{Path: artifacts.EdgesPath, Msg: "the last line has no LF; the file is truncated"}
+		return &artifacts.CorruptError{Path: artifacts.EdgesPath, Msg: "the last line has no LF; the file is truncated"}
 	}
 	out.Write(old[:h])
 	node := func(line []byte) []byte {
@@ -130,14 +127,14 @@ func mergeLines(out *artifacts.Output, old, added []byte, keep func(node []byte)
 			lb := line(b)
 			at := artifacts.FirstRow(body, node(lb))
 			if at < len(body) && bytes.Equal(node(line(body[at:])), node(lb)) {
-				return 0, ErrNoSplice // a node that stays has a new line
+				return ErrNoSplice // a node that stays has a new line
 			}
 			write(body[:at])
 			write(lb)
 			body, b = body[at:], b[len(lb):]
 		}
 		write(body)
-		return edges, nil
+		return nil
 	}
 	run := 0 // body[:run] are old lines kept and not yet written
 	flush := func() {
@@ -155,7 +152,7 @@ func mergeLines(out *artifacts.Output, old, added []byte, keep func(node []byte)
 		if la != nil && (lb == nil || bytes.Compare(node(la), node(lb)) < 0) {
 			ok, err := keep(node(la))
 			if err != nil {
-				return 0, err
+				return err
 			}
 			if ok {
 				run += len(la)
@@ -169,7 +166,7 @@ func mergeLines(out *artifacts.Output, old, added []byte, keep func(node []byte)
 		if la != nil && bytes.Equal(node(la), node(lb)) {
 			// The old line of a replaced item, now written again.
 			if ok, err := keep(node(la)); ok || err != nil {
-				return 0, cmp.Or(err, ErrNoSplice)
+				return cmp.Or(err, ErrNoSplice)
 			}
 			body = body[len(la):]
 		}
@@ -177,17 +174,18 @@ func mergeLines(out *artifacts.Output, old, added []byte, keep func(node []byte)
 		b = b[len(lb):]
 	}
 	flush()
-	return edges, nil
+	return nil
 }
 
 // spliceDst writes into w every destination's inbound edges renumbered,
-// those of items that left dropped and the new ones merged in. A line
-// that gains no edge is rewritten in its bytes; only the lines that gain
-// one are decoded. Each line is made in out, then written.
-func spliceDst(w *artifacts.Output, in SpliceInput, byDst map[string][]inbound) error {
+// those of items that left dropped and the new ones merged in, and
+// returns how many it wrote: every edge of the graph, once. A line that
+// gains no edge is rewritten in its bytes; only the lines that gain one
+// are decoded. Each line is made in out, then written.
+func spliceDst(w *artifacts.Output, in SpliceInput, byDst map[string][]inbound) (int, error) {
 	h := bytes.IndexByte(in.EdgesDst, '\n') + 1
 	if h == 0 {
-		return &artifacts.CorruptError{Path: artifacts.EdgesDstPath, Line: 1, Msg: "no header"}
+		return 0, &artifacts.CorruptError{Path: artifacts.EdgesDstPath, Line: 1, Msg: "no header"}
 	}
 	header, body := in.EdgesDst[:h], in.EdgesDst[h:]
 	fresh := slices.Sorted(maps.Keys(byDst))
@@ -200,22 +198,27 @@ func spliceDst(w *artifacts.Output, in SpliceInput, byDst map[string][]inbound) 
 		return err
 	}
 	var marks []int
-	for n := 2; len(body) > 0; n++ {
+	edges := 0
+	flush := func() {
 		w.Write(out)
+		edges += bytes.Count(out, []byte{'\t'}) // a TAB before each edge
 		out = out[:0]
+	}
+	for n := 2; len(body) > 0; n++ {
+		flush()
 		end := bytes.IndexByte(body, '\n')
 		if end < 0 {
-			return &artifacts.CorruptError{Path: artifacts.EdgesDstPath, Line: n, Msg: "row does not end with LF"}
+			return 0, &artifacts.CorruptError{Path: artifacts.EdgesDstPath, Line: n, Msg: "row does not end with LF"}
 		}
 		line := body[:end]
 		body = body[end+1:]
 		node, links, ok := bytes.Cut(line, []byte{'\t'})
 		if !ok {
-			return &artifacts.CorruptError{Path: artifacts.EdgesDstPath, Line: n, Msg: "row is not node TAB kind=node..."}
+			return 0, &artifacts.CorruptError{Path: artifacts.EdgesDstPath, Line: n, Msg: "row is not node TAB kind=node..."}
 		}
 		for len(fresh) > 0 && fresh[0] < string(node) {
 			if err := newRow(fresh[0]); err != nil {
-				return err
+				return 0, err
 			}
 			fresh = fresh[1:]
 		}
@@ -232,7 +235,7 @@ func spliceDst(w *artifacts.Output, in SpliceInput, byDst map[string][]inbound) 
 			links = rest
 			kind, src, ok := bytes.Cut(link, []byte{'='})
 			if !ok {
-				return &artifacts.CorruptError{Path: artifacts.EdgesDstPath, Line: n, Msg: fmt.Sprintf("link %q is not kind=node", link)}
+				return 0, &artifacts.CorruptError{Path: artifacts.EdgesDstPath, Line: n, Msg: fmt.Sprintf("link %q is not kind=node", link)}
 			}
 			ref, item := bytes.CutPrefix(src, []byte(artifacts.ItemRef))
 			if !item {
@@ -243,7 +246,7 @@ func spliceDst(w *artifacts.Output, in SpliceInput, byDst map[string][]inbound) 
 			}
 			o, err := strconv.Atoi(string(ref))
 			if err != nil {
-				return &artifacts.CorruptError{Path: artifacts.EdgesDstPath, Line: n, Msg: fmt.Sprintf("source %q is not #ordinal", src)}
+				return 0, &artifacts.CorruptError{Path: artifacts.EdgesDstPath, Line: n, Msg: fmt.Sprintf("source %q is not #ordinal", src)}
 			}
 			to, ok := in.Renumber(int32(o))
 			if !ok {
@@ -266,11 +269,11 @@ func spliceDst(w *artifacts.Output, in SpliceInput, byDst map[string][]inbound) 
 	}
 	for _, d := range fresh {
 		if err := newRow(d); err != nil {
-			return err
+			return 0, err
 		}
 	}
-	w.Write(out)
-	return nil
+	flush()
+	return edges, nil
 }
 
 // insertInbound puts a destination's new inbound edges among its kept

@@ -313,8 +313,7 @@ func (tk *tokenizer) count(terms []string) []TermFreq {
 		ids = append(ids, id)
 	}
 	tk.ids = ids
-	out := tk.carve(int(n))[:n]
-	clear(out)
+	out := tk.carve(int(n))[:n] // carved from a new chunk: zero
 	for k, id := range ids {
 		e := &out[tk.at[id]]
 		if e.N == 0 {

@@ -89,31 +89,28 @@ func (g *previousGraph) readWhole(read func(string) ([]byte, error)) error {
 	if err != nil {
 		return err
 	}
-	if g.edgesDst, err = read(artifacts.EdgesDstPath); err != nil {
+	if err := g.readDst(read); err != nil {
 		return err
 	}
 	g.edges, g.near = edges, edges
 	return nil
 }
 
-// count is how many edges edges.tsv holds: one a TAB after the header.
-func (g *previousGraph) count() (int, error) {
-	if g.edges != nil {
-		return bytes.Count(g.edges[bytes.IndexByte(g.edges, '\n')+1:], []byte{'\t'}), nil
+// readDst reads edges.dst.tsv whole, if it is not yet: the one table
+// that holds every edge, a record's among them.
+func (g *previousGraph) readDst(read func(string) ([]byte, error)) error {
+	if g.edgesDst != nil {
+		return nil
 	}
-	r := io.NewSectionReader(g.at, int64(len(g.rows.Header())), g.size)
-	buf := make([]byte, 256<<10)
-	n := 0
-	for {
-		m, err := r.Read(buf)
-		n += bytes.Count(buf[:m], []byte{'\t'})
-		if err == io.EOF {
-			return n, nil
-		}
-		if err != nil {
-			return 0, ErrWhole
-		}
-	}
+	var err error
+	g.edgesDst, err = read(artifacts.EdgesDstPath)
+	return err
+}
+
+// count is how many edges the graph holds: edges.dst.tsv has each once,
+// a TAB before it.
+func (g *previousGraph) count() int {
+	return bytes.Count(g.edgesDst[bytes.IndexByte(g.edgesDst, '\n')+1:], []byte{'\t'})
 }
 
 func (g *previousGraph) close() {

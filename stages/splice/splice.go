@@ -16,11 +16,13 @@ package splice
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/cairn-kb/cairn/artifacts"
@@ -180,17 +182,17 @@ func Run(ctx context.Context, in Input) (out Output, err error) {
 			nodes, ords = append(nodes, n), append(ords, o)
 		}
 	}
-	if idx.Unmoved && sameLinks(g.near, nodes) {
+	if err := g.readDst(read); err != nil {
+		return out, err
+	}
+	if idx.Unmoved && sameLinks(g.near, g.edgesDst, nodes, ords) {
 		// The graph is a function of the items' URIs, stamps and links,
 		// and of the identities: none changed, so neither did it.
 		out.Index = append(idx.Files, artifacts.File{Path: artifacts.BodiesPath, Data: artifacts.EncodeBodies(index.BodyRows(base.Bodies))})
 		if g.edges != nil {
 			out.Graph = []artifacts.File{{Path: artifacts.EdgesPath, Data: g.edges}, {Path: artifacts.EdgesDstPath, Data: g.edgesDst}}
 		}
-		out.GraphSame, out.Items = true, idx.Items
-		if out.Edges, err = g.count(); err != nil {
-			return out, err
-		}
+		out.GraphSame, out.Items, out.Edges = true, idx.Items, g.count()
 		return out, nil
 	}
 	if err := g.readWhole(read); err != nil {
@@ -214,10 +216,26 @@ func Run(ctx context.Context, in Input) (out Output, err error) {
 	return out, nil
 }
 
-// sameLinks reports whether every node links where the previous
-// edges.tsv says its URI linked: a node without links has no line there.
-func sameLinks(edges []byte, nodes []graph.Node) bool {
-	for _, n := range nodes {
+// sameLinks reports whether every node links where the previous tables
+// say its URI linked, its ordinal (ords) being the one it had: a page's
+// (or an alias's) line of edges.tsv, where a node without links has
+// none; a record's links, which edges.tsv leaves out, as edges.dst.tsv
+// (edgesDst) lists them by their source's ordinal.
+func sameLinks(edges, edgesDst []byte, nodes []graph.Node, ords []int32) bool {
+	type edge struct {
+		ord       int32
+		dst, kind string
+	}
+	var now []edge
+	records := map[int32]bool{}
+	for i, n := range nodes {
+		if n.Record {
+			records[ords[i]] = true
+			for _, l := range n.Links {
+				now = append(now, edge{ords[i], l.Node, l.Kind})
+			}
+			continue
+		}
 		line, found := lineOf(edges, n.URI)
 		if !found {
 			if len(n.Links) > 0 {
@@ -230,7 +248,41 @@ func sameLinks(edges []byte, nodes []graph.Node) bool {
 			return false
 		}
 	}
-	return true
+	if len(records) == 0 {
+		return true
+	}
+	var was []edge
+	rows := edgesDst[bytes.IndexByte(edgesDst, '\n')+1:]
+	for len(rows) > 0 {
+		end := bytes.IndexByte(rows, '\n')
+		if end < 0 {
+			return false // a last line cut short: the tables are rewritten
+		}
+		dst, links, _ := bytes.Cut(rows[:end], []byte{'\t'})
+		rows = rows[end+1:]
+		for len(links) > 0 {
+			var link []byte
+			link, links, _ = bytes.Cut(links, []byte{'\t'})
+			kind, src, _ := bytes.Cut(link, []byte{'='})
+			ref, item := bytes.CutPrefix(src, []byte(artifacts.ItemRef))
+			if !item {
+				continue
+			}
+			o, err := strconv.ParseInt(string(ref), 10, 32)
+			if err != nil {
+				return false
+			}
+			if records[int32(o)] {
+				was = append(was, edge{int32(o), string(dst), string(kind)})
+			}
+		}
+	}
+	order := func(a, b edge) int {
+		return cmp.Or(cmp.Compare(a.ord, b.ord), strings.Compare(a.dst, b.dst), strings.Compare(a.kind, b.kind))
+	}
+	slices.SortFunc(now, order)
+	slices.SortFunc(was, order)
+	return slices.Equal(now, was)
 }
 
 // lineOf finds, by binary search over the lines of a table sorted by its
