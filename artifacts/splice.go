@@ -17,14 +17,14 @@ type DocLine struct {
 }
 
 // ScanDocs splits a whole docs.tsv into its rows without decoding them.
-// The strings share one copy of data.
-func ScanDocs(data []byte) ([]DocLine, error) {
-	body, err := splitHeader(DocsPath, data, docsHeader)
-	if err != nil {
-		return nil, err
+// The strings share data.
+func ScanDocs(data string) ([]DocLine, error) {
+	i := strings.IndexByte(data, '\n')
+	if i < 0 || data[:i+1] != docsHeader {
+		return nil, &CorruptError{Path: DocsPath, Line: 1, Msg: fmt.Sprintf("header is not %q", strings.TrimSuffix(docsHeader, "\n"))}
 	}
-	text := string(body)
-	out := make([]DocLine, 0, bytes.Count(body, []byte{'\n'}))
+	text := data[i+1:]
+	out := make([]DocLine, 0, strings.Count(text, "\n"))
 	var cols [12]string
 	for n := 2; len(text) > 0; n++ {
 		end := strings.IndexByte(text, '\n')

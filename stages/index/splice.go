@@ -17,7 +17,9 @@ import (
 
 // Previous is the index a build wrote, read back.
 type Previous struct {
-	Docs, Key, Fields, Terms, Postings, Documents []byte
+	// Docs is a string: its rows are kept as strings that share it.
+	Docs                                    string
+	Key, Fields, Terms, Postings, Documents []byte
 }
 
 // SpliceInput is the previous index and the units of the corpus that

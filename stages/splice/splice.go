@@ -20,10 +20,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/cespare/xxhash/v2"
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages/graph"
@@ -115,10 +118,13 @@ func Run(ctx context.Context, in Input) (out Output, err error) {
 		}
 		return data, nil
 	}
+	if prev.Docs, err = readString(in, artifacts.DocsPath); err != nil {
+		return out, err
+	}
 	for _, f := range []struct {
 		path string
 		to   *[]byte
-	}{{artifacts.DocsPath, &prev.Docs}, {artifacts.DocsKeyPath, &prev.Key}, {artifacts.FieldsPath, &prev.Fields},
+	}{{artifacts.DocsKeyPath, &prev.Key}, {artifacts.FieldsPath, &prev.Fields},
 		{artifacts.TermsPath, &prev.Terms}, {artifacts.PostingsPath, &prev.Postings}, {artifacts.DocumentsPath, &prev.Documents}} {
 		if *f.to, err = read(f.path); err != nil {
 			return out, err
@@ -214,6 +220,31 @@ func Run(ctx context.Context, in Input) (out Output, err error) {
 	out.Index = append(idx.Files, artifacts.File{Path: artifacts.BodiesPath, Data: artifacts.EncodeBodies(index.BodyRows(base.Bodies))})
 	out.Graph, out.Items, out.Edges = gr.Files, idx.Items, gr.Edges
 	return out, nil
+}
+
+// readString reads an artifact whole into a string, checked against the
+// manifest as read checks the others: docs.tsv, whose rows the splice
+// keeps as strings, is read so instead of read and then copied.
+func readString(in Input, path string) (string, error) {
+	f, err := in.FS.Open(path)
+	if err != nil {
+		return "", ErrWhole
+	}
+	defer f.Close()
+	var b strings.Builder
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		b.Grow(int(st.Size()))
+	}
+	if _, err := io.Copy(&b, f); err != nil {
+		return "", ErrWhole
+	}
+	data := b.String()
+	if in.Written != nil {
+		if st, ok := in.Written.Output(path); !ok || st.Bytes != int64(len(data)) || st.XXHash != artifacts.HashSum(xxhash.Sum64String(data)) {
+			return "", ErrWhole // a build replaced it: the caller starts again
+		}
+	}
+	return data, nil
 }
 
 // sameLinks reports whether every node links where the previous tables
