@@ -39,6 +39,9 @@ type Doc struct {
 
 var docsHeader = header(docsName, "uri", "kind", "source", "date", "time", "valid", "flags", "lengths", "digest", "span", "urlkey", "title")
 
+// DocRowSize is about how many bytes d's row takes.
+func DocRowSize(d *Doc) int { return docRowSize(d) }
+
 // docRowSize is about how many bytes d's row takes.
 func docRowSize(d *Doc) int {
 	return len(d.URI) + len(d.Source) + len(d.Title) + 116 + 8*len(d.Lengths) + 12*len(d.Flags)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/cairn-kb/cairn/artifacts"
 )
@@ -66,15 +67,13 @@ func SpillNodes(sc *artifacts.Scratch, nodes []Node) (NodeRun, error) {
 // and its links are f's only during the call; its strings share one
 // block, which a string kept longer must not hold (see intern).
 func (r NodeRun) each(f func(n *Node)) error {
-	var buf []byte
-	if r.at.Length > 0 {
-		buf = make([]byte, r.at.Length)
-		if _, err := io.ReadFull(r.scratch.Section(r.at), buf); err != nil {
-			return fmt.Errorf("graph: reading back a run of nodes: %w", err)
-		}
+	// Read into the string its nodes' strings share, not read and copied.
+	var b strings.Builder
+	b.Grow(int(r.at.Length))
+	if n, err := io.Copy(&b, r.scratch.Section(r.at)); err != nil || n != r.at.Length {
+		return fmt.Errorf("graph: reading back a run of nodes: %d of %d bytes: %v", n, r.at.Length, err)
 	}
-	text := string(buf)
-	rest := text
+	rest := b.String()
 	bad := false
 	num := func() int {
 		v, k := binary.Uvarint([]byte(rest[:min(len(rest), binary.MaxVarintLen64)]))

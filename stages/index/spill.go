@@ -200,16 +200,21 @@ func NewSpilledSegment(items []project.Item, terms project.Dict, sc *artifacts.S
 	return seg, nil
 }
 
+// spilledKeyBytes is at most what a spilled row adds to its docs.tsv
+// row for its key: two lengths, four uvarints, 20 fixed bytes.
+const spilledKeyBytes = 2*binary.MaxVarintLen32 + 4*binary.MaxVarintLen32 + 20
+
 // spillRows writes the segment's rows to sc and lets go of them.
 func (s *Segment) spillRows(sc *artifacts.Scratch, cfg model.Config) error {
-	var out []byte
 	placings := make([]project.Placing, len(s.Rows))
 	var arena strings.Builder
-	size := 0
+	size, rows := 0, 0
 	for i := range s.Rows {
 		p := project.PlacingOf(&s.Rows[i])
 		size += len(p.Source) + len(p.Title) + len(p.URLKey) + len(p.Stamp)
+		rows += artifacts.DocRowSize(&s.Rows[i]) + 8*len(s.Rows[i].Lengths) + spilledKeyBytes
 	}
+	out := make([]byte, 0, rows) // the run's rows, made in one buffer sized once
 	arena.Grow(size)
 	keep := func(v string) string {
 		from := arena.Len()
