@@ -7,8 +7,10 @@ import (
 	"io/fs"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cairn-kb/cairn/stages/lib/diag"
 	"github.com/cairn-kb/cairn/stages/lib/fieldpath"
@@ -85,8 +87,10 @@ func (r *docReader) eachMember(i int, fn func(key string, keyOff, start, end int
 	for i < len(r.s) && r.s[i] != '}' {
 		keyOff := i
 		_, kend, _ := fieldpath.SkipValue(r.s, i)
-		var key string
-		json.Unmarshal([]byte(r.s[i:kend]), &key)
+		key := plainString(r.s[i:kend])
+		if key == "" {
+			json.Unmarshal([]byte(r.s[i:kend]), &key)
+		}
 		i = r.space(kend) + 1 // past ':'
 		start, end, _ := fieldpath.SkipValue(r.s, i)
 		if !fn(key, keyOff, start, end) {
@@ -229,8 +233,44 @@ func (r *docReader) envelope(doc *model.Document) bool {
 	return true
 }
 
+// plainString is the JSON string s when it needs no decoding (it holds no
+// escape, control character or invalid UTF-8), else "": most keys and
+// values of an envelope, which a JSON decoder would read through
+// reflection. The result shares s; a value kept past the document's
+// text is cloned.
+func plainString(s string) string {
+	if len(s) < 3 || s[0] != '"' || s[len(s)-1] != '"' {
+		return ""
+	}
+	ascii := true
+	for i := 1; i < len(s)-1; i++ {
+		switch c := s[i]; {
+		case c == '\\' || c == '"' || c < 0x20:
+			return ""
+		case c >= utf8.RuneSelf:
+			ascii = false
+		}
+	}
+	if !ascii && !utf8.ValidString(s) {
+		return "" // the decoder reads each bad byte as U+FFFD
+	}
+	return s[1 : len(s)-1]
+}
+
 // value decodes one envelope value, reporting a type mismatch at off.
 func (r *docReader) value(off int, val []byte, v any) bool {
+	switch v := v.(type) {
+	case *string:
+		if s := plainString(string(val)); s != "" { // string(val) is a copy
+			*v = s
+			return true
+		}
+	case *int:
+		if n, err := strconv.Atoi(string(val)); err == nil && val[0] != '+' {
+			*v = n
+			return true
+		}
+	}
 	d := json.NewDecoder(bytes.NewReader(val))
 	d.UseNumber()
 	if err := d.Decode(v); err != nil {
@@ -299,7 +339,7 @@ func (r *docReader) schema(i int, doc *model.Document) {
 		if doc.Schema == nil {
 			doc.Schema = map[string]model.FieldSpec{}
 		}
-		doc.Schema[key] = spec
+		doc.Schema[strings.Clone(key)] = spec // the key shares the document's text
 		return true
 	})
 }
@@ -327,7 +367,9 @@ func (r *docReader) fields(i int, doc *model.Document) {
 		}
 		var paths []string
 		var one string
-		if err := json.Unmarshal(raw, &one); err == nil {
+		if one = plainString(string(raw)); one != "" {
+			paths = []string{one} // string(raw) is a copy of its own
+		} else if err := json.Unmarshal(raw, &one); err == nil {
 			paths = []string{one}
 		} else if err := json.Unmarshal(raw, &paths); err != nil || len(paths) == 0 {
 			r.errorf(start, "bad-field-path", "field %q maps to %s; map it to a path string like \".title\" or a non-empty list of them", key, raw)
@@ -338,7 +380,7 @@ func (r *docReader) fields(i int, doc *model.Document) {
 				r.errorf(start, "bad-field-path", "field %q path %q: %v", key, p, err)
 			}
 		}
-		doc.Fields = append(doc.Fields, model.FieldMap{Field: key, Paths: paths})
+		doc.Fields = append(doc.Fields, model.FieldMap{Field: strings.Clone(key), Paths: paths})
 		return true
 	})
 }
@@ -369,7 +411,7 @@ func (r *docReader) walk(i int) (members []member, end int, ok bool) {
 			return nil, 0, false
 		}
 		m := member{keyOff: i}
-		if json.Unmarshal([]byte(r.s[i:kend]), &m.key) != nil {
+		if m.key = plainString(r.s[i:kend]); m.key == "" && json.Unmarshal([]byte(r.s[i:kend]), &m.key) != nil {
 			return nil, 0, false
 		}
 		if i = r.space(kend); i >= len(r.s) || r.s[i] != ':' {

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -544,6 +545,27 @@ func TestWalkIsTheValidatingScan(t *testing.T) {
 		}
 		if _, _, ok := r.walk(r.space(0)); ok {
 			t.Errorf("walk accepted broken %q", doc)
+		}
+	}
+}
+
+// TestPlainStringIsTheDecoders: a JSON string plainString takes is what
+// the JSON decoder makes of it; the rest it leaves to the decoder.
+func TestPlainStringIsTheDecoders(t *testing.T) {
+	for _, s := range []string{`"git"`, `"2026-11-02"`, `"café"`, `"日本"`, `""`, `"a\"b"`, `"a\\b"`, `"\u00e9"`,
+		"\"bad \xff byte\"", "\"tab\there\"", `"a/b"`, `7`, `null`, `"x`, `x"`, `["x"]`} {
+		got := plainString(s)
+		if got == "" {
+			continue
+		}
+		var want string
+		if err := json.Unmarshal([]byte(s), &want); err != nil || got != want {
+			t.Errorf("plainString(%q) = %q; the decoder gives %q (%v)", s, got, want, err)
+		}
+	}
+	for _, s := range []string{`"a\"b"`, `"\u00e9"`, "\"bad \xff byte\"", "\"tab\there\"", `7`, `""`} {
+		if got := plainString(s); got != "" {
+			t.Errorf("plainString(%q) = %q; it needs the decoder", s, got)
 		}
 	}
 }
