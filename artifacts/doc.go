@@ -25,7 +25,6 @@
 //	time     RFC 3339 UTC or -
 //	valid    <valid_from>..<valid_until> (either side may be empty) or -
 //	flags    comma-separated sorted policy and status flags, or -
-//	lengths  comma-separated <field ordinal>:<word tokens>, by field ordinal
 //	digest   16 hex digits: xxhash64 of the item's projected semantics
 //	span     <byte offset>+<byte length> of the record inside its document, or -
 //	urlkey   16 hex digits: xxhash64 of the item's url field value, or -
@@ -60,8 +59,11 @@
 //	ownuri    8 hex: the same of the URI
 //	digest    16 hex: the row's digest
 //	norms     one character per field of fields.tsv, by ordinal: 0 when the
-//	          item has no words in the field, else ⌊log2 n⌋+1 for its n
-//	          words, written 1-9a-v; - for a base without fields
+//	          item has no words in the field, else the length class of its
+//	          n words (NormOf: half an octave wide, 1 to 31), written
+//	          1-9a-v; - for a base without fields. An item's word counts
+//	          are stored only so: ranking reads them as classes, and
+//	          whether an item has a field is whether its class is not 0.
 //
 // Columns are separated by TAB, and every line ends with LF.
 //

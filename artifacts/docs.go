@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 )
@@ -26,10 +25,13 @@ type Doc struct {
 	ValidFrom  string
 	ValidUntil string
 	Flags      []string // sorted
-	Lengths    []FieldLen
-	Digest     string
-	SpanOff    int64 // -1 when the item is not a record
-	SpanLen    int64
+	// Lengths are the item's words per field, as the build counts them.
+	// docs.tsv does not hold them: docs.key's norms hold their length
+	// classes, all a reader needs (a row decoded from docs.tsv has none).
+	Lengths []FieldLen
+	Digest  string
+	SpanOff int64 // -1 when the item is not a record
+	SpanLen int64
 	// URLKey is the xxhash of the item's external URL (its url field), so
 	// representations of one URL from different sources can be grouped.
 	URLKey string
@@ -37,14 +39,17 @@ type Doc struct {
 	Title string
 }
 
-var docsHeader = header(docsName, "uri", "kind", "source", "date", "time", "valid", "flags", "lengths", "digest", "span", "urlkey", "title")
+var docsHeader = header(docsName, "uri", "kind", "source", "date", "time", "valid", "flags", "digest", "span", "urlkey", "title")
+
+// docsColumns is how many columns a docs.tsv row has.
+const docsColumns = 11
 
 // DocRowSize is about how many bytes d's row takes.
 func DocRowSize(d *Doc) int { return docRowSize(d) }
 
 // docRowSize is about how many bytes d's row takes.
 func docRowSize(d *Doc) int {
-	return len(d.URI) + len(d.Source) + len(d.Title) + 116 + 8*len(d.Lengths) + 12*len(d.Flags)
+	return len(d.URI) + len(d.Source) + len(d.Title) + 116 + 12*len(d.Flags)
 }
 
 // textWriter is where a row is written: a buffer, or an Output.
@@ -56,14 +61,7 @@ type textWriter interface {
 
 // writeDocRow writes d's docs.tsv row, its LF included.
 func writeDocRow(b textWriter, d *Doc) {
-	writeDocHead(b, d)
-	writeDocLengths(b, d.Lengths)
-	writeDocTail(b, d)
-}
-
-// writeDocHead writes a row's columns before its lengths, each with the
-// tab that ends it.
-func writeDocHead(b textWriter, d *Doc) {
+	var num [20]byte
 	b.WriteString(CleanCell(d.URI))
 	b.WriteByte('\t')
 	b.WriteString(dash(d.Kind))
@@ -82,29 +80,6 @@ func writeDocHead(b textWriter, d *Doc) {
 	b.WriteByte('\t')
 	b.WriteString(dash(strings.Join(d.Flags, ",")))
 	b.WriteByte('\t')
-}
-
-// writeDocLengths writes a row's lengths column.
-func writeDocLengths(b textWriter, lengths []FieldLen) {
-	if len(lengths) == 0 {
-		b.WriteByte('-')
-	}
-	var num [20]byte
-	for i, l := range lengths {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.Write(strconv.AppendInt(num[:0], int64(l.Field), 10))
-		b.WriteByte(':')
-		b.Write(strconv.AppendInt(num[:0], int64(l.N), 10))
-	}
-}
-
-// writeDocTail writes a row's columns after its lengths, from the tab
-// that starts them to the line's end.
-func writeDocTail(b textWriter, d *Doc) {
-	var num [20]byte
-	b.WriteByte('\t')
 	b.WriteString(dash(d.Digest))
 	b.WriteByte('\t')
 	if d.SpanOff < 0 {
@@ -121,16 +96,12 @@ func writeDocTail(b textWriter, d *Doc) {
 	b.WriteByte('\n')
 }
 
-// AppendDocParts appends d's docs.tsv row to b in two parts, the columns
-// before its lengths and those after, so that a build can keep a row
-// whose field ordinals are not known yet and write it later with them
-// (DocsWriter.RowParts). It returns b and where the second part starts.
-func AppendDocParts(b []byte, d *Doc) ([]byte, int) {
+// AppendDocRow appends d's docs.tsv row, its LF included, to b: a build
+// keeps a run's rows so until it writes them (DocsWriter.RowBytes).
+func AppendDocRow(b []byte, d *Doc) []byte {
 	w := bytes.NewBuffer(b)
-	writeDocHead(w, d)
-	mid := w.Len()
-	writeDocTail(w, d)
-	return w.Bytes(), mid
+	writeDocRow(w, d)
+	return w.Bytes()
 }
 
 // DecodeDocs parses a whole docs.tsv.
@@ -147,21 +118,19 @@ func DecodeDocRow(n int, line []byte) (Doc, error) {
 
 // DocDecoder parses docs.tsv rows for a reader that decodes many: the
 // strings of a row share storage, equal flag lists share one slice, the
-// kinds, sources and days that repeat from row to row are kept once, and
-// field lengths are carved from one growing block, so that thousands of
-// rows cost a few allocations. The zero value is ready to use; rows it
-// returns must not be changed.
+// kinds, sources and days that repeat from row to row are kept once, so
+// that thousands of rows cost a few allocations. The zero value is ready
+// to use; rows it returns must not be changed.
 type DocDecoder struct {
-	flags   map[string][]string
-	common  map[string]string // kinds, sources and days
-	lengths []FieldLen
-	arena   strings.Builder // where DecodeCopy keeps rows
+	flags  map[string][]string
+	common map[string]string // kinds, sources and days
+	arena  strings.Builder   // where DecodeCopy keeps rows
 }
 
 // DecodeCopy is Decode of a row held in a buffer the caller reuses. The
 // row is decoded from a copy that is let go at once, and only the strings
 // the Doc keeps are kept, in blocks the decoder allocates, a few for many
-// rows: the lengths, flags and span columns, once decoded, need no copy.
+// rows: the flags and span columns, once decoded, need no copy.
 // (Decoding the buffer in place through unsafe measured no faster: an
 // indexed query of the 100k benchmark base, paired, 1.02x and 0.98x CPU.)
 func (dd *DocDecoder) DecodeCopy(n int, line []byte) (Doc, error) {
@@ -213,15 +182,15 @@ func (dd *DocDecoder) common1(s string) string {
 func (dd *DocDecoder) Decode(n int, line string) (Doc, error) {
 	// The columns are cut into a fixed array: a query decodes a row per
 	// candidate, and a slice per row is measurable there.
-	if got := strings.Count(line, "\t") + 1; got != 12 {
-		return Doc{}, &CorruptError{Path: DocsPath, Line: n, Msg: fmt.Sprintf("row has %d columns, want 12", got)}
+	if got := strings.Count(line, "\t") + 1; got != docsColumns {
+		return Doc{}, &CorruptError{Path: DocsPath, Line: n, Msg: fmt.Sprintf("row has %d columns, want %d", got, docsColumns)}
 	}
-	var cols [12]string
+	var cols [docsColumns]string
 	rest := line
 	for i := range len(cols) - 1 {
 		cols[i], rest, _ = strings.Cut(rest, "\t")
 	}
-	cols[11] = rest
+	cols[len(cols)-1] = rest
 	for i, c := range cols {
 		if c == "" {
 			return Doc{}, &CorruptError{Path: DocsPath, Line: n, Msg: fmt.Sprintf("column %d is empty; empty values are written as -", i+1)}
@@ -233,10 +202,10 @@ func (dd *DocDecoder) Decode(n int, line string) (Doc, error) {
 		Source:  undash(cols[2]),
 		Date:    undash(cols[3]),
 		Time:    undash(cols[4]),
-		Digest:  undash(cols[8]),
+		Digest:  undash(cols[7]),
 		SpanOff: -1,
-		URLKey:  undash(cols[10]),
-		Title:   undash(cols[11]),
+		URLKey:  undash(cols[9]),
+		Title:   undash(cols[10]),
 	}
 	if v := cols[5]; v != "-" {
 		from, until, ok := strings.Cut(v, "..")
@@ -256,28 +225,7 @@ func (dd *DocDecoder) Decode(n int, line string) (Doc, error) {
 		}
 		d.Flags = flags[:len(flags):len(flags)]
 	}
-	if v := cols[7]; v != "-" {
-		start := len(dd.lengths)
-		if need := strings.Count(v, ",") + 1; cap(dd.lengths)-start < need {
-			// A new block, twice the last one: a decoder used for one row
-			// allocates that row's lengths, one used for thousands a few
-			// blocks.
-			dd.lengths = make([]FieldLen, 0, max(need, min(2*cap(dd.lengths), 1<<14)))
-			start = 0
-		}
-		for p := range strings.SplitSeq(v, ",") {
-			f, c, ok := strings.Cut(p, ":")
-			fi, err1 := strconv.Atoi(f)
-			ci, err2 := strconv.Atoi(c)
-			if !ok || err1 != nil || err2 != nil || fi < 0 || ci < 0 || fi > math.MaxInt32 || ci > math.MaxInt32 {
-				return d, &CorruptError{Path: DocsPath, Line: n, Msg: fmt.Sprintf("field length %q is not field:count", p)}
-			}
-			dd.lengths = append(dd.lengths, FieldLen{Field: int32(fi), N: int32(ci)})
-		}
-		end := len(dd.lengths)
-		d.Lengths = dd.lengths[start:end:end]
-	}
-	if v := cols[9]; v != "-" {
+	if v := cols[8]; v != "-" {
 		o, l, ok := strings.Cut(v, "+")
 		off, err1 := strconv.ParseInt(o, 10, 64)
 		ln, err2 := strconv.ParseInt(l, 10, 64)

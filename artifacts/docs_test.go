@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // sampleDocs are realistic docs.tsv rows, sorted by URI: records with spans,
@@ -91,16 +92,32 @@ func encodeDocs(t testing.TB, rows []Doc, fields int) (docs, key []byte) {
 	return docs, key
 }
 
+// noLengths compares rows as docs.tsv holds them: without their lengths,
+// which docs.key's norms stand for.
+var noLengths = cmpopts.IgnoreFields(Doc{}, "Lengths")
+
 func TestDocsRoundTrip(t *testing.T) {
-	docs, key := encodeDocs(t, sampleDocs, sampleFieldCount)
+	keys := keysOf(sampleDocs, sampleFieldCount)
+	docs, key, err := EncodeDocs(sampleDocs, keys, sampleFieldCount)
+	if err != nil {
+		t.Fatal(err)
+	}
 	got, err := DecodeDocs(docs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(sampleDocs, got); diff != "" {
+	if diff := cmp.Diff(sampleDocs, got, noLengths); diff != "" {
 		t.Errorf("DecodeDocs(EncodeDocs(x)) differs (-want +got):\n%s", diff)
 	}
-	docs2, key2 := encodeDocs(t, got, sampleFieldCount)
+	for _, d := range got {
+		if d.Lengths != nil {
+			t.Errorf("%s: decoded lengths %v; docs.tsv holds none", d.URI, d.Lengths)
+		}
+	}
+	docs2, key2, err := EncodeDocs(got, keys, sampleFieldCount)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if !bytes.Equal(docs, docs2) {
 		t.Errorf("EncodeDocs(DecodeDocs(b)) != b:\n%s\n---\n%s", docs, docs2)
 	}
@@ -111,7 +128,7 @@ func TestDocsRoundTrip(t *testing.T) {
 
 func TestDocsEmptyTable(t *testing.T) {
 	docs, key := encodeDocs(t, nil, 0)
-	if want := "#cairn docs v4\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tlengths\tdigest\tspan\turlkey\ttitle\n"; string(docs) != want {
+	if want := "#cairn docs v4\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tdigest\tspan\turlkey\ttitle\n"; string(docs) != want {
 		t.Errorf("docs.tsv = %q, want %q", docs, want)
 	}
 	if want := "#cairn docs.key v4 width 128" + strings.Repeat(" ", 99) + "\n"; string(key) != want {
@@ -141,16 +158,16 @@ func TestDocsExactBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "#cairn docs v4\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tlengths\tdigest\tspan\turlkey\ttitle\n" +
-		"events/2026-11-02/github.json#HAR-142\tevents\tgithub\t2026-11-02\t2026-11-02T09:14:00Z\t-\tcreated,shared\t0:3,2:12\t0123456789abcdef\t312+148\t-\tFix the build\n" +
-		"wiki/café.md\twiki\twiki\t-\t-\t..2027-01-01\t-\t-\t-\t-\t00000000000000aa\t-\n"
+	want := "#cairn docs v4\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tdigest\tspan\turlkey\ttitle\n" +
+		"events/2026-11-02/github.json#HAR-142\tevents\tgithub\t2026-11-02\t2026-11-02T09:14:00Z\t-\tcreated,shared\t0123456789abcdef\t312+148\t-\tFix the build\n" +
+		"wiki/café.md\twiki\twiki\t-\t-\t..2027-01-01\t-\t-\t-\t00000000000000aa\t-\n"
 	if string(docs) != want {
 		t.Errorf("docs.tsv:\n got %q\nwant %q", docs, want)
 	}
-	// The offsets are the encoder's (86 and 237), whatever the keys said.
+	// The offsets are the encoder's (78 and 220), whatever the keys said.
 	wantKey := "#cairn docs.key v4 width 130" + strings.Repeat(" ", 101) + "\n" +
-		"000000000056\t00000000\t2026-11-02\t00000000\t0000000e\t1c01\t00000000\tfedcba9876543210\t--------\tdeadbeef\t00000001\t0123456789abcdef\t204\n" +
-		"0000000000ed\t00000001\t----------\t00000001\t00000000\t2100\t--------\t0000000000000000\t00000001\t00000000\tffffffff\t0000000000000000\t0v0\n"
+		"00000000004e\t00000000\t2026-11-02\t00000000\t0000000e\t1c01\t00000000\tfedcba9876543210\t--------\tdeadbeef\t00000001\t0123456789abcdef\t204\n" +
+		"0000000000dc\t00000001\t----------\t00000001\t00000000\t2100\t--------\t0000000000000000\t00000001\t00000000\tffffffff\t0000000000000000\t0v0\n"
 	if string(key) != wantKey {
 		t.Errorf("docs.key:\n got %q\nwant %q", key, wantKey)
 	}
@@ -187,7 +204,7 @@ func TestDocsKeyFetchesEachRow(t *testing.T) {
 		if err != nil {
 			t.Fatalf("ordinal %d: %v", i, err)
 		}
-		if diff := cmp.Diff(want, got); diff != "" {
+		if diff := cmp.Diff(want, got, noLengths); diff != "" {
 			t.Errorf("ordinal %d (-want +got):\n%s", i, diff)
 		}
 		k, err := kd.Decode(i+2, line, sampleFieldCount)
@@ -203,26 +220,20 @@ func TestDocsKeyFetchesEachRow(t *testing.T) {
 }
 
 func TestDecodeDocRowErrors(t *testing.T) {
-	good := strings.Split("wiki/a.md\twiki\twiki\t-\t-\t-\t-\t0:1\t-\t-\t-\tA page", "\t")
+	good := strings.Split("wiki/a.md\twiki\twiki\t-\t-\t-\t-\t-\t-\t-\tA page", "\t")
 	with := func(col int, v string) string {
 		c := slices.Clone(good)
 		c[col] = v
 		return strings.Join(c, "\t")
 	}
 	cases := []struct{ name, row, msg string }{
-		{"eleven columns", strings.Join(good[:11], "\t"), "row has 11 columns, want 12"},
-		{"thirteen columns", strings.Join(append(slices.Clone(good), "x"), "\t"), "row has 13 columns, want 12"},
+		{"ten columns", strings.Join(good[:10], "\t"), "row has 10 columns, want 11"},
+		{"twelve columns (a lengths column)", with(7, "0:1\t-"), "row has 12 columns, want 11"},
 		{"validity without dots", with(5, "2026-01-01"), `validity "2026-01-01" is not from..until`},
-		{"length not a number", with(7, "0:x"), `field length "0:x" is not field:count`},
-		{"length without colon", with(7, "3"), `field length "3" is not field:count`},
-		{"negative length", with(7, "0:-2"), `field length "0:-2" is not field:count`},
-		{"negative field", with(7, "-1:2"), `field length "-1:2" is not field:count`},
-		{"count past 32 bits", with(7, "0:2147483648"), `field length "0:2147483648" is not field:count`},
-		{"empty length item", with(7, "0:1,"), `field length "" is not field:count`},
-		{"span not a number", with(9, "12+x"), `span "12+x" is not offset+length`},
-		{"span without plus", with(9, "12"), `span "12" is not offset+length`},
-		{"negative span", with(9, "-5+3"), `span "-5+3" is not offset+length`},
-		{"empty lengths cell", with(7, ""), `column 8 is empty; empty values are written as -`},
+		{"span not a number", with(8, "12+x"), `span "12+x" is not offset+length`},
+		{"span without plus", with(8, "12"), `span "12" is not offset+length`},
+		{"negative span", with(8, "-5+3"), `span "-5+3" is not offset+length`},
+		{"empty digest cell", with(7, ""), `column 8 is empty; empty values are written as -`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -241,7 +252,7 @@ func TestDecodeDocRowErrors(t *testing.T) {
 // TestDecodeDocRowRefusesEmptyCells: the encoder writes - for empty values, so
 // an empty cell is corruption.
 func TestDecodeDocRowRefusesEmptyCells(t *testing.T) {
-	row := "wiki/a.md\twiki\twiki\t-\t-\t-\t\t-\t-\t-\t-\tA"
+	row := "wiki/a.md\twiki\twiki\t-\t-\t-\t\t-\t-\t-\tA"
 	_, err := DecodeDocRow(2, []byte(row))
 	ce := asCorrupt(t, err, DocsPath)
 	if want := "column 7 is empty; empty values are written as -"; ce.Msg != want {
@@ -256,8 +267,8 @@ func FuzzDecodeDocRow(f *testing.F) {
 			f.Add(line)
 		}
 	}
-	// Twelve columns, so that the seeds reach the cell parsers.
-	f.Add([]byte("a\t-\t-\t-\t-\t..\t-\t-\t-\t-\t-\t-"))
+	// Eleven columns, so that the seeds reach the cell parsers.
+	f.Add([]byte("a\t-\t-\t-\t-\t..\t-\t-\t-\t-\t-"))
 	f.Add([]byte("a\tb\tc\td\te\tf..g..h\ti,,j\t+1:02\tk\t1++2\tu\tt"))
 	f.Add([]byte("\t\t\t\t\t\t\t\t\t\t\t"))
 	f.Fuzz(func(t *testing.T, line []byte) {
@@ -289,4 +300,27 @@ func FuzzDecodeDocRow(f *testing.F) {
 			t.Fatalf("second encoding %q differs from first %q", again, enc)
 		}
 	})
+}
+
+// TestKeyFieldsAreTheNonZeroNorms: what a splice reads of which fields a
+// kept item has, from its key line alone.
+func TestKeyFieldsAreTheNonZeroNorms(t *testing.T) {
+	keys := keysOf(sampleDocs, sampleFieldCount)
+	_, key, err := EncodeDocs(sampleDocs, keys, sampleFieldCount)
+	if err != nil {
+		t.Fatal(err)
+	}
+	width := KeyWidth(sampleFieldCount)
+	for i, k := range keys {
+		var want, got []int
+		for f, c := range k.Norms {
+			if c > 0 {
+				want = append(want, f)
+			}
+		}
+		KeyFields(key[(i+1)*width:(i+2)*width], sampleFieldCount, func(f int) { got = append(got, f) })
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: KeyFields %v, want %v", sampleDocs[i].URI, got, want)
+		}
+	}
 }

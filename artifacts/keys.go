@@ -208,21 +208,18 @@ func (w *DocsWriter) Row(d *Doc, k Key) {
 	w.writeKey(func() string { return d.URI }, &k)
 }
 
-// RowParts writes a row given as AppendDocParts cut it, row[:mid] and
-// row[mid:], with lengths between them, and its key k (whose offset it
-// sets).
-func (w *DocsWriter) RowParts(row []byte, mid int, lengths []FieldLen, k Key) {
+// RowBytes writes a row as AppendDocRow made it, and its key k (whose
+// offset it sets).
+func (w *DocsWriter) RowBytes(row []byte, k Key) {
 	if w.err != nil {
 		return
 	}
-	if mid < 0 || mid > len(row) {
-		w.err = fmt.Errorf("docs: a row cut at %d of its %d bytes", mid, len(row))
+	if len(row) == 0 || row[len(row)-1] != '\n' {
+		w.err = fmt.Errorf("docs: a row of %d bytes without its LF", len(row))
 		return
 	}
 	k.Offset = w.docs.Len()
-	w.docs.Write(row[:mid])
-	writeDocLengths(w.docs, lengths)
-	w.docs.Write(row[mid:])
+	w.docs.Write(row)
 	w.writeKey(func() string { uri, _, _ := bytes.Cut(row, []byte{'\t'}); return string(uri) }, &k)
 }
 

@@ -12,8 +12,8 @@ import (
 // the row's bytes, to copy, and the columns a docs.key's ranks and groups
 // are made from, as written (a dash is "").
 type DocLine struct {
-	Line                                            string // the row, LF included
-	URI, Source, Date, Time, Lengths, URLKey, Title string
+	Line                                   string // the row, LF included
+	URI, Source, Date, Time, URLKey, Title string
 }
 
 // ScanDocs splits a whole docs.tsv into its rows without decoding them.
@@ -25,7 +25,7 @@ func ScanDocs(data string) ([]DocLine, error) {
 	}
 	text := data[i+1:]
 	out := make([]DocLine, 0, strings.Count(text, "\n"))
-	var cols [12]string
+	var cols [docsColumns]string
 	for n := 2; len(text) > 0; n++ {
 		end := strings.IndexByte(text, '\n')
 		if end < 0 {
@@ -44,9 +44,9 @@ func ScanDocs(data string) ([]DocLine, error) {
 		if k != len(cols)-1 || strings.IndexByte(line, '\t') >= 0 || cols[0] == "" {
 			return nil, &CorruptError{Path: DocsPath, Line: n, Msg: fmt.Sprintf("row has not %d columns", len(cols))}
 		}
-		cols[11] = line
+		cols[len(cols)-1] = line
 		out = append(out, DocLine{Line: text[:end+1], URI: cols[0], Source: undash(cols[2]), Date: undash(cols[3]),
-			Time: undash(cols[4]), Lengths: undash(cols[7]), URLKey: undash(cols[10]), Title: undash(cols[11])})
+			Time: undash(cols[4]), URLKey: undash(cols[9]), Title: undash(cols[10])})
 		text = text[end+1:]
 	}
 	return out, nil
@@ -135,18 +135,17 @@ func groupValue(b []byte) (int32, bool) {
 	return int32(v), ok && v <= 1<<31-1
 }
 
-// LengthFields calls f with the field ordinal of each entry of a docs.tsv
-// lengths column ("" or ord:n,ord:n...).
-func LengthFields(lengths string, f func(field int)) {
-	for lengths != "" {
-		entry, rest, _ := strings.Cut(lengths, ",")
-		ord, _, _ := strings.Cut(entry, ":")
-		n := 0
-		for i := 0; i < len(ord); i++ {
-			n = n*10 + int(ord[i]-'0')
+// KeyFields calls f with the ordinal of each field a docs.key line (of a
+// base of fields fields) says its item has words in: each norm but 0.
+func KeyFields(line []byte, fields int, f func(field int)) {
+	at := len(line) - 1 - fields // the norms, before the LF
+	if fields == 0 || at < 0 {
+		return
+	}
+	for i, c := range line[at : at+fields] {
+		if c != '0' {
+			f(i)
 		}
-		f(n)
-		lengths = rest
 	}
 }
 

@@ -185,13 +185,15 @@ func overlayChanges(ctx context.Context, r *tables.Reader, loaded load.Output, c
 		ords := make([]int, len(seg.Rows))
 		for k := range seg.Rows {
 			ords[k] = int(starts[u]) + k
-			for _, f := range olds[u][k].Lengths {
-				had[f.Field] = had[f.Field] || f.N > 0
-			}
 		}
 		oldKeys, err := r.Keys(ords)
 		if err != nil {
 			return nil, nil, false
+		}
+		for _, k := range oldKeys {
+			for f, c := range k.Norms {
+				had[int32(f)] = had[int32(f)] || c > 0
+			}
 		}
 		for k, row := range seg.Rows {
 			row.Lengths = slices.Clone(row.Lengths)
@@ -204,6 +206,7 @@ func overlayChanges(ctx context.Context, r *tables.Reader, loaded load.Output, c
 				return nil, nil, false
 			}
 			key.Offset = oldKeys[k].Offset
+			row.Lengths = nil // as docs.tsv has it: the key's norms stand for them
 			o.rows[ords[k]], o.keys[ords[k]] = row, key
 			o.replaced[row.URI] = true
 			stamps[ords[k]] = project.Newest(&row)

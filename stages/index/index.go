@@ -199,7 +199,7 @@ func writeRows(ctx context.Context, in Input, l *Layout) (docs, key artifacts.Fi
 			if err != nil {
 				return err
 			}
-			w.RowParts(r.row, r.mid, r.lengths, k)
+			w.RowBytes(r.row, k)
 			ord++
 			return nil
 		})

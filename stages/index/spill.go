@@ -166,11 +166,12 @@ func (rr *runReader) fail(err error) bool {
 }
 
 // A spilled segment's rows are in a scratch file too, each as its docs.tsv
-// row cut around its lengths (artifacts.AppendDocParts), its lengths by
-// the segment's field positions, and the part of its key it makes alone
-// (project.OwnKey), computed as it is projected, on its core:
+// row (artifacts.AppendDocRow), its lengths by the segment's field
+// positions (what its key's norms are made of once the fields are
+// numbered), and the part of its key it makes alone (project.OwnKey),
+// computed as it is projected, on its core:
 //
-//	uvarint  the row's bytes, uvarint where its lengths go, the bytes
+//	uvarint  the row's bytes, the bytes
 //	uvarint  how many lengths, then for each: uvarint field, uvarint words
 //	uvarint  day, half-life, flags, own id; then 4 bytes own URI, 8 title
 //	         terms, 8 digest (little-endian)
@@ -233,10 +234,8 @@ func (s *Segment) spillRows(sc *artifacts.Scratch, cfg model.Config) error {
 				return fmt.Errorf("%s: field position %d of %d fields", d.URI, l.Field, len(s.Fields))
 			}
 		}
-		var mid int
-		row, mid = artifacts.AppendDocParts(row[:0], d)
+		row = artifacts.AppendDocRow(row[:0], d)
 		out = binary.AppendUvarint(out, uint64(len(row)))
-		out = binary.AppendUvarint(out, uint64(mid))
 		out = append(out, row...)
 		out = binary.AppendUvarint(out, uint64(len(d.Lengths)))
 		for _, l := range d.Lengths {
@@ -270,11 +269,10 @@ func (s *Segment) spillRows(sc *artifacts.Scratch, cfg model.Config) error {
 	return nil
 }
 
-// spilledRow is one row read back: its docs.tsv row cut at mid, its
-// lengths by the segment's field positions, and its own key.
+// spilledRow is one row read back: its docs.tsv row, its lengths by the
+// segment's field positions, and its own key.
 type spilledRow struct {
 	row     []byte
-	mid     int
 	lengths []artifacts.FieldLen
 	key     artifacts.Key
 }
@@ -296,11 +294,11 @@ func (sr *spilledRows) eachRow(f func(r *spilledRow) error) error {
 	rest := varints{b: buf}
 	var r spilledRow
 	for range sr.n {
-		n, mid := rest.next(), rest.next()
-		if rest.b == nil || n > uint64(len(rest.b)) || mid > n {
+		n := rest.next()
+		if rest.b == nil || n > uint64(len(rest.b)) {
 			return bad
 		}
-		r.row, r.mid = rest.b[:n], int(mid)
+		r.row = rest.b[:n]
 		rest.b = rest.b[n:]
 		count := rest.next()
 		if rest.b == nil || count > uint64(len(rest.b)) {

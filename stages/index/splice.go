@@ -144,13 +144,11 @@ func Splice(ctx context.Context, in SpliceInput) (Spliced, error) {
 		return out, err
 	}
 	used := make([]bool, len(fields))
+	width := artifacts.KeyWidth(len(fields))
 	for _, k := range r.kept {
 		for o := k.From; o < k.From+k.N; o++ {
-			artifacts.LengthFields(old[o].Lengths, func(f int) {
-				if f < len(used) {
-					used[f] = true
-				}
-			})
+			line := in.Previous.Key[int(o+1)*width : int(o+2)*width] // spliceDocs checked the size
+			artifacts.KeyFields(line, len(fields), func(f int) { used[f] = true })
 		}
 	}
 	for i := range segs {
