@@ -291,7 +291,10 @@ func (c *IndexCorpus) project(ord int, row artifacts.Doc) (project.Item, error) 
 	if scratch == nil {
 		scratch = new(project.Scratch)
 	}
-	defer c.scratch.Put(scratch)
+	defer func() {
+		scratch.Forget()
+		c.scratch.Put(scratch)
+	}()
 	var it project.Item
 	if row.SpanOff >= 0 {
 		path, _, _ := strings.Cut(row.URI, "#")

@@ -65,6 +65,11 @@ type Scratch struct {
 	tk tokenizer
 }
 
+// Forget lets go of the terms the scratch numbered (see Dict) and the
+// text they share: a projector that keeps a scratch between items it
+// projects one at a time (a query's) calls it after each.
+func (s *Scratch) Forget() { s.tk.resetDict() }
+
 // Projector projects a base one document at a time. It is safe for
 // concurrent use, each goroutine with its own Scratch.
 type Projector struct {

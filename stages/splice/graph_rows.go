@@ -11,15 +11,13 @@ import (
 )
 
 // previousGraph is the previous build's edge tables as a splice reads
-// them: whole (edges, edgesDst), or edges.tsv through positioned reads
-// (rows) when the graph may well be kept as it is; near is edges.tsv's
-// header and the rows the splice looks at, the pages' and the changed
-// units', in order.
+// them: edges.dst.tsv whole (edgesDst: the records' edges are only
+// there), edges.tsv whole (edges) or through positioned reads (rows) when
+// the graph may well be kept as it is; near is edges.tsv's header and the
+// rows the splice looks at, the pages' and the changed units', in order.
 type previousGraph struct {
 	edges, edgesDst []byte
 	file            fs.File
-	at              io.ReaderAt
-	size            int64
 	rows            *artifacts.SortedRows
 	near            []byte
 }
@@ -35,7 +33,7 @@ func openGraph(in Input, read func(string) ([]byte, error)) (*previousGraph, err
 			at, ok := f.(io.ReaderAt)
 			if serr == nil && ok && st.Mode().IsRegular() {
 				if rows, err := artifacts.NewSortedRows(at, st.Size(), artifacts.EdgesPath); err == nil {
-					g.file, g.at, g.size, g.rows = f, at, st.Size(), rows
+					g.file, g.rows = f, rows
 				}
 			}
 			if g.rows == nil {

@@ -130,10 +130,11 @@ func Run(ctx context.Context, in Input) (out Output, err error) {
 			return out, err
 		}
 	}
-	// The graph's tables are read whole when the graph changes, or for a
-	// reader that must check them against the manifest; otherwise the
-	// splice reads the rows it looks at: the pages' (what they supersede)
-	// and the changed units'.
+	// edges.tsv is read whole when the graph changes, or for a reader that
+	// must check it against the manifest; otherwise the splice reads the
+	// rows it looks at: the pages' (what they supersede) and the changed
+	// units'. edges.dst.tsv, where alone the records' edges are, is read
+	// whole once the index is spliced.
 	g, err := openGraph(in, read)
 	if err != nil {
 		return out, err
