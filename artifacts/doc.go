@@ -25,7 +25,6 @@
 //	time     RFC 3339 UTC or -
 //	valid    <valid_from>..<valid_until> (either side may be empty) or -
 //	flags    comma-separated sorted policy and status flags, or -
-//	digest   16 hex digits: xxhash64 of the item's projected semantics
 //	span     <byte offset>+<byte length> of the record inside its document, or -
 //	urlkey   16 hex digits: xxhash64 of the item's url field value, or -
 //	title    the item's title (tabs and line breaks as spaces), or -
@@ -57,7 +56,8 @@
 //	          id, case folded (every rune as the least of its simple
 //	          case-folding orbit); 0 for an item without an id
 //	ownuri    8 hex: the same of the URI
-//	digest    16 hex: the row's digest
+//	digest    16 hex: xxhash64 of the item's projected semantics (docs.tsv
+//	          does not repeat it)
 //	norms     one character per field of fields.tsv, by ordinal: 0 when the
 //	          item has no words in the field, else the length class of its
 //	          n words (NormOf: half an octave wide, 1 to 31), written

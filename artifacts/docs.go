@@ -29,6 +29,8 @@ type Doc struct {
 	// docs.tsv does not hold them: docs.key's norms hold their length
 	// classes, all a reader needs (a row decoded from docs.tsv has none).
 	Lengths []FieldLen
+	// Digest is the item's semantic digest. docs.tsv does not hold it
+	// either: docs.key's digest column does (a decoded row has none).
 	Digest  string
 	SpanOff int64 // -1 when the item is not a record
 	SpanLen int64
@@ -39,10 +41,10 @@ type Doc struct {
 	Title string
 }
 
-var docsHeader = header(docsName, "uri", "kind", "source", "date", "time", "valid", "flags", "digest", "span", "urlkey", "title")
+var docsHeader = header(docsName, "uri", "kind", "source", "date", "time", "valid", "flags", "span", "urlkey", "title")
 
 // docsColumns is how many columns a docs.tsv row has.
-const docsColumns = 11
+const docsColumns = 10
 
 // DocRowSize is about how many bytes d's row takes.
 func DocRowSize(d *Doc) int { return docRowSize(d) }
@@ -79,8 +81,6 @@ func writeDocRow(b textWriter, d *Doc) {
 	}
 	b.WriteByte('\t')
 	b.WriteString(dash(strings.Join(d.Flags, ",")))
-	b.WriteByte('\t')
-	b.WriteString(dash(d.Digest))
 	b.WriteByte('\t')
 	if d.SpanOff < 0 {
 		b.WriteByte('-')
@@ -202,10 +202,9 @@ func (dd *DocDecoder) Decode(n int, line string) (Doc, error) {
 		Source:  undash(cols[2]),
 		Date:    undash(cols[3]),
 		Time:    undash(cols[4]),
-		Digest:  undash(cols[7]),
 		SpanOff: -1,
-		URLKey:  undash(cols[9]),
-		Title:   undash(cols[10]),
+		URLKey:  undash(cols[8]),
+		Title:   undash(cols[9]),
 	}
 	if v := cols[5]; v != "-" {
 		from, until, ok := strings.Cut(v, "..")
@@ -225,7 +224,7 @@ func (dd *DocDecoder) Decode(n int, line string) (Doc, error) {
 		}
 		d.Flags = flags[:len(flags):len(flags)]
 	}
-	if v := cols[8]; v != "-" {
+	if v := cols[7]; v != "-" {
 		o, l, ok := strings.Cut(v, "+")
 		off, err1 := strconv.ParseInt(o, 10, 64)
 		ln, err2 := strconv.ParseInt(l, 10, 64)

@@ -93,8 +93,8 @@ func encodeDocs(t testing.TB, rows []Doc, fields int) (docs, key []byte) {
 }
 
 // noLengths compares rows as docs.tsv holds them: without their lengths,
-// which docs.key's norms stand for.
-var noLengths = cmpopts.IgnoreFields(Doc{}, "Lengths")
+// which docs.key's norms stand for, and their digest, which docs.key holds.
+var noLengths = cmpopts.IgnoreFields(Doc{}, "Lengths", "Digest")
 
 func TestDocsRoundTrip(t *testing.T) {
 	keys := keysOf(sampleDocs, sampleFieldCount)
@@ -110,8 +110,8 @@ func TestDocsRoundTrip(t *testing.T) {
 		t.Errorf("DecodeDocs(EncodeDocs(x)) differs (-want +got):\n%s", diff)
 	}
 	for _, d := range got {
-		if d.Lengths != nil {
-			t.Errorf("%s: decoded lengths %v; docs.tsv holds none", d.URI, d.Lengths)
+		if d.Lengths != nil || d.Digest != "" {
+			t.Errorf("%s: decoded lengths %v and digest %q; docs.tsv holds neither", d.URI, d.Lengths, d.Digest)
 		}
 	}
 	docs2, key2, err := EncodeDocs(got, keys, sampleFieldCount)
@@ -128,7 +128,7 @@ func TestDocsRoundTrip(t *testing.T) {
 
 func TestDocsEmptyTable(t *testing.T) {
 	docs, key := encodeDocs(t, nil, 0)
-	if want := "#cairn docs v4\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tdigest\tspan\turlkey\ttitle\n"; string(docs) != want {
+	if want := "#cairn docs v4\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tspan\turlkey\ttitle\n"; string(docs) != want {
 		t.Errorf("docs.tsv = %q, want %q", docs, want)
 	}
 	if want := "#cairn docs.key v4 width 128" + strings.Repeat(" ", 99) + "\n"; string(key) != want {
@@ -158,16 +158,16 @@ func TestDocsExactBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "#cairn docs v4\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tdigest\tspan\turlkey\ttitle\n" +
-		"events/2026-11-02/github.json#HAR-142\tevents\tgithub\t2026-11-02\t2026-11-02T09:14:00Z\t-\tcreated,shared\t0123456789abcdef\t312+148\t-\tFix the build\n" +
-		"wiki/café.md\twiki\twiki\t-\t-\t..2027-01-01\t-\t-\t-\t00000000000000aa\t-\n"
+	want := "#cairn docs v4\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tspan\turlkey\ttitle\n" +
+		"events/2026-11-02/github.json#HAR-142\tevents\tgithub\t2026-11-02\t2026-11-02T09:14:00Z\t-\tcreated,shared\t312+148\t-\tFix the build\n" +
+		"wiki/café.md\twiki\twiki\t-\t-\t..2027-01-01\t-\t-\t00000000000000aa\t-\n"
 	if string(docs) != want {
 		t.Errorf("docs.tsv:\n got %q\nwant %q", docs, want)
 	}
-	// The offsets are the encoder's (78 and 220), whatever the keys said.
+	// The offsets are the encoder's (71 and 196), whatever the keys said.
 	wantKey := "#cairn docs.key v4 width 130" + strings.Repeat(" ", 101) + "\n" +
-		"00000000004e\t00000000\t2026-11-02\t00000000\t0000000e\t1c01\t00000000\tfedcba9876543210\t--------\tdeadbeef\t00000001\t0123456789abcdef\t204\n" +
-		"0000000000dc\t00000001\t----------\t00000001\t00000000\t2100\t--------\t0000000000000000\t00000001\t00000000\tffffffff\t0000000000000000\t0v0\n"
+		"000000000047\t00000000\t2026-11-02\t00000000\t0000000e\t1c01\t00000000\tfedcba9876543210\t--------\tdeadbeef\t00000001\t0123456789abcdef\t204\n" +
+		"0000000000c4\t00000001\t----------\t00000001\t00000000\t2100\t--------\t0000000000000000\t00000001\t00000000\tffffffff\t0000000000000000\t0v0\n"
 	if string(key) != wantKey {
 		t.Errorf("docs.key:\n got %q\nwant %q", key, wantKey)
 	}
@@ -220,20 +220,20 @@ func TestDocsKeyFetchesEachRow(t *testing.T) {
 }
 
 func TestDecodeDocRowErrors(t *testing.T) {
-	good := strings.Split("wiki/a.md\twiki\twiki\t-\t-\t-\t-\t-\t-\t-\tA page", "\t")
+	good := strings.Split("wiki/a.md\twiki\twiki\t-\t-\t-\t-\t-\t-\tA page", "\t")
 	with := func(col int, v string) string {
 		c := slices.Clone(good)
 		c[col] = v
 		return strings.Join(c, "\t")
 	}
 	cases := []struct{ name, row, msg string }{
-		{"ten columns", strings.Join(good[:10], "\t"), "row has 10 columns, want 11"},
-		{"twelve columns (a lengths column)", with(7, "0:1\t-"), "row has 12 columns, want 11"},
+		{"nine columns", strings.Join(good[:9], "\t"), "row has 9 columns, want 10"},
+		{"eleven columns (a digest column)", with(7, "0123456789abcdef\t-"), "row has 11 columns, want 10"},
 		{"validity without dots", with(5, "2026-01-01"), `validity "2026-01-01" is not from..until`},
-		{"span not a number", with(8, "12+x"), `span "12+x" is not offset+length`},
-		{"span without plus", with(8, "12"), `span "12" is not offset+length`},
-		{"negative span", with(8, "-5+3"), `span "-5+3" is not offset+length`},
-		{"empty digest cell", with(7, ""), `column 8 is empty; empty values are written as -`},
+		{"span not a number", with(7, "12+x"), `span "12+x" is not offset+length`},
+		{"span without plus", with(7, "12"), `span "12" is not offset+length`},
+		{"negative span", with(7, "-5+3"), `span "-5+3" is not offset+length`},
+		{"empty span cell", with(7, ""), `column 8 is empty; empty values are written as -`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -252,7 +252,7 @@ func TestDecodeDocRowErrors(t *testing.T) {
 // TestDecodeDocRowRefusesEmptyCells: the encoder writes - for empty values, so
 // an empty cell is corruption.
 func TestDecodeDocRowRefusesEmptyCells(t *testing.T) {
-	row := "wiki/a.md\twiki\twiki\t-\t-\t-\t\t-\t-\t-\tA"
+	row := "wiki/a.md\twiki\twiki\t-\t-\t-\t\t-\t-\tA"
 	_, err := DecodeDocRow(2, []byte(row))
 	ce := asCorrupt(t, err, DocsPath)
 	if want := "column 7 is empty; empty values are written as -"; ce.Msg != want {
@@ -267,8 +267,8 @@ func FuzzDecodeDocRow(f *testing.F) {
 			f.Add(line)
 		}
 	}
-	// Eleven columns, so that the seeds reach the cell parsers.
-	f.Add([]byte("a\t-\t-\t-\t-\t..\t-\t-\t-\t-\t-"))
+	// Ten columns, so that the seeds reach the cell parsers.
+	f.Add([]byte("a\t-\t-\t-\t-\t..\t-\t-\t-\t-"))
 	f.Add([]byte("a\tb\tc\td\te\tf..g..h\ti,,j\t+1:02\tk\t1++2\tu\tt"))
 	f.Add([]byte("\t\t\t\t\t\t\t\t\t\t\t"))
 	f.Fuzz(func(t *testing.T, line []byte) {

@@ -138,7 +138,7 @@ func TestBadRows(t *testing.T) {
 	termsHdr := "#cairn terms v4\tterm\tdf\toffset\tlength\n"
 	postHdr := "#cairn postings v4\tpostings\n"
 	edgesHdr := "#cairn edges v4\tsrc\tkind=dst...\n"
-	docsHdr := "#cairn docs v4\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tdigest\tspan\turlkey\ttitle\n"
+	docsHdr := "#cairn docs v4\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tspan\turlkey\ttitle\n"
 	fields := func(b []byte) error { _, err := DecodeFields(b); return err }
 	terms := func(b []byte) error { _, err := DecodeTerms(b); return err }
 	post := func(b []byte) error { _, err := decodePostingLines(b); return err }
@@ -164,8 +164,8 @@ func TestBadRows(t *testing.T) {
 		{"postings row with a term", PostingsPath, postHdr + "a\t0:1\n", post, 2, `postings of "line 2": posting "a\t0:1" is not delta[:field][xTF] (the first names its field)`},
 		{"edge row without links", EdgesPath, edgesHdr + "wiki/a.md\tlink=wiki/b.md\nwiki/c.md\n", edges, 3, "row is not node TAB kind=node..."},
 		{"edge link without =", EdgesPath, edgesHdr + "wiki/a.md\tlink:wiki/b.md\n", edges, 2, `link "link:wiki/b.md" is not kind=node`},
-		{"docs span", DocsPath, docsHdr + "wiki/a.md\twiki\twiki\t-\t-\t-\t-\t-\t1+x\t-\t-\n", docs, 2, `span "1+x" is not offset+length`},
-		{"docs CRLF row", DocsPath, docsHdr + "wiki/a.md\twiki\twiki\t-\t-\t-\t-\t-\t-\t-\t1+2\r\n", docs, 2, "the line ends with CR; artifacts use LF line endings"},
+		{"docs span", DocsPath, docsHdr + "wiki/a.md\twiki\twiki\t-\t-\t-\t-\t1+x\t-\t-\n", docs, 2, `span "1+x" is not offset+length`},
+		{"docs CRLF row", DocsPath, docsHdr + "wiki/a.md\twiki\twiki\t-\t-\t-\t-\t-\t-\t1+2\r\n", docs, 2, "the line ends with CR; artifacts use LF line endings"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -42,7 +42,7 @@ type Key struct {
 	// folded, so a query can tell which items a term may name exactly.
 	// OwnID is 0 for an item without an id.
 	OwnID, OwnURI uint32
-	// Digest is the item's semantic digest (docs.tsv's digest column).
+	// Digest is the item's semantic digest, which docs.key alone holds.
 	Digest uint64
 	// Norms holds a length class per field of fields.tsv, by ordinal: 0
 	// when the item has no words in the field, else NormOf(n) for its n

@@ -46,7 +46,7 @@ func ScanDocs(data string) ([]DocLine, error) {
 		}
 		cols[len(cols)-1] = line
 		out = append(out, DocLine{Line: text[:end+1], URI: cols[0], Source: undash(cols[2]), Date: undash(cols[3]),
-			Time: undash(cols[4]), URLKey: undash(cols[9]), Title: undash(cols[10])})
+			Time: undash(cols[4]), URLKey: undash(cols[8]), Title: undash(cols[9])})
 		text = text[end+1:]
 	}
 	return out, nil

@@ -335,7 +335,11 @@ func (c *IndexCorpus) project(ord int, row artifacts.Doc) (project.Item, error) 
 	// between (a page renamed over, a document rewritten at the same size)
 	// gives other text than the build indexed, and an answer mixing the
 	// two would match neither.
-	if it.Digest != row.Digest {
+	keys, err := c.Tables.Keys([]int{ord})
+	if err != nil {
+		return it, err
+	}
+	if d, ok := artifacts.ParseHashSum(it.Digest); !ok || d != keys[0].Digest {
 		return it, &changedError{uri: row.URI}
 	}
 	it.Flags = row.Flags

@@ -206,7 +206,8 @@ func overlayChanges(ctx context.Context, r *tables.Reader, loaded load.Output, c
 				return nil, nil, false
 			}
 			key.Offset = oldKeys[k].Offset
-			row.Lengths = nil // as docs.tsv has it: the key's norms stand for them
+			// As docs.tsv has it: the key holds the norms and the digest.
+			row.Lengths, row.Digest = nil, ""
 			o.rows[ords[k]], o.keys[ords[k]] = row, key
 			o.replaced[row.URI] = true
 			stamps[ords[k]] = project.Newest(&row)
