@@ -1,6 +1,7 @@
 package load
 
 import (
+	"bytes"
 	"io/fs"
 	"path"
 	"slices"
@@ -15,7 +16,9 @@ import (
 // counted in, and the frontmatter point: that binds a file to a point. A
 // file that prev says was counted as it is now is not read; it comes back
 // in kept instead, with the point the previous build recorded and no text.
-func loadContent(fsys fs.FS, cfg model.Config, entries []entry, prev *counted, p *progress, ds *diag.List) (read, kept []model.ContentFile) {
+// A file the scan left unread (see changed) is hashed as it is read: its
+// stamp is in stamps.
+func loadContent(fsys fs.FS, cfg model.Config, entries []entry, prev *counted, p *progress, ds *diag.List) (read, kept []model.ContentFile, stamps []artifacts.FileStamp) {
 	points := map[string]bool{}
 	for _, p := range cfg.Governance.Points {
 		points[p.Name] = true
@@ -28,11 +31,15 @@ func loadContent(fsys fs.FS, cfg model.Config, entries []entry, prev *counted, p
 			kept = append(kept, model.ContentFile{Path: e.path, Point: prev.points[e.path]})
 			continue
 		}
-		data, ok := readFile(fsys, e.path, MaxContentBytes, ds)
+		data, ok := readFileRaw(fsys, e.path, MaxContentBytes, ds)
 		p.step()
 		if !ok {
 			continue
 		}
+		if e.unread {
+			stamps = append(stamps, artifacts.FileStamp{Path: e.path, Bytes: int64(len(data)), XXHash: artifacts.Hash(data)})
+		}
+		data = bytes.TrimPrefix(data, []byte(bom))
 		fm, _, _, ok := decodeFrontmatter(e.path, data, ds)
 		if !ok {
 			continue
@@ -42,7 +49,7 @@ func loadContent(fsys fs.FS, cfg model.Config, entries []entry, prev *counted, p
 		}
 		read = append(read, model.ContentFile{Path: e.path, Point: fm.Point, Text: string(data)})
 	}
-	return read, kept
+	return read, kept, stamps
 }
 
 // counted is what the previous build counted that still holds: the inputs

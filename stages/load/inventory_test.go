@@ -652,3 +652,43 @@ func TestPathsThatAreNotInputsDoNotBlock(t *testing.T) {
 		t.Errorf("errors (-want +got):\n%s", diff)
 	}
 }
+
+// TestContentReadOnce: a first scan leaves the content files to the
+// parse, which hashes each as it reads it (the stamp is of the bytes on
+// disk, mark included), whether it parses content or, not naming it,
+// only hashes them; the key is the one a scan that hashed them first
+// gives.
+func TestContentReadOnce(t *testing.T) {
+	files := map[string]string{"cairn.yaml": runConfig, "docs/guide.md": "\ufeff# Guide\n", "docs/b.md": "# B\n"}
+	for _, groups := range [][]string{{GroupContent}, {GroupCorpus}} {
+		fsys := &countingFS{FS: mapBase(files), opens: map[string]int{}}
+		s, err := Scan(t.Context(), Input{FS: fsys})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Keys[GroupContent] != "" {
+			t.Errorf("parsing %v: content key before the parse = %q, want none", groups, s.Keys[GroupContent])
+		}
+		out, err := s.Parse(t.Context(), groups)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []string{"docs/guide.md", "docs/b.md"} {
+			if n := fsys.opens[p]; n != 1 {
+				t.Errorf("parsing %v: %s opened %d times, want 1", groups, p, n)
+			}
+			i := slices.IndexFunc(out.Inputs, func(s artifacts.FileStamp) bool { return s.Path == p })
+			want := artifacts.FileStamp{Path: p, Bytes: int64(len(files[p])), XXHash: artifacts.Hash([]byte(files[p]))}
+			if i < 0 || out.Inputs[i] != want {
+				t.Errorf("parsing %v: stamp of %s: %+v, want %+v", groups, p, out.Inputs, want)
+			}
+		}
+		again, err := Scan(t.Context(), Input{FS: mapBase(files), Previous: &artifacts.Manifest{Inputs: out.Inputs}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Keys[GroupContent] == "" || again.Keys[GroupContent] != out.Keys[GroupContent] {
+			t.Errorf("parsing %v: content key %q, a scan that hashed first %q", groups, out.Keys[GroupContent], again.Keys[GroupContent])
+		}
+	}
+}

@@ -249,7 +249,7 @@ func (s *Scanned) ReadDocument(d model.Document, ds *diag.List) (model.Document,
 // once every deferred document was read (or could not be).
 func (s *Scanned) Settle() (artifacts.StatCache, []artifacts.FileStamp, map[string]string) {
 	s.deferred = false
-	if s.took(s.deferredRead) {
+	if s.took(s.deferredRead, GroupCorpus) {
 		s.stamp()
 	}
 	s.deferredRead = nil
@@ -321,10 +321,11 @@ func Scan(ctx context.Context, in Input) (*Scanned, error) {
 	return s, ctx.Err()
 }
 
-// changed accepts, for hashAll to leave unread, a record document or page
-// that is sure to have changed since the build of manifest prev: one that
-// build did not read, or read at another size. Its group's stages must
-// run, so its parse hashes it as it reads it, and each is read once. A
+// changed accepts, for hashAll to leave unread, a record document, page
+// or content file that is sure to have changed since the build of
+// manifest prev: one that build did not read, or read at another size.
+// Its group's stages must run, so its parse hashes it as it reads it, and
+// each is read once (all of them, in a first build). A
 // file of the same size is hashed first, as it may be the same bytes with
 // a new time (a checkout, a copy): then nothing is parsed at all.
 func changed(prev *artifacts.Manifest) func(e *entry) bool {
@@ -336,7 +337,7 @@ func changed(prev *artifacts.Manifest) func(e *entry) bool {
 	}
 	return func(e *entry) bool {
 		size, ok := sizes[e.path]
-		return (e.kind == kindDocument || e.kind == kindPage) && (!ok || size != e.size)
+		return (e.kind == kindDocument || e.kind == kindPage || e.kind == kindContent) && (!ok || size != e.size)
 	}
 }
 
@@ -363,9 +364,10 @@ func (s *Scanned) stamp() {
 
 // Parse parses the groups named, and governance too when content is
 // named: counting needs the terms store, and content validation the
-// points, which governance checks. A group whose key is "" is parsed
-// whether named or not: its key is known once its unread files are. It
-// is called once.
+// points, which governance checks. A corpus whose key is "" is parsed
+// whether named or not: its key is known once its unread files are; the
+// unread content files of a parse that does not name content are hashed
+// alone. It is called once.
 func (s *Scanned) Parse(ctx context.Context, groups []string) (Output, error) {
 	out, ds, in := s.out, &s.ds, s.in
 	if !s.ok {
@@ -374,13 +376,31 @@ func (s *Scanned) Parse(ctx context.Context, groups []string) (Output, error) {
 	}
 	cfg := out.Base.Config
 	byGroup := map[string][]entry{}
-	for _, e := range s.entries {
+	var unreadContent []*entry
+	for i := range s.entries {
+		e := &s.entries[i]
 		if g := e.kind.group(); g != "" {
-			byGroup[g] = append(byGroup[g], e)
-			if e.unread && !slices.Contains(groups, g) && !(g == GroupCorpus && s.corpusKept) {
+			byGroup[g] = append(byGroup[g], *e)
+			switch {
+			case !e.unread || slices.Contains(groups, g) || g == GroupCorpus && s.corpusKept:
+			case g == GroupContent:
+				unreadContent = append(unreadContent, e)
+			default:
 				groups = append(groups, g)
 			}
 		}
+	}
+	if len(unreadContent) > 0 && !slices.Contains(groups, GroupContent) {
+		var read []artifacts.FileStamp
+		for _, e := range unreadContent {
+			if data, ok := readFileRaw(in.FS, e.path, MaxContentBytes, ds); ok {
+				read = append(read, artifacts.FileStamp{Path: e.path, Bytes: int64(len(data)), XXHash: artifacts.Hash(data)})
+			}
+		}
+		s.took(read, GroupContent)
+		s.stamp()
+		out.Stat, out.Inputs, out.Keys = s.out.Stat, s.out.Inputs, s.out.Keys
+		out.RulesKey = RulesKey(out.Keys[GroupGovernance], out.Keys[GroupContent], out.Base.RulesFiles)
 	}
 	parse := func(g string) bool { return slices.Contains(groups, g) }
 	var prev *counted
@@ -407,24 +427,30 @@ func (s *Scanned) Parse(ctx context.Context, groups []string) (Output, error) {
 		var read []artifacts.FileStamp
 		out.Base.Documents, out.Base.Pages, out.Base.Bodies, read = loadCorpus(ctx, in.FS, cfg, byGroup[GroupCorpus], s.reads, s.deferred, p, ds)
 		out.Parsed = append(out.Parsed, GroupCorpus)
-		if s.took(read) {
+		if s.took(read, GroupCorpus) {
 			s.stamp()
 			out.Stat, out.Inputs, out.Keys = s.out.Stat, s.out.Inputs, s.out.Keys
 		}
 	}
 	if parse(GroupContent) {
-		out.Base.Content, out.KeptContent = loadContent(in.FS, cfg, byGroup[GroupContent], prev, p, ds)
+		var read []artifacts.FileStamp
+		out.Base.Content, out.KeptContent, read = loadContent(in.FS, cfg, byGroup[GroupContent], prev, p, ds)
 		out.KeptUsage = prev.usageOf(out.KeptContent)
 		out.Parsed = append(out.Parsed, GroupContent)
+		if s.took(read, GroupContent) {
+			s.stamp()
+			out.Stat, out.Inputs, out.Keys = s.out.Stat, s.out.Inputs, s.out.Keys
+			out.RulesKey = RulesKey(out.Keys[GroupGovernance], out.Keys[GroupContent], out.Base.RulesFiles)
+		}
 	}
 	slices.Sort(out.Parsed)
 	out.Diagnostics = ds.Sorted()
 	return out, ctx.Err()
 }
 
-// took gives the unread entries the stamps their parse read; it reports
-// whether there were any.
-func (s *Scanned) took(read []artifacts.FileStamp) bool {
+// took gives the unread entries of group the stamps their parse read; it
+// reports whether there were any.
+func (s *Scanned) took(read []artifacts.FileStamp, group string) bool {
 	at := map[string]artifacts.FileStamp{}
 	for _, r := range read {
 		at[r.Path] = r
@@ -432,8 +458,8 @@ func (s *Scanned) took(read []artifacts.FileStamp) bool {
 	any := false
 	for i := range s.entries {
 		e := &s.entries[i]
-		if !e.unread || s.deferred && e.kind == kindDocument {
-			continue // a deferred document is read later (Settle)
+		if !e.unread || e.kind.group() != group || s.deferred && e.kind == kindDocument {
+			continue // another group's, or a deferred document, read later (Settle)
 		}
 		any = true
 		if r, ok := at[e.path]; ok {
