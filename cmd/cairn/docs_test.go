@@ -8,11 +8,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/alecthomas/kong"
 
+	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/cmd/cairn/internal/roff"
 	"github.com/cairn-kb/cairn/stages/lib/markdown"
 )
@@ -365,5 +367,21 @@ func TestDevelopMapNamesEveryPackage(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestArtifactsTopicNamesTheFormat: the artifacts topic says which format
+// version the tables are in, and it is the one the binary writes.
+func TestArtifactsTopicNamesTheFormat(t *testing.T) {
+	data, err := topicFiles.ReadFile("help/artifacts.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`format\s+version\s+is\s+(\d+)\.`).FindSubmatch(data)
+	if m == nil {
+		t.Fatal("help/artifacts.md does not say which format version the tables are in")
+	}
+	if got, want := string(m[1]), strconv.Itoa(artifacts.FormatVersion); got != want {
+		t.Errorf("help/artifacts.md says the format version is %s; the binary writes %s", got, want)
 	}
 }
