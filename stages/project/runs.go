@@ -24,7 +24,8 @@ import (
 // termsOnly applies to pages. A document listed but not read yet (with
 // Bytes and no records: see load.Scanned.DeferDocuments) weighs in its
 // batch by its bytes; project reads it. reduce is given the dictionary
-// that numbered its items' terms (see Dict).
+// that numbered its items' terms (see Dict), for the call only: it is
+// reused once the run is reduced.
 func ProjectRuns[U any](ctx context.Context, p *Projector, docs []model.Document, termsOnly bool,
 	project func(i int, d model.Document, s *Scratch, ds *diag.List, alone func([]Item)) []Item, reduce func(items []Item, terms Dict) U) ([]U, []diag.Diagnostic, error) {
 	type run struct {
