@@ -313,13 +313,16 @@ func (tk *tokenizer) count(terms []string) []TermFreq {
 		ids = append(ids, id)
 	}
 	tk.ids = ids
-	out := tk.carve(int(n))[:n] // carved from a new chunk: zero
+	// Each entry is written before it is read: the chunk is fresh memory,
+	// and a page read first is mapped to the zero page, then copied on
+	// the first write, a fault that also flushes every core's TLB.
+	out := tk.carve(int(n))
 	for k, id := range ids {
-		e := &out[tk.at[id]]
-		if e.N == 0 {
-			*e = TermFreq{Term: terms[k], ID: id}
+		if at := int(tk.at[id]); at < len(out) {
+			out[at].N++
+		} else {
+			out = append(out, TermFreq{Term: terms[k], N: 1, ID: id}) // its first place: at == len(out)
 		}
-		e.N++
 	}
 	return out
 }
