@@ -96,7 +96,7 @@ func NewPostingsWriterIn(s *Spool, terms, postingBytes int) *PostingsWriter {
 // Begin starts a term's line.
 func (w *PostingsWriter) Begin(term string) {
 	switch {
-	case term == "" || strings.ContainsAny(term, "\t\n\r"):
+	case term == "" || breaksRow(term):
 		w.fail("term %q is empty or holds a tab or line break", term)
 	case w.terms > 0 && term <= string(w.term):
 		w.fail("term %q follows %q; terms must be sorted and unique", term, w.term)
@@ -108,7 +108,7 @@ func (w *PostingsWriter) Begin(term string) {
 // beginBytes is Begin for a term held as bytes, which it copies.
 func (w *PostingsWriter) beginBytes(term []byte) {
 	switch {
-	case len(term) == 0 || bytes.ContainsAny(term, "\t\n\r"):
+	case len(term) == 0 || breaksRow(term):
 		w.fail("term %q is empty or holds a tab or line break", string(term))
 	case w.terms > 0 && bytes.Compare(term, w.term) <= 0:
 		w.fail("term %q follows %q; terms must be sorted and unique", string(term), w.term)

@@ -93,11 +93,23 @@ func undash(s string) string {
 	return s
 }
 
+// breaksRow reports whether s holds a byte that would break a TSV row: a
+// tab, CR or LF. A loop: a build asks it of every term and cell it writes,
+// and strings.ContainsAny makes its set of bytes anew on every call.
+func breaksRow[T string | []byte](s T) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '\t' || c == '\n' || c == '\r' {
+			return true
+		}
+	}
+	return false
+}
+
 // CleanCell replaces the bytes that would break a TSV row (tab, CR, LF)
 // with spaces. Projection applies it to values that become graph nodes, so
 // that they sort as they are written.
 func CleanCell(s string) string {
-	if !strings.ContainsAny(s, "\t\n\r") {
+	if !breaksRow(s) {
 		return s
 	}
 	return strings.Map(func(r rune) rune {
