@@ -187,14 +187,5 @@ func movedPlaces(cfg model.Config, old []artifacts.DocLine, oldKey []byte, width
 		}
 		return k, nil
 	}
-	return keySource{
-		placed: placed,
-		fresh: func(i int32) (artifacts.Key, error) {
-			k, err := placed(i)
-			if err != nil {
-				return k, err
-			}
-			return project.KeyOf(k, &fresh[freshAt[i]], fields, cfg)
-		},
-	}, stamps, nil
+	return placedKeys(placed, cfg, fresh, freshAt, fields), stamps, nil
 }

@@ -385,6 +385,21 @@ type keySource struct {
 	fresh  func(n int32) (artifacts.Key, error)
 }
 
+// placedKeys is the keySource of placed: a new row's key is its placed
+// part completed by the row itself (project.KeyOf).
+func placedKeys(placed func(n int32) (artifacts.Key, error), cfg model.Config, fresh []artifacts.Doc, freshAt map[int32]int, fields int) keySource {
+	return keySource{
+		placed: placed,
+		fresh: func(n int32) (artifacts.Key, error) {
+			k, err := placed(n)
+			if err != nil {
+				return k, err
+			}
+			return project.KeyOf(k, &fresh[freshAt[n]], fields, cfg)
+		},
+	}
+}
+
 // keptPlaces reports, of a renumbering in which every item kept its
 // ordinal and stamp (unmoved), whether no item moved in a way the key
 // table sees: every new row kept its source and URL too. A new title may
@@ -447,16 +462,7 @@ func oldPlaces(cfg model.Config, old []artifacts.DocLine, oldKey []byte, width i
 		}
 		return k, nil
 	}
-	return keySource{
-		placed: placed,
-		fresh: func(n int32) (artifacts.Key, error) {
-			k, err := placed(n)
-			if err != nil {
-				return k, err
-			}
-			return project.KeyOf(k, &fresh[freshAt[n]], fields, cfg)
-		},
-	}, nil
+	return placedKeys(placed, cfg, fresh, freshAt, fields), nil
 }
 
 // writeSplicedDocs is spliceDocs's writing half: the rows and keys in new
