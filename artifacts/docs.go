@@ -47,10 +47,7 @@ var docsHeader = header(docsName, "uri", "kind", "source", "date", "time", "vali
 const docsColumns = 10
 
 // DocRowSize is about how many bytes d's row takes.
-func DocRowSize(d *Doc) int { return docRowSize(d) }
-
-// docRowSize is about how many bytes d's row takes.
-func docRowSize(d *Doc) int {
+func DocRowSize(d *Doc) int {
 	return len(d.URI) + len(d.Source) + len(d.Title) + 116 + 12*len(d.Flags)
 }
 

@@ -166,7 +166,7 @@ func EncodeDocsFrom(s *Spool, n int, row func(i int) *Doc, keys []Key, fields in
 	size := 0
 	if s == nil { // in memory, the whole table is reserved at once
 		for i := range n {
-			size += docRowSize(row(i))
+			size += DocRowSize(row(i))
 		}
 	}
 	w := NewDocsWriter(s, n, fields, size)

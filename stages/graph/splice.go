@@ -109,7 +109,6 @@ func mergeLines(out *artifacts.Output, old, added []byte, keep func(node []byte)
 	if h == 0 || !bytes.Equal(old[:h], added[:bytes.IndexByte(added, '\n')+1]) {
 		return &artifacts.CorruptError{Path: artifacts.EdgesPath, Line: 1, Msg: "header is not this version's"}
 	}
-	write := func(b []byte) { out.Write(b) }
 	body, b := old[h:], added[h:]
 	if len(body) > 0 && body[len(body)-1] != '\n' {
 		return &artifacts.CorruptError{Path: artifacts.EdgesPath, Msg: "the last line has no LF; the file is truncated"}
@@ -129,16 +128,16 @@ func mergeLines(out *artifacts.Output, old, added []byte, keep func(node []byte)
 			if at < len(body) && bytes.Equal(node(line(body[at:])), node(lb)) {
 				return ErrNoSplice // a node that stays has a new line
 			}
-			write(body[:at])
-			write(lb)
+			out.Write(body[:at])
+			out.Write(lb)
 			body, b = body[at:], b[len(lb):]
 		}
-		write(body)
+		out.Write(body)
 		return nil
 	}
 	run := 0 // body[:run] are old lines kept and not yet written
 	flush := func() {
-		write(body[:run])
+		out.Write(body[:run])
 		body, run = body[run:], 0
 	}
 	for run < len(body) || len(b) > 0 {
@@ -170,7 +169,7 @@ func mergeLines(out *artifacts.Output, old, added []byte, keep func(node []byte)
 			}
 			body = body[len(la):]
 		}
-		write(lb)
+		out.Write(lb)
 		b = b[len(lb):]
 	}
 	flush()
