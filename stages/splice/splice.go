@@ -111,10 +111,8 @@ func Run(ctx context.Context, in Input) (out Output, err error) {
 		if err != nil {
 			return nil, ErrWhole
 		}
-		if in.Written != nil {
-			if st, ok := in.Written.Output(path); !ok || st.Bytes != int64(len(data)) || st.XXHash != artifacts.Hash(data) {
-				return nil, ErrWhole // a build replaced it: the caller starts again
-			}
+		if replaced(in, path, data) {
+			return nil, ErrWhole
 		}
 		return data, nil
 	}
@@ -224,7 +222,7 @@ func Run(ctx context.Context, in Input) (out Output, err error) {
 }
 
 // readString reads an artifact whole into a string, checked against the
-// manifest as read checks the others: docs.tsv, whose rows the splice
+// manifest as the others are (replaced): docs.tsv, whose rows the splice
 // keeps as strings, is read so instead of read and then copied.
 func readString(in Input, path string) (string, error) {
 	f, err := in.FS.Open(path)
@@ -240,12 +238,28 @@ func readString(in Input, path string) (string, error) {
 		return "", ErrWhole
 	}
 	data := b.String()
-	if in.Written != nil {
-		if st, ok := in.Written.Output(path); !ok || st.Bytes != int64(len(data)) || st.XXHash != artifacts.HashSum(xxhash.Sum64String(data)) {
-			return "", ErrWhole // a build replaced it: the caller starts again
-		}
+	if replaced(in, path, data) {
+		return "", ErrWhole
 	}
 	return data, nil
+}
+
+// replaced reports, for a reader that checks what it reads against a
+// manifest (in.Written), whether data is not what that build wrote at
+// path: a build replaced it since, and the caller starts again.
+func replaced[T string | []byte](in Input, path string, data T) bool {
+	if in.Written == nil {
+		return false
+	}
+	var sum uint64
+	switch d := any(data).(type) {
+	case string:
+		sum = xxhash.Sum64String(d)
+	case []byte:
+		sum = xxhash.Sum64(d)
+	}
+	st, ok := in.Written.Output(path)
+	return !ok || st.Bytes != int64(len(data)) || st.XXHash != artifacts.HashSum(sum)
 }
 
 // sameLinks reports whether every node links where the previous tables
