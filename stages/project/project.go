@@ -232,9 +232,12 @@ func recordURI(doc model.Document, id string) string {
 func (p *Projector) finishItems(items []Item, prev string, s *Scratch, ds *diag.List, termsOnly bool, matched map[string]bool) {
 	// A duplicate id is reported at its later occurrence: sort by URI,
 	// then by where the record sits.
-	slices.SortFunc(items, func(a, b Item) int {
-		return cmp.Or(strings.Compare(a.URI, b.URI), cmp.Compare(a.Line, b.Line))
-	})
+	byPlace := func(a, b Item) int { return cmp.Or(strings.Compare(a.URI, b.URI), cmp.Compare(a.Line, b.Line)) }
+	// Records mostly come in id order already, and an item is a few
+	// hundred bytes to move: they are sorted only when they are not.
+	if !slices.IsSortedFunc(items, byPlace) {
+		slices.SortFunc(items, byPlace)
+	}
 	for i := range items {
 		it := &items[i]
 		if i > 0 && it.URI == items[i-1].URI || i == 0 && it.URI == prev {
@@ -272,9 +275,12 @@ func (p *Projector) DocumentWhere(doc model.Document, s *Scratch, ds *diag.List,
 	s.tk.tokenize = tokenize
 	defer func() { s.tk.tokenize, s.tk.skip = nil, false }()
 	items := projectDocument(p.cfg, &s.tk, p.bodies, doc, ds)
-	slices.SortFunc(items, func(a, b Item) int {
-		return cmp.Or(strings.Compare(a.URI, b.URI), cmp.Compare(a.Line, b.Line))
-	})
+	byPlace := func(a, b Item) int { return cmp.Or(strings.Compare(a.URI, b.URI), cmp.Compare(a.Line, b.Line)) }
+	// Records mostly come in id order already, and an item is a few
+	// hundred bytes to move: they are sorted only when they are not.
+	if !slices.IsSortedFunc(items, byPlace) {
+		slices.SortFunc(items, byPlace)
+	}
 	for i := range items {
 		it := &items[i]
 		if i > 0 && it.URI == items[i-1].URI {

@@ -35,7 +35,7 @@ var Scaffolding = map[string]bool{
 func QueryWords(text string) iter.Seq[string] {
 	return func(yield func(string) bool) {
 		for chunk := range strings.FieldsSeq(text) {
-			chunk = strings.TrimFunc(chunk, func(r rune) bool { return strings.ContainsRune("\"'()[]{}<>,;:!?.", r) })
+			chunk = strings.TrimFunc(chunk, isQuotePunct)
 			if chunk == "" {
 				continue
 			}
@@ -53,6 +53,18 @@ func QueryWords(text string) iter.Seq[string] {
 		}
 	}
 }
+
+// quotePunct marks the ASCII punctuation a query trims from the ends of
+// its chunks: quotes, brackets and sentence marks.
+var quotePunct = func() (t [utf8.RuneSelf]bool) {
+	for _, c := range "\"'()[]{}<>,;:!?." {
+		t[c] = true
+	}
+	return t
+}()
+
+// isQuotePunct reports whether r is trimmed from a chunk's ends.
+func isQuotePunct(r rune) bool { return r < utf8.RuneSelf && quotePunct[r] }
 
 // KeepAsTerm reports whether a word would survive query normalisation.
 func KeepAsTerm(w string) bool {
