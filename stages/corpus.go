@@ -49,20 +49,19 @@ func projectCorpus(ctx context.Context, b model.Base, read func(d model.Document
 	projected := 0
 	rows := make([]artifacts.Document, len(b.Documents)) // a document not read has none
 	shapes := documentShapes{seen: map[string]artifacts.Document{}}
-	document := func(i int, d model.Document, s *project.Scratch, ds *diag.List, alone func([]project.Item)) []project.Item {
+	document := func(i int, d model.Document, items []project.Item, s *project.Scratch, ds *diag.List, alone func([]project.Item)) []project.Item {
 		if read != nil {
 			var ok bool
 			if d, ok = read(d, ds); !ok {
-				return nil
+				return items
 			}
 		}
 		// A document of several runs is projected and reduced a run at a
 		// time, its records in URI order; a smaller one joins its batch.
-		var items []project.Item
 		if len(d.Records) >= 2*runRecords {
 			p.DocumentRuns(d, s, ds, true, runRecords, alone)
 		} else {
-			items = p.Document(d, s, ds, true)
+			items = p.AppendDocument(items, d, s, ds, true)
 		}
 		rows[i] = shapes.own(index.DocumentRow(b.Config, d))
 		// What outlives projection is spilled, so the document's text is

@@ -187,9 +187,9 @@ func Scan(ctx context.Context, fsys fs.FS, terms []string) (*scanCorpus, error) 
 	for _, n := range scanNeedles(b.Config, terms) {
 		needles = append(needles, []byte(n))
 	}
-	document := func(_ int, d model.Document, s *project.Scratch, ds *diag.List, _ func([]project.Item)) []project.Item {
+	document := func(_ int, d model.Document, into []project.Item, s *project.Scratch, ds *diag.List, _ func([]project.Item)) []project.Item {
 		var buf []byte
-		return c.proj.DocumentWhere(d, s, ds, c.mayMatch(needles, &buf))
+		return append(into, c.proj.DocumentWhere(d, s, ds, c.mayMatch(needles, &buf))...)
 	}
 	reduceRun := func(items []project.Item, _ project.Dict) scanUnit { return reduce(items, want) }
 	ordered, diags, err := project.ProjectRuns(ctx, c.proj, b.Documents, true, document, reduceRun)

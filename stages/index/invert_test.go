@@ -18,8 +18,8 @@ import (
 func TestNumberedTermsInvertAsNamed(t *testing.T) {
 	_, loaded := demoItems(t)
 	p := project.NewProjector(loaded.Base)
-	document := func(_ int, d model.Document, s *project.Scratch, ds *diag.List, _ func([]project.Item)) []project.Item {
-		return p.Document(d, s, ds, true)
+	document := func(_ int, d model.Document, into []project.Item, s *project.Scratch, ds *diag.List, _ func([]project.Item)) []project.Item {
+		return p.AppendDocument(into, d, s, ds, true)
 	}
 	var runs atomic.Int32 // reduce runs on every core
 	reduce := func(items []project.Item, dict project.Dict) bool {

@@ -45,10 +45,10 @@ var notText = []string{FieldTime, FieldCategory, FieldVisible}
 // a Projector instead, so that a large base's items never all live at once.
 func Run(ctx context.Context, in Input) (Output, error) {
 	p := NewProjector(in.Base)
-	document := func(_ int, d model.Document, s *Scratch, ds *diag.List, _ func([]Item)) []Item {
-		return p.Document(d, s, ds, in.TermsOnly)
+	document := func(_ int, d model.Document, into []Item, s *Scratch, ds *diag.List, _ func([]Item)) []Item {
+		return p.AppendDocument(into, d, s, ds, in.TermsOnly)
 	}
-	keep := func(items []Item, _ Dict) []Item { return items }
+	keep := func(items []Item, _ Dict) []Item { return slices.Clone(items) }
 	runs, diags, err := ProjectRuns(ctx, p, in.Base.Documents, in.TermsOnly, document, keep)
 	if err != nil {
 		return Output{}, err
@@ -63,6 +63,8 @@ func Run(ctx context.Context, in Input) (Output, error) {
 // Scratch is one worker's reusable memory for projection.
 type Scratch struct {
 	tk tokenizer
+	// run holds the items of DocumentRuns' current run.
+	run []Item
 }
 
 // Forget lets go of the terms the scratch numbered (see Dict) and the
@@ -140,21 +142,28 @@ func (p *Projector) Diagnostics() []diag.Diagnostic { return p.diags }
 // mistakes go to ds. With termsOnly, field values are dropped once each
 // item's digest is taken.
 func (p *Projector) Document(doc model.Document, s *Scratch, ds *diag.List, termsOnly bool) []Item {
+	return p.AppendDocument(nil, doc, s, ds, termsOnly)
+}
+
+// AppendDocument is Document appending the items to into, whose own items
+// it leaves as they are.
+func (p *Projector) AppendDocument(into []Item, doc model.Document, s *Scratch, ds *diag.List, termsOnly bool) []Item {
 	s.tk.tokenize = nil
-	items := projectDocument(p.cfg, &s.tk, p.bodies, doc, ds)
+	all := projectDocument(p.cfg, &s.tk, p.bodies, doc, ds, into)
 	matched := map[string]bool{}
-	p.finishItems(items, "", s, ds, termsOnly, matched)
+	p.finishItems(all[len(into):], "", s, ds, termsOnly, matched)
 	p.orphans(doc, matched, ds)
-	return items
+	return all
 }
 
 // DocumentRuns projects a document as Document does, but a run of
 // records at a time: a first pass finds each record's URI (it parses each
 // record for its id alone), the records are put in URI order and cut into
 // runs of run records, and each run is projected and given to emit in
-// turn, its items sorted by URI, every run's after the last's. A worker
-// so holds one run's items at once, not a large document's; the first
-// pass is worth its cost on a document of several runs.
+// turn, its items sorted by URI, every run's after the last's, emit's for
+// the call only. A worker so holds one run's items at once, not a large
+// document's; the first pass is worth its cost on a document of several
+// runs.
 func (p *Projector) DocumentRuns(doc model.Document, s *Scratch, ds *diag.List, termsOnly bool, run int, emit func([]Item)) {
 	s.tk.tokenize = nil
 	s.tk.newDocument()
@@ -167,7 +176,9 @@ func (p *Projector) DocumentRuns(doc model.Document, s *Scratch, ds *diag.List, 
 	last := ""
 	for from := 0; from < len(order); from += run {
 		s.tk.newDocument()
-		items := projectRecords(p.cfg, &s.tk, p.bodies, doc, order[from:min(from+run, len(order))], fps, ds)
+		clear(s.run)
+		s.run = projectRecords(p.cfg, &s.tk, p.bodies, doc, order[from:min(from+run, len(order))], fps, ds, s.run[:0])
+		items := s.run
 		if len(items) == 0 {
 			continue
 		}
@@ -175,6 +186,8 @@ func (p *Projector) DocumentRuns(doc model.Document, s *Scratch, ds *diag.List, 
 		last = items[len(items)-1].URI
 		emit(items)
 	}
+	clear(s.run) // the document's text is not kept past it
+	s.run = s.run[:0]
 	p.orphans(doc, matched, ds)
 }
 
@@ -274,7 +287,7 @@ func (p *Projector) orphans(doc model.Document, matched map[string]bool, ds *dia
 func (p *Projector) DocumentWhere(doc model.Document, s *Scratch, ds *diag.List, tokenize func(uri, raw string) bool) []Item {
 	s.tk.tokenize = tokenize
 	defer func() { s.tk.tokenize, s.tk.skip = nil, false }()
-	items := projectDocument(p.cfg, &s.tk, p.bodies, doc, ds)
+	items := projectDocument(p.cfg, &s.tk, p.bodies, doc, ds, nil)
 	byPlace := func(a, b Item) int { return cmp.Or(strings.Compare(a.URI, b.URI), cmp.Compare(a.Line, b.Line)) }
 	// Records mostly come in id order already, and an item is a few
 	// hundred bytes to move: they are sorted only when they are not.
@@ -375,27 +388,28 @@ func compileFields(cfg model.Config, doc model.Document) (fps []fieldPaths, ok b
 	return fps, true
 }
 
-func projectDocument(cfg model.Config, tk *tokenizer, bodies map[string]model.Body, doc model.Document, ds *diag.List) []Item {
+// projectDocument appends the items of doc's records to into.
+func projectDocument(cfg model.Config, tk *tokenizer, bodies map[string]model.Body, doc model.Document, ds *diag.List, into []Item) []Item {
 	if doc.Bytes >= minRunBytes {
 		tk.newDocument()
 	}
 	fps, ok := compileFields(cfg, doc)
 	if !ok {
-		return nil
+		return into
 	}
-	return projectRecords(cfg, tk, bodies, doc, nil, fps, ds)
+	return projectRecords(cfg, tk, bodies, doc, nil, fps, ds, into)
 }
 
-// projectRecords projects the records of a document whose field paths
-// are compiled: those whose indexes order lists, in that order, or all
-// when it is nil.
-func projectRecords(cfg model.Config, tk *tokenizer, bodies map[string]model.Body, doc model.Document, order []int, fps []fieldPaths, ds *diag.List) []Item {
+// projectRecords appends to into the items of the records of a document
+// whose field paths are compiled: those whose indexes order lists, in that
+// order, or all when it is nil.
+func projectRecords(cfg model.Config, tk *tokenizer, bodies map[string]model.Body, doc model.Document, order []int, fps []fieldPaths, ds *diag.List, into []Item) []Item {
 	policy := cfg.Sources[doc.Source]
 	count := len(doc.Records)
 	if order != nil {
 		count = len(order)
 	}
-	items := make([]Item, 0, count)
+	items := slices.Grow(into, count)
 	values := make([][]string, len(fps))
 	valueOf := func(name string) []string {
 		for i, fp := range fps {
@@ -694,7 +708,7 @@ func (p *Projector) RecordIn(plan *DocumentPlan, rec model.Record, s *Scratch) (
 	// are in the index already, so it is not tokenised.
 	s.tk.tokenize = func(string, string) bool { return false }
 	defer func() { s.tk.tokenize, s.tk.skip = nil, false }()
-	items := projectRecords(p.cfg, &s.tk, p.bodies, one, nil, plan.fps, &ds)
+	items := projectRecords(p.cfg, &s.tk, p.bodies, one, nil, plan.fps, &ds, nil)
 	if len(items) != 1 || ds.HasErrors() {
 		return Item{}, false
 	}

@@ -18,16 +18,17 @@ import (
 // all start with its path and #, which no other path holds, so a batch of
 // documents consecutive in path order, with no page between them, is one
 // run, and the reduced runs come back in URI order. project projects
-// document i, docs[i] (Document, DocumentWhere, ...), returning its items
-// for its batch; it may instead give runs of them to alone, each sorted
-// and after the last, to be reduced on their own (DocumentRuns).
-// termsOnly applies to pages. A document listed but not read yet (with
-// Bytes and no records: see load.Scanned.DeferDocuments) weighs in its
-// batch by its bytes; project reads it. reduce is given the dictionary
-// that numbered its items' terms (see Dict), for the call only: it is
-// reused once the run is reduced.
+// document i, docs[i] (AppendDocument, DocumentWhere, ...), appending its
+// items to its batch's, into, and returning them; it may instead give runs
+// of them to alone, each sorted and after the last, to be reduced on their
+// own (DocumentRuns). termsOnly applies to pages. A document listed but
+// not read yet (with Bytes and no records: see
+// load.Scanned.DeferDocuments) weighs in its batch by its bytes; project
+// reads it. reduce is given a run's items and the dictionary that numbered
+// their terms (see Dict), both for the call only: a worker's next batch
+// reuses their memory (the items' own strings and slices stay valid).
 func ProjectRuns[U any](ctx context.Context, p *Projector, docs []model.Document, termsOnly bool,
-	project func(i int, d model.Document, s *Scratch, ds *diag.List, alone func([]Item)) []Item, reduce func(items []Item, terms Dict) U) ([]U, []diag.Diagnostic, error) {
+	project func(i int, d model.Document, into []Item, s *Scratch, ds *diag.List, alone func([]Item)) []Item, reduce func(items []Item, terms Dict) U) ([]U, []diag.Diagnostic, error) {
 	type run struct {
 		first string
 		value U
@@ -40,24 +41,28 @@ func ProjectRuns[U any](ctx context.Context, p *Projector, docs []model.Document
 	for range min(runtime.GOMAXPROCS(0), max(len(batches), 1)) {
 		wg.Go(func() {
 			var s Scratch
+			// One slice serves every batch of the worker: memory written
+			// once is cheaper than fresh memory, which the collector may
+			// read before it is written (see tokenizer.count).
+			var items []Item
 			for b := range next {
-				// A fresh slice per batch: a reducer may keep the items.
-				var items []Item
+				from := 0 // where the items not reduced yet start
 				flush := func(reset bool) {
 					if reset {
 						defer s.tk.resetDict()
 					}
-					if len(items) == 0 {
+					got := items[from:]
+					if len(got) == 0 {
 						return
 					}
+					from = len(items)
 					// Each document's items are sorted and the batch's
 					// documents are in path order; a path that is a
 					// prefix of another's is sorted here, not assumed.
-					if !slices.IsSortedFunc(items, compareURI) {
-						slices.SortStableFunc(items, compareURI)
+					if !slices.IsSortedFunc(got, compareURI) {
+						slices.SortStableFunc(got, compareURI)
 					}
-					runs[b] = append(runs[b], run{items[0].URI, reduce(items, s.tk.terms)})
-					items = nil
+					runs[b] = append(runs[b], run{got[0].URI, reduce(got, s.tk.terms)})
 				}
 				// A run reduced alone follows the items gathered so far,
 				// which are reduced first: a run's items must not span
@@ -71,10 +76,11 @@ func ProjectRuns[U any](ctx context.Context, p *Projector, docs []model.Document
 					s.tk.resetDict()
 				}
 				for _, i := range batches[b] {
-					got := project(i, docs[i], &s, &lists[i], alone)
-					items = append(items, got...)
+					items = project(i, docs[i], items, &s, &lists[i], alone)
 				}
 				flush(true)
+				clear(items) // what they hold is not kept for the next batch
+				items = items[:0]
 			}
 		})
 	}
