@@ -245,12 +245,7 @@ func recordURI(doc model.Document, id string) string {
 func (p *Projector) finishItems(items []Item, prev string, s *Scratch, ds *diag.List, termsOnly bool, matched map[string]bool) {
 	// A duplicate id is reported at its later occurrence: sort by URI,
 	// then by where the record sits.
-	byPlace := func(a, b Item) int { return cmp.Or(strings.Compare(a.URI, b.URI), cmp.Compare(a.Line, b.Line)) }
-	// Records mostly come in id order already, and an item is a few
-	// hundred bytes to move: they are sorted only when they are not.
-	if !slices.IsSortedFunc(items, byPlace) {
-		slices.SortFunc(items, byPlace)
-	}
+	sortByPlace(items)
 	for i := range items {
 		it := &items[i]
 		if i > 0 && it.URI == items[i-1].URI || i == 0 && it.URI == prev {
@@ -271,6 +266,16 @@ func (p *Projector) finishItems(items []Item, prev string, s *Scratch, ds *diag.
 	}
 }
 
+// sortByPlace sorts items by URI, then by where their records sit. Records
+// mostly come in id order already, and an item is a few hundred bytes to
+// move: they are sorted only when they are not.
+func sortByPlace(items []Item) {
+	byPlace := func(a, b Item) int { return cmp.Or(strings.Compare(a.URI, b.URI), cmp.Compare(a.Line, b.Line)) }
+	if !slices.IsSortedFunc(items, byPlace) {
+		slices.SortFunc(items, byPlace)
+	}
+}
+
 // orphans warns of the cached bodies of doc that no record has.
 func (p *Projector) orphans(doc model.Document, matched map[string]bool, ds *diag.List) {
 	for _, uri := range p.bodiesOf[doc.Path] { // this document's bodies only
@@ -288,12 +293,7 @@ func (p *Projector) DocumentWhere(doc model.Document, s *Scratch, ds *diag.List,
 	s.tk.tokenize = tokenize
 	defer func() { s.tk.tokenize, s.tk.skip = nil, false }()
 	items := projectDocument(p.cfg, &s.tk, p.bodies, doc, ds, nil)
-	byPlace := func(a, b Item) int { return cmp.Or(strings.Compare(a.URI, b.URI), cmp.Compare(a.Line, b.Line)) }
-	// Records mostly come in id order already, and an item is a few
-	// hundred bytes to move: they are sorted only when they are not.
-	if !slices.IsSortedFunc(items, byPlace) {
-		slices.SortFunc(items, byPlace)
-	}
+	sortByPlace(items)
 	for i := range items {
 		it := &items[i]
 		if i > 0 && it.URI == items[i-1].URI {
