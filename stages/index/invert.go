@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"iter"
 	"slices"
 	"strings"
@@ -114,14 +115,7 @@ func newSegment(items []project.Item, keep func(term string) bool, dict project.
 	// Each term's slot in the one postings array is placed in dictionary
 	// order, so that a term's postings are found from one offset; the
 	// terms are copied into one string.
-	order := inv.order[:0]
-	for i, n := range counts {
-		if n > 0 {
-			order = append(order, int32(i))
-		}
-	}
-	inv.order = order
-	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(terms[a], terms[b]) })
+	order := inv.sortTerms(terms, counts)
 	size := 0
 	for _, id := range order {
 		size += len(terms[id])
@@ -235,6 +229,55 @@ type inversion struct {
 	termID                   map[string]int32
 	terms                    []string
 	counts, seq, order, next []int32
+	byPrefix                 []prefixed
+}
+
+// prefixed is a term number beside the term's first eight bytes, as a
+// number that compares as they do.
+type prefixed struct {
+	prefix uint64
+	id     int32
+}
+
+// sortTerms lists the numbers of the terms with postings, in the terms'
+// byte order. Most terms differ in their first eight bytes, so they are
+// compared as one number first and as strings only on a tie: a run has
+// tens of thousands of terms, and comparing them through their strings
+// was a twentieth of a build.
+func (inv *inversion) sortTerms(terms []string, counts []int32) []int32 {
+	keys := inv.byPrefix[:0]
+	for i, n := range counts {
+		if n > 0 {
+			keys = append(keys, prefixed{prefixOf(terms[i]), int32(i)})
+		}
+	}
+	inv.byPrefix = keys
+	slices.SortFunc(keys, func(a, b prefixed) int {
+		if a.prefix != b.prefix {
+			return cmp.Compare(a.prefix, b.prefix)
+		}
+		return strings.Compare(terms[a.id], terms[b.id])
+	})
+	order := slices.Grow(inv.order[:0], len(keys))
+	for _, k := range keys {
+		order = append(order, k.id)
+	}
+	inv.order = order
+	return order
+}
+
+// prefixOf is the first eight bytes of t, big-endian, zero-padded, so
+// that a term never orders after another that it is a prefix of; terms of
+// equal numbers are told apart by their strings.
+func prefixOf(t string) uint64 {
+	var v uint64
+	for i := range 8 {
+		v <<= 8
+		if i < len(t) {
+			v |= uint64(t[i])
+		}
+	}
+	return v
 }
 
 var inversions = sync.Pool{New: func() any {

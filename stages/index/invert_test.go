@@ -50,3 +50,29 @@ func TestNumberedTermsInvertAsNamed(t *testing.T) {
 		t.Fatalf("%d runs; the demo base has records and pages", n)
 	}
 }
+
+// TestTermsSortAsStrings: the order sortTerms gives by eight-byte numbers
+// is the terms' byte order, for terms that are prefixes of one another,
+// that hold NUL or bytes above 0x7f, that share their first eight bytes,
+// and for terms without postings, which it leaves out.
+func TestTermsSortAsStrings(t *testing.T) {
+	terms := []string{"harbor", "harbo", "harbor\x00", "harbor\x00\x00x", "", "\x00", "héron", "hé", "=events/2026-10-26/a.json",
+		"=events/2026-10-26/b.json", "=events/2026-10-2", "abcdefgh", "abcdefghi", "abcdefgg\xff", "\xff\xfe", "zz", "a"}
+	counts := make([]int32, len(terms))
+	var want []string
+	for i := range terms {
+		if i%5 != 3 { // some terms have no postings
+			counts[i] = 1
+			want = append(want, terms[i])
+		}
+	}
+	slices.Sort(want)
+	var inv inversion
+	var got []string
+	for _, id := range inv.sortTerms(terms, counts) {
+		got = append(got, terms[id])
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("sorted terms:\n got %q\nwant %q", got, want)
+	}
+}
