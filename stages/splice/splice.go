@@ -22,8 +22,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/cespare/xxhash/v2"
@@ -274,9 +274,11 @@ func sameLinks(edges, edgesDst []byte, nodes []graph.Node, ords []int32) bool {
 	}
 	var now []edge
 	records := map[int32]bool{}
+	lo, hi := int32(math.MaxInt32), int32(-1) // the least and greatest of them
 	for i, n := range nodes {
 		if n.Record {
 			records[ords[i]] = true
+			lo, hi = min(lo, ords[i]), max(hi, ords[i])
 			for _, l := range n.Links {
 				now = append(now, edge{ords[i], l.Node, l.Kind})
 			}
@@ -297,30 +299,39 @@ func sameLinks(edges, edgesDst []byte, nodes []graph.Node, ords []int32) bool {
 	if len(records) == 0 {
 		return true
 	}
+	// Each line is searched for its item sources (=#ordinal), not split
+	// into links: most sources are items that did not change.
 	var was []edge
 	rows := edgesDst[bytes.IndexByte(edgesDst, '\n')+1:]
+	if len(rows) > 0 && rows[len(rows)-1] != '\n' {
+		return false // a last line cut short: the tables are rewritten
+	}
+	ref := []byte("=" + artifacts.ItemRef)
 	for len(rows) > 0 {
 		end := bytes.IndexByte(rows, '\n')
-		if end < 0 {
-			return false // a last line cut short: the tables are rewritten
-		}
 		dst, links, _ := bytes.Cut(rows[:end], []byte{'\t'})
 		rows = rows[end+1:]
-		for len(links) > 0 {
-			var link []byte
-			link, links, _ = bytes.Cut(links, []byte{'\t'})
-			kind, src, _ := bytes.Cut(link, []byte{'='})
-			ref, item := bytes.CutPrefix(src, []byte(artifacts.ItemRef))
-			if !item {
-				continue
+		for {
+			h := bytes.Index(links, ref)
+			if h < 0 {
+				break
 			}
-			o, err := strconv.ParseInt(string(ref), 10, 32)
-			if err != nil {
+			kind := links[bytes.LastIndexByte(links[:h], '\t')+1 : h]
+			links = links[h+len(ref):]
+			if bytes.IndexByte(kind, '=') >= 0 {
+				continue // in an alias's name
+			}
+			n, o := 0, int64(0)
+			for ; n < len(links) && links[n] >= '0' && links[n] <= '9' && o <= math.MaxInt32; n++ {
+				o = o*10 + int64(links[n]-'0')
+			}
+			if n == 0 || n < len(links) && links[n] != '\t' || o > math.MaxInt32 {
 				return false
 			}
-			if records[int32(o)] {
+			if int32(o) >= lo && int32(o) <= hi && records[int32(o)] {
 				was = append(was, edge{int32(o), string(dst), string(kind)})
 			}
+			links = links[n:]
 		}
 	}
 	order := func(a, b edge) int {
