@@ -243,37 +243,15 @@ func SplicePostings(dst, list []byte, oldDF int, m Moves, added []Posting, field
 			if len(added) > 0 {
 				limit = min(limit, int64(added[0].Doc-shift))
 			}
-			for i < len(list) {
-				delta, j := num(i)
-				if j == i || old+delta >= limit {
-					break
-				}
-				c := j
-				if c < len(list) && list[c] == ':' {
-					f, e := num(c + 1)
-					if e == c+1 || f > math.MaxUint16 {
-						break // the general path reports it
-					}
-					oldField, c = f, e
-				}
-				if c < len(list) && list[c] == 'x' {
-					for c++; c < len(list) && list[c] >= '0' && list[c] <= '9'; c++ {
-					}
-				}
-				if c < len(list) && list[c] != ' ' {
-					break
-				}
+			if next, at, f, distinct, count, last := skim(list, i, old, limit, oldField); count > 0 {
 				if run < 0 {
 					run = i - 1
 				}
-				runEnd = c
-				old += delta
-				if delta > 0 {
-					seen++
-					df++
-				}
-				n++
-				i = c + 1
+				runEnd = last
+				old, oldField, i = at, f, next
+				seen += distinct
+				df += distinct
+				n += count
 			}
 			prev, prevField = int32(old)+shift, uint16(oldField)
 			if i >= len(list) {
@@ -354,6 +332,68 @@ func SplicePostings(dst, list []byte, oldDF int, m Moves, added []Posting, field
 		put(added[k].Doc, added[k].Field, added[k].TF)
 	}
 	return dst, df, nil
+}
+
+// skim reads the postings of list from i on while their items, counted
+// from old, stay below limit, and stops at the first that does not or
+// that is not delta[:field][xTF]: the general path reads that one. field
+// is the field of the posting before i. It returns where it stopped, the
+// last item and field read, how many postings it read and how many of
+// them moved to a new item, and where the last one ends. It is the loop a
+// splice spends most of its time in, and it reads each byte once.
+func skim(list []byte, i int, old, limit, field int64) (next int, at, f int64, distinct, count, end int) {
+	at, f, next = old, field, i
+	for i < len(list) {
+		// The item's delta: at most ten digits, a longer number is the
+		// general path's to report.
+		j := i
+		var d int64
+		for j < len(list) && j-i < 10 {
+			c := list[j] - '0'
+			if c > 9 {
+				break
+			}
+			d = d*10 + int64(c)
+			j++
+		}
+		if j == i || at+d >= limit {
+			break
+		}
+		nf := f
+		if j < len(list) && list[j] == ':' {
+			e := j + 1
+			var v int64
+			for e < len(list) && e-j <= 6 {
+				c := list[e] - '0'
+				if c > 9 {
+					break
+				}
+				v = v*10 + int64(c)
+				e++
+			}
+			if e == j+1 || v > math.MaxUint16 {
+				break
+			}
+			nf, j = v, e
+		}
+		if j < len(list) && list[j] == 'x' {
+			for j++; j < len(list) && list[j]-'0' <= 9; j++ {
+			}
+		}
+		if j < len(list) && list[j] != ' ' {
+			break
+		}
+		at += d
+		f = nf
+		if d > 0 {
+			distinct++
+		}
+		count++
+		end = j
+		i = j + 1
+		next = i
+	}
+	return next, at, f, distinct, count, end
 }
 
 // ScanTermRow splits one terms.tsv row (without its LF) as a reader that
