@@ -325,12 +325,26 @@ func (t *inboundTable) sort() {
 	t.edges = nil
 	for d := range t.dsts {
 		if in := sorted[starts[d]:starts[d+1]]; len(in) > 1 {
-			slices.SortFunc(in, func(a, b inEdge) int {
-				return cmp.Or(cmp.Compare(b.stamp, a.stamp), cmp.Compare(a.kind, b.kind), cmp.Compare(a.ord, b.ord), cmp.Compare(a.alias, b.alias))
-			})
+			slices.SortFunc(in, compareInEdges)
 		}
 	}
 	t.edges = slices.Compact(sorted)
+}
+
+// compareInEdges orders a destination's edges newest source first, then
+// by kind, ordinal and alias, as ranks. A hub's edges are many, and most
+// are told apart by their stamps: the later keys are compared only on a
+// tie (cmp.Or would compare all four every time).
+func compareInEdges(a, b inEdge) int {
+	switch {
+	case a.stamp != b.stamp:
+		return cmp.Compare(b.stamp, a.stamp)
+	case a.kind != b.kind:
+		return cmp.Compare(a.kind, b.kind)
+	case a.ord != b.ord:
+		return cmp.Compare(a.ord, b.ord)
+	}
+	return cmp.Compare(a.alias, b.alias)
 }
 
 // rankStamps ranks the stamps of the source nodes, and the empty stamp

@@ -332,9 +332,19 @@ func inboundOf(in SpliceInput, l artifacts.Link) inbound {
 }
 
 // compareInbound is NewTables' order of a destination's inbound edges:
-// newest source first, then by kind, ordinal and source.
+// newest source first, then by kind, ordinal and source, each compared
+// only on a tie of the ones before.
 func compareInbound(a, b inbound) int {
-	return cmp.Or(project.CompareStamps(b.at, a.at), strings.Compare(a.kind, b.kind), cmp.Compare(a.ord, b.ord), strings.Compare(a.src, b.src))
+	if c := project.CompareStamps(b.at, a.at); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.kind, b.kind); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.ord, b.ord); c != 0 {
+		return c
+	}
+	return strings.Compare(a.src, b.src)
 }
 
 // sortInbound orders a destination's inbound edges as NewTables does.
