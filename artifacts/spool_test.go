@@ -73,6 +73,34 @@ func TestSpoolStagesAndSyncCommits(t *testing.T) {
 	}
 }
 
+// TestSpoolTrustsAnotherHash: a spooled file whose hash is not the one the
+// previous build recorded (Plan.Was) is written without reading the disk,
+// even where the disk holds its bytes already; one whose hash is the
+// recorded one is still compared, and left when the disk agrees.
+func TestSpoolTrustsAnotherHash(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{".cairn/moved.tsv": "new\n", ".cairn/same.tsv": "kept\n"})
+	ageAll(t, root)
+	s, err := NewSpool(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Discard()
+	moved := spoolFile(t, s, ".cairn/moved.tsv", "new\n")
+	same := spoolFile(t, s, ".cairn/same.tsv", "kept\n")
+	p := Plan{Root: root, Files: []File{moved, same}, Manifest: manifest("{}\n"),
+		Was: map[string]string{".cairn/moved.tsv": Hash([]byte("old\n")), ".cairn/same.tsv": Hash([]byte("kept\n"))}}
+	syncWants(t, p, Result{Changes: []Change{{Path: ".cairn/manifest.json", Action: ActionCreate}, {Path: ".cairn/moved.tsv", Action: ActionUpdate}},
+		Unchanged: []string{".cairn/same.tsv"}})
+	got := snapshot(t, root)
+	if got[".cairn/moved.tsv"].Data != "new\n" || got[".cairn/moved.tsv"].MTime.Equal(oldTime) {
+		t.Errorf("moved.tsv = %+v; want its new bytes, written again", got[".cairn/moved.tsv"])
+	}
+	if !got[".cairn/same.tsv"].MTime.Equal(oldTime) {
+		t.Error("same.tsv was rewritten, though the disk held its bytes and its hash was the recorded one")
+	}
+}
+
 // TestSpoolDiscardAndSweep: a build that fails removes what it spooled;
 // what a killed one left is swept by the next Sync, which leaves its own
 // plan's staged files to commit them.

@@ -46,6 +46,11 @@ type Plan struct {
 	// build writes none of them, but removes, under the log's lock (see
 	// LockLog), the temporary files a killed writer of one left beside it.
 	Swept []string
+	// Was gives, by path, the hash the previous manifest recorded for an
+	// output. A spooled file whose hash is another is written without
+	// reading the file it replaces: its bytes are new. One whose hash is
+	// the same is compared with the disk, which may have changed since.
+	Was map[string]string
 }
 
 // The actions a Change can carry.
@@ -183,7 +188,7 @@ func survey(root *os.Root, p Plan) (surveyed, error) {
 	if err := checkPlanPaths(p); err != nil {
 		return s, err
 	}
-	if err := s.compareFiles(root, slices.Concat(p.Files, p.Release)); err != nil {
+	if err := s.compareFiles(root, slices.Concat(p.Files, p.Release), p.Was); err != nil {
 		return s, err
 	}
 	if err := s.checkKept(root, p.Keep); err != nil {
@@ -201,14 +206,14 @@ func survey(root *os.Root, p Plan) (surveyed, error) {
 }
 
 // compareFiles sorts files by path and queues each one whose bytes differ
-// from the disk's, so writes go out in path order.
-func (s *surveyed) compareFiles(root *os.Root, files []File) error {
+// from the disk's, so writes go out in path order; was is Plan.Was.
+func (s *surveyed) compareFiles(root *os.Root, files []File, was map[string]string) error {
 	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 	for _, f := range files {
 		if err := checkBelowDir(root, f.Path); err != nil {
 			return err
 		}
-		action, err := compareFile(root, f)
+		action, err := compareFile(root, f, was[f.Path])
 		if err != nil {
 			return err
 		}
@@ -410,11 +415,12 @@ func checkPath(name string) error {
 // and refused: replacing it would change what the user linked, and writing
 // through it would write where it points.
 func compare(root *os.Root, name string, data []byte) (string, error) {
-	return compareFile(root, File{Path: name, Data: data})
+	return compareFile(root, File{Path: name, Data: data}, "")
 }
 
-// compareFile is compare for a File, whose bytes may be staged.
-func compareFile(root *os.Root, file File) (string, error) {
+// compareFile is compare for a File, whose bytes may be staged; was is the
+// hash the previous build recorded for it, "" for none.
+func compareFile(root *os.Root, file File, was string) (string, error) {
 	name := file.Path
 	osName := filepath.FromSlash(name)
 	info, err := root.Lstat(osName)
@@ -436,7 +442,7 @@ func compareFile(root *os.Root, file File) (string, error) {
 	if !info.Mode().IsRegular() {
 		return "", fmt.Errorf("artifacts: %s exists and is not a regular file; move it away so cairn can write its output there", name)
 	}
-	if info.Size() != file.Size() {
+	if info.Size() != file.Size() || file.staged != nil && was != "" && file.staged.xxhash != was {
 		return ActionUpdate, nil
 	}
 	f, err := root.Open(osName)

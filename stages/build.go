@@ -226,8 +226,10 @@ func Build(ctx context.Context, in Input) (Output, error) {
 	b.out.Plan = artifacts.Plan{Files: em.Files, Keep: em.Keep, Release: em.Release, Delete: em.Delete, Manifest: em.Manifest,
 		Swept: []string{load.LogFile(b.loaded.Base.Config.WithDefaults())}}
 	if in.Previous != nil {
+		b.out.Plan.Was = make(map[string]string, len(in.Previous.Outputs))
 		for _, o := range in.Previous.Outputs {
 			b.out.Plan.Previous = append(b.out.Plan.Previous, o.Path)
+			b.out.Plan.Was[o.Path] = o.XXHash
 		}
 	}
 	b.out.Warnings = b.ds.Sorted()
