@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -176,6 +177,22 @@ func mergeLines(out *artifacts.Output, old, added []byte, keep func(node []byte)
 	return nil
 }
 
+// ordinal reads an item's ordinal as edges.dst.tsv writes it after #:
+// decimal digits, without a sign or a leading zero (but 0 itself).
+func ordinal(b []byte) (int32, bool) {
+	if len(b) == 0 || len(b) > 10 || b[0] == '0' && len(b) > 1 {
+		return 0, false
+	}
+	v := int64(0)
+	for _, c := range b {
+		if c-'0' > 9 {
+			return 0, false
+		}
+		v = v*10 + int64(c-'0')
+	}
+	return int32(v), v <= math.MaxInt32
+}
+
 // spliceDst writes into w every destination's inbound edges renumbered,
 // those of items that left dropped and the new ones merged in, and
 // returns how many it wrote: every edge of the graph, once. A line that
@@ -243,17 +260,21 @@ func spliceDst(w *artifacts.Output, in SpliceInput, byDst map[string][]inbound) 
 				any = true
 				continue
 			}
-			o, err := strconv.Atoi(string(ref))
-			if err != nil {
+			o, ok := ordinal(ref)
+			if !ok {
 				return 0, &artifacts.CorruptError{Path: artifacts.EdgesDstPath, Line: n, Msg: fmt.Sprintf("source %q is not #ordinal", src)}
 			}
-			to, ok := in.Renumber(int32(o))
+			to, ok := in.Renumber(o)
 			if !ok {
 				continue
 			}
 			marks = append(marks, len(out))
-			out = append(append(append(out, '\t'), kind...), '=')
-			out = strconv.AppendInt(append(out, artifacts.ItemRef...), int64(to), 10)
+			if to == o { // most sources keep their ordinal: the link as it was
+				out = append(append(out, '\t'), link...)
+			} else {
+				out = append(append(append(out, '\t'), kind...), '=')
+				out = strconv.AppendInt(append(out, artifacts.ItemRef...), int64(to), 10)
+			}
 			any = true
 		}
 		if gains {
