@@ -447,6 +447,31 @@ func TestBuildSplicesAnEditedRecord(t *testing.T) {
 	sameAsWholeBuild(t, dir)
 }
 
+// TestBuildSplicesANewDay: a day of records added, then removed, is
+// spliced into the previous build each time, which the build reads mapped
+// (artifacts.Mapped), and each time the artifacts are a whole build's.
+func TestBuildSplicesANewDay(t *testing.T) {
+	isolate(t)
+	dir := copyBase(t, "demo")
+	mustBuild(t, dir)
+	data, err := os.ReadFile(filepath.Join(dir, "events", "2026-11-02", "tickets.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	day := filepath.Join(dir, "events", "2026-11-10")
+	writeFile(t, filepath.Join(day, "tickets.json"), strings.Replace(string(data), `"date": "2026-11-02"`, `"date": "2026-11-10"`, 1))
+	for _, step := range []string{"added", "removed"} {
+		code, _, stderr := cairn(t, "--base", dir, "build")
+		if code != 0 || !strings.Contains(stderr, "; 1 changed file spliced into the previous build)") {
+			t.Fatalf("build after the day was %s: exit %d, stderr %q; want one file spliced", step, code, stderr)
+		}
+		sameAsWholeBuild(t, dir)
+		if err := os.RemoveAll(day); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // sameAsWholeBuild fails unless .cairn/ in dir is, file for file, what a
 // whole build of a copy of dir's base writes.
 func sameAsWholeBuild(t *testing.T, dir string) {

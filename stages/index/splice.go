@@ -18,7 +18,9 @@ import (
 // Previous is the index a build wrote, read back.
 type Previous struct {
 	// Docs is a string: its rows are kept as strings that share it.
-	Docs                                    string
+	Docs string
+	// The other tables may be mapped files (artifacts.Mapped), valid
+	// during the splice only: what its output keeps of them is copied.
 	Key, Fields, Terms, Postings, Documents []byte
 }
 
@@ -178,7 +180,7 @@ func Splice(ctx context.Context, in SpliceInput) (Spliced, error) {
 		rows,
 		keys,
 		{Path: artifacts.DocumentsPath, Data: artifacts.EncodeDocuments(docs)},
-		{Path: artifacts.FieldsPath, Data: in.Previous.Fields},
+		{Path: artifacts.FieldsPath, Data: bytes.Clone(in.Previous.Fields)}, // the previous bytes may not outlive the splice
 		dict,
 		post,
 	}

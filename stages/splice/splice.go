@@ -83,7 +83,32 @@ var ErrWhole = errors.New("the corpus must be built whole")
 
 // Run splices the changes into the previous index and graph. Mistakes in
 // the changed units come back in Output.Diagnostics, with no files.
-func Run(ctx context.Context, in Input) (out Output, err error) {
+//
+// A build's splice (one that spools) maps the previous artifacts rather
+// than reading them into memory (artifacts.Mapped): it reads every table
+// once to write it again, and what its output keeps of them it copies. A
+// mapped file cut short by another program meanwhile makes the build
+// whole. A reader that keeps what it reads (a query's) reads them.
+func Run(ctx context.Context, in Input) (Output, error) {
+	if in.Spool == nil {
+		return run(ctx, in, func(path string) ([]byte, error) { return fs.ReadFile(in.FS, path) }, func(b []byte) []byte { return b })
+	}
+	var m artifacts.Mapped
+	defer m.Release()
+	var out Output
+	err := m.Guard(func() (err error) {
+		out, err = run(ctx, in, func(path string) ([]byte, error) { return m.Read(in.FS, path) }, bytes.Clone)
+		return err
+	})
+	if errors.Is(err, artifacts.ErrMappedChanged) {
+		return Output{}, ErrWhole
+	}
+	return out, err
+}
+
+// run is Run reading each artifact with readFile; keep gives what the
+// output holds of bytes read so, which must outlive them.
+func run(ctx context.Context, in Input, readFile func(path string) ([]byte, error), keep func([]byte) []byte) (out Output, err error) {
 	base, c := in.Base, in.Changes
 	// A cached body whose record document is gone is reported by a whole
 	// build; so is one of a changed document, which the projector checks.
@@ -107,7 +132,7 @@ func Run(ctx context.Context, in Input) (out Output, err error) {
 	}
 	var prev index.Previous
 	read := func(path string) ([]byte, error) {
-		data, err := fs.ReadFile(in.FS, path)
+		data, err := readFile(path)
 		if err != nil {
 			return nil, ErrWhole
 		}
@@ -195,7 +220,7 @@ func Run(ctx context.Context, in Input) (out Output, err error) {
 		// and of the identities: none changed, so neither did it.
 		out.Index = append(idx.Files, artifacts.File{Path: artifacts.BodiesPath, Data: artifacts.EncodeBodies(index.BodyRows(base.Bodies))})
 		if g.edges != nil {
-			out.Graph = []artifacts.File{{Path: artifacts.EdgesPath, Data: g.edges}, {Path: artifacts.EdgesDstPath, Data: g.edgesDst}}
+			out.Graph = []artifacts.File{{Path: artifacts.EdgesPath, Data: keep(g.edges)}, {Path: artifacts.EdgesDstPath, Data: keep(g.edgesDst)}}
 		}
 		out.GraphSame, out.Items, out.Edges = true, idx.Items, g.count()
 		return out, nil
