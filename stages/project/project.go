@@ -310,14 +310,9 @@ func (p *Projector) DocumentWhere(doc model.Document, s *Scratch, ds *diag.List,
 	return items
 }
 
-// Pages projects every page, sorted by URI, on every core: s serves the
-// first share of them, and each other core a scratch of its own.
-func (p *Projector) Pages(s *Scratch, termsOnly bool) []Item {
-	return p.pagesOf(p.pages, s, termsOnly)
-}
-
-// PagesNamed projects the pages whose paths are named (sorted), as Pages
-// projects them: a build that splices a few changed pages in.
+// PagesNamed projects the pages whose paths are named (sorted), as
+// ProjectRuns projects every page: a build that splices a few changed
+// pages in.
 func (p *Projector) PagesNamed(paths []string, s *Scratch, termsOnly bool) []Item {
 	var pages []model.Page
 	for _, pg := range p.pages {
@@ -328,22 +323,14 @@ func (p *Projector) PagesNamed(paths []string, s *Scratch, termsOnly bool) []Ite
 	return p.pagesOf(pages, s, termsOnly)
 }
 
-// pagesOf projects pages, sorted by URI, on every core.
+// pagesOf projects pages, sorted by URI, on every core: s serves the first
+// share of them, and each other core a scratch of its own.
 func (p *Projector) pagesOf(pages []model.Page, s *Scratch, termsOnly bool) []Item {
 	items := make([]Item, len(pages))
 	parts := max(1, min(runtime.GOMAXPROCS(0), len(pages)/minPagesPart))
 	project := func(k int, s *Scratch) {
 		for i := k * len(pages) / parts; i < (k+1)*len(pages)/parts; i++ {
-			it := projectPage(p.cfg, p.ids, &s.tk, pages[i])
-			if p.superseded[it.URI] && !it.HasFlag(FlagSuperseded) {
-				it.Flags = append(it.Flags, FlagSuperseded)
-				slices.Sort(it.Flags)
-			}
-			it.Digest = digest(&it, &s.tk.buf)
-			if termsOnly {
-				dropValues(&it)
-			}
-			items[i] = it
+			items[i] = p.page(pages[i], s, termsOnly)
 		}
 	}
 	var wg sync.WaitGroup
@@ -354,6 +341,21 @@ func (p *Projector) pagesOf(pages []model.Page, s *Scratch, termsOnly bool) []It
 	wg.Wait()
 	slices.SortFunc(items, func(a, b Item) int { return strings.Compare(a.URI, b.URI) })
 	return items
+}
+
+// page projects one page: flagged when a page supersedes it, its digest
+// taken, and with termsOnly its values dropped.
+func (p *Projector) page(pg model.Page, s *Scratch, termsOnly bool) Item {
+	it := projectPage(p.cfg, p.ids, &s.tk, pg)
+	if p.superseded[it.URI] && !it.HasFlag(FlagSuperseded) {
+		it.Flags = append(it.Flags, FlagSuperseded)
+		slices.Sort(it.Flags)
+	}
+	it.Digest = digest(&it, &s.tk.buf)
+	if termsOnly {
+		dropValues(&it)
+	}
+	return it
 }
 
 // minPagesPart is the fewest pages worth a core of their own.

@@ -11,29 +11,29 @@ import (
 	"github.com/cairn-kb/cairn/stages/lib/model"
 )
 
-// ProjectRuns projects every document on every core and reduces the items
-// of each batch of documents, sorted by URI, at once, so a large base's
-// items never all live together; the pages are reduced in runs too, one
-// per stretch of pages that falls between two batches. A document's URIs
-// all start with its path and #, which no other path holds, so a batch of
-// documents consecutive in path order, with no page between them, is one
-// run, and the reduced runs come back in URI order. project projects
-// document i, docs[i] (AppendDocument, DocumentWhere, ...), appending its
-// items to its batch's, into, and returning them; it may instead give runs
-// of them to alone, each sorted and after the last, to be reduced on their
-// own (DocumentRuns). termsOnly applies to pages. A document listed but
-// not read yet (with Bytes and no records: see
-// load.Scanned.DeferDocuments) weighs in its batch by its bytes; project
-// reads it. reduce is given a run's items and the dictionary that numbered
-// their terms (see Dict), both for the call only: a worker's next batch
-// reuses their memory (the items' own strings and slices stay valid).
+// ProjectRuns projects every document and page on every core and reduces
+// the items of each batch of them, sorted by URI, at once, so a large
+// base's items never all live together. A document's URIs all start with
+// its path and #, which no other path holds, so a batch of documents
+// consecutive in path order, with no page between them, is one run, as is
+// a batch of consecutive pages, and the reduced runs come back in URI
+// order. project projects document i, docs[i] (AppendDocument,
+// DocumentWhere, ...), appending its items to its batch's, into, and
+// returning them; it may instead give runs of them to alone, each sorted
+// and after the last, to be reduced on their own (DocumentRuns). termsOnly
+// applies to pages. A document listed but not read yet (with Bytes and no
+// records: see load.Scanned.DeferDocuments) weighs in its batch by its
+// bytes; project reads it. reduce is given a run's items and the
+// dictionary that numbered their terms (see Dict), both for the call only:
+// a worker's next batch reuses their memory (the items' own strings and
+// slices stay valid).
 func ProjectRuns[U any](ctx context.Context, p *Projector, docs []model.Document, termsOnly bool,
 	project func(i int, d model.Document, into []Item, s *Scratch, ds *diag.List, alone func([]Item)) []Item, reduce func(items []Item, terms Dict) U) ([]U, []diag.Diagnostic, error) {
 	type run struct {
 		first string
 		value U
 	}
-	batches := batchDocuments(docs, p.pages)
+	batches := batchUnits(docs, p.pages)
 	runs := make([][]run, len(batches))
 	lists := make([]diag.List, len(docs))
 	var wg sync.WaitGroup
@@ -75,8 +75,11 @@ func ProjectRuns[U any](ctx context.Context, p *Projector, docs []model.Document
 					}
 					s.tk.resetDict()
 				}
-				for _, i := range batches[b] {
+				for _, i := range batches[b].docs {
 					items = project(i, docs[i], items, &s, &lists[i], alone)
+				}
+				for _, k := range batches[b].pages {
+					items = append(items, p.page(p.pages[k], &s, termsOnly))
 				}
 				flush(true)
 				clear(items) // what they hold is not kept for the next batch
@@ -102,23 +105,9 @@ func ProjectRuns[U any](ctx context.Context, p *Projector, docs []model.Document
 	}
 	all := slices.Concat(runs...)
 	slices.SortFunc(all, func(a, b run) int { return strings.Compare(a.first, b.first) })
-
-	var s Scratch
-	pages := p.Pages(&s, termsOnly)
-	var out []U
-	for _, r := range all {
-		n := 0
-		for n < len(pages) && pages[n].URI < r.first {
-			n++
-		}
-		if n > 0 {
-			out = append(out, reduce(pages[:n], s.tk.terms))
-			pages = pages[n:]
-		}
-		out = append(out, r.value)
-	}
-	if len(pages) > 0 {
-		out = append(out, reduce(pages, s.tk.terms))
+	out := make([]U, len(all))
+	for i, r := range all {
+		out[i] = r.value
 	}
 	return out, ds.Sorted(), nil
 }
@@ -137,44 +126,62 @@ const (
 	minRunBytes   = 1 << 20
 )
 
-// batchDocuments groups the documents, by index, into batches of
-// consecutive paths holding at least MinRunRecords records each (the last
-// may hold fewer). A batch never spans a page whose URI sorts between
-// two of its documents, so batches and page stretches interleave in URI
-// order as documents did.
-func batchDocuments(docs []model.Document, pages []model.Page) [][]int {
+// batch is a unit of ProjectRuns' work: documents or pages, by index,
+// consecutive in URI order.
+type batch struct {
+	docs, pages []int
+}
+
+// batchUnits groups the documents and pages into batches of consecutive
+// URIs, each of documents or of pages alone: a batch of documents holds at
+// least MinRunRecords records (or minRunBytes of documents not read yet),
+// one of pages that many pages or minRunBytes of their text, the last of
+// a stretch fewer. A document's URIs sort as its path and # do, so a page
+// whose path sorts between two documents' ends the batch of the first.
+func batchUnits(docs []model.Document, pages []model.Page) []batch {
 	order := make([]int, len(docs))
 	for i := range order {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(docs[a].Path, docs[b].Path) })
-	uris := make([]string, len(pages))
-	for i, pg := range pages {
-		uris[i] = pg.Path
+	pageOrder := make([]int, len(pages))
+	for i := range pageOrder {
+		pageOrder[i] = i
 	}
-	slices.Sort(uris)
-	var out [][]int
-	var cur []int
-	records, bytes := 0, int64(0)
-	for _, i := range order {
-		if len(cur) > 0 {
-			prev := docs[cur[len(cur)-1]].Path
-			// The first page after the previous document: one that sorts
-			// before this document separates them.
-			k, _ := slices.BinarySearch(uris, prev+"#\xff")
-			if records >= MinRunRecords || bytes >= minRunBytes || (k < len(uris) && uris[k] < docs[i].Path+"#") {
-				out = append(out, cur)
-				cur, records, bytes = nil, 0, 0
+	slices.SortStableFunc(pageOrder, func(a, b int) int { return strings.Compare(pages[a].Path, pages[b].Path) })
+	var out []batch
+	var cur batch
+	count, bytes := 0, int64(0)
+	end := func() {
+		if len(cur.docs)+len(cur.pages) > 0 {
+			out = append(out, cur)
+		}
+		cur, count, bytes = batch{}, 0, 0
+	}
+	for len(order)+len(pageOrder) > 0 {
+		if len(pageOrder) == 0 || len(order) > 0 && docs[order[0]].Path+"#" < pages[pageOrder[0]].Path {
+			i := order[0]
+			order = order[1:]
+			if len(cur.pages) > 0 || count >= MinRunRecords || bytes >= minRunBytes {
+				end()
 			}
+			d := &docs[i]
+			cur.docs = append(cur.docs, i)
+			count += len(d.Records)
+			if len(d.Records) == 0 {
+				bytes += d.Bytes
+			}
+			continue
 		}
-		cur = append(cur, i)
-		records += len(docs[i].Records)
-		if len(docs[i].Records) == 0 {
-			bytes += docs[i].Bytes
+		k := pageOrder[0]
+		pageOrder = pageOrder[1:]
+		if len(cur.docs) > 0 || count >= MinRunRecords || bytes >= minRunBytes {
+			end()
 		}
+		cur.pages = append(cur.pages, k)
+		count++
+		bytes += int64(len(pages[k].Body))
 	}
-	if len(cur) > 0 {
-		out = append(out, cur)
-	}
+	end()
 	return out
 }
