@@ -2,6 +2,7 @@ package artifacts
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -16,6 +17,24 @@ const (
 
 // ItemRef is how edges.dst.tsv names an item: # and its docs.tsv ordinal.
 const ItemRef = "#"
+
+// ItemOrdinal reads the ordinal after ItemRef as edges.dst.tsv writes it:
+// decimal digits, without a sign or a leading zero (but 0 itself), at most
+// math.MaxInt32. A reader that keeps a link's text as it is relies on the
+// text being the one a build writes.
+func ItemOrdinal(b []byte) (int32, bool) {
+	if len(b) == 0 || len(b) > 10 || b[0] == '0' && len(b) > 1 {
+		return 0, false
+	}
+	v := int64(0)
+	for _, c := range b {
+		if c-'0' > 9 {
+			return 0, false
+		}
+		v = v*10 + int64(c-'0')
+	}
+	return int32(v), v <= math.MaxInt32
+}
 
 // Link is one neighbour of a node: the edge kind and the node at the other
 // end.

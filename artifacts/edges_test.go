@@ -152,3 +152,18 @@ func must(data []byte, err error) []byte {
 	}
 	return data
 }
+
+// TestItemOrdinal: an item's ordinal is read as a build writes it, and any
+// other spelling is refused.
+func TestItemOrdinal(t *testing.T) {
+	for text, want := range map[string]int32{"0": 0, "7": 7, "100293": 100293, "2147483647": 2147483647} {
+		if got, ok := ItemOrdinal([]byte(text)); !ok || got != want {
+			t.Errorf("ItemOrdinal(%q) = %d, %v; want %d", text, got, ok, want)
+		}
+	}
+	for _, text := range []string{"", "007", "00", "+5", "-1", "5x", "2147483648", "99999999999", " 5"} {
+		if got, ok := ItemOrdinal([]byte(text)); ok {
+			t.Errorf("ItemOrdinal(%q) = %d, accepted", text, got)
+		}
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -177,22 +176,6 @@ func mergeLines(out *artifacts.Output, old, added []byte, keep func(node []byte)
 	return nil
 }
 
-// ordinal reads an item's ordinal as edges.dst.tsv writes it after #:
-// decimal digits, without a sign or a leading zero (but 0 itself).
-func ordinal(b []byte) (int32, bool) {
-	if len(b) == 0 || len(b) > 10 || b[0] == '0' && len(b) > 1 {
-		return 0, false
-	}
-	v := int64(0)
-	for _, c := range b {
-		if c-'0' > 9 {
-			return 0, false
-		}
-		v = v*10 + int64(c-'0')
-	}
-	return int32(v), v <= math.MaxInt32
-}
-
 // spliceDst writes into w every destination's inbound edges renumbered,
 // those of items that left dropped and the new ones merged in, and
 // returns how many it wrote: every edge of the graph, once. A line that
@@ -260,7 +243,7 @@ func spliceDst(w *artifacts.Output, in SpliceInput, byDst map[string][]inbound) 
 				any = true
 				continue
 			}
-			o, ok := ordinal(ref)
+			o, ok := artifacts.ItemOrdinal(ref)
 			if !ok {
 				return 0, &artifacts.CorruptError{Path: artifacts.EdgesDstPath, Line: n, Msg: fmt.Sprintf("source %q is not #ordinal", src)}
 			}

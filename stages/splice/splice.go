@@ -346,15 +346,16 @@ func sameLinks(edges, edgesDst []byte, nodes []graph.Node, ords []int32) bool {
 			if bytes.IndexByte(kind, '=') >= 0 {
 				continue // in an alias's name
 			}
-			n, o := 0, int64(0)
-			for ; n < len(links) && links[n] >= '0' && links[n] <= '9' && o <= math.MaxInt32; n++ {
-				o = o*10 + int64(links[n]-'0')
+			n := bytes.IndexByte(links, '\t')
+			if n < 0 {
+				n = len(links)
 			}
-			if n == 0 || n < len(links) && links[n] != '\t' || o > math.MaxInt32 {
+			o, ok := artifacts.ItemOrdinal(links[:n])
+			if !ok {
 				return false
 			}
-			if int32(o) >= lo && int32(o) <= hi && records[int32(o)] {
-				was = append(was, edge{int32(o), string(dst), string(kind)})
+			if o >= lo && o <= hi && records[o] {
+				was = append(was, edge{o, string(dst), string(kind)})
 			}
 			links = links[n:]
 		}
