@@ -8,6 +8,7 @@
 package markdown
 
 import (
+	"bytes"
 	"slices"
 	"strconv"
 	"strings"
@@ -41,12 +42,48 @@ type Doc struct {
 
 // reader parses with every block parser and the inline parsers that
 // decide links and a heading's text; emphasis is read too, so that a
-// heading's text is without its asterisks.
+// heading's text is without its asterisks. A paragraph that cannot hold a
+// link is not parsed inline at all (linkless).
 var reader = parser.NewParser(
 	parser.WithBlockParsers(parser.DefaultBlockParsers()...),
 	parser.WithInlineParsers(parser.DefaultInlineParsers()...),
 	parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
+	parser.WithParagraphTransformers(util.Prioritized(linkless{}, 0)),
 )
+
+// linkless cuts to one empty line, as it closes, a paragraph with no '['
+// and no '<' in its lines: without them it holds no link, image or
+// autolink, and Read wants nothing else of a paragraph, so goldmark's
+// inline parse, which would cut every line into text nodes (most of the
+// time and memory of reading prose), has nothing to do. The paragraph
+// stays in the tree, since whether a list item has children decides how
+// the lines after it are read.
+//
+// It runs after the link reference definitions are taken (priority 0,
+// below theirs), and leaves alone a paragraph that is no longer among the
+// open blocks: that is one a setext underline is turning into a heading
+// (goldmark closes it first, then transforms it), whose lines become the
+// heading's text. TestLinklessReadsAsTheFullParse and FuzzLinkless hold
+// Read to what the parse without it gives.
+type linkless struct{}
+
+func (linkless) Transform(p *ast.Paragraph, r text.Reader, pc parser.Context) {
+	if !slices.ContainsFunc(pc.OpenedBlocks(), func(b parser.Block) bool { return b.Node == p }) {
+		return
+	}
+	src, lines := r.Source(), p.Lines()
+	if lines.Len() == 0 {
+		return
+	}
+	for i := range lines.Len() {
+		if s := lines.At(i); bytes.ContainsAny(src[s.Start:s.Stop], "[<") {
+			return
+		}
+	}
+	start := lines.At(0).Start
+	lines.Clear()
+	lines.Append(text.NewSegment(start, start))
+}
 
 // codeReader parses for code alone: every block parser, and of the inline
 // ones the code span's (a link or emphasis around a span changes nothing
