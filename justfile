@@ -44,6 +44,7 @@ fuzz FUZZTIME="30s":
     go test ./stages/lib/lex -run '^$' -fuzz '^FuzzExact$' -fuzztime {{FUZZTIME}}
     go test ./stages/lib/lex -run '^$' -fuzz '^FuzzFold$' -fuzztime {{FUZZTIME}}
     go test ./stages/lib/lex -run '^$' -fuzz '^FuzzFoldKey$' -fuzztime {{FUZZTIME}}
+    go test ./stages/lib/markdown -run '^$' -fuzz '^FuzzLinkless$' -fuzztime {{FUZZTIME}}
     go test ./stages/load -run '^$' -fuzz '^FuzzDecodeYAML$' -fuzztime {{FUZZTIME}}
     go test ./stages/load -run '^$' -fuzz '^FuzzGovernanceLog$' -fuzztime {{FUZZTIME}}
     go test ./stages/load -run '^$' -fuzz '^FuzzLoadPage$' -fuzztime {{FUZZTIME}}
