@@ -24,10 +24,12 @@ type unit struct {
 	err   error // the run could not be spilled
 }
 
-// projectCorpus projects every batch of documents on its own core and
-// turns its items at once into an index segment and graph nodes, so a
-// large base's items never all live at once; then it does the same for
-// the pages and puts the runs in URI order (project.ProjectRuns).
+// projectCorpus projects every batch of documents or pages on its own
+// core and turns its items at once into an index segment and graph nodes,
+// so a large base's items never all live at once, and puts the runs in
+// URI order (project.ProjectRuns). The pages go first, and each page's
+// text is let go of once it is projected (project.DropPageText), as a
+// document's is below.
 //
 // Each run is spilled to scratch as soon as it is reduced: its postings
 // and rows (index.NewSpilledSegment) and its nodes (graph.SpillNodes).
@@ -45,6 +47,7 @@ type unit struct {
 func projectCorpus(ctx context.Context, b model.Base, read func(d model.Document, ds *diag.List) (model.Document, bool),
 	scratch *artifacts.Scratch, progress func(done, total int)) ([]index.Segment, []graph.NodeRun, []artifacts.Document, []diag.Diagnostic, error) {
 	p := project.NewProjector(b)
+	p.DropPageText()
 	var mu sync.Mutex
 	projected := 0
 	rows := make([]artifacts.Document, len(b.Documents)) // a document not read has none

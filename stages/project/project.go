@@ -82,7 +82,19 @@ type Projector struct {
 	superseded map[string]bool     // URIs that some page supersedes
 	pages      []model.Page
 	diags      []diag.Diagnostic
+	// dropText: ProjectRuns lets go of each page's body once the page
+	// is projected (DropPageText).
+	dropText bool
 }
+
+// DropPageText has ProjectRuns let go of each page's body (in the base's
+// pages it was given) once it has projected the page, as a whole build
+// drops a record document's text: the page's items keep what they need
+// until their run is reduced, and nothing reads a body after that, but a
+// base's pages are loaded together and would otherwise all stay in memory
+// until the last record is projected. The projector cannot project a page
+// again: PagesNamed refuses to.
+func (p *Projector) DropPageText() { p.dropText = true }
 
 // NewProjector prepares the projection of b: the cached bodies by record,
 // and the URIs pages supersede (a flag on the superseded item).
@@ -314,6 +326,9 @@ func (p *Projector) DocumentWhere(doc model.Document, s *Scratch, ds *diag.List,
 // ProjectRuns projects every page: a build that splices a few changed
 // pages in.
 func (p *Projector) PagesNamed(paths []string, s *Scratch, termsOnly bool) []Item {
+	if p.dropText {
+		panic("project: PagesNamed on a projector that drops its pages' text")
+	}
 	var pages []model.Page
 	for _, pg := range p.pages {
 		if _, ok := slices.BinarySearch(paths, pg.Path); ok {

@@ -26,7 +26,7 @@ import (
 // bytes; project reads it. reduce is given a run's items and the
 // dictionary that numbered their terms (see Dict), both for the call only:
 // a worker's next batch reuses their memory (the items' own strings and
-// slices stay valid).
+// slices stay valid). The batches of pages are projected first.
 func ProjectRuns[U any](ctx context.Context, p *Projector, docs []model.Document, termsOnly bool,
 	project func(i int, d model.Document, into []Item, s *Scratch, ds *diag.List, alone func([]Item)) []Item, reduce func(items []Item, terms Dict) U) ([]U, []diag.Diagnostic, error) {
 	type run struct {
@@ -80,6 +80,9 @@ func ProjectRuns[U any](ctx context.Context, p *Projector, docs []model.Document
 				}
 				for _, k := range batches[b].pages {
 					items = append(items, p.page(p.pages[k], &s, termsOnly))
+					if p.dropText {
+						p.pages[k].Body = ""
+					}
 				}
 				flush(true)
 				clear(items) // what they hold is not kept for the next batch
@@ -87,11 +90,19 @@ func ProjectRuns[U any](ctx context.Context, p *Projector, docs []model.Document
 			}
 		})
 	}
-	for b := range batches {
-		if ctx.Err() != nil {
-			break
+	// The batches of pages go first: the pages were loaded together, and
+	// those of a projector that drops their text (a build's) are let go
+	// of then, before the documents are read. The runs are put in URI
+	// order below, whatever order they were reduced in.
+	for _, pages := range []bool{true, false} {
+		for b := range batches {
+			if ctx.Err() != nil {
+				break
+			}
+			if (len(batches[b].pages) > 0) == pages {
+				next <- b
+			}
 		}
-		next <- b
 	}
 	close(next)
 	wg.Wait()

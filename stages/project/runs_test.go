@@ -1,11 +1,16 @@
 package project
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/cairn-kb/cairn/stages/lib/diag"
 	"github.com/cairn-kb/cairn/stages/lib/model"
 )
 
@@ -31,4 +36,59 @@ func TestBatchUnits(t *testing.T) {
 	if !slices.EqualFunc(got, want, func(a, b batch) bool { return slices.Equal(a.docs, b.docs) && slices.Equal(a.pages, b.pages) }) {
 		t.Errorf("batches %v, want %v", got, want)
 	}
+}
+
+// TestDropPageText: a projector that drops its pages' text reduces the
+// same runs, pages first or not, and leaves every page of the base it was
+// given without a body; one that does not leaves them as they were. It
+// refuses to project a page again.
+func TestDropPageText(t *testing.T) {
+	base := func() model.Base {
+		var pages []model.Page
+		for i := range 5 {
+			pages = append(pages, page(fmt.Sprintf("wiki/p%d.md", i), model.LayerWiki, fmt.Sprintf("p%d", i),
+				model.Frontmatter{Title: fmt.Sprintf("Page %d", i)}, fmt.Sprintf("The body of page %d, with [a link](p%d.md).\n", i, (i+1)%5)))
+		}
+		doc := document(githubDoc, model.LayerEvents, "github", "2026-11-02", fields("id=.id", "title=.title"),
+			`{"id": "a1", "title": "first"}`, `{"id": "b2", "title": "second"}`)
+		return model.Base{Config: testConfig(), Pages: pages, Documents: []model.Document{doc}}
+	}
+	project := func(b model.Base, drop bool) [][]Item {
+		p := NewProjector(b)
+		if drop {
+			p.DropPageText()
+		}
+		document := func(i int, d model.Document, into []Item, s *Scratch, ds *diag.List, alone func([]Item)) []Item {
+			return p.AppendDocument(into, d, s, ds, true)
+		}
+		runs, _, err := ProjectRuns(context.Background(), p, b.Documents, true, document,
+			func(items []Item, _ Dict) []Item { return slices.Clone(items) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return runs
+	}
+	kept, dropped := base(), base()
+	want, got := project(kept, false), project(dropped, true)
+	if len(want) != 2 {
+		t.Fatalf("%d runs, want one of the document and one of the pages", len(want))
+	}
+	// A term's number is its worker's dictionary's, which numbers in the
+	// order the batches come.
+	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty(), cmpopts.IgnoreFields(TermFreq{}, "ID")); diff != "" {
+		t.Errorf("dropping the text changed the runs (-kept +dropped):\n%s", diff)
+	}
+	for i := range kept.Pages {
+		if kept.Pages[i].Body == "" || dropped.Pages[i].Body != "" {
+			t.Errorf("page %s: body %q kept, %q dropped", kept.Pages[i].Path, kept.Pages[i].Body, dropped.Pages[i].Body)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("PagesNamed projected a page whose text was dropped")
+		}
+	}()
+	p := NewProjector(dropped)
+	p.DropPageText()
+	p.PagesNamed([]string{"wiki/p1.md"}, &Scratch{}, true)
 }
