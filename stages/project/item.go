@@ -126,15 +126,14 @@ func (it *Item) Field(name string) (*Field, bool) {
 	return &it.Fields[i], true
 }
 
-// tokenizer turns field values into a Field, reusing one scratch buffer
-// across calls; each projection worker owns one.
+// tokenizer turns field values into a Field, reusing its buffers across
+// calls; each projection worker owns one.
 type tokenizer struct {
-	scratch []string
-	json    fieldpath.Decoder
-	buf     []byte     // the digest's scratch
-	tfs     []TermFreq // a chunk that field carves its Terms from
-	evals   []string   // a path's values as they are evaluated
-	vals    []string   // a chunk that keep carves field values from
+	json  fieldpath.Decoder
+	buf   []byte     // the digest's scratch
+	tfs   []TermFreq // a chunk that field carves its Terms from
+	evals []string   // a path's values as they are evaluated
+	vals  []string   // a chunk that keep carves field values from
 	// tokenize, when set, decides per record whether fields get terms;
 	// skip is its answer for the record being projected.
 	tokenize func(uri, raw string) bool
@@ -144,18 +143,20 @@ type tokenizer struct {
 	forms map[string][]string
 	exact map[string]string // value → its exact term, "" when it has none
 	// dict numbers the terms met since the last reset, terms lists them
-	// by number; ids, at and marks are count's scratch, the last two by
-	// term number.
+	// by number; ids holds a field's terms by number as they are met, at
+	// and marks are count's scratch by term number, and lowered is
+	// tokenID's.
 	dict      map[string]int32
 	terms     Dict
 	ids       []int32
 	at, marks []int32
 	mark      int32
+	lowered   []byte
 }
 
 // maxDictTerms bounds a tokenizer's dictionary between resets: a
 // projector that no run reduces (a query's, item by item) starts it again
-// before a field would take it past the bound.
+// before a field once it is past the bound.
 const maxDictTerms = 1 << 17
 
 // resetDict forgets the terms numbered so far.
@@ -163,6 +164,20 @@ func (tk *tokenizer) resetDict() {
 	clear(tk.dict)
 	clear(tk.terms)
 	tk.terms = tk.terms[:0]
+}
+
+// tokenID numbers a token of lex.RawTokens as the term lex.Tokens gives,
+// lowercased: a token with capitals is lowercased into a buffer and looked
+// up from there, and copied only when the dictionary does not hold it yet.
+func (tk *tokenizer) tokenID(tok string) int32 {
+	if lex.IsLowerASCII(tok) {
+		return tk.termID(tok)
+	}
+	tk.lowered = lex.AppendLower(tk.lowered[:0], tok)
+	if id, ok := tk.dict[string(tk.lowered)]; ok {
+		return id
+	}
+	return tk.termID(string(tk.lowered))
 }
 
 // termID numbers t in the dictionary.
@@ -232,7 +247,6 @@ func (tk *tokenizer) exactForms(v string) []string {
 func (tk *tokenizer) newDocument() {
 	tk.tfs, tk.vals = nil, nil
 	clear(tk.evals[:cap(tk.evals)])
-	clear(tk.scratch[:cap(tk.scratch)])
 }
 
 // maxFormsCached bounds each cache of exact forms a tokenizer keeps, which
@@ -269,68 +283,63 @@ func (tk *tokenizer) keep(vals []string) []string {
 
 // field tokenises values into a field: its length in words and its
 // indexed terms (words of lex.MinPlainRunes or more, and identifier tokens)
-// with their frequencies.
+// with their frequencies. Each term is numbered as it is met.
 func (tk *tokenizer) field(name string, values []string, exact ...string) Field {
 	f := Field{Name: name, Values: values}
 	if tk.skip {
 		return f
 	}
-	terms := tk.scratch[:0]
+	if len(tk.terms) > maxDictTerms {
+		tk.resetDict() // before the field, so that its numbers hold
+	}
+	ids := tk.ids[:0]
 	for _, e := range exact {
 		// A query term never holds a space, so an exact value with one
 		// could never be matched: it is not indexed.
 		if t, ok := tk.exactTerm(e); ok {
-			terms = append(terms, t)
+			ids = append(ids, tk.termID(t))
 		}
 	}
 	word := func(w string, runes int) {
 		f.Words++
 		if runes >= lex.MinPlainRunes {
-			terms = append(terms, w)
+			ids = append(ids, tk.tokenID(w))
 		}
 	}
-	ident := func(id string) { terms = append(terms, id) }
+	ident := func(id string) { ids = append(ids, tk.tokenID(id)) }
 	for _, v := range values {
-		lex.Tokens(v, word, ident)
+		lex.RawTokens(v, word, ident)
 	}
-	f.Terms = tk.count(terms)
-	clear(terms)
-	tk.scratch = terms[:0]
+	f.Terms = tk.count(ids)
+	tk.ids = ids[:0]
 	return f
 }
 
-// count numbers the terms and counts how often each occurs, in the order
-// they first occur: each term's first place in the field is noted by its
+// count counts how often each numbered term occurs, in the order they
+// first occur: each term's first place in the field is noted by its
 // number, so that no term is compared with another.
-func (tk *tokenizer) count(terms []string) []TermFreq {
-	if len(tk.terms)+len(terms) > maxDictTerms {
-		tk.resetDict() // before the field, so that its numbers hold
-	}
-	ids := tk.ids[:0]
+func (tk *tokenizer) count(ids []int32) []TermFreq {
 	tk.mark++
 	if tk.mark <= 0 { // wrapped: every old mark is stale
 		clear(tk.marks)
 		tk.mark = 1
 	}
 	n := int32(0)
-	for _, t := range terms {
-		id := tk.termID(t)
+	for _, id := range ids {
 		if tk.marks[id] != tk.mark {
 			tk.marks[id], tk.at[id] = tk.mark, n
 			n++
 		}
-		ids = append(ids, id)
 	}
-	tk.ids = ids
 	// Each entry is written before it is read: the chunk is fresh memory,
 	// and a page read first is mapped to the zero page, then copied on
 	// the first write, a fault that also flushes every core's TLB.
 	out := tk.carve(int(n))
-	for k, id := range ids {
+	for _, id := range ids {
 		if at := int(tk.at[id]); at < len(out) {
 			out[at].N++
 		} else {
-			out = append(out, TermFreq{Term: terms[k], N: 1, ID: id}) // its first place: at == len(out)
+			out = append(out, TermFreq{Term: tk.terms[id], N: 1, ID: id}) // its first place: at == len(out)
 		}
 	}
 	return out

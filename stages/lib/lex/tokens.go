@@ -79,16 +79,32 @@ func Words(s string, fn func(w string, runes int)) { Tokens(s, fn, nil) }
 // identifier here and "repo", "github", "com", "acme", "harbor" from Words.
 func Identifiers(s string, fn func(id string)) { Tokens(s, nil, fn) }
 
-// Tokens finds the words and the identifier tokens of s in one pass; either
-// callback may be nil.
+// Tokens finds the words and the identifier tokens of s in one pass,
+// lowercased; either callback may be nil.
 func Tokens(s string, word func(w string, runes int), ident func(id string)) {
+	var w func(string, int)
+	var id func(string)
+	if word != nil {
+		w = func(t string, runes int) { word(lower(t), runes) }
+	}
+	if ident != nil {
+		id = func(t string) { ident(lower(t)) }
+	}
+	RawTokens(s, w, id)
+}
+
+// RawTokens is Tokens with each token as s spells it, a substring of s:
+// a caller that looks tokens up in a dictionary lowercases them into a
+// buffer of its own (IsLowerASCII, AppendLower), and copies only the ones
+// it keeps.
+func RawTokens(s string, word func(w string, runes int), ident func(id string)) {
 	ws, wr := -1, 0         // current word: start, runes
 	is, marked := -1, false // current identifier run: start, holds a mark
 	flushIdent := func(end int) {
 		if ident != nil && marked {
 			tok := strings.TrimFunc(s[is:end], func(r rune) bool { return !isWordRune(r) })
 			if utf8.RuneCountInString(tok) >= MinIdentRunes && IsIdentifierShaped(tok) {
-				ident(lower(tok))
+				ident(tok)
 			}
 		}
 		is = -1
@@ -103,7 +119,7 @@ func Tokens(s string, word func(w string, runes int), ident func(id string)) {
 			wr++
 		} else if ws >= 0 {
 			if word != nil {
-				word(lower(s[ws:i]), wr)
+				word(s[ws:i], wr)
 			}
 			ws = -1
 		}
@@ -119,7 +135,7 @@ func Tokens(s string, word func(w string, runes int), ident func(id string)) {
 		}
 	}
 	if ws >= 0 && word != nil {
-		word(lower(s[ws:]), wr)
+		word(s[ws:], wr)
 	}
 	if is >= 0 {
 		flushIdent(len(s))
@@ -142,11 +158,37 @@ func IsIdentifierShaped(term string) bool {
 
 // lower lowercases s without allocating when it is already lowercase ASCII.
 func lower(s string) string {
+	if IsLowerASCII(s) {
+		return s
+	}
+	return strings.ToLower(s)
+}
+
+// IsLowerASCII reports whether s is ASCII with no capital: a token that
+// Tokens gives as RawTokens finds it.
+func IsLowerASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= utf8.RuneSelf || c >= 'A' && c <= 'Z' {
-			return strings.ToLower(s)
+		if c := s[i]; c >= utf8.RuneSelf || c >= 'A' && c <= 'Z' {
+			return false
 		}
 	}
-	return s
+	return true
+}
+
+// AppendLower appends to dst the token s lowercased as Tokens gives it,
+// without a string of its own when s is ASCII.
+func AppendLower(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return append(dst, strings.ToLower(s)...)
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
 }
