@@ -2,6 +2,7 @@ package lex
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -104,6 +105,34 @@ func TestRuneClass(t *testing.T) {
 		c := runeClass(r)
 		if c&classWord != 0 != isWordRune(r) || c&classIdent != 0 != isIdentRune(r) || c&classMark != 0 != strings.ContainsRune(identMarks, r) {
 			t.Fatalf("rune %U: class %03b, word %v ident %v mark %v", r, c, isWordRune(r), isIdentRune(r), strings.ContainsRune(identMarks, r))
+		}
+	}
+}
+
+// TestRawTokensLowered: RawTokens' tokens, lowered as a dictionary's
+// reader lowers them (IsLowerASCII, else AppendLower), are Tokens' tokens:
+// ASCII with and without capitals, accented and other scripts, a rune whose
+// lowercase is longer, and bytes that are not UTF-8.
+func TestRawTokensLowered(t *testing.T) {
+	lowered := func(tok string) string {
+		if IsLowerASCII(tok) {
+			return tok
+		}
+		return string(AppendLower([]byte("stale"), tok)[len("stale"):])
+	}
+	for _, s := range []string{
+		"Fix the Harbor build on ARM64 (HAR-142) for repo:GitHub.com/Acme/Harbor",
+		"Crème BRÛLÉE à la carte, ΣΊΣΥΦΟΣ and İstanbul",
+		"mixed\xffBYTES and ok-\xfe/Path.Name",
+		"snake_Case_NAME ALLCAPS lower",
+	} {
+		var want, got []string
+		Tokens(s, func(w string, runes int) { want = append(want, fmt.Sprint("w ", w, " ", runes)) },
+			func(id string) { want = append(want, "i "+id) })
+		RawTokens(s, func(w string, runes int) { got = append(got, fmt.Sprint("w ", lowered(w), " ", runes)) },
+			func(id string) { got = append(got, "i "+lowered(id)) })
+		if !slices.Equal(got, want) {
+			t.Errorf("%q:\n got %q\nwant %q", s, got, want)
 		}
 	}
 }
