@@ -8,7 +8,7 @@ import (
 	"github.com/yuin/goldmark/parser"
 )
 
-// fullReader is reader without linkless: every paragraph parsed inline.
+// fullReader is goldmark's default parser: every paragraph parsed inline.
 var fullReader = parser.NewParser(
 	parser.WithBlockParsers(parser.DefaultBlockParsers()...),
 	parser.WithInlineParsers(parser.DefaultInlineParsers()...),
@@ -66,7 +66,7 @@ func TestLinklessReadsAsTheFullParse(t *testing.T) {
 	}
 }
 
-// FuzzLinkless looks for a text that linkless reads differently from the
+// FuzzLinkless looks for a text that Read reads differently from the
 // full parse; go test runs the cases above, go test -fuzz explores.
 func FuzzLinkless(f *testing.F) {
 	for _, c := range linklessCases {

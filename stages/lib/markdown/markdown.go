@@ -43,42 +43,44 @@ type Doc struct {
 // reader parses with every block parser and the inline parsers that
 // decide links and a heading's text; emphasis is read too, so that a
 // heading's text is without its asterisks. A paragraph that cannot hold a
-// link is not parsed inline at all (linkless).
+// link is not parsed inline at all (paragraphs).
 var reader = parser.NewParser(
 	parser.WithBlockParsers(parser.DefaultBlockParsers()...),
 	parser.WithInlineParsers(parser.DefaultInlineParsers()...),
-	parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
-	parser.WithParagraphTransformers(util.Prioritized(linkless{}, 0)),
+	parser.WithParagraphTransformers(util.Prioritized(paragraphs{}, 100)),
 )
 
-// linkless cuts to one empty line, as it closes, a paragraph with no '['
-// and no '<' in its lines: without them it holds no link, image or
-// autolink, and Read wants nothing else of a paragraph, so goldmark's
-// inline parse, which would cut every line into text nodes (most of the
-// time and memory of reading prose), has nothing to do. The paragraph
-// stays in the tree, since whether a list item has children decides how
-// the lines after it are read.
+// paragraphs transforms each paragraph as it closes. One with a '[' in its
+// lines goes to goldmark's transformer of link reference definitions
+// (which all start with one) as in its default parser. One with no '['
+// and no '<' holds no definition, link, image or autolink, and Read wants
+// nothing else of a paragraph: it is cut to one empty line, so that
+// goldmark's inline parse, which would cut every line into text nodes
+// (most of the time and memory of reading prose), has nothing to do. The
+// paragraph stays in the tree, since whether a list item has children
+// decides how the lines after it are read.
 //
-// It runs after the link reference definitions are taken (priority 0,
-// below theirs), and leaves alone a paragraph that is no longer among the
-// open blocks: that is one a setext underline is turning into a heading
-// (goldmark closes it first, then transforms it), whose lines become the
-// heading's text. TestLinklessReadsAsTheFullParse and FuzzLinkless hold
-// Read to what the parse without it gives.
-type linkless struct{}
+// A paragraph that is no longer among the open blocks is not cut: that is
+// one a setext underline is turning into a heading (goldmark closes it
+// first, then transforms it), whose lines become the heading's text.
+// TestLinklessReadsAsTheFullParse and FuzzLinkless hold Read to what the
+// default parser gives.
+type paragraphs struct{}
 
-func (linkless) Transform(p *ast.Paragraph, r text.Reader, pc parser.Context) {
-	if !slices.ContainsFunc(pc.OpenedBlocks(), func(b parser.Block) bool { return b.Node == p }) {
-		return
-	}
+func (paragraphs) Transform(p *ast.Paragraph, r text.Reader, pc parser.Context) {
 	src, lines := r.Source(), p.Lines()
-	if lines.Len() == 0 {
-		return
-	}
+	angle := false
 	for i := range lines.Len() {
-		if s := lines.At(i); bytes.ContainsAny(src[s.Start:s.Stop], "[<") {
+		s := lines.At(i)
+		line := src[s.Start:s.Stop]
+		if bytes.IndexByte(line, '[') >= 0 {
+			parser.LinkReferenceParagraphTransformer.Transform(p, r, pc)
 			return
 		}
+		angle = angle || bytes.IndexByte(line, '<') >= 0
+	}
+	if angle || lines.Len() == 0 || !slices.ContainsFunc(pc.OpenedBlocks(), func(b parser.Block) bool { return b.Node == p }) {
+		return
 	}
 	start := lines.At(0).Start
 	lines.Clear()
@@ -98,7 +100,17 @@ var codeReader = parser.NewParser(
 func Read(src string) Doc {
 	b := []byte(src)
 	var d Doc
-	starts := lineStarts(src)
+	// The walk meets headings in text order, so a heading's line is
+	// counted on from the last one's.
+	line, counted := 0, 0 // line holds byte counted
+	lineOf := func(at int) int {
+		if at < counted {
+			line, counted = 0, 0
+		}
+		line += strings.Count(src[counted:at], "\n")
+		counted = at
+		return line
+	}
 	seen := map[string]int{}  // base anchor → highest suffix given
 	used := map[string]bool{} // every anchor given so far
 	ast.Walk(reader.Parse(text.NewReader(b)), func(n ast.Node, entering bool) (ast.WalkStatus, error) {
@@ -112,7 +124,7 @@ func Read(src string) Doc {
 			}
 			var t strings.Builder
 			plainText(n, b, &t)
-			h := Heading{Level: n.Level, Text: strings.TrimSpace(t.String()), Line: lineOf(starts, n.Lines().At(0).Start)}
+			h := Heading{Level: n.Level, Text: strings.TrimSpace(t.String()), Line: lineOf(n.Lines().At(0).Start)}
 			// A repeat gets -1, -2, ... as on GitHub, stepping over a
 			// heading whose own text already reads like "setup-1", so
 			// every anchor stays unique and addressable.

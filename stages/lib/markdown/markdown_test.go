@@ -2,6 +2,7 @@ package markdown
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -74,9 +75,9 @@ func TestHeadings(t *testing.T) {
 	src := "# Setup\n\n## Setup\n\n```\n# not a heading\n```\n\nSetup-1\n-------\n\n> ### Quoted `code` [link](x.md)\n"
 	var got []string
 	for _, h := range Read(src).Headings {
-		got = append(got, strings.Join([]string{h.Text, h.Anchor}, "|"))
+		got = append(got, strings.Join([]string{h.Text, h.Anchor, strconv.Itoa(h.Line)}, "|"))
 	}
-	want := []string{"Setup|setup", "Setup|setup-1", "Setup-1|setup-1-1", "Quoted code link|quoted-code-link"}
+	want := []string{"Setup|setup|0", "Setup|setup-1|2", "Setup-1|setup-1-1|8", "Quoted code link|quoted-code-link|11"}
 	if !slices.Equal(got, want) {
 		t.Errorf("headings\n got %q\nwant %q", got, want)
 	}
