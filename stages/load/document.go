@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -194,7 +195,7 @@ func (r *docReader) envelope(doc *model.Document) bool {
 		case "schema":
 			r.schema(start, doc)
 		case "fields":
-			r.fields(start, doc)
+			r.fields(start, end, doc)
 		case "records":
 			r.records(start, end, elems, doc)
 		default:
@@ -355,7 +356,51 @@ func (r *docReader) repeated(seen map[string]bool, object, key string, keyOff in
 	return false
 }
 
-func (r *docReader) fields(i int, doc *model.Document) {
+// fieldMaps holds the fields maps documents declared without a mistake,
+// by their JSON text: a base's documents mostly declare a few, one per
+// source, so each is parsed and its paths checked once. A build or a
+// query reads one base, so it holds a handful; it is emptied, should it
+// ever hold many.
+var fieldMaps struct {
+	sync.Mutex
+	byText map[string][]model.FieldMap
+}
+
+// maxFieldMaps bounds fieldMaps.
+const maxFieldMaps = 1 << 10
+
+// fields reads the fields map, the object from i to end, sorted by field.
+func (r *docReader) fields(i, end int, doc *model.Document) {
+	byField := func(a, b model.FieldMap) int { return strings.Compare(a.Field, b.Field) }
+	if doc.Fields != nil { // a second fields key, an error already reported
+		r.readFields(i, doc)
+		slices.SortFunc(doc.Fields, byField)
+		return
+	}
+	text := r.s[i:end]
+	fieldMaps.Lock()
+	fms, ok := fieldMaps.byText[text]
+	fieldMaps.Unlock()
+	if ok {
+		doc.Fields = fms // shared: no reader changes a document's fields map
+		return
+	}
+	mark := r.ds.Len()
+	r.readFields(i, doc)
+	slices.SortFunc(doc.Fields, byField)
+	if r.ds.HasErrorsSince(mark) {
+		return
+	}
+	doc.Fields = slices.Clip(doc.Fields)
+	fieldMaps.Lock()
+	if fieldMaps.byText == nil || len(fieldMaps.byText) >= maxFieldMaps {
+		fieldMaps.byText = map[string][]model.FieldMap{}
+	}
+	fieldMaps.byText[strings.Clone(text)] = doc.Fields
+	fieldMaps.Unlock()
+}
+
+func (r *docReader) readFields(i int, doc *model.Document) {
 	seen := map[string]bool{}
 	r.members(i, "fields", func(key string, keyOff, start, end int) bool {
 		if r.repeated(seen, "fields", key, keyOff) {
@@ -563,5 +608,4 @@ func (r *docReader) checkEnvelope(cfg model.Config, doc *model.Document) {
 			r.errorf(r.keys["fields"], "missing-field", "the fields map does not map %q; %s", f, rule)
 		}
 	}
-	slices.SortFunc(doc.Fields, func(a, b model.FieldMap) int { return strings.Compare(a.Field, b.Field) })
 }

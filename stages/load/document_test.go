@@ -569,3 +569,46 @@ func TestPlainStringIsTheDecoders(t *testing.T) {
 		}
 	}
 }
+
+// TestFieldsMapReadOnce: documents that declare the same fields map, to
+// the byte, share one (read and checked once, then handed out as it was
+// read: sorted by field); a map with a mistake is read, and reported,
+// for every document that declares it; a second fields key is read on
+// its own and reported as the duplicate it is.
+func TestFieldsMapReadOnce(t *testing.T) {
+	const fields = `"fields": {"title": ".subject", "time": ".at", "id": ".id", "paths": ".files[]"}`
+	doc := func(day, fields string) string {
+		return `{"cairn": 1, "source": "git", ` + fields + `, "records": [{"id": "` + day + `", "subject": "s", "at": "` + day + `T10:00:00Z"}]}`
+	}
+	a, okA, diagsA := loadOneDocument(t, "events/2026-11-02/git.json", doc("2026-11-02", fields))
+	b, okB, diagsB := loadOneDocument(t, "events/2026-11-03/git.json", doc("2026-11-03", fields))
+	if !okA || !okB || len(diagsA)+len(diagsB) != 0 {
+		t.Fatalf("ok %v %v, diagnostics %q %q", okA, okB, diagsA, diagsB)
+	}
+	want := []model.FieldMap{fm("id", ".id"), fm("paths", ".files[]"), fm("time", ".at"), fm("title", ".subject")}
+	if diff := cmp.Diff(want, b.Fields); diff != "" {
+		t.Errorf("fields (-want +got):\n%s", diff)
+	}
+	if &a.Fields[0] != &b.Fields[0] {
+		t.Error("two documents declaring one fields map each read it")
+	}
+	const bad = `"fields": {"id": ".id", "title": ".title[", "time": ".at"}`
+	for _, day := range []string{"2026-11-04", "2026-11-05"} {
+		_, ok, diags := loadOneDocument(t, "events/"+day+"/git.json", doc(day, bad))
+		if ok || len(diags) != 1 || !strings.Contains(diags[0], "bad-field-path") {
+			t.Errorf("%s: ok %v, diagnostics %q; want the bad path reported", day, ok, diags)
+		}
+	}
+	twice := strings.Replace(doc("2026-11-06", fields), `"records"`, `"fields": {"body": ".body"}, "records"`, 1)
+	d, ok, diags := loadOneDocument(t, "events/2026-11-06/git.json", twice)
+	if ok || len(diags) != 1 || !strings.Contains(diags[0], "duplicate-key") {
+		t.Errorf("ok %v, diagnostics %q; want the second fields key reported", ok, diags)
+	}
+	if len(d.Fields) != 5 || d.Fields[0].Field != "body" {
+		t.Errorf("fields %v, want both keys' entries, sorted", d.Fields)
+	}
+	again, _, _ := loadOneDocument(t, "events/2026-11-07/git.json", doc("2026-11-07", `"fields": {"body": ".body"}`))
+	if len(again.Fields) != 1 {
+		t.Errorf("a document declaring only the second key got %v", again.Fields)
+	}
+}

@@ -65,7 +65,34 @@ type Scratch struct {
 	tk tokenizer
 	// run holds the items of DocumentRuns' current run.
 	run []Item
+	// compiled holds the compiled fields of the fields maps met so far,
+	// by the map (documents that declare the same one share it: see
+	// load's fieldMaps).
+	compiled map[*model.FieldMap][]fieldPaths
 }
+
+// compile is compileFields(cfg, doc), remembered for the documents that
+// share doc's fields map and declare no schema of their own.
+func (s *Scratch) compile(cfg model.Config, doc model.Document) ([]fieldPaths, bool) {
+	if len(doc.Fields) == 0 || len(doc.Schema) > 0 {
+		return compileFields(cfg, doc)
+	}
+	key := &doc.Fields[0]
+	if fps, ok := s.compiled[key]; ok {
+		return fps, true
+	}
+	fps, ok := compileFields(cfg, doc)
+	if ok {
+		if s.compiled == nil || len(s.compiled) >= maxCompiled {
+			s.compiled = map[*model.FieldMap][]fieldPaths{}
+		}
+		s.compiled[key] = fps
+	}
+	return fps, ok
+}
+
+// maxCompiled bounds a scratch's compiled fields maps.
+const maxCompiled = 64
 
 // Forget lets go of the terms the scratch numbered (see Dict) and the
 // text they share: a projector that keeps a scratch between items it
@@ -161,7 +188,7 @@ func (p *Projector) Document(doc model.Document, s *Scratch, ds *diag.List, term
 // it leaves as they are.
 func (p *Projector) AppendDocument(into []Item, doc model.Document, s *Scratch, ds *diag.List, termsOnly bool) []Item {
 	s.tk.tokenize = nil
-	all := projectDocument(p.cfg, &s.tk, p.bodies, doc, ds, into)
+	all := projectDocument(p.cfg, s, p.bodies, doc, ds, into)
 	matched := map[string]bool{}
 	p.finishItems(all[len(into):], "", s, ds, termsOnly, matched)
 	p.orphans(doc, matched, ds)
@@ -179,7 +206,7 @@ func (p *Projector) AppendDocument(into []Item, doc model.Document, s *Scratch, 
 func (p *Projector) DocumentRuns(doc model.Document, s *Scratch, ds *diag.List, termsOnly bool, run int, emit func([]Item)) {
 	s.tk.tokenize = nil
 	s.tk.newDocument()
-	fps, ok := compileFields(p.cfg, doc)
+	fps, ok := s.compile(p.cfg, doc)
 	if !ok {
 		return
 	}
@@ -304,7 +331,7 @@ func (p *Projector) orphans(doc model.Document, matched map[string]bool, ds *dia
 func (p *Projector) DocumentWhere(doc model.Document, s *Scratch, ds *diag.List, tokenize func(uri, raw string) bool) []Item {
 	s.tk.tokenize = tokenize
 	defer func() { s.tk.tokenize, s.tk.skip = nil, false }()
-	items := projectDocument(p.cfg, &s.tk, p.bodies, doc, ds, nil)
+	items := projectDocument(p.cfg, s, p.bodies, doc, ds, nil)
 	sortByPlace(items)
 	for i := range items {
 		it := &items[i]
@@ -406,15 +433,15 @@ func compileFields(cfg model.Config, doc model.Document) (fps []fieldPaths, ok b
 }
 
 // projectDocument appends the items of doc's records to into.
-func projectDocument(cfg model.Config, tk *tokenizer, bodies map[string]model.Body, doc model.Document, ds *diag.List, into []Item) []Item {
+func projectDocument(cfg model.Config, s *Scratch, bodies map[string]model.Body, doc model.Document, ds *diag.List, into []Item) []Item {
 	if doc.Bytes >= minRunBytes {
-		tk.newDocument()
+		s.tk.newDocument()
 	}
-	fps, ok := compileFields(cfg, doc)
+	fps, ok := s.compile(cfg, doc)
 	if !ok {
 		return into
 	}
-	return projectRecords(cfg, tk, bodies, doc, nil, fps, ds, into)
+	return projectRecords(cfg, &s.tk, bodies, doc, nil, fps, ds, into)
 }
 
 // projectRecords appends to into the items of the records of a document

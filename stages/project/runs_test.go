@@ -92,3 +92,31 @@ func TestDropPageText(t *testing.T) {
 	p.DropPageText()
 	p.PagesNamed([]string{"wiki/p1.md"}, &Scratch{}, true)
 }
+
+// TestSharedFieldsMapCompiledPerSchema: documents sharing one fields map
+// (as load hands it out) are projected alike through one scratch, except
+// where a document's own schema makes a field a relation: its map is
+// compiled for it alone.
+func TestSharedFieldsMapCompiledPerSchema(t *testing.T) {
+	shared := fields("id=.id", "title=.title", "reviewer=.reviewer")
+	doc := func(day string) model.Document {
+		return document("events/"+day+"/github.json", model.LayerEvents, "github", day, shared,
+			`{"id": "r-`+day+`", "title": "a record", "reviewer": "person:email/ana@x.test"}`)
+	}
+	plain, declared, after := doc("2026-11-01"), doc("2026-11-02"), doc("2026-11-03")
+	declared.Schema = map[string]model.FieldSpec{"reviewer": {Relation: true}}
+	p := NewProjector(model.Base{Config: testConfig()})
+	var s Scratch
+	var ds diag.List
+	var got []int
+	for _, d := range []model.Document{plain, declared, after} {
+		items := p.AppendDocument(nil, d, &s, &ds, false)
+		if len(items) != 1 {
+			t.Fatalf("%s: %d items, diagnostics %v", d.Path, len(items), ds.Sorted())
+		}
+		got = append(got, len(items[0].Relations))
+	}
+	if !slices.Equal(got, []int{0, 1, 0}) {
+		t.Errorf("relations per document %v, want only the one whose schema declares reviewer", got)
+	}
+}
