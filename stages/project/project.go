@@ -65,26 +65,28 @@ type Scratch struct {
 	tk tokenizer
 	// run holds the items of DocumentRuns' current run.
 	run []Item
-	// compiled holds the compiled fields of the fields maps met so far,
-	// by the map (documents that declare the same one share it: see
-	// load's fieldMaps).
-	compiled map[*model.FieldMap][]fieldPaths
+	// compiled holds the compiled fields of the fields maps compiledBy
+	// met so far, by the map (documents that declare the same one share
+	// it: see load's fieldMaps).
+	compiled   map[*model.FieldMap][]fieldPaths
+	compiledBy *Projector
 }
 
-// compile is compileFields(cfg, doc), remembered for the documents that
-// share doc's fields map and declare no schema of their own.
-func (s *Scratch) compile(cfg model.Config, doc model.Document) ([]fieldPaths, bool) {
+// compile is compileFields(p.cfg, doc), remembered in s for the documents
+// that share doc's fields map and declare no schema of their own. What s
+// remembers is p's: the configuration decides which fields are relations.
+func (p *Projector) compile(s *Scratch, doc model.Document) ([]fieldPaths, bool) {
 	if len(doc.Fields) == 0 || len(doc.Schema) > 0 {
-		return compileFields(cfg, doc)
+		return compileFields(p.cfg, doc)
 	}
 	key := &doc.Fields[0]
-	if fps, ok := s.compiled[key]; ok {
+	if fps, ok := s.compiled[key]; ok && s.compiledBy == p {
 		return fps, true
 	}
-	fps, ok := compileFields(cfg, doc)
+	fps, ok := compileFields(p.cfg, doc)
 	if ok {
-		if s.compiled == nil || len(s.compiled) >= maxCompiled {
-			s.compiled = map[*model.FieldMap][]fieldPaths{}
+		if s.compiledBy != p || len(s.compiled) >= maxCompiled {
+			s.compiled, s.compiledBy = map[*model.FieldMap][]fieldPaths{}, p
 		}
 		s.compiled[key] = fps
 	}
@@ -188,7 +190,7 @@ func (p *Projector) Document(doc model.Document, s *Scratch, ds *diag.List, term
 // it leaves as they are.
 func (p *Projector) AppendDocument(into []Item, doc model.Document, s *Scratch, ds *diag.List, termsOnly bool) []Item {
 	s.tk.tokenize = nil
-	all := projectDocument(p.cfg, s, p.bodies, doc, ds, into)
+	all := p.projectDocument(s, doc, ds, into)
 	matched := map[string]bool{}
 	p.finishItems(all[len(into):], "", s, ds, termsOnly, matched)
 	p.orphans(doc, matched, ds)
@@ -206,7 +208,7 @@ func (p *Projector) AppendDocument(into []Item, doc model.Document, s *Scratch, 
 func (p *Projector) DocumentRuns(doc model.Document, s *Scratch, ds *diag.List, termsOnly bool, run int, emit func([]Item)) {
 	s.tk.tokenize = nil
 	s.tk.newDocument()
-	fps, ok := s.compile(p.cfg, doc)
+	fps, ok := p.compile(s, doc)
 	if !ok {
 		return
 	}
@@ -331,7 +333,7 @@ func (p *Projector) orphans(doc model.Document, matched map[string]bool, ds *dia
 func (p *Projector) DocumentWhere(doc model.Document, s *Scratch, ds *diag.List, tokenize func(uri, raw string) bool) []Item {
 	s.tk.tokenize = tokenize
 	defer func() { s.tk.tokenize, s.tk.skip = nil, false }()
-	items := projectDocument(p.cfg, s, p.bodies, doc, ds, nil)
+	items := p.projectDocument(s, doc, ds, nil)
 	sortByPlace(items)
 	for i := range items {
 		it := &items[i]
@@ -403,7 +405,6 @@ func (p *Projector) page(pg model.Page, s *Scratch, termsOnly bool) Item {
 // minPagesPart is the fewest pages worth a core of their own.
 const minPagesPart = 64
 
-// projectDocument projects every record of one document.
 // fieldPaths is one field of a document's schema, its paths compiled.
 type fieldPaths struct {
 	name     string
@@ -433,15 +434,15 @@ func compileFields(cfg model.Config, doc model.Document) (fps []fieldPaths, ok b
 }
 
 // projectDocument appends the items of doc's records to into.
-func projectDocument(cfg model.Config, s *Scratch, bodies map[string]model.Body, doc model.Document, ds *diag.List, into []Item) []Item {
+func (p *Projector) projectDocument(s *Scratch, doc model.Document, ds *diag.List, into []Item) []Item {
 	if doc.Bytes >= minRunBytes {
 		s.tk.newDocument()
 	}
-	fps, ok := s.compile(cfg, doc)
+	fps, ok := p.compile(s, doc)
 	if !ok {
 		return into
 	}
-	return projectRecords(cfg, &s.tk, bodies, doc, nil, fps, ds, into)
+	return projectRecords(p.cfg, &s.tk, p.bodies, doc, nil, fps, ds, into)
 }
 
 // projectRecords appends to into the items of the records of a document

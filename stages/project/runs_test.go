@@ -96,7 +96,8 @@ func TestDropPageText(t *testing.T) {
 // TestSharedFieldsMapCompiledPerSchema: documents sharing one fields map
 // (as load hands it out) are projected alike through one scratch, except
 // where a document's own schema makes a field a relation: its map is
-// compiled for it alone.
+// compiled for it alone; and a scratch compiles again for a projector
+// whose configuration is another.
 func TestSharedFieldsMapCompiledPerSchema(t *testing.T) {
 	shared := fields("id=.id", "title=.title", "reviewer=.reviewer")
 	doc := func(day string) model.Document {
@@ -118,5 +119,13 @@ func TestSharedFieldsMapCompiledPerSchema(t *testing.T) {
 	}
 	if !slices.Equal(got, []int{0, 1, 0}) {
 		t.Errorf("relations per document %v, want only the one whose schema declares reviewer", got)
+	}
+	// The same scratch for a projector whose configuration makes reviewer
+	// a relation: its compilation is that projector's own.
+	cfg := testConfig()
+	cfg.Schema["reviewer"] = model.FieldSpec{Relation: true}
+	items := NewProjector(model.Base{Config: cfg}).AppendDocument(nil, plain, &s, &ds, false)
+	if len(items) != 1 || len(items[0].Relations) != 1 {
+		t.Errorf("another projector through the same scratch gave %d items, relations %v", len(items), items)
 	}
 }
