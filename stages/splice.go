@@ -3,6 +3,7 @@ package stages
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/cairn-kb/cairn/stages/emit"
 	"github.com/cairn-kb/cairn/stages/load"
@@ -70,7 +71,16 @@ func (b *build) spliceCorpus(ctx context.Context) ([]emit.Stage, error) {
 			gr.Kept = append(gr.Kept, stamp)
 		}
 	}
-	return []emit.Stage{{Name: StageIndex, Key: key, Files: out.Index}, gr}, nil
+	idx := emit.Stage{Name: StageIndex, Key: key, Files: out.Index}
+	for _, p := range out.IndexKept {
+		// On disk already, as the new index holds it: kept, not written.
+		stamp, ok := b.in.Previous.Output(p)
+		if !ok {
+			return nil, fmt.Errorf("the splice kept %s, which the previous build did not write", p)
+		}
+		idx.Kept = append(idx.Kept, stamp)
+	}
+	return []emit.Stage{idx, gr}, nil
 }
 
 // errWhole is the splice giving way to a whole build of the corpus.

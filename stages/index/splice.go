@@ -107,6 +107,11 @@ type Spliced struct {
 	// replaced units hold the URIs they held, each at the same place. The
 	// graph is then unchanged if every new item links where it linked.
 	Unmoved bool
+	// Kept names the previous files that are the new ones, byte for byte,
+	// and were not written again: a spooled splice leaves docs.tsv so when
+	// every replaced item's row is the row it had (an edit of a record's
+	// or a page's text alone). Without a spool, Files holds them.
+	Kept []string
 }
 
 // Splice makes the index of the new corpus from the previous index: the
@@ -140,6 +145,13 @@ func Splice(ctx context.Context, in SpliceInput) (Spliced, error) {
 	rows, keys, stamps, err := spliceDocs(in.Spool, in.Config, old, in.Previous.Key, segs, &l, r, out.Unmoved)
 	if err != nil {
 		return out, err
+	}
+	if rows.Path == "" { // the rows are the previous ones
+		if in.Spool != nil {
+			out.Kept = append(out.Kept, artifacts.DocsPath)
+		} else {
+			rows = artifacts.File{Path: artifacts.DocsPath, Data: []byte(in.Previous.Docs)}
+		}
 	}
 	out.Stamps = stamps
 	if err := ctx.Err(); err != nil {
@@ -177,12 +189,14 @@ func Splice(ctx context.Context, in SpliceInput) (Spliced, error) {
 	docs = append(docs, DocumentRows(in.Config, in.Current)...)
 	out.Items = r.Items
 	out.Files = []artifacts.File{
-		rows,
 		keys,
 		{Path: artifacts.DocumentsPath, Data: artifacts.EncodeDocuments(docs)},
 		{Path: artifacts.FieldsPath, Data: bytes.Clone(in.Previous.Fields)}, // the previous bytes may not outlive the splice
 		dict,
 		post,
+	}
+	if rows.Path != "" {
+		out.Files = append(out.Files, rows)
 	}
 	return out, nil
 }
@@ -368,16 +382,36 @@ func spliceDocs(spool *artifacts.Spool, cfg model.Config, old []artifacts.DocLin
 	if err != nil {
 		return docs, key, nil, err
 	}
+	kw := spool.Create(artifacts.DocsKeyPath, width*(r.Items+1))
+	if unmoved && sameRows(old, fresh, freshAt) {
+		// Every row is the one it was: docs.tsv is the previous one, and
+		// only the keys are written (docs is left empty).
+		err = writeSplicedDocs(nil, kw, old, oldKey, fresh, freshAt, ks, len(l.Fields), r)
+		key, kerr := kw.Finish(err)
+		return docs, key, stamps, cmp.Or(err, kerr)
+	}
 	size := len(old) // a guess: the old rows' bytes plus the new rows'
 	for _, d := range old {
 		size += len(d.Line)
 	}
 	dw := spool.Create(artifacts.DocsPath, size+len(fresh)*256)
-	kw := spool.Create(artifacts.DocsKeyPath, width*(r.Items+1))
 	err = writeSplicedDocs(dw, kw, old, oldKey, fresh, freshAt, ks, len(l.Fields), r)
 	docs, derr := dw.Finish(err)
 	key, kerr := kw.Finish(err)
 	return docs, key, stamps, cmp.Or(err, derr, kerr)
+}
+
+// sameRows reports whether each new row, at the ordinal freshAt gives it,
+// encodes to the previous row there (the ordinals being unmoved).
+func sameRows(old []artifacts.DocLine, fresh []artifacts.Doc, freshAt map[int32]int) bool {
+	var row []byte
+	for n, i := range freshAt {
+		row = artifacts.EncodeDocRow(row[:0], fresh[i])
+		if int(n) >= len(old) || old[n].Line != string(row) {
+			return false
+		}
+	}
+	return true
 }
 
 // keySource gives the keys of the spliced rows: placed, the part of a
@@ -469,11 +503,15 @@ func oldPlaces(cfg model.Config, old []artifacts.DocLine, oldKey []byte, width i
 
 // writeSplicedDocs is spliceDocs's writing half: the rows and keys in new
 // ordinal order, a kept row copied and its key patched, a new one
-// encoded.
+// encoded. With dw nil the rows are not written, only counted for the
+// keys' offsets: they are the previous ones.
 func writeSplicedDocs(dw, kw *artifacts.Output, old []artifacts.DocLine, oldKey []byte, fresh []artifacts.Doc, freshAt map[int32]int,
 	ks keySource, fields int, r Renumbering) error {
 	width := artifacts.KeyWidth(fields)
-	dw.WriteString(artifacts.DocsHeader())
+	offset := int64(len(artifacts.DocsHeader())) // where the next row starts
+	if dw != nil {
+		dw.WriteString(artifacts.DocsHeader())
+	}
 	kw.WriteString(artifacts.KeysHeader(fields))
 	var row, line []byte
 	for _, p := range r.pieces {
@@ -485,8 +523,11 @@ func writeSplicedDocs(dw, kw *artifacts.Output, old []artifacts.DocLine, oldKey 
 				if err != nil {
 					return err
 				}
-				k.Offset = dw.Len()
-				dw.WriteString(old[o].Line)
+				k.Offset = offset
+				offset += int64(len(old[o].Line))
+				if dw != nil {
+					dw.WriteString(old[o].Line)
+				}
 				if line, err = artifacts.PatchKey(line[:0], oldKey[width*(o+1):width*(o+2)], &k); err != nil {
 					return err
 				}
@@ -497,9 +538,12 @@ func writeSplicedDocs(dw, kw *artifacts.Output, old []artifacts.DocLine, oldKey 
 			if err != nil {
 				return err
 			}
-			key.Offset = dw.Len()
+			key.Offset = offset
 			row = artifacts.EncodeDocRow(row[:0], fresh[freshAt[n]])
-			dw.Write(row)
+			offset += int64(len(row))
+			if dw != nil {
+				dw.Write(row)
+			}
 			if line, err = artifacts.AppendKey(line[:0], &key, fields); err != nil {
 				return err
 			}

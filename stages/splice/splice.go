@@ -70,7 +70,11 @@ type Output struct {
 	// then holds the previous files as they were read (none when the
 	// splice read only some of their rows, as a build's does), and a build
 	// keeps them rather than writing them again.
-	GraphSame    bool
+	GraphSame bool
+	// IndexKept names the previous index files a build's splice left as
+	// they are, being the new ones (index.Spliced.Kept): the build keeps
+	// them as the graph's when GraphSame.
+	IndexKept    []string
 	Items, Edges int
 	// Diagnostics are the changed units' own, sorted.
 	Diagnostics []diag.Diagnostic
@@ -222,7 +226,7 @@ func run(ctx context.Context, in Input, readFile func(path string) ([]byte, erro
 		if g.edges != nil {
 			out.Graph = []artifacts.File{{Path: artifacts.EdgesPath, Data: keep(g.edges)}, {Path: artifacts.EdgesDstPath, Data: keep(g.edgesDst)}}
 		}
-		out.GraphSame, out.Items, out.Edges = true, idx.Items, g.count()
+		out.GraphSame, out.IndexKept, out.Items, out.Edges = true, idx.Kept, idx.Items, g.count()
 		return out, nil
 	}
 	if err := g.readWhole(read); err != nil {
@@ -242,7 +246,7 @@ func run(ctx context.Context, in Input, readFile func(path string) ([]byte, erro
 		return out, fmt.Errorf("graph: %w", err)
 	}
 	out.Index = append(idx.Files, artifacts.File{Path: artifacts.BodiesPath, Data: artifacts.EncodeBodies(index.BodyRows(base.Bodies))})
-	out.Graph, out.Items, out.Edges = gr.Files, idx.Items, gr.Edges
+	out.Graph, out.IndexKept, out.Items, out.Edges = gr.Files, idx.Kept, idx.Items, gr.Edges
 	return out, nil
 }
 
