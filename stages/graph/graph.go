@@ -132,6 +132,18 @@ func NewTables(ctx context.Context, in Input) (Tables, error) {
 // name adds.
 func tables(ctx context.Context, in Input, src func(node string, links []artifacts.Link), records bool) (*inboundTable, int, error) {
 	t := newInboundTable()
+	// Spilled runs know how many edges and sources they hold: the table
+	// is made at its size once, rather than grown by doubling, each
+	// growth a copy into fresh memory (at 1M records, a sixth of a
+	// build's page faults).
+	links, linking := 0, 0
+	for _, r := range in.Runs {
+		links, linking = links+r.links, linking+r.linking
+	}
+	for _, id := range in.Config.Identities {
+		links += len(id.Aliases)
+	}
+	t.edges, t.ats = make([]inEdge, 0, links), make([]sourceAt, 0, linking)
 	// Identity aliases: alias → canonical. Aliases are not items, so their
 	// rows go between the items' by name, and join an item's of the same
 	// name.

@@ -76,6 +76,16 @@ func TestSpilledRunsBuildTheSameTables(t *testing.T) {
 				runs = append(runs, run)
 				rest = rest[k:]
 			}
+			links, counted := 0, 0 // what sizes the inbound table
+			for _, n := range nodes {
+				links += len(n.Links)
+			}
+			for _, run := range runs {
+				counted += run.links
+			}
+			if counted != links {
+				t.Errorf("seed %d: the runs count %d links of %d", seed, counted, links)
+			}
 			got, err := Run(context.Background(), Input{Config: cfg, Runs: runs})
 			sc.Remove()
 			if err != nil {

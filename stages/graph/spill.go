@@ -23,6 +23,8 @@ type NodeRun struct {
 	scratch *artifacts.Scratch
 	at      artifacts.ScratchSection
 	nodes   int
+	links   int // its nodes' links, all told
+	linking int // its nodes with a link
 }
 
 // Len is how many nodes the run holds.
@@ -30,11 +32,15 @@ func (r NodeRun) Len() int { return r.nodes }
 
 // SpillNodes writes nodes to sc as one run.
 func SpillNodes(sc *artifacts.Scratch, nodes []Node) (NodeRun, error) {
-	size := 0
+	size, links, linking := 0, 0, 0
 	for i := range nodes {
 		size += len(nodes[i].URI) + len(nodes[i].At) + 4
 		for _, l := range nodes[i].Links {
 			size += len(l.Kind) + len(l.Node) + 4
+		}
+		links += len(nodes[i].Links)
+		if len(nodes[i].Links) > 0 {
+			linking++
 		}
 	}
 	b := make([]byte, 0, size)
@@ -60,7 +66,7 @@ func SpillNodes(sc *artifacts.Scratch, nodes []Node) (NodeRun, error) {
 	if err != nil {
 		return NodeRun{}, err
 	}
-	return NodeRun{scratch: sc, at: at, nodes: len(nodes)}, nil
+	return NodeRun{scratch: sc, at: at, nodes: len(nodes), links: links, linking: linking}, nil
 }
 
 // each reads the run back and calls f with each node in turn. The node
