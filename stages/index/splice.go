@@ -109,8 +109,9 @@ type Spliced struct {
 	Unmoved bool
 	// Kept names the previous files that are the new ones, byte for byte,
 	// and were not written again: a spooled splice leaves docs.tsv so when
-	// every replaced item's row is the row it had (an edit of a record's
-	// or a page's text alone). Without a spool, Files holds them.
+	// every replaced item's row is the row it had (an edit of a page's
+	// text; a record's row holds its byte span, which most edits of a
+	// record document move). Without a spool, Files holds them.
 	Kept []string
 }
 

@@ -68,8 +68,14 @@ type Scratch struct {
 	// compiled holds the compiled fields of the fields maps compiledBy
 	// met so far, by the map (documents that declare the same one share
 	// it: see load's fieldMaps).
-	compiled   map[*model.FieldMap][]fieldPaths
+	compiled   map[fieldsMap][]fieldPaths
 	compiledBy *Projector
+}
+
+// fieldsMap names a document's fields map: its first entry and length.
+type fieldsMap struct {
+	first *model.FieldMap
+	n     int
 }
 
 // compile is compileFields(p.cfg, doc), remembered in s for the documents
@@ -79,14 +85,14 @@ func (p *Projector) compile(s *Scratch, doc model.Document) ([]fieldPaths, bool)
 	if len(doc.Fields) == 0 || len(doc.Schema) > 0 {
 		return compileFields(p.cfg, doc)
 	}
-	key := &doc.Fields[0]
+	key := fieldsMap{&doc.Fields[0], len(doc.Fields)}
 	if fps, ok := s.compiled[key]; ok && s.compiledBy == p {
 		return fps, true
 	}
 	fps, ok := compileFields(p.cfg, doc)
 	if ok {
 		if s.compiledBy != p || len(s.compiled) >= maxCompiled {
-			s.compiled, s.compiledBy = map[*model.FieldMap][]fieldPaths{}, p
+			s.compiled, s.compiledBy = map[fieldsMap][]fieldPaths{}, p
 		}
 		s.compiled[key] = fps
 	}

@@ -102,7 +102,7 @@ func Read(src string) Doc {
 	var d Doc
 	// The walk meets headings in text order, so a heading's line is
 	// counted on from the last one's.
-	line, counted := 0, 0 // line holds byte counted
+	line, counted := 0, 0 // byte counted is on line line (0-based)
 	lineOf := func(at int) int {
 		if at < counted {
 			line, counted = 0, 0
