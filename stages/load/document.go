@@ -371,24 +371,23 @@ const maxFieldMaps = 1 << 10
 
 // fields reads the fields map, the object from i to end, sorted by field.
 func (r *docReader) fields(i, end int, doc *model.Document) {
-	byField := func(a, b model.FieldMap) int { return strings.Compare(a.Field, b.Field) }
-	if doc.Fields != nil { // a second fields key, an error already reported
-		r.readFields(i, doc)
-		slices.SortFunc(doc.Fields, byField)
-		return
-	}
 	text := r.s[i:end]
-	fieldMaps.Lock()
-	fms, ok := fieldMaps.byText[text]
-	fieldMaps.Unlock()
-	if ok {
-		doc.Fields = fms // shared: no reader changes a document's fields map
-		return
+	// A second fields key, an error already reported, is read onto the
+	// first's entries and kept by no one else.
+	first := doc.Fields == nil
+	if first {
+		fieldMaps.Lock()
+		fms, ok := fieldMaps.byText[text]
+		fieldMaps.Unlock()
+		if ok {
+			doc.Fields = fms // shared: no reader changes a document's fields map
+			return
+		}
 	}
 	mark := r.ds.Len()
 	r.readFields(i, doc)
-	slices.SortFunc(doc.Fields, byField)
-	if r.ds.HasErrorsSince(mark) {
+	slices.SortFunc(doc.Fields, func(a, b model.FieldMap) int { return strings.Compare(a.Field, b.Field) })
+	if !first || r.ds.HasErrorsSince(mark) {
 		return
 	}
 	doc.Fields = slices.Clip(doc.Fields)

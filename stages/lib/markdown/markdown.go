@@ -103,7 +103,7 @@ func Read(src string) Doc {
 	// The walk meets headings in text order, so a heading's line is
 	// counted on from the last one's.
 	line, counted := 0, 0 // byte counted is on line line (0-based)
-	lineOf := func(at int) int {
+	headingLine := func(at int) int {
 		if at < counted {
 			line, counted = 0, 0
 		}
@@ -124,7 +124,7 @@ func Read(src string) Doc {
 			}
 			var t strings.Builder
 			plainText(n, b, &t)
-			h := Heading{Level: n.Level, Text: strings.TrimSpace(t.String()), Line: lineOf(n.Lines().At(0).Start)}
+			h := Heading{Level: n.Level, Text: strings.TrimSpace(t.String()), Line: headingLine(n.Lines().At(0).Start)}
 			// A repeat gets -1, -2, ... as on GitHub, stepping over a
 			// heading whose own text already reads like "setup-1", so
 			// every anchor stays unique and addressable.
