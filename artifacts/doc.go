@@ -32,40 +32,46 @@
 // docs.key — one fixed-width line per docs.tsv row, after a header line
 // "#cairn docs.key v<version> width <W>" padded with spaces to the same
 // width W, so the line of ordinal i starts at byte W·(i+1). It holds, for
-// every item, what a query ranks by, so that a query reads about 160 bytes
-// per candidate and the docs.tsv rows of only the items a pack shows:
+// every item, what a query ranks by, so that a query reads about a hundred
+// bytes per candidate and the docs.tsv rows of only the items a pack
+// shows. Its numbers are base 32 with the digits 0-9a-v (RFC 4648's
+// base32hex in lower case), zero-padded to their column's width; the
+// columns follow each other without a separator, at fixed places:
 //
-//	offset    12 hex digits: where the item's row starts in docs.tsv
-//	chrono    8 hex: the item's rank newest first (time, else date; URI
-//	          breaks ties)
-//	day       YYYY-MM-DD when the row's date is a valid day, else 10 dashes
-//	source    8 hex: the rank of the item's source among the base's sources
-//	halflife  8 hex: the source's recency half-life in days, 0 for none
-//	flags     4 hex: bits, from the lowest: created, superseded, done,
+//	offset    8 digits: where the item's row starts in docs.tsv
+//	chrono    7: the item's rank newest first (time, else date; URI breaks
+//	          ties)
+//	day       YYYYMMDD in decimal when the row's date is a valid day, else
+//	          8 dashes
+//	source    7: the rank of the item's source among the base's sources
+//	halflife  4: the source's recency half-life in days, 0 for none
+//	flags     3: bits, from the lowest: created, superseded, done,
 //	          deprecated, nav, active, received, private (the row's flags),
 //	          page (kind wiki or projects), project (kind projects), record
 //	          (the row has a span), id (the URI has #id), dated, bounded
 //	          (a validity bound)
-//	tgroup    8 hex: the ordinal of the first item of the same source and
-//	          title, or 8 dashes for an item without a title
-//	tterms    16 hex: xxhash64 of the title's query terms, each followed by
-//	          NUL (the title's kept words, each once, in first-seen order)
-//	ugroup    8 hex: the ordinal of the first item of the same urlkey, or 8
+//	tgroup    7: the ordinal of the first item of the same source and
+//	          title, or 7 dashes for an item without a title
+//	tterms    13: xxhash64 of the title's query terms, each followed by NUL
+//	          (the title's kept words, each once, in first-seen order)
+//	ugroup    7: the ordinal of the first item of the same urlkey, or 7
 //	          dashes
-//	ownid     8 hex: the low 32 bits of xxhash64 of the record's decoded
-//	          id, case folded (every rune as the least of its simple
+//	ownid     7: the low 32 bits of xxhash64 of the record's decoded id,
+//	          case folded (every rune as the least of its simple
 //	          case-folding orbit); 0 for an item without an id
-//	ownuri    8 hex: the same of the URI
-//	digest    16 hex: xxhash64 of the item's projected semantics (docs.tsv
+//	ownuri    7: the same of the URI
+//	digest    13: xxhash64 of the item's projected semantics (docs.tsv
 //	          does not repeat it)
-//	norms     one character per field of fields.tsv, by ordinal: 0 when the
+//	norms     one digit per field of fields.tsv, by ordinal: 0 when the
 //	          item has no words in the field, else the length class of its
-//	          n words (NormOf: half an octave wide, 1 to 31), written
-//	          1-9a-v; - for a base without fields. An item's word counts
-//	          are stored only so: ranking reads them as classes, and
-//	          whether an item has a field is whether its class is not 0.
+//	          n words (NormOf: half an octave wide, 1 to 31); - for a base
+//	          without fields. An item's word counts are stored only so:
+//	          ranking reads them as classes, and whether an item has a
+//	          field is whether its class is not 0.
 //
-// Columns are separated by TAB, and every line ends with LF.
+// Every line ends with LF. A 40-bit offset addresses a docs.tsv of a
+// TiB; the 7-digit columns hold any 32-bit value and the 13-digit ones
+// any 64-bit hash.
 //
 // fields.tsv — the fields that carry searchable text, sorted by name; the
 // row number is the field ordinal used by docs.tsv and postings.tsv.
@@ -89,7 +95,8 @@
 //	<posting> SP <posting> ...
 //
 // and each posting is <doc delta>:<field ordinal>, followed by x<tf> when the
-// term occurs more than once in that field. The doc delta is the item
+// term occurs more than once in that field, each number in base 32 as in
+// docs.key (0-9a-v, no leading zeros: 40 is 18). The doc delta is the item
 // ordinal minus the previous posting's (the first is relative to 0), so a
 // term in two fields of one item has a second delta of 0. The :<field
 // ordinal> is left out when it is the previous posting's field (the first

@@ -128,10 +128,10 @@ func TestDocsRoundTrip(t *testing.T) {
 
 func TestDocsEmptyTable(t *testing.T) {
 	docs, key := encodeDocs(t, nil, 0)
-	if want := "#cairn docs v4\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tspan\turlkey\ttitle\n"; string(docs) != want {
+	if want := "#cairn docs v5\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tspan\turlkey\ttitle\n"; string(docs) != want {
 		t.Errorf("docs.tsv = %q, want %q", docs, want)
 	}
-	if want := "#cairn docs.key v4 width 128" + strings.Repeat(" ", 99) + "\n"; string(key) != want {
+	if want := "#cairn docs.key v5 width 93" + strings.Repeat(" ", 65) + "\n"; string(key) != want {
 		t.Errorf("docs.key = %q, want %q", key, want)
 	}
 	rows, err := DecodeDocs(docs)
@@ -158,16 +158,18 @@ func TestDocsExactBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "#cairn docs v4\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tspan\turlkey\ttitle\n" +
+	want := "#cairn docs v5\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tspan\turlkey\ttitle\n" +
 		"events/2026-11-02/github.json#HAR-142\tevents\tgithub\t2026-11-02\t2026-11-02T09:14:00Z\t-\tcreated,shared\t312+148\t-\tFix the build\n" +
 		"wiki/café.md\twiki\twiki\t-\t-\t..2027-01-01\t-\t-\t00000000000000aa\t-\n"
 	if string(docs) != want {
 		t.Errorf("docs.tsv:\n got %q\nwant %q", docs, want)
 	}
 	// The offsets are the encoder's (71 and 196), whatever the keys said.
-	wantKey := "#cairn docs.key v4 width 130" + strings.Repeat(" ", 101) + "\n" +
-		"000000000047\t00000000\t2026-11-02\t00000000\t0000000e\t1c01\t00000000\tfedcba9876543210\t--------\tdeadbeef\t00000001\t0123456789abcdef\t204\n" +
-		"0000000000c4\t00000001\t----------\t00000001\t00000000\t2100\t--------\t0000000000000000\t00000001\t00000000\tffffffff\t0000000000000000\t0v0\n"
+	// Columns in order: offset, chrono, day, source, halflife, flags,
+	// tgroup, tterms, ugroup, ownid, ownuri, digest, norms.
+	wantKey := "#cairn docs.key v5 width 95" + strings.Repeat(" ", 67) + "\n" +
+		"00000027" + "0000000" + "20261102" + "0000000" + "000e" + "701" + "0000000" + "ftn5qj1r58cgg" + "-------" + "3farfnf" + "0000001" + "028q5cu4qnjff" + "204\n" +
+		"00000064" + "0000001" + "--------" + "0000001" + "0000" + "880" + "-------" + "0000000000000" + "0000001" + "0000000" + "3vvvvvv" + "0000000000000" + "0v0\n"
 	if string(key) != wantKey {
 		t.Errorf("docs.key:\n got %q\nwant %q", key, wantKey)
 	}

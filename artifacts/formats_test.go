@@ -35,7 +35,7 @@ func tsvArtifacts(t testing.TB) []tsvArtifact {
 	return []tsvArtifact{
 		{DocsPath, docs, func(b []byte) (int, error) { r, err := DecodeDocs(b); return count(len(r), err) }},
 		{FieldsPath, EncodeFields(sampleFields), func(b []byte) (int, error) { r, err := DecodeFields(b); return count(len(r), err) }},
-		{TermsPath, dict, func(b []byte) (int, error) { r, err := DecodeTerms(b); return count(len(r), err) }},
+		{TermsPath, dict, func(b []byte) (int, error) { r, err := DecodeTerms(b, int64(len(post))); return count(len(r), err) }},
 		{PostingsPath, post, func(b []byte) (int, error) { r, err := decodePostingLines(b); return count(len(r), err) }},
 		{EdgesPath, must(EncodeEdges(sampleEdges)), func(b []byte) (int, error) { r, err := DecodeEdges(b); return count(len(r), err) }},
 		{EdgesDstPath, must(EncodeEdgesDst(sampleEdgesDst)), func(b []byte) (int, error) { r, err := DecodeEdgesDst(b); return count(len(r), err) }},
@@ -134,13 +134,13 @@ func TestWrongHeaders(t *testing.T) {
 }
 
 func TestBadRows(t *testing.T) {
-	fieldsHdr := "#cairn fields v4\tname\tweight\n"
-	termsHdr := "#cairn terms v4\tterm\tdf\toffset\tlength\n"
-	postHdr := "#cairn postings v4\tpostings\n"
-	edgesHdr := "#cairn edges v4\tsrc\tkind=dst...\n"
-	docsHdr := "#cairn docs v4\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tspan\turlkey\ttitle\n"
+	fieldsHdr := "#cairn fields v5\tname\tweight\n"
+	termsHdr := "#cairn terms v5\tterm\tdf\toffset\n"
+	postHdr := "#cairn postings v5\tpostings\n"
+	edgesHdr := "#cairn edges v5\tsrc\tkind=dst...\n"
+	docsHdr := "#cairn docs v5\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tspan\turlkey\ttitle\n"
 	fields := func(b []byte) error { _, err := DecodeFields(b); return err }
-	terms := func(b []byte) error { _, err := DecodeTerms(b); return err }
+	terms := func(b []byte) error { _, err := DecodeTerms(b, 1<<20); return err }
 	post := func(b []byte) error { _, err := decodePostingLines(b); return err }
 	edges := func(b []byte) error { _, err := DecodeEdges(b); return err }
 	docs := func(b []byte) error { _, err := DecodeDocs(b); return err }
@@ -154,12 +154,14 @@ func TestBadRows(t *testing.T) {
 		{"weight missing", FieldsPath, fieldsHdr + "title\n", fields, 2, `row "title" is not name TAB weight`},
 		{"empty field name", FieldsPath, fieldsHdr + "\t5\n", fields, 2, `row "\t5" is not name TAB weight`},
 		{"blank fields line", FieldsPath, fieldsHdr + "id\t10\n\n", fields, 3, `row "" is not name TAB weight`},
-		{"df not a number", TermsPath, termsHdr + "arm64\tmany\t32\t10\n", terms, 2, `"many" is not a non-negative integer`},
-		{"negative offset", TermsPath, termsHdr + "arm64\t1\t-32\t10\n", terms, 2, `"-32" is not a non-negative integer`},
-		{"length not a number", TermsPath, termsHdr + "a\t1\t32\t10\nb\t1\t42\t1e3\n", terms, 3, `"1e3" is not a non-negative integer`},
-		{"three term columns", TermsPath, termsHdr + "arm64\t1\t32\n", terms, 2, "row is not term TAB df TAB offset TAB length"},
-		{"empty term", TermsPath, termsHdr + "\t1\t32\t10\n", terms, 2, "row is not term TAB df TAB offset TAB length"},
-		{"posting not a number", PostingsPath, postHdr + "0:1\n0:one\n", post, 3, `postings of "line 3": posting "0:one" is not delta[:field][xTF] (the first names its field)`},
+		{"df not a number", TermsPath, termsHdr + "arm64\tmany\t10\n", terms, 2, `df "many" is not a number`},
+		{"negative offset", TermsPath, termsHdr + "arm64\t1\t-10\n", terms, 2, `offset "-10" is not a base-32 number`},
+		{"not a base-32 offset", TermsPath, termsHdr + "a\t1\t10\nb\t1\t1w\n", terms, 3, `offset "1w" is not a base-32 number`},
+		{"offsets out of order", TermsPath, termsHdr + "a\t1\t10\nb\t1\tv\n", terms, 2, `the postings of "a" start at byte 32 and end at 31`},
+		{"the length column of format 4", TermsPath, termsHdr + "arm64\t1\t10\t10\n", terms, 2, "row is not term TAB df TAB offset"},
+		{"two term columns", TermsPath, termsHdr + "arm64\t1\n", terms, 2, "row is not term TAB df TAB offset"},
+		{"empty term", TermsPath, termsHdr + "\t1\t10\n", terms, 2, "row is not term TAB df TAB offset"},
+		{"posting not a number", PostingsPath, postHdr + "0:1\n0:zero\n", post, 3, `postings of "line 3": posting "0:zero" is not delta[:field][xTF] (the first names its field)`},
 		{"first posting without its field", PostingsPath, postHdr + "0:1\n4 5:2\n", post, 3, `postings of "line 3": posting "4" is not delta[:field][xTF] (the first names its field)`},
 		{"postings row with a term", PostingsPath, postHdr + "a\t0:1\n", post, 2, `postings of "line 2": posting "a\t0:1" is not delta[:field][xTF] (the first names its field)`},
 		{"edge row without links", EdgesPath, edgesHdr + "wiki/a.md\tlink=wiki/b.md\nwiki/c.md\n", edges, 3, "row is not node TAB kind=node..."},

@@ -25,3 +25,15 @@ func ParseHashSum(s string) (uint64, bool) {
 	}
 	return parseHex(s)
 }
+
+// parseHex reads lower-case hex digits, at most 16 of them.
+func parseHex[T string | []byte](c T) (uint64, bool) {
+	var v uint64
+	var bad byte // any digit's table entry with a bit above the low four set
+	for i := range len(c) {
+		d := digitValue[c[i]]
+		bad |= d
+		v = v<<4 | uint64(d&0xf)
+	}
+	return v, bad < 16 && len(c) <= 16
+}

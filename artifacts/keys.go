@@ -108,34 +108,64 @@ func NormLength(c byte) int {
 	return (5 + 2*h) << (e - 2)
 }
 
-// Widths of docs.key's fixed columns, in order, without their TAB.
-var keyColumns = [...]int{12, 8, 10, 8, 8, 4, 8, 16, 8, 8, 8, 16}
+// Where each of docs.key's columns starts in a line, in order: each is a
+// fixed number of base-32 digits (the day, of decimal ones), with no
+// separator, and the norms follow the last.
+const (
+	keyOffsetAt     = 0                    // 8 digits: 40 bits, a docs.tsv of up to a TiB
+	keyChronoAt     = keyOffsetAt + 8      // 7 digits: 35 bits, as every column of an ordinal or a 32-bit value
+	keyDayAt        = keyChronoAt + 7      // YYYYMMDD, or 8 dashes
+	keySourceAt     = keyDayAt + 8         // 7
+	keyHalfLifeAt   = keySourceAt + 7      // 4 digits: 2^20 days, above the longest half-life a configuration allows
+	keyFlagsAt      = keyHalfLifeAt + 4    // 3 digits: 15 bits
+	keyTitleAt      = keyFlagsAt + 3       // 7, or 7 dashes
+	keyTitleTermsAt = keyTitleAt + 7       // 13 digits: 65 bits, as every column of a 64-bit hash
+	keyURLAt        = keyTitleTermsAt + 13 // 7, or 7 dashes
+	keyOwnIDAt      = keyURLAt + 7         // 7
+	keyOwnURIAt     = keyOwnIDAt + 7       // 7
+	keyDigestAt     = keyOwnURIAt + 7      // 13
+	keyNormsAt      = keyDigestAt + 13     // one digit per field
+)
 
-// keyFixedWidth is a docs.key line less its norms: the fixed columns, a TAB
-// after each and the LF.
-var keyFixedWidth = func() int {
-	n := 1
-	for _, w := range keyColumns {
-		n += w + 1
-	}
-	return n
-}()
-
-// KeyPlaceColumns returns a docs.key line's source column (8 hex digits)
-// and title-terms column (16), as written, for a reader that sweeps every
-// line for the few of one source and title without decoding them.
-func KeyPlaceColumns(line []byte) (source, titleTerms []byte) {
-	if len(line) < keyTitleTermsAt+16 {
-		return nil, nil
-	}
-	return line[keySourceAt : keySourceAt+8], line[keyTitleTermsAt : keyTitleTermsAt+16]
+// keyColumnNames name docs.key's columns, from each one's start to the
+// next one's, for error messages.
+var keyColumnNames = [...]struct {
+	name   string
+	at, to int
+}{
+	{"offset", keyOffsetAt, keyChronoAt}, {"chrono", keyChronoAt, keyDayAt}, {"day", keyDayAt, keySourceAt},
+	{"source", keySourceAt, keyHalfLifeAt}, {"halflife", keyHalfLifeAt, keyFlagsAt}, {"flags", keyFlagsAt, keyTitleAt},
+	{"tgroup", keyTitleAt, keyTitleTermsAt}, {"tterms", keyTitleTermsAt, keyURLAt}, {"ugroup", keyURLAt, keyOwnIDAt},
+	{"ownid", keyOwnIDAt, keyOwnURIAt}, {"ownuri", keyOwnURIAt, keyDigestAt}, {"digest", keyDigestAt, keyNormsAt},
 }
 
-// HexColumn writes v as a fixed-width docs.key column of width hex digits.
-func HexColumn(v uint64, width int) []byte {
-	b := make([]byte, width)
-	putHex(b, v)
-	return b
+// keyFixedWidth is a docs.key line less its norms: the columns and the LF.
+const keyFixedWidth = keyNormsAt + 1
+
+// KeyPlaceColumns returns a docs.key line's source column and title-terms
+// column, as written, for a reader that sweeps every line for the few of
+// one source and title without decoding them.
+func KeyPlaceColumns(line []byte) (source, titleTerms []byte) {
+	if len(line) < keyNormsAt {
+		return nil, nil
+	}
+	return line[keySourceAt:keyHalfLifeAt], line[keyTitleTermsAt:keyURLAt]
+}
+
+// KeySourceColumn and KeyTitleTermsColumn write the two columns
+// KeyPlaceColumns reads, for a key of the given source rank or title-terms
+// hash.
+func KeySourceColumn(source uint32) []byte {
+	c := make([]byte, keyHalfLifeAt-keySourceAt)
+	putBase32(c, uint64(source))
+	return c
+}
+
+// KeyTitleTermsColumn: see KeySourceColumn.
+func KeyTitleTermsColumn(hash uint64) []byte {
+	c := make([]byte, keyURLAt-keyTitleTermsAt)
+	putBase32(c, hash)
+	return c
 }
 
 // KeyWidth is the width of a docs.key line, LF included, for a base of
@@ -240,49 +270,37 @@ func (w *DocsWriter) Finish() (docs, key File, err error) {
 	return docs, key, cmp.Or(w.err, derr, kerr)
 }
 
-const hexDigits = "0123456789abcdef"
-
 // appendKey appends k's docs.key line.
 func appendKey(b []byte, k *Key, fields int) ([]byte, error) {
 	if len(k.Norms) != fields {
 		return nil, fmt.Errorf("%d norms for %d fields", len(k.Norms), fields)
 	}
-	hexCol := func(v uint64, width int) {
-		n := len(b)
-		b = append(b, make([]byte, width)...)
-		putHex(b[n:], v)
-		b = append(b, '\t')
+	if k.Offset < 0 || k.Offset >= 1<<40 {
+		return nil, fmt.Errorf("row offset %d does not fit docs.key's 40 bits", k.Offset)
 	}
-	group := func(g int32) {
-		n := len(b)
-		b = append(b, "--------"...)
-		putGroup(b[n:], g)
-		b = append(b, '\t')
+	if d := k.Day; d < 0 || d > 99991231 {
+		return nil, fmt.Errorf("day %d is not YYYYMMDD", d)
 	}
-	if k.Offset < 0 || k.Offset >= 1<<48 {
-		return nil, fmt.Errorf("row offset %d does not fit 12 hex digits", k.Offset)
+	n := len(b)
+	b = append(b, make([]byte, keyNormsAt)...)
+	l := b[n:]
+	putBase32(l[keyOffsetAt:keyChronoAt], uint64(k.Offset))
+	putBase32(l[keyChronoAt:keyDayAt], uint64(k.Chrono))
+	putDay(l[keyDayAt:keySourceAt], k.Day)
+	putBase32(l[keySourceAt:keyHalfLifeAt], uint64(k.Source))
+	if !putBase32(l[keyHalfLifeAt:keyFlagsAt], uint64(k.HalfLife)) {
+		return nil, fmt.Errorf("half-life %d days does not fit docs.key's 20 bits", k.HalfLife)
 	}
-	hexCol(uint64(k.Offset), 12)
-	hexCol(uint64(k.Chrono), 8)
-	if d := k.Day; d <= 0 || d > 99991231 {
-		if d != 0 {
-			return nil, fmt.Errorf("day %d is not YYYYMMDD", d)
-		}
-		b = append(b, "----------\t"...)
-	} else {
-		v := uint32(d)
-		b = append(b, byte('0'+v/10000000), byte('0'+v/1000000%10), byte('0'+v/100000%10), byte('0'+v/10000%10), '-',
-			byte('0'+v/1000%10), byte('0'+v/100%10), '-', byte('0'+v/10%10), byte('0'+v%10), '\t')
+	if k.Flags&^keyFlagsAll != 0 {
+		return nil, fmt.Errorf("flags %#x hold bits no flag has", k.Flags)
 	}
-	hexCol(uint64(k.Source), 8)
-	hexCol(uint64(k.HalfLife), 8)
-	hexCol(uint64(k.Flags), 4)
-	group(k.TitleGroup)
-	hexCol(k.TitleTerms, 16)
-	group(k.URLGroup)
-	hexCol(uint64(k.OwnID), 8)
-	hexCol(uint64(k.OwnURI), 8)
-	hexCol(k.Digest, 16)
+	putBase32(l[keyFlagsAt:keyTitleAt], uint64(k.Flags))
+	putGroup(l[keyTitleAt:keyTitleTermsAt], k.TitleGroup)
+	putBase32(l[keyTitleTermsAt:keyURLAt], k.TitleTerms)
+	putGroup(l[keyURLAt:keyOwnIDAt], k.URLGroup)
+	putBase32(l[keyOwnIDAt:keyOwnURIAt], uint64(k.OwnID))
+	putBase32(l[keyOwnURIAt:keyDigestAt], uint64(k.OwnURI))
+	putBase32(l[keyDigestAt:keyNormsAt], k.Digest)
 	if fields == 0 {
 		b = append(b, '-')
 	}
@@ -290,32 +308,47 @@ func appendKey(b []byte, k *Key, fields int) ([]byte, error) {
 		if c > MaxNorm {
 			return nil, fmt.Errorf("length class %d is above %d", c, MaxNorm)
 		}
-		b = append(b, normDigits[c])
+		b = append(b, digits32[c])
 	}
 	return append(b, '\n'), nil
 }
 
-// putHex writes v in dst as len(dst) lowercase hex digits, the high ones
-// first: a fixed-width docs.key column.
-func putHex(dst []byte, v uint64) {
+// putDay writes a day column: YYYYMMDD, or dashes for 0.
+func putDay(dst []byte, d int32) {
+	if d == 0 {
+		copy(dst, "--------")
+		return
+	}
 	for i := len(dst) - 1; i >= 0; i-- {
-		dst[i] = hexDigits[v&0xf]
-		v >>= 4
+		dst[i] = byte('0' + d%10)
+		d /= 10
 	}
 }
 
-// putGroup writes a title or URL group column (8 wide): the group's first
-// ordinal in hex, or dashes for none.
+// putGroup writes a title or URL group column: the group's first ordinal,
+// or dashes for none.
 func putGroup(dst []byte, g int32) {
 	if g < 0 {
-		copy(dst, "--------")
+		copy(dst, "-------")
 	} else {
-		putHex(dst[:8], uint64(g))
+		putBase32(dst, uint64(g))
 	}
 }
 
-// normDigits write length classes 0..31 as one character each.
-const normDigits = "0123456789abcdefghijklmnopqrstuv"
+// groupValue reads a group column: an ordinal, or dashes for none.
+func groupValue(c []byte) (int32, bool) {
+	if string(c) == "-------" {
+		return -1, true
+	}
+	v, ok := parseBase32(c)
+	return int32(v), ok && v <= math.MaxInt32
+}
+
+// uint32Value reads a column of a 32-bit value.
+func uint32Value(c []byte) (uint32, bool) {
+	v, ok := parseBase32(c)
+	return uint32(v), ok && v <= math.MaxUint32
+}
 
 // KeyDecoder parses docs.key lines for a reader that decodes many: the
 // norms of the keys it returns are carved from blocks it allocates, a few
@@ -335,58 +368,31 @@ func (kd *KeyDecoder) Decode(n int, line []byte, fields int) (Key, error) {
 	if len(line) != KeyWidth(fields) || line[len(line)-1] != '\n' {
 		return bad(fmt.Sprintf("line is %d bytes, want %d ending with LF", len(line), KeyWidth(fields)))
 	}
-	col := 0
-	pos := 0
-	next := func() []byte {
-		w := keyColumns[col]
-		c := line[pos : pos+w]
-		pos += w + 1
-		col++
-		return c
-	}
-	// Every fixed column is followed by a TAB.
-	for p, i := 0, 0; i < len(keyColumns); i++ {
-		p += keyColumns[i]
-		if line[p] != '\t' {
-			return bad(fmt.Sprintf("column %d is not %d characters and a TAB", i+1, keyColumns[i]))
-		}
-		p++
-	}
-	group := func(c []byte) (int32, bool) {
-		if string(c) == "--------" {
-			return -1, true
-		}
-		v, ok := parseHex(c)
-		return int32(v), ok && v <= math.MaxInt32
-	}
-	var ok [12]bool
+	var ok [len(keyColumnNames)]bool
+	col := func(i int) []byte { return line[keyColumnNames[i].at:keyColumnNames[i].to] }
 	var v uint64
-	v, ok[0] = parseHex(next())
+	v, ok[0] = parseBase32(col(0))
 	k.Offset = int64(v)
-	v, ok[1] = parseHex(next())
-	k.Chrono = uint32(v)
-	k.Day, ok[2] = keyDay(next())
-	v, ok[3] = parseHex(next())
-	k.Source = uint32(v)
-	v, ok[4] = parseHex(next())
-	k.HalfLife = uint32(v)
-	v, ok[5] = parseHex(next())
+	k.Chrono, ok[1] = uint32Value(col(1))
+	k.Day, ok[2] = keyDay(col(2))
+	k.Source, ok[3] = uint32Value(col(3))
+	k.HalfLife, ok[4] = uint32Value(col(4))
+	v, ok[5] = parseBase32(col(5))
 	k.Flags = KeyFlags(v)
-	ok[5] = ok[5] && k.Flags&^keyFlagsAll == 0
-	k.TitleGroup, ok[6] = group(next())
-	k.TitleTerms, ok[7] = parseHex(next())
-	k.URLGroup, ok[8] = group(next())
-	v, ok[9] = parseHex(next())
-	k.OwnID = uint32(v)
-	v, ok[10] = parseHex(next())
-	k.OwnURI = uint32(v)
-	k.Digest, ok[11] = parseHex(next())
+	ok[5] = ok[5] && v&^uint64(keyFlagsAll) == 0
+	k.TitleGroup, ok[6] = groupValue(col(6))
+	k.TitleTerms, ok[7] = parseBase32(col(7))
+	k.URLGroup, ok[8] = groupValue(col(8))
+	k.OwnID, ok[9] = uint32Value(col(9))
+	k.OwnURI, ok[10] = uint32Value(col(10))
+	k.Digest, ok[11] = parseBase32(col(11))
 	for i, good := range ok {
 		if !good {
-			return bad(fmt.Sprintf("column %d %q is not what docs.key holds there", i+1, keyColumn(line, i)))
+			c := keyColumnNames[i]
+			return bad(fmt.Sprintf("column %s %q is not what docs.key holds there", c.name, line[c.at:c.to]))
 		}
 	}
-	norms := line[pos : len(line)-1]
+	norms := line[keyNormsAt : len(line)-1]
 	if fields == 0 {
 		if string(norms) != "-" {
 			return bad("a base without fields has - for norms")
@@ -408,55 +414,13 @@ func (kd *KeyDecoder) Decode(n int, line []byte, fields int) (Key, error) {
 	return k, nil
 }
 
-// keyColumn is fixed column i of a docs.key line, for error messages.
-func keyColumn(line []byte, i int) string {
-	p := 0
-	for j := range i {
-		p += keyColumns[j] + 1
-	}
-	return string(line[p : p+keyColumns[i]])
-}
-
-// digitValue maps each byte to its value as a digit of normDigits (hex
-// digits are its first sixteen), and every other byte to 0xff: a key is
-// decoded for every candidate of a query, tens of thousands for common
-// words.
-var digitValue = func() (t [256]byte) {
-	for i := range t {
-		t[i] = 0xff
-	}
-	for v, c := range []byte(normDigits) {
-		t[c] = byte(v)
-	}
-	return t
-}()
-
-// parseHex reads lower-case hex digits, at most 16 of them, one at a time
-// through digitValue.
-func parseHex[T string | []byte](c T) (uint64, bool) {
-	var v uint64
-	var bad byte // any digit's table entry with a bit above the low four set
-	for i := range len(c) {
-		d := digitValue[c[i]]
-		bad |= d
-		v = v<<4 | uint64(d&0xf)
-	}
-	return v, bad < 16
-}
-
-// keyDay parses docs.key's day column: YYYY-MM-DD or ten dashes.
+// keyDay parses docs.key's day column: YYYYMMDD or dashes.
 func keyDay(c []byte) (int32, bool) {
-	if string(c) == "----------" {
+	if string(c) == "--------" {
 		return 0, true
 	}
-	if c[4] != '-' || c[7] != '-' {
-		return 0, false
-	}
 	var v int32
-	for i, x := range c {
-		if i == 4 || i == 7 {
-			continue
-		}
+	for _, x := range c {
 		if x < '0' || x > '9' {
 			return 0, false
 		}
@@ -468,12 +432,12 @@ func keyDay(c []byte) (int32, bool) {
 // KeyOffset reads the docs.tsv offset that starts a docs.key line, for a
 // reader that needs only where a row is.
 func KeyOffset(line []byte) (int64, error) {
-	if len(line) < keyColumns[0]+1 || line[keyColumns[0]] != '\t' {
-		return 0, &CorruptError{Path: DocsKeyPath, Msg: "a line does not start with a row offset and a TAB"}
+	if len(line) < keyChronoAt {
+		return 0, &CorruptError{Path: DocsKeyPath, Msg: "a line is too short to start with a row offset"}
 	}
-	v, ok := parseHex(line[:keyColumns[0]])
+	v, ok := parseBase32(line[keyOffsetAt:keyChronoAt])
 	if !ok {
-		return 0, &CorruptError{Path: DocsKeyPath, Msg: fmt.Sprintf("row offset %q is not 12 hex digits", line[:keyColumns[0]])}
+		return 0, &CorruptError{Path: DocsKeyPath, Msg: fmt.Sprintf("row offset %q is not 8 base-32 digits", line[keyOffsetAt:keyChronoAt])}
 	}
 	return int64(v), nil
 }

@@ -8,28 +8,43 @@ import (
 	"testing"
 )
 
-// goodKeyLine is a docs.key line of a base of three fields.
-const goodKeyLine = "000000000056\t00000000\t2026-11-02\t00000000\t0000000e\t1c01\t00000000\tfedcba9876543210\t--------\tdeadbeef\t00000001\t0123456789abcdef\t204\n"
+// goodKeyLine is a docs.key line of a base of three fields: offset 0x56,
+// chrono 0, day 2026-11-02, source 0, half-life 14, flags created, record,
+// id and dated, title group 0, title terms 0xfedcba9876543210, no URL
+// group, own id 0xdeadbeef, own URI 1, digest 0x0123456789abcdef, norms 2,
+// 0 and 4.
+const goodKeyLine = "0000002m" + "0000000" + "20261102" + "0000000" + "000e" + "701" + "0000000" + "ftn5qj1r58cgg" +
+	"-------" + "3farfnf" + "0000001" + "028q5cu4qnjff" + "204\n"
 
 func TestDecodeKeyRejects(t *testing.T) {
-	col := func(i int, v string) string { // goodKeyLine with column i replaced
-		c := strings.Split(strings.TrimSuffix(goodKeyLine, "\n"), "\t")
-		c[i] = v
-		return strings.Join(c, "\t") + "\n"
+	col := func(name, v string) string { // goodKeyLine with the named column replaced
+		for _, c := range keyColumnNames {
+			if c.name == name {
+				if len(v) != c.to-c.at {
+					t.Fatalf("%q is not as wide as column %s", v, name)
+				}
+				return goodKeyLine[:c.at] + v + goodKeyLine[c.to:]
+			}
+		}
+		t.Fatalf("no column %s", name)
+		return ""
 	}
 	cases := []struct{ name, line, msg string }{
-		{"short", goodKeyLine[1:], "line is 129 bytes, want 130 ending with LF"},
-		{"no LF", strings.TrimSuffix(goodKeyLine, "\n") + "0", "line is 130 bytes, want 130 ending with LF"},
-		{"column shifted", "0" + goodKeyLine[:len(goodKeyLine)-2] + "\n", "column 1 is not 12 characters and a TAB"},
-		{"upper-case hex", col(7, "FEDCBA9876543210"), `column 8 "FEDCBA9876543210" is not what docs.key holds there`},
-		{"offset not hex", col(0, "00000000005g"), `column 1 "00000000005g" is not what docs.key holds there`},
-		{"day not a day", col(2, "2026/11/02"), `column 3 "2026/11/02" is not what docs.key holds there`},
-		{"day of zeros", col(2, "0000-00-00"), `column 3 "0000-00-00" is not what docs.key holds there`},
-		{"an unknown flag", col(5, "4000"), `column 6 "4000" is not what docs.key holds there`},
-		{"group past 31 bits", col(6, "80000000"), `column 7 "80000000" is not what docs.key holds there`},
-		{"half a dash group", col(8, "----0000"), `column 9 "----0000" is not what docs.key holds there`},
-		{"norm past 31", col(12, "20w"), `norm 'w' is not a length class 0-9a-v`},
-		{"norm as dash", col(12, "2-4"), `norm '-' is not a length class 0-9a-v`},
+		{"short", goodKeyLine[1:], "line is 94 bytes, want 95 ending with LF"},
+		{"no LF", strings.TrimSuffix(goodKeyLine, "\n") + "0", "line is 95 bytes, want 95 ending with LF"},
+		{"column shifted", "0" + goodKeyLine[:len(goodKeyLine)-2] + "\n", `column chrono "m000000" is not what docs.key holds there`},
+		{"upper-case digit", col("tterms", "FTN5QJ1R58CGG"), `column tterms "FTN5QJ1R58CGG" is not what docs.key holds there`},
+		{"offset not base 32", col("offset", "0000002w"), `column offset "0000002w" is not what docs.key holds there`},
+		{"hash past 64 bits", col("digest", "g000000000000"), `column digest "g000000000000" is not what docs.key holds there`},
+		{"chrono past 32 bits", col("chrono", "4000000"), `column chrono "4000000" is not what docs.key holds there`},
+		{"day not a day", col("day", "2026/111"), `column day "2026/111" is not what docs.key holds there`},
+		{"day of zeros", col("day", "00000000"), `column day "00000000" is not what docs.key holds there`},
+		{"an unknown flag", col("flags", "g00"), `column flags "g00" is not what docs.key holds there`},
+		{"group past 31 bits", col("tgroup", "2000000"), `column tgroup "2000000" is not what docs.key holds there`},
+		{"half a dash group", col("ugroup", "---0000"), `column ugroup "---0000" is not what docs.key holds there`},
+		{"a tab for a digit", col("source", "000\t000"), `column source "000\t000" is not what docs.key holds there`},
+		{"norm past 31", goodKeyLine[:len(goodKeyLine)-4] + "20w\n", `norm 'w' is not a length class 0-9a-v`},
+		{"norm as dash", goodKeyLine[:len(goodKeyLine)-4] + "2-4\n", `norm '-' is not a length class 0-9a-v`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -71,7 +86,7 @@ func TestKeyDecoderKeepsNorms(t *testing.T) {
 }
 
 func TestKeyOffsetRejects(t *testing.T) {
-	for _, line := range []string{"", "00000000005", "000000000056 ", "00000000005G\t", "-00000000056\t"} {
+	for _, line := range []string{"", "0000002", "0000002w0000000", "000000 m0000000", "-0000002m0000000"} {
 		if _, err := KeyOffset([]byte(line)); err == nil {
 			t.Errorf("KeyOffset(%q) accepted", line)
 		} else {
@@ -201,7 +216,8 @@ func TestKeyPlaceColumns(t *testing.T) {
 		t.Fatal(err)
 	}
 	src, terms := KeyPlaceColumns(line)
-	if string(src) != string(HexColumn(0x2a, 8)) || string(terms) != "0123456789abcdef" {
+	if string(src) != "000001a" || string(src) != string(KeySourceColumn(0x2a)) ||
+		string(terms) != "028q5cu4qnjff" || string(terms) != string(KeyTitleTermsColumn(k.TitleTerms)) {
 		t.Errorf("columns %q and %q of %q", src, terms, line)
 	}
 }

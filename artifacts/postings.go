@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 )
 
 // Posting says that a term occurs TF times in one field of one item. It
@@ -29,7 +28,11 @@ type TermPostings struct {
 	Postings []Posting
 }
 
-// TermEntry is one row of terms.tsv.
+// TermEntry is one row of terms.tsv: a term, how many items hold it and
+// where its postings line starts in postings.tsv. Length, the line's bytes
+// with its LF, is not written: the line runs to the next row's offset, or
+// to the end of postings.tsv for the last row, and whoever reads the row
+// fills it in from there.
 type TermEntry struct {
 	Term   string
 	DF     int
@@ -38,7 +41,7 @@ type TermEntry struct {
 }
 
 var (
-	termsHeader    = header(termsName, "term", "df", "offset", "length")
+	termsHeader    = header(termsName, "term", "df", "offset")
 	postingsHeader = header(postingsName, "postings")
 )
 
@@ -141,15 +144,15 @@ func (w *PostingsWriter) Add(p Posting) {
 	if w.n == 0 || p.Doc != w.prev {
 		w.df++
 	}
-	b = strconv.AppendInt(b, int64(p.Doc-w.prev), 10)
+	b = appendBase32(b, uint64(p.Doc-w.prev))
 	if w.n == 0 || p.Field != w.prevField {
 		b = append(b, ':')
-		b = strconv.AppendInt(b, int64(p.Field), 10)
+		b = appendBase32(b, uint64(p.Field))
 	}
 	w.prevField = p.Field
 	if p.TF > 1 {
 		b = append(b, 'x')
-		b = strconv.AppendInt(b, int64(p.TF), 10)
+		b = appendBase32(b, uint64(p.TF))
 	}
 	w.post.Write(b)
 	w.num = b
@@ -174,9 +177,7 @@ func (w *PostingsWriter) End() {
 	b := append(w.num[:0], '\t')
 	b = strconv.AppendInt(b, int64(w.df), 10)
 	b = append(b, '\t')
-	b = strconv.AppendInt(b, w.start, 10)
-	b = append(b, '\t')
-	b = strconv.AppendInt(b, w.post.Len()-w.start, 10)
+	b = appendBase32(b, uint64(w.start))
 	b = append(b, '\n')
 	w.dict.Write(b)
 	w.num = b
@@ -206,30 +207,44 @@ func (w *PostingsWriter) fail(format string, args ...any) {
 	}
 }
 
-// DecodeTerms parses a whole terms.tsv.
-func DecodeTerms(data []byte) ([]TermEntry, error) {
-	return decodeRows(TermsPath, data, termsHeader, DecodeTermRow)
+// DecodeTerms parses a whole terms.tsv, given the size of the postings.tsv
+// beside it, which ends the last term's line.
+func DecodeTerms(data []byte, postings int64) ([]TermEntry, error) {
+	terms, err := decodeRows(TermsPath, data, termsHeader, DecodeTermRow)
+	if err != nil {
+		return nil, err
+	}
+	for i := range terms {
+		next := postings
+		if i+1 < len(terms) {
+			next = terms[i+1].Offset
+		}
+		if err := terms[i].SetEnd(next); err != nil {
+			return nil, &CorruptError{Path: TermsPath, Line: i + 2, Msg: err.Error()}
+		}
+	}
+	return terms, nil
 }
 
-// DecodeTermRow parses one terms.tsv row (without its LF).
+// SetEnd fills in e's Length from where its postings line ends: the next
+// row's offset, or the size of postings.tsv after the last row. A line
+// holds at least its LF.
+func (e *TermEntry) SetEnd(next int64) error {
+	if next <= e.Offset {
+		return fmt.Errorf("the postings of %q start at byte %d and end at %d", e.Term, e.Offset, next)
+	}
+	e.Length = next - e.Offset
+	return nil
+}
+
+// DecodeTermRow parses one terms.tsv row (without its LF); its Length is
+// left 0 (SetEnd fills it in).
 func DecodeTermRow(n int, line []byte) (TermEntry, error) {
-	cols := strings.Split(string(line), "\t")
-	if len(cols) != 4 || cols[0] == "" {
-		return TermEntry{}, &CorruptError{Path: TermsPath, Line: n, Msg: "row is not term TAB df TAB offset TAB length"}
-	}
-	df, err := atoi(TermsPath, n, cols[1])
+	term, df, off, err := ScanTermRow(n, line)
 	if err != nil {
 		return TermEntry{}, err
 	}
-	off, err := atoi(TermsPath, n, cols[2])
-	if err != nil {
-		return TermEntry{}, err
-	}
-	ln, err := atoi(TermsPath, n, cols[3])
-	if err != nil {
-		return TermEntry{}, err
-	}
-	return TermEntry{Term: cols[0], DF: int(df), Offset: off, Length: ln}, nil
+	return TermEntry{Term: string(term), DF: int(df), Offset: off}, nil
 }
 
 // DecodePostingsLine parses the postings line of term, as read from the
@@ -258,9 +273,12 @@ func AppendPostingsLine(out []Posting, term string, line []byte) ([]Posting, err
 	num := func(i int) (int64, int, bool) {
 		start := i
 		var v int64
-		for i < len(list) && list[i] >= '0' && list[i] <= '9' {
-			v = v*10 + int64(list[i]-'0')
-			if v > math.MaxInt32 {
+		for i < len(list) {
+			d := digitValue[list[i]]
+			if d > 31 {
+				break
+			}
+			if v = v<<5 | int64(d); v > math.MaxInt32 {
 				return 0, i, false
 			}
 			i++
@@ -304,7 +322,7 @@ func AppendPostingsLine(out []Posting, term string, line []byte) ([]Posting, err
 // tests and checks; queries read only their terms' ranges), checking that
 // the dictionary's ranges are the postings file's lines, in order.
 func DecodePostings(dict, post []byte) ([]TermPostings, error) {
-	terms, err := DecodeTerms(dict)
+	terms, err := decodeRows(TermsPath, dict, termsHeader, DecodeTermRow)
 	if err != nil {
 		return nil, err
 	}
@@ -319,8 +337,8 @@ func DecodePostings(dict, post []byte) ([]TermPostings, error) {
 	at := int64(len(postingsHeader))
 	for i, e := range terms {
 		n := int64(len(lines[i])) + 1
-		if e.Offset != at || e.Length != n {
-			return nil, &CorruptError{Path: TermsPath, Line: i + 2, Msg: fmt.Sprintf("term %q names bytes %d+%d of postings.tsv; its line is %d+%d", e.Term, e.Offset, e.Length, at, n)}
+		if e.Offset != at {
+			return nil, &CorruptError{Path: TermsPath, Line: i + 2, Msg: fmt.Sprintf("term %q names byte %d of postings.tsv; its line starts at %d", e.Term, e.Offset, at)}
 		}
 		ps, err := DecodePostingsLine(e.Term, post[at:at+n])
 		if err != nil {

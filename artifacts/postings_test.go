@@ -35,7 +35,7 @@ func TestPostingsRoundTrip(t *testing.T) {
 	if !bytes.Equal(post, post2) || !bytes.Equal(dict, dict2) {
 		t.Errorf("EncodePostings(DecodePostings(b)) != b:\n%s\n---\n%s", post, post2)
 	}
-	entries, err := DecodeTerms(dict)
+	entries, err := DecodeTerms(dict, int64(len(post)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,19 +62,25 @@ func TestPostingsExactBytes(t *testing.T) {
 		{Term: "=marc@x.test", Postings: []Posting{{0, 2, 1}, {0, 3, 1}, {7, 2, 1}}},
 		{Term: "arm64", Postings: []Posting{{1, 0, 4}, {3, 1, 1}, {3, 2, 2}, {9, 2, 1}, {12, 2, 3}}},
 		{Term: "lonely"},
+		{Term: "zeta", Postings: []Posting{{40, 33, 17}, {1064, 33, 1}}},
 	})
-	// A posting names its field when it differs from the one before it.
-	wantPost := "#cairn postings v4\tpostings\n" +
+	// A posting names its field when it differs from the one before it;
+	// numbers are base 32 (40 is 18, 33 is 11, 17 is h, 1024 is 100).
+	wantPost := "#cairn postings v5\tpostings\n" +
 		"0:2 0:3 7:2\n" +
 		"1:0x4 2:1 0:2x2 6 3x3\n" +
-		"\n"
+		"\n" +
+		"18:11xh 100\n"
 	if string(post) != wantPost {
 		t.Errorf("postings.tsv:\n got %q\nwant %q", post, wantPost)
 	}
-	wantDict := "#cairn terms v4\tterm\tdf\toffset\tlength\n" +
-		"=marc@x.test\t2\t28\t12\n" +
-		"arm64\t4\t40\t22\n" +
-		"lonely\t0\t62\t1\n"
+	// Offsets are base 32 too (28 is s, 40 is 18); a line's length is
+	// where the next starts.
+	wantDict := "#cairn terms v5\tterm\tdf\toffset\n" +
+		"=marc@x.test\t2\ts\n" +
+		"arm64\t4\t18\n" +
+		"lonely\t0\t1u\n" +
+		"zeta\t2\t1v\n"
 	if string(dict) != wantDict {
 		t.Errorf("terms.tsv:\n got %q\nwant %q", dict, wantDict)
 	}
@@ -84,7 +90,7 @@ func TestPostingsExactBytes(t *testing.T) {
 // in postings.tsv, named by terms.tsv.
 func TestTermRangesDecode(t *testing.T) {
 	dict, post := mustEncodePostings(t, samplePostings)
-	entries, err := DecodeTerms(dict)
+	entries, err := DecodeTerms(dict, int64(len(post)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,12 +116,13 @@ func TestTermRangesDecode(t *testing.T) {
 // together must agree on where every line starts and ends.
 func TestDecodePostingsChecksRanges(t *testing.T) {
 	dict, post := mustEncodePostings(t, samplePostings)
-	entries, err := DecodeTerms(dict)
+	entries, err := DecodeTerms(dict, int64(len(post)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	e := entries[1]
-	shifted := bytes.Replace(dict, fmt.Appendf(nil, "\t%d\t%d\n", e.Offset, e.Length), fmt.Appendf(nil, "\t%d\t%d\n", e.Offset+1, e.Length), 1)
+	offset := func(v int64) []byte { return append(appendBase32([]byte{'\t'}, uint64(v)), '\n') }
+	shifted := bytes.Replace(dict, offset(e.Offset), offset(e.Offset+1), 1)
 	for _, c := range []struct {
 		name, path string
 		dict, post []byte
@@ -197,9 +204,10 @@ func TestDecodePostingsLineBounds(t *testing.T) {
 		line string
 		want []Posting
 	}{
-		{"2147483647:65535x65535\n", []Posting{{Doc: 2147483647, Field: 65535, TF: 65535}}},
-		{"2147483646:0 1:0\n", []Posting{{Doc: 2147483646}, {Doc: 2147483647}}},
-		{"2147483646:7 1x65535\n", []Posting{{Doc: 2147483646, Field: 7}, {Doc: 2147483647, Field: 7, TF: 65535}}},
+		// 2^31-1 is 1vvvvvv in base 32, 2^16-1 is 1vvv.
+		{"1vvvvvv:1vvvx1vvv\n", []Posting{{Doc: 2147483647, Field: 65535, TF: 65535}}},
+		{"1vvvvvu:0 1:0\n", []Posting{{Doc: 2147483646}, {Doc: 2147483647}}},
+		{"1vvvvvu:7 1x1vvv\n", []Posting{{Doc: 2147483646, Field: 7}, {Doc: 2147483647, Field: 7, TF: 65535}}},
 	}
 	for _, c := range ok {
 		for i := range c.want {
@@ -215,13 +223,15 @@ func TestDecodePostingsLineBounds(t *testing.T) {
 		}
 	}
 	for _, line := range []string{
-		"2147483647:0 1:0\n",
-		"2147483647:0 1\n",
-		"2147483648:0\n",
-		"9223372036854775807:0 9223372036854775807:0\n",
-		"0:65536\n",
-		"0:0x65536\n",
-		"0:0 1x65536\n",
+		"1vvvvvv:0 1:0\n",
+		"1vvvvvv:0 1\n",
+		"2000000:0\n",
+		"7vvvvvvvvvvvv:0 7vvvvvvvvvvvv:0\n",
+		"0:2000\n",
+		"0:0x2000\n",
+		"0:0 1x2000\n",
+		"0:0 10x0\n",
+		"0:A\n",
 	} {
 		if ps, err := DecodePostingsLine("t", []byte(line)); err == nil {
 			t.Errorf("DecodePostingsLine(%q) = %v, nil; want a *CorruptError", line, ps)

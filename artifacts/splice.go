@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 )
 
@@ -59,35 +58,25 @@ func EncodeDocRow(b []byte, d Doc) []byte {
 	return buf.Bytes()
 }
 
-// Where docs.key's ranked and grouped columns start in a line.
-const (
-	keyOffsetAt     = 0
-	keyChronoAt     = 13
-	keySourceAt     = 13 + 9 + 11
-	keyTitleAt      = keySourceAt + 9 + 9 + 5
-	keyTitleTermsAt = keyTitleAt + 9
-	keyURLAt        = keyTitleTermsAt + 17
-)
-
 // PatchKey rewrites, in a copy of a docs.key line appended to b, the
 // columns that depend on the other rows of the base: the row's offset,
 // its newest-first rank, its source's rank and its title and URL groups.
 // The rest of a row's key is its own.
 func PatchKey(b []byte, line []byte, k *Key) ([]byte, error) {
-	if k.Offset < 0 || k.Offset >= 1<<48 {
-		return nil, fmt.Errorf("row offset %d does not fit 12 hex digits", k.Offset)
+	if k.Offset < 0 || k.Offset >= 1<<40 {
+		return nil, fmt.Errorf("row offset %d does not fit docs.key's 40 bits", k.Offset)
 	}
-	if len(line) < keyFixedWidth || line[keyURLAt+8] != '\t' {
+	if len(line) < keyFixedWidth || line[len(line)-1] != '\n' {
 		return nil, &CorruptError{Path: DocsKeyPath, Msg: fmt.Sprintf("line %q is not a key line", line)}
 	}
 	start := len(b)
 	b = append(b, line...)
 	l := b[start:]
-	putHex(l[keyOffsetAt:keyOffsetAt+12], uint64(k.Offset))
-	putHex(l[keyChronoAt:keyChronoAt+8], uint64(k.Chrono))
-	putHex(l[keySourceAt:keySourceAt+8], uint64(k.Source))
-	putGroup(l[keyTitleAt:], k.TitleGroup)
-	putGroup(l[keyURLAt:], k.URLGroup)
+	putBase32(l[keyOffsetAt:keyChronoAt], uint64(k.Offset))
+	putBase32(l[keyChronoAt:keyDayAt], uint64(k.Chrono))
+	putBase32(l[keySourceAt:keyHalfLifeAt], uint64(k.Source))
+	putGroup(l[keyTitleAt:keyTitleTermsAt], k.TitleGroup)
+	putGroup(l[keyURLAt:keyOwnIDAt], k.URLGroup)
 	return b, nil
 }
 
@@ -96,43 +85,18 @@ func PatchKey(b []byte, line []byte, k *Key) ([]byte, error) {
 // offset is left 0). A splice in which no item moved keeps them so.
 func KeyPlaced(line []byte) (Key, error) {
 	var k Key
-	if len(line) < keyFixedWidth || line[keyURLAt+8] != '\t' {
+	if len(line) < keyFixedWidth || line[len(line)-1] != '\n' {
 		return k, &CorruptError{Path: DocsKeyPath, Msg: fmt.Sprintf("line %q is not a key line", line)}
 	}
-	chrono, ok1 := hexValue(line[keyChronoAt : keyChronoAt+8])
-	source, ok2 := hexValue(line[keySourceAt : keySourceAt+8])
-	title, ok3 := groupValue(line[keyTitleAt : keyTitleAt+8])
-	url, ok4 := groupValue(line[keyURLAt : keyURLAt+8])
+	chrono, ok1 := uint32Value(line[keyChronoAt:keyDayAt])
+	source, ok2 := uint32Value(line[keySourceAt:keyHalfLifeAt])
+	title, ok3 := groupValue(line[keyTitleAt:keyTitleTermsAt])
+	url, ok4 := groupValue(line[keyURLAt:keyOwnIDAt])
 	if !ok1 || !ok2 || !ok3 || !ok4 {
-		return k, &CorruptError{Path: DocsKeyPath, Msg: fmt.Sprintf("line %q has a column that is not hex", line)}
+		return k, &CorruptError{Path: DocsKeyPath, Msg: fmt.Sprintf("line %q has a column that is not base-32", line)}
 	}
-	k.Chrono, k.Source, k.TitleGroup, k.URLGroup = uint32(chrono), uint32(source), title, url
+	k.Chrono, k.Source, k.TitleGroup, k.URLGroup = chrono, source, title, url
 	return k, nil
-}
-
-// hexValue parses lower-case hex digits.
-func hexValue(b []byte) (uint64, bool) {
-	var v uint64
-	for _, c := range b {
-		switch {
-		case '0' <= c && c <= '9':
-			v = v<<4 | uint64(c-'0')
-		case 'a' <= c && c <= 'f':
-			v = v<<4 | uint64(c-'a'+10)
-		default:
-			return 0, false
-		}
-	}
-	return v, true
-}
-
-// groupValue parses a group column: 8 hex digits, or dashes for none.
-func groupValue(b []byte) (int32, bool) {
-	if string(b) == "--------" {
-		return -1, true
-	}
-	v, ok := hexValue(b)
-	return int32(v), ok && v <= 1<<31-1
 }
 
 // KeyFields calls f with the ordinal of each field a docs.key line (of a
@@ -209,22 +173,22 @@ func SplicePostings(dst, list []byte, oldDF int, m Moves, added []Posting, field
 		if n == 0 || doc != prev {
 			df++
 		}
-		dst = strconv.AppendInt(dst, int64(doc-prev), 10)
+		dst = appendBase32(dst, uint64(doc-prev))
 		if n == 0 || f != prevField {
 			dst = append(dst, ':')
-			dst = strconv.AppendInt(dst, int64(f), 10)
+			dst = appendBase32(dst, uint64(f))
 		}
 		if tf > 1 {
 			dst = append(dst, 'x')
-			dst = strconv.AppendInt(dst, int64(tf), 10)
+			dst = appendBase32(dst, uint64(tf))
 		}
 		prev, prevField = doc, f
 		n++
 	}
 	num := func(i int) (int64, int) {
 		var v int64
-		for ; i < len(list) && list[i] >= '0' && list[i] <= '9' && v <= math.MaxInt32; i++ {
-			v = v*10 + int64(list[i]-'0')
+		for ; i < len(list) && digitValue[list[i]] < 32 && v <= math.MaxInt32; i++ {
+			v = v<<5 | int64(digitValue[list[i]])
 		}
 		return v, i
 	}
@@ -344,16 +308,16 @@ func SplicePostings(dst, list []byte, oldDF int, m Moves, added []Posting, field
 func skim(list []byte, i int, old, limit, field int64) (next int, at, f int64, distinct, count, end int) {
 	at, f, next = old, field, i
 	for i < len(list) {
-		// The item's delta: at most ten digits, a longer number is the
+		// The item's delta: at most seven digits, a longer number is the
 		// general path's to report.
 		j := i
 		var d int64
-		for j < len(list) && j-i < 10 {
-			c := list[j] - '0'
-			if c > 9 {
+		for j < len(list) && j-i < 7 {
+			c := digitValue[list[j]]
+			if c > 31 {
 				break
 			}
-			d = d*10 + int64(c)
+			d = d<<5 | int64(c)
 			j++
 		}
 		if j == i || at+d >= limit {
@@ -363,12 +327,12 @@ func skim(list []byte, i int, old, limit, field int64) (next int, at, f int64, d
 		if j < len(list) && list[j] == ':' {
 			e := j + 1
 			var v int64
-			for e < len(list) && e-j <= 6 {
-				c := list[e] - '0'
-				if c > 9 {
+			for e < len(list) && e-j <= 4 {
+				c := digitValue[list[e]]
+				if c > 31 {
 					break
 				}
-				v = v*10 + int64(c)
+				v = v<<5 | int64(c)
 				e++
 			}
 			if e == j+1 || v > math.MaxUint16 {
@@ -377,7 +341,7 @@ func skim(list []byte, i int, old, limit, field int64) (next int, at, f int64, d
 			nf, j = v, e
 		}
 		if j < len(list) && list[j] == 'x' {
-			for j++; j < len(list) && list[j]-'0' <= 9; j++ {
+			for j++; j < len(list) && digitValue[list[j]] < 32; j++ {
 			}
 		}
 		if j < len(list) && list[j] != ' ' {
@@ -398,32 +362,29 @@ func skim(list []byte, i int, old, limit, field int64) (next int, at, f int64, d
 
 // ScanTermRow splits one terms.tsv row (without its LF) as a reader that
 // walks the whole dictionary does, without allocating: the term, its
-// distinct items and its postings line's range. n numbers the row for
-// errors.
-func ScanTermRow(n int, line []byte) (term []byte, df, offset, length int64, err error) {
-	var cols [4][]byte
-	for c := range 3 {
-		i := bytes.IndexByte(line, '\t')
-		if i < 0 {
-			return nil, 0, 0, 0, &CorruptError{Path: TermsPath, Line: n, Msg: "row is not term TAB df TAB offset TAB length"}
-		}
-		cols[c], line = line[:i], line[i+1:]
+// distinct items (decimal) and its postings line's offset (base 32). n
+// numbers the row for errors.
+func ScanTermRow(n int, line []byte) (term []byte, df, offset int64, err error) {
+	bad := func(msg string) ([]byte, int64, int64, error) {
+		return nil, 0, 0, &CorruptError{Path: TermsPath, Line: n, Msg: msg}
 	}
-	cols[3] = line
-	var v [3]int64
-	for c := 1; c < 4; c++ {
-		if len(cols[c]) == 0 || len(cols[c]) > 18 {
-			return nil, 0, 0, 0, &CorruptError{Path: TermsPath, Line: n, Msg: fmt.Sprintf("%q is not a number", cols[c])}
-		}
-		for _, d := range cols[c] {
-			if d < '0' || d > '9' {
-				return nil, 0, 0, 0, &CorruptError{Path: TermsPath, Line: n, Msg: fmt.Sprintf("%q is not a number", cols[c])}
-			}
-			v[c-1] = v[c-1]*10 + int64(d-'0')
-		}
+	term, rest, ok := bytes.Cut(line, []byte{'\t'})
+	dfCol, offCol, ok2 := bytes.Cut(rest, []byte{'\t'})
+	if !ok || !ok2 || len(term) == 0 || bytes.IndexByte(offCol, '\t') >= 0 {
+		return bad("row is not term TAB df TAB offset")
 	}
-	if len(cols[0]) == 0 {
-		return nil, 0, 0, 0, &CorruptError{Path: TermsPath, Line: n, Msg: "empty term"}
+	if len(dfCol) == 0 || len(dfCol) > 18 {
+		return bad(fmt.Sprintf("df %q is not a number", dfCol))
 	}
-	return cols[0], v[0], v[1], v[2], nil
+	for _, d := range dfCol {
+		if d < '0' || d > '9' {
+			return bad(fmt.Sprintf("df %q is not a number", dfCol))
+		}
+		df = df*10 + int64(d-'0')
+	}
+	v, ok := parseBase32(offCol)
+	if !ok || v >= 1<<62 {
+		return bad(fmt.Sprintf("offset %q is not a base-32 number", offCol))
+	}
+	return term, df, int64(v), nil
 }

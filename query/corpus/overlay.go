@@ -316,10 +316,10 @@ func (o *overlay) regroup(retitled []retitle) error {
 	// told by two columns of each line as written.
 	wantSource, wantTerms := map[string]bool{}, map[string]bool{}
 	for src := range sources {
-		wantSource[string(artifacts.HexColumn(uint64(src), 8))] = true
+		wantSource[string(artifacts.KeySourceColumn(src))] = true
 	}
 	for h := range hashes {
-		wantTerms[string(artifacts.HexColumn(h, 16))] = true
+		wantTerms[string(artifacts.KeyTitleTermsColumn(h))] = true
 	}
 	ords, err := o.Reader.KeysWhere(func(line []byte) bool {
 		src, terms := artifacts.KeyPlaceColumns(line)

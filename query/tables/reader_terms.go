@@ -25,7 +25,39 @@ func (r *Reader) Term(term string) (artifacts.TermEntry, bool, error) {
 	if err != nil {
 		return e, false, r.terms.at(err, s)
 	}
+	if err := r.setEnd(&e, s+int64(len(line))+1, nil); err != nil {
+		return e, false, err
+	}
 	return e, true, nil
+}
+
+// setEnd fills in e's Length from the row of terms.tsv after e's, which
+// starts at byte next: its offset ends e's postings line, and after the
+// last row the end of postings.tsv does. rest, when it holds the bytes
+// from next on (whole lines, as a sweep reads them), is read instead of
+// the file when it holds that row.
+func (r *Reader) setEnd(e *artifacts.TermEntry, next int64, rest []byte) error {
+	end := r.post.size
+	if next < r.terms.size {
+		var line []byte
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line = rest[:i]
+		} else {
+			var err error
+			if line, err = r.terms.readUntil(next, "\n"); err != nil {
+				return err
+			}
+		}
+		_, _, off, err := artifacts.ScanTermRow(0, line)
+		if err != nil {
+			return r.terms.at(err, next)
+		}
+		end = off
+	}
+	if err := e.SetEnd(end); err != nil {
+		return r.terms.corrupt(next, "%v; terms.tsv is out of order", err)
+	}
+	return nil
 }
 
 // TermsWith returns every dictionary entry whose term contains sub, in
@@ -41,7 +73,7 @@ func (r *Reader) TermsWith(sub string) ([]artifacts.TermEntry, error) {
 	}
 	parts := int(min(int64(runtime.GOMAXPROCS(0)), MaxParts, (a.size-a.start)/minSweepPart))
 	if parts <= 1 {
-		return a.sweepTerms(want, a.start, a.size)
+		return r.sweepTerms(want, a.start, a.size)
 	}
 	bounds := []int64{a.start}
 	for k := 1; k < parts; k++ {
@@ -55,7 +87,7 @@ func (r *Reader) TermsWith(sub string) ([]artifacts.TermEntry, error) {
 	bounds = append(bounds, a.size)
 	found := make([][]artifacts.TermEntry, parts)
 	err := inParts(parts, func(k int) (err error) {
-		found[k], err = a.sweepTerms(want, bounds[k], bounds[k+1])
+		found[k], err = r.sweepTerms(want, bounds[k], bounds[k+1])
 		return err
 	})
 	if err != nil {
@@ -78,7 +110,8 @@ var minSweepPart int64 = 1 << 20
 // sweepTerms is TermsWith over the whole lines in [from, to): from is the
 // start of a line, to the start of another or the end of the file. Held
 // bytes are searched where they are; a file is read in chunks.
-func (a *file) sweepTerms(want []byte, from, to int64) ([]artifacts.TermEntry, error) {
+func (r *Reader) sweepTerms(want []byte, from, to int64) ([]artifacts.TermEntry, error) {
+	a := r.terms
 	var out []artifacts.TermEntry
 	find := newFinder(want)
 	if a.mem != nil && to <= int64(len(a.mem)) {
@@ -86,7 +119,7 @@ func (a *file) sweepTerms(want []byte, from, to int64) ([]artifacts.TermEntry, e
 			return nil, a.corrupt(0, truncated)
 		}
 		a.read.Add(to - from)
-		return a.matchTerms(out, find, want, a.mem[from:to], from)
+		return r.matchTerms(out, find, want, a.mem[from:], int(to-from), from)
 	}
 	buf := make([]byte, min(sweepChunk, to-from))
 	n := 0 // buf[:n] is the start of a line the last chunk cut
@@ -104,7 +137,7 @@ func (a *file) sweepTerms(want []byte, from, to int64) ([]artifacts.TermEntry, e
 		off += int64(m)
 		data := buf[:n+m]
 		whole := data[:bytes.LastIndexByte(data, '\n')+1]
-		if out, err = a.matchTerms(out, find, want, whole, base); err != nil {
+		if out, err = r.matchTerms(out, find, want, whole, len(whole), base); err != nil {
 			return nil, err
 		}
 		n = copy(buf, data[len(whole):])
@@ -115,9 +148,13 @@ func (a *file) sweepTerms(want []byte, from, to int64) ([]artifacts.TermEntry, e
 	return out, nil
 }
 
-// matchTerms appends to out the entries of the whole lines in whole (which
-// starts at byte base of the file) whose term holds want, as find finds it.
-func (a *file) matchTerms(out []artifacts.TermEntry, find finder, want, whole []byte, base int64) ([]artifacts.TermEntry, error) {
+// matchTerms appends to out the entries of the whole lines in whole[:n]
+// (which starts at byte base of the file) whose term holds want, as find
+// finds it. Past n, whole may hold the next rows, which end the last
+// entry's postings line.
+func (r *Reader) matchTerms(out []artifacts.TermEntry, find finder, want, whole []byte, n int, base int64) ([]artifacts.TermEntry, error) {
+	a := r.terms
+	whole, after := whole[:n], whole[n:]
 	for pos := 0; pos < len(whole); {
 		i := find.index(whole[pos:])
 		if i < 0 {
@@ -132,6 +169,13 @@ func (a *file) matchTerms(out []artifacts.TermEntry, find finder, want, whole []
 			}
 			if err != nil {
 				return nil, a.at(err, base+int64(s))
+			}
+			rest := whole[e+1:]
+			if len(rest) == 0 {
+				rest = after
+			}
+			if err := r.setEnd(&t, base+int64(e)+1, rest); err != nil {
+				return nil, err
 			}
 			out = append(out, t)
 		}

@@ -12,7 +12,7 @@ import (
 func TestPostingsReadsOnlyRanges(t *testing.T) {
 	dir := builtDemo(t)
 	r := mustOpen(t, dir)
-	terms := must(artifacts.DecodeTerms(readArtifact(t, dir, artifacts.TermsPath)))
+	terms := must(artifacts.DecodeTerms(readArtifact(t, dir, artifacts.TermsPath), int64(len(readArtifact(t, dir, artifacts.PostingsPath)))))
 	slices.SortFunc(terms, func(a, b artifacts.TermEntry) int { return b.DF - a.DF })
 	before := r.BytesRead()
 	var sum int64

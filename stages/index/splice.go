@@ -611,13 +611,13 @@ func splicePostings(spool *artifacts.Spool, oldDict, oldPost []byte, segs []Segm
 	}
 	for n := 2; len(body) > 0 || len(added) > 0; n++ {
 		var term []byte
-		var df, off, length int64
+		var df, off int64
 		if len(body) > 0 {
 			end := bytes.IndexByte(body, '\n')
 			if end < 0 {
 				return dict, post, &artifacts.CorruptError{Path: artifacts.TermsPath, Line: n, Msg: "row does not end with LF"}
 			}
-			if term, df, off, length, err = artifacts.ScanTermRow(n, body[:end]); err != nil {
+			if term, df, off, err = artifacts.ScanTermRow(n, body[:end]); err != nil {
 				return dict, post, err
 			}
 			body = body[end+1:]
@@ -629,15 +629,21 @@ func splicePostings(spool *artifacts.Spool, oldDict, oldPost []byte, segs []Segm
 		if term == nil {
 			break
 		}
-		if length <= 0 || off+length > int64(len(oldPost)) {
-			return dict, post, &artifacts.CorruptError{Path: artifacts.TermsPath, Line: n, Msg: "the postings range is outside postings.tsv"}
+		if off < 0 || off >= int64(len(oldPost)) {
+			return dict, post, &artifacts.CorruptError{Path: artifacts.TermsPath, Line: n, Msg: "the postings offset is outside postings.tsv"}
+		}
+		// The line runs to its LF: the next row's offset must be the byte
+		// after it, which the check below makes of each row in turn.
+		length := int64(bytes.IndexByte(oldPost[off:], '\n')) + 1
+		if length == 0 {
+			return dict, post, &artifacts.CorruptError{Path: artifacts.PostingsPath, Msg: fmt.Sprintf("the postings of %q do not end with LF", term)}
 		}
 		var mine []artifacts.Posting
 		if len(added) > 0 && added[0].term == string(term) {
 			mine = added[0].posts
 			added = added[1:]
 		}
-		if off != next || oldPost[off+length-1] != '\n' {
+		if off != next {
 			return dict, post, &artifacts.CorruptError{Path: artifacts.PostingsPath, Msg: fmt.Sprintf("the byte range of %q is not the line after the previous term's", term)}
 		}
 		next = off + length
