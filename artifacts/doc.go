@@ -85,9 +85,11 @@
 //	        holding - / : @ or . inside it, such as har-142), or =<value>,
 //	        an exact identifier (a relation value and its identity and
 //	        suffix forms, a slug, an alias, a title without spaces)
-//	df      number of items whose postings hold the term
-//	offset  byte offset of the term's line in postings.tsv
-//	length  byte length of that line, LF included
+//	df      number of items whose postings hold the term (decimal)
+//	offset  byte offset of the term's line in postings.tsv, in base 32
+//	        as docs.key's numbers; the line runs to the next row's
+//	        offset (the last row's, to the end of the file), so its
+//	        length is not written
 //
 // postings.tsv — one line per term, line i holding the postings of row i
 // of terms.tsv (the term itself is written once, in the dictionary):
@@ -102,9 +104,9 @@
 // ordinal> is left out when it is the previous posting's field (the first
 // posting of a line always names its own), so a term found in one field
 // of many items costs a number per item. Postings are sorted by item then
-// field. A query reads terms.tsv, then only the byte ranges of its terms
-// in postings.tsv, each with the LF before it, which proves the range
-// starts a line.
+// field. A query reads terms.tsv (a term's row and the offset of the row
+// after it), then only the byte ranges of its terms in postings.tsv, each
+// with the LF before it, which proves the range starts a line.
 //
 // edges.tsv — the graph by source, records' edges left out: one line per
 // page and alias with edges, sorted by node, listing its outgoing edges
