@@ -22,6 +22,10 @@
 //	kind     events | index | wiki | projects | tasks
 //	source   the record's source; for pages, their layer
 //	date     YYYY-MM-DD or -
+//	         (a record's kind, source and date are its document's, which
+//	         documents.tsv holds: the three cells of a record's row are
+//	         empty, and a reader takes them from the document's row, the
+//	         URI before #)
 //	time     RFC 3339 UTC or -
 //	valid    <valid_from>..<valid_until> (either side may be empty) or -
 //	flags    comma-separated sorted policy and status flags, or -
@@ -94,19 +98,22 @@
 // postings.tsv — one line per term, line i holding the postings of row i
 // of terms.tsv (the term itself is written once, in the dictionary):
 //
-//	<posting> SP <posting> ...
+//	<item> SP <item> ...
 //
-// and each posting is <doc delta>:<field ordinal>, followed by x<tf> when the
-// term occurs more than once in that field, each number in base 32 as in
-// docs.key (0-9a-v, no leading zeros: 40 is 18). The doc delta is the item
-// ordinal minus the previous posting's (the first is relative to 0), so a
-// term in two fields of one item has a second delta of 0. The :<field
-// ordinal> is left out when it is the previous posting's field (the first
-// posting of a line always names its own), so a term found in one field
-// of many items costs a number per item. Postings are sorted by item then
-// field. A query reads terms.tsv (a term's row and the offset of the row
-// after it), then only the byte ranges of its terms in postings.tsv, each
-// with the LF before it, which proves the range starts a line.
+// and each item's postings are <doc delta>:<field ordinal>, followed by
+// x<tf> when the term occurs more than once in that field, then ,<field
+// ordinal>[x<tf>] for each further field of the same item, by rising
+// ordinal. Every number is base 32 as in docs.key (0-9a-v, no leading
+// zeros: 40 is 18). The doc delta is the item ordinal minus the previous
+// item's (the first is relative to 0, and only it may be 0). The
+// :<field ordinal> is left out when it is the field of the posting just
+// before (the first posting of a line always names its own), so a term
+// found in one field of many items costs a number per item. Postings are
+// sorted by item then field; "3:v,11x2 9" is item 3 in fields 31 and 33
+// (twice), then item 12 in field 33. A query reads terms.tsv (a term's
+// row and the offset of the row after it), then only the byte ranges of
+// its terms in postings.tsv, each with the LF before it, which proves the
+// range starts a line.
 //
 // edges.tsv — the graph by source, records' edges left out: one line per
 // page and alias with edges, sorted by node, listing its outgoing edges

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -63,11 +64,18 @@ func writeDocRow(b textWriter, d *Doc) {
 	var num [20]byte
 	b.WriteString(CleanCell(d.URI))
 	b.WriteByte('\t')
-	b.WriteString(dash(d.Kind))
-	b.WriteByte('\t')
-	b.WriteString(dash(CleanCell(d.Source)))
-	b.WriteByte('\t')
-	b.WriteString(dash(d.Date))
+	if d.SpanOff < 0 {
+		b.WriteString(dash(d.Kind))
+		b.WriteByte('\t')
+		b.WriteString(dash(CleanCell(d.Source)))
+		b.WriteByte('\t')
+		b.WriteString(dash(d.Date))
+	} else {
+		// A record's kind, source and date are its document's, which
+		// documents.tsv holds once for all of its records: the cells are
+		// left empty.
+		b.WriteString("\t\t")
+	}
 	b.WriteByte('\t')
 	b.WriteString(dash(d.Time))
 	b.WriteByte('\t')
@@ -101,15 +109,43 @@ func AppendDocRow(b []byte, d *Doc) []byte {
 	return w.Bytes()
 }
 
-// DecodeDocs parses a whole docs.tsv.
-func DecodeDocs(data []byte) ([]Doc, error) {
-	return decodeRows(DocsPath, data, docsHeader, DecodeDocRow)
+// Origins are a base's record documents, sorted by path, as documents.tsv
+// holds them: a record's row takes its kind (the document's layer), its
+// source and its date from its document's row.
+type Origins struct{ docs []Document }
+
+// OriginsOf returns the origins of documents, which it sorts by path (a
+// copy) unless they are sorted, as DecodeDocuments returns them.
+func OriginsOf(documents []Document) Origins {
+	byPath := func(a, b Document) int { return strings.Compare(a.Path, b.Path) }
+	if !slices.IsSortedFunc(documents, byPath) {
+		documents = slices.Clone(documents)
+		slices.SortFunc(documents, byPath)
+	}
+	return Origins{docs: documents}
+}
+
+// of returns the document of the record at uri, the part of the URI
+// before #; n numbers the row in an error.
+func (o Origins) of(n int, uri string) (*Document, error) {
+	path, _, _ := strings.Cut(uri, "#")
+	if i, ok := slices.BinarySearchFunc(o.docs, path, func(d Document, p string) int { return strings.Compare(d.Path, p) }); ok {
+		return &o.docs[i], nil
+	}
+	return nil, &CorruptError{Path: DocsPath, Line: n, Msg: fmt.Sprintf("record %s: documents.tsv has no row for its document", uri)}
+}
+
+// DecodeDocs parses a whole docs.tsv; origins are its record documents'
+// (OriginsOf the documents.tsv beside it).
+func DecodeDocs(data []byte, origins Origins) ([]Doc, error) {
+	dd := DocDecoder{Origins: origins}
+	return decodeRows(DocsPath, data, docsHeader, func(n int, line []byte) (Doc, error) { return dd.Decode(n, string(line)) })
 }
 
 // DecodeDocRow parses one docs.tsv row (without its LF); n is its line
 // number for error messages.
-func DecodeDocRow(n int, line []byte) (Doc, error) {
-	var d DocDecoder
+func DecodeDocRow(n int, line []byte, origins Origins) (Doc, error) {
+	d := DocDecoder{Origins: origins}
 	return d.Decode(n, string(line))
 }
 
@@ -117,11 +153,14 @@ func DecodeDocRow(n int, line []byte) (Doc, error) {
 // strings of a row share storage, equal flag lists share one slice, the
 // kinds, sources and days that repeat from row to row are kept once, so
 // that thousands of rows cost a few allocations. The zero value is ready
-// to use; rows it returns must not be changed.
+// to use for rows of pages alone; rows it returns must not be changed.
 type DocDecoder struct {
-	flags  map[string][]string
-	common map[string]string // kinds, sources and days
-	arena  strings.Builder   // where DecodeCopy keeps rows
+	// Origins are the record documents', for a record's kind, source and
+	// date.
+	Origins Origins
+	flags   map[string][]string
+	common  map[string]string // kinds, sources and days
+	arena   strings.Builder   // where DecodeCopy keeps rows
 }
 
 // DecodeCopy is Decode of a row held in a buffer the caller reuses. The
@@ -188,9 +227,13 @@ func (dd *DocDecoder) Decode(n int, line string) (Doc, error) {
 		cols[i], rest, _ = strings.Cut(rest, "\t")
 	}
 	cols[len(cols)-1] = rest
+	record := cols[7] != "-"
 	for i, c := range cols {
-		if c == "" {
+		switch origin := record && i >= 1 && i <= 3; {
+		case c == "" && !origin:
 			return Doc{}, &CorruptError{Path: DocsPath, Line: n, Msg: fmt.Sprintf("column %d is empty; empty values are written as -", i+1)}
+		case c != "" && origin:
+			return Doc{}, &CorruptError{Path: DocsPath, Line: n, Msg: fmt.Sprintf("column %d of a record's row is not empty; its kind, source and date are its document's, in documents.tsv", i+1)}
 		}
 	}
 	d := Doc{
@@ -229,6 +272,11 @@ func (dd *DocDecoder) Decode(n int, line string) (Doc, error) {
 			return d, &CorruptError{Path: DocsPath, Line: n, Msg: fmt.Sprintf("span %q is not offset+length", v)}
 		}
 		d.SpanOff, d.SpanLen = off, ln
+		doc, err := dd.Origins.of(n, d.URI)
+		if err != nil {
+			return d, err
+		}
+		d.Kind, d.Source, d.Date = doc.Layer, doc.Source, doc.Date
 	}
 	return d, nil
 }

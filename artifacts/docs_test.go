@@ -13,6 +13,14 @@ import (
 
 // sampleDocs are realistic docs.tsv rows, sorted by URI: records with spans,
 // pages without, unicode URIs, empty flags and lengths, one-sided validity.
+// sampleOrigins are the record documents of sampleDocs, as documents.tsv
+// would give them.
+var sampleOrigins = OriginsOf([]Document{
+	{Path: "index/people.json", Layer: "index", Source: "people"}, // out of order: OriginsOf sorts them
+	{Path: "events/2026-11-02/github.json", Layer: "events", Source: "github", Date: "2026-11-02"},
+	{Path: "events/2026-11-02/mail.json", Layer: "events", Source: "mail", Date: "2026-11-02"},
+})
+
 var sampleDocs = []Doc{
 	{
 		URI: "events/2026-11-02/github.json#HAR-142", Kind: "events", Source: "github",
@@ -102,7 +110,7 @@ func TestDocsRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := DecodeDocs(docs)
+	got, err := DecodeDocs(docs, sampleOrigins)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,13 +136,13 @@ func TestDocsRoundTrip(t *testing.T) {
 
 func TestDocsEmptyTable(t *testing.T) {
 	docs, key := encodeDocs(t, nil, 0)
-	if want := "#cairn docs v5\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tspan\turlkey\ttitle\n"; string(docs) != want {
+	if want := "#cairn docs v6\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tspan\turlkey\ttitle\n"; string(docs) != want {
 		t.Errorf("docs.tsv = %q, want %q", docs, want)
 	}
-	if want := "#cairn docs.key v5 width 93" + strings.Repeat(" ", 65) + "\n"; string(key) != want {
+	if want := "#cairn docs.key v6 width 93" + strings.Repeat(" ", 65) + "\n"; string(key) != want {
 		t.Errorf("docs.key = %q, want %q", key, want)
 	}
-	rows, err := DecodeDocs(docs)
+	rows, err := DecodeDocs(docs, Origins{})
 	if err != nil || rows != nil {
 		t.Errorf("DecodeDocs(empty) = %v, %v; want nil, nil", rows, err)
 	}
@@ -158,18 +166,18 @@ func TestDocsExactBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "#cairn docs v5\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tspan\turlkey\ttitle\n" +
-		"events/2026-11-02/github.json#HAR-142\tevents\tgithub\t2026-11-02\t2026-11-02T09:14:00Z\t-\tcreated,shared\t312+148\t-\tFix the build\n" +
+	want := "#cairn docs v6\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tspan\turlkey\ttitle\n" +
+		"events/2026-11-02/github.json#HAR-142\t\t\t\t2026-11-02T09:14:00Z\t-\tcreated,shared\t312+148\t-\tFix the build\n" +
 		"wiki/café.md\twiki\twiki\t-\t-\t..2027-01-01\t-\t-\t00000000000000aa\t-\n"
 	if string(docs) != want {
 		t.Errorf("docs.tsv:\n got %q\nwant %q", docs, want)
 	}
-	// The offsets are the encoder's (71 and 196), whatever the keys said.
+	// The offsets are the encoder's (71 and 174), whatever the keys said.
 	// Columns in order: offset, chrono, day, source, halflife, flags,
 	// tgroup, tterms, ugroup, ownid, ownuri, digest, norms.
-	wantKey := "#cairn docs.key v5 width 95" + strings.Repeat(" ", 67) + "\n" +
+	wantKey := "#cairn docs.key v6 width 95" + strings.Repeat(" ", 67) + "\n" +
 		"00000027" + "0000000" + "20261102" + "0000000" + "000e" + "701" + "0000000" + "ftn5qj1r58cgg" + "-------" + "3farfnf" + "0000001" + "028q5cu4qnjff" + "204\n" +
-		"00000064" + "0000001" + "--------" + "0000001" + "0000" + "880" + "-------" + "0000000000000" + "0000001" + "0000000" + "3vvvvvv" + "0000000000000" + "0v0\n"
+		"0000005e" + "0000001" + "--------" + "0000001" + "0000" + "880" + "-------" + "0000000000000" + "0000001" + "0000000" + "3vvvvvv" + "0000000000000" + "0v0\n"
 	if string(key) != wantKey {
 		t.Errorf("docs.key:\n got %q\nwant %q", key, wantKey)
 	}
@@ -202,7 +210,7 @@ func TestDocsKeyFetchesEachRow(t *testing.T) {
 		if end < 0 {
 			t.Fatalf("ordinal %d: no LF after offset %d", i, at)
 		}
-		got, err := DecodeDocRow(i+2, rest[:end])
+		got, err := DecodeDocRow(i+2, rest[:end], sampleOrigins)
 		if err != nil {
 			t.Fatalf("ordinal %d: %v", i, err)
 		}
@@ -223,31 +231,47 @@ func TestDocsKeyFetchesEachRow(t *testing.T) {
 
 func TestDecodeDocRowErrors(t *testing.T) {
 	good := strings.Split("wiki/a.md\twiki\twiki\t-\t-\t-\t-\t-\t-\tA page", "\t")
+	record := strings.Split("events/2026-11-02/mail.json#a\t\t\t\t-\t-\t-\t0+9\t-\t-", "\t")
 	with := func(col int, v string) string {
 		c := slices.Clone(good)
 		c[col] = v
+		return strings.Join(c, "\t")
+	}
+	withSpan := func(v string) string {
+		c := slices.Clone(record)
+		c[7] = v
 		return strings.Join(c, "\t")
 	}
 	cases := []struct{ name, row, msg string }{
 		{"nine columns", strings.Join(good[:9], "\t"), "row has 9 columns, want 10"},
 		{"eleven columns (a digest column)", with(7, "0123456789abcdef\t-"), "row has 11 columns, want 10"},
 		{"validity without dots", with(5, "2026-01-01"), `validity "2026-01-01" is not from..until`},
-		{"span not a number", with(7, "12+x"), `span "12+x" is not offset+length`},
-		{"span without plus", with(7, "12"), `span "12" is not offset+length`},
-		{"negative span", with(7, "-5+3"), `span "-5+3" is not offset+length`},
-		{"empty span cell", with(7, ""), `column 8 is empty; empty values are written as -`},
+		{"span not a number", withSpan("12+x"), `span "12+x" is not offset+length`},
+		{"span without plus", withSpan("12"), `span "12" is not offset+length`},
+		{"negative span", withSpan("-5+3"), `span "-5+3" is not offset+length`},
+		{"empty span cell", withSpan(""), `column 8 is empty; empty values are written as -`},
+		{"a page's kind left empty", with(1, ""), `column 2 is empty; empty values are written as -`},
+		{"a record's kind written", "events/2026-11-02/mail.json#a\tevents\t\t\t-\t-\t-\t0+9\t-\t-",
+			"column 2 of a record's row is not empty; its kind, source and date are its document's, in documents.tsv"},
+		{"a record's date written", "events/2026-11-02/mail.json#a\t\t\t2026-11-02\t-\t-\t-\t0+9\t-\t-",
+			"column 4 of a record's row is not empty; its kind, source and date are its document's, in documents.tsv"},
+		{"a record of no document", "events/2026-11-02/chat.json#a\t\t\t\t-\t-\t-\t0+9\t-\t-",
+			"record events/2026-11-02/chat.json#a: documents.tsv has no row for its document"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := DecodeDocRow(7, []byte(c.row))
+			_, err := DecodeDocRow(7, []byte(c.row), sampleOrigins)
 			ce := asCorrupt(t, err, DocsPath)
 			if ce.Line != 7 || ce.Msg != c.msg {
 				t.Errorf("got line %d %q, want line 7 %q", ce.Line, ce.Msg, c.msg)
 			}
 		})
 	}
-	if _, err := DecodeDocRow(2, []byte(strings.Join(good, "\t"))); err != nil {
+	if _, err := DecodeDocRow(2, []byte(strings.Join(good, "\t")), Origins{}); err != nil {
 		t.Errorf("the good row does not decode: %v", err)
+	}
+	if d, err := DecodeDocRow(2, []byte(strings.Join(record, "\t")), sampleOrigins); err != nil || d.Kind != "events" || d.Source != "mail" || d.Date != "2026-11-02" {
+		t.Errorf("the good record's row decodes to %+v, %v; want its document's kind, source and date", d, err)
 	}
 }
 
@@ -255,7 +279,7 @@ func TestDecodeDocRowErrors(t *testing.T) {
 // an empty cell is corruption.
 func TestDecodeDocRowRefusesEmptyCells(t *testing.T) {
 	row := "wiki/a.md\twiki\twiki\t-\t-\t-\t\t-\t-\tA"
-	_, err := DecodeDocRow(2, []byte(row))
+	_, err := DecodeDocRow(2, []byte(row), Origins{})
 	ce := asCorrupt(t, err, DocsPath)
 	if want := "column 7 is empty; empty values are written as -"; ce.Msg != want {
 		t.Errorf("DecodeDocRow(%q): %q, want %q", row, ce.Msg, want)
@@ -274,7 +298,7 @@ func FuzzDecodeDocRow(f *testing.F) {
 	f.Add([]byte("a\tb\tc\td\te\tf..g..h\ti,,j\t+1:02\tk\t1++2\tu\tt"))
 	f.Add([]byte("\t\t\t\t\t\t\t\t\t\t\t"))
 	f.Fuzz(func(t *testing.T, line []byte) {
-		d, err := DecodeDocRow(2, line)
+		d, err := DecodeDocRow(2, line, sampleOrigins)
 		if err != nil {
 			var ce *CorruptError
 			if !errors.As(err, &ce) || ce.Path != DocsPath || ce.Line != 2 {
@@ -291,7 +315,7 @@ func FuzzDecodeDocRow(f *testing.F) {
 		if err != nil || at != int64(hdrEnd) {
 			t.Fatalf("docs.key of one row = %d, %v; want %d", at, err, hdrEnd)
 		}
-		rows, err := DecodeDocs(enc)
+		rows, err := DecodeDocs(enc, sampleOrigins)
 		if err != nil {
 			t.Fatalf("re-encoded %q does not decode: %v", enc, err)
 		}

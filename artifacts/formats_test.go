@@ -33,7 +33,7 @@ func tsvArtifacts(t testing.TB) []tsvArtifact {
 	dict, post := mustEncodePostings(t, samplePostings)
 	count := func(n int, err error) (int, error) { return n, err }
 	return []tsvArtifact{
-		{DocsPath, docs, func(b []byte) (int, error) { r, err := DecodeDocs(b); return count(len(r), err) }},
+		{DocsPath, docs, func(b []byte) (int, error) { r, err := DecodeDocs(b, sampleOrigins); return count(len(r), err) }},
 		{FieldsPath, EncodeFields(sampleFields), func(b []byte) (int, error) { r, err := DecodeFields(b); return count(len(r), err) }},
 		{TermsPath, dict, func(b []byte) (int, error) { r, err := DecodeTerms(b, int64(len(post))); return count(len(r), err) }},
 		{PostingsPath, post, func(b []byte) (int, error) { r, err := decodePostingLines(b); return count(len(r), err) }},
@@ -134,16 +134,16 @@ func TestWrongHeaders(t *testing.T) {
 }
 
 func TestBadRows(t *testing.T) {
-	fieldsHdr := "#cairn fields v5\tname\tweight\n"
-	termsHdr := "#cairn terms v5\tterm\tdf\toffset\n"
-	postHdr := "#cairn postings v5\tpostings\n"
-	edgesHdr := "#cairn edges v5\tsrc\tkind=dst...\n"
-	docsHdr := "#cairn docs v5\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tspan\turlkey\ttitle\n"
+	fieldsHdr := "#cairn fields v6\tname\tweight\n"
+	termsHdr := "#cairn terms v6\tterm\tdf\toffset\n"
+	postHdr := "#cairn postings v6\tpostings\n"
+	edgesHdr := "#cairn edges v6\tsrc\tkind=dst...\n"
+	docsHdr := "#cairn docs v6\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tspan\turlkey\ttitle\n"
 	fields := func(b []byte) error { _, err := DecodeFields(b); return err }
 	terms := func(b []byte) error { _, err := DecodeTerms(b, 1<<20); return err }
 	post := func(b []byte) error { _, err := decodePostingLines(b); return err }
 	edges := func(b []byte) error { _, err := DecodeEdges(b); return err }
-	docs := func(b []byte) error { _, err := DecodeDocs(b); return err }
+	docs := func(b []byte) error { _, err := DecodeDocs(b, sampleOrigins); return err }
 	cases := []struct {
 		name, path, data string
 		decode           func([]byte) error
@@ -161,12 +161,12 @@ func TestBadRows(t *testing.T) {
 		{"the length column of format 4", TermsPath, termsHdr + "arm64\t1\t10\t10\n", terms, 2, "row is not term TAB df TAB offset"},
 		{"two term columns", TermsPath, termsHdr + "arm64\t1\n", terms, 2, "row is not term TAB df TAB offset"},
 		{"empty term", TermsPath, termsHdr + "\t1\t10\n", terms, 2, "row is not term TAB df TAB offset"},
-		{"posting not a number", PostingsPath, postHdr + "0:1\n0:zero\n", post, 3, `postings of "line 3": posting "0:zero" is not delta[:field][xTF] (the first names its field)`},
-		{"first posting without its field", PostingsPath, postHdr + "0:1\n4 5:2\n", post, 3, `postings of "line 3": posting "4" is not delta[:field][xTF] (the first names its field)`},
-		{"postings row with a term", PostingsPath, postHdr + "a\t0:1\n", post, 2, `postings of "line 2": posting "a\t0:1" is not delta[:field][xTF] (the first names its field)`},
+		{"posting not a number", PostingsPath, postHdr + "0:1\n0:zero\n", post, 3, `postings of "line 3": posting "0:zero" is not delta[:field][xTF] or ,field[xTF] (the first names its field)`},
+		{"first posting without its field", PostingsPath, postHdr + "0:1\n4 5:2\n", post, 3, `postings of "line 3": posting "4" is not delta[:field][xTF] or ,field[xTF] (the first names its field)`},
+		{"postings row with a term", PostingsPath, postHdr + "a\t0:1\n", post, 2, `postings of "line 2": posting "a\t0:1" is not delta[:field][xTF] or ,field[xTF] (the first names its field)`},
 		{"edge row without links", EdgesPath, edgesHdr + "wiki/a.md\tlink=wiki/b.md\nwiki/c.md\n", edges, 3, "row is not node TAB kind=node..."},
 		{"edge link without =", EdgesPath, edgesHdr + "wiki/a.md\tlink:wiki/b.md\n", edges, 2, `link "link:wiki/b.md" is not kind=node`},
-		{"docs span", DocsPath, docsHdr + "wiki/a.md\twiki\twiki\t-\t-\t-\t-\t1+x\t-\t-\n", docs, 2, `span "1+x" is not offset+length`},
+		{"docs span", DocsPath, docsHdr + "index/people.json#a\t\t\t\t-\t-\t-\t1+x\t-\t-\n", docs, 2, `span "1+x" is not offset+length`},
 		{"docs CRLF row", DocsPath, docsHdr + "wiki/a.md\twiki\twiki\t-\t-\t-\t-\t-\t-\t1+2\r\n", docs, 2, "the line ends with CR; artifacts use LF line endings"},
 	}
 	for _, c := range cases {

@@ -137,27 +137,41 @@ func (w *PostingsWriter) Add(p Posting) {
 		w.fail("term %q: posting %d:%d follows %d:%d; postings must be sorted by item then field", w.term, p.Doc, p.Field, w.prev, w.prevField)
 	}
 	// The posting is spelled out whole, then written once.
-	b := w.num[:0]
-	if w.n > 0 {
-		b = append(b, ' ')
-	}
 	if w.n == 0 || p.Doc != w.prev {
 		w.df++
 	}
-	b = appendBase32(b, uint64(p.Doc-w.prev))
-	if w.n == 0 || p.Field != w.prevField {
-		b = append(b, ':')
-		b = appendBase32(b, uint64(p.Field))
-	}
+	b := appendPosting(w.num[:0], w.n, w.prev, w.prevField, p.Doc, p.Field, p.TF)
 	w.prevField = p.Field
-	if p.TF > 1 {
-		b = append(b, 'x')
-		b = appendBase32(b, uint64(p.TF))
-	}
 	w.post.Write(b)
 	w.num = b
 	w.prev = p.Doc
 	w.n++
+}
+
+// appendPosting appends the text of a posting of item doc in field f,
+// tf times, to a line of n postings whose last was of item prev in field
+// prevField: the item's next field after a comma when it is prev, else
+// the item's delta after a space, and its field when it is not the one
+// before.
+func appendPosting(b []byte, n int, prev int32, prevField uint16, doc int32, f, tf uint16) []byte {
+	if n > 0 && doc == prev {
+		b = append(b, ',')
+		b = appendBase32(b, uint64(f))
+	} else {
+		if n > 0 {
+			b = append(b, ' ')
+		}
+		b = appendBase32(b, uint64(doc-prev))
+		if n == 0 || f != prevField {
+			b = append(b, ':')
+			b = appendBase32(b, uint64(f))
+		}
+	}
+	if tf > 1 {
+		b = append(b, 'x')
+		b = appendBase32(b, uint64(tf))
+	}
+	return b
 }
 
 // Line writes a whole term's line from postings already encoded: list is
@@ -285,34 +299,47 @@ func AppendPostingsLine(out []Posting, term string, line []byte) ([]Posting, err
 		}
 		return v, i, i > start
 	}
+	cont := false // the posting follows a comma: its item's next field
 	for i := 0; i < len(list); {
 		start := i
-		delta, k, ok := num(i)
-		field, hasField := int64(-1), k < len(list) && list[k] == ':'
-		if hasField {
-			var okf bool
-			field, k, okf = num(k + 1)
-			ok = ok && okf
-		} else if n := len(out); n > first {
-			field = int64(out[n-1].Field)
+		var delta, field int64
+		var k int
+		ok := true
+		if cont {
+			field, k, ok = num(i)
+		} else {
+			delta, k, ok = num(i)
+			switch n := len(out); {
+			case ok && k < len(list) && list[k] == ':':
+				field, k, ok = num(k + 1)
+			case n > first:
+				field = int64(out[n-1].Field)
+			default:
+				field = -1
+			}
 		}
 		tf := int64(1)
 		if ok && k < len(list) && list[k] == 'x' {
 			tf, k, ok = num(k + 1)
 		}
-		end := k < len(list) && list[k] == ' ' && k+1 < len(list) || k == len(list)
+		end := k < len(list) && (list[k] == ' ' || list[k] == ',') && k+1 < len(list) || k == len(list)
 		if !ok || !end || field < 0 || field > math.MaxUint16 || tf < 1 || tf > math.MaxUint16 || doc+delta > math.MaxInt32 {
-			stop := bytes.IndexByte(list[start:], ' ')
+			stop := bytes.IndexAny(list[start:], " ,")
 			if stop < 0 {
 				stop = len(list) - start
 			}
-			return nil, bad(fmt.Sprintf("posting %q is not delta[:field][xTF] (the first names its field)", list[start:start+stop]))
+			return nil, bad(fmt.Sprintf("posting %q is not delta[:field][xTF] or ,field[xTF] (the first names its field)", list[start:start+stop]))
 		}
-		if n := len(out); n > first && delta == 0 && uint16(field) <= out[n-1].Field {
-			return nil, bad(fmt.Sprintf("posting %q repeats its item with field %d after field %d; an item's postings go by rising field", list[start:k], field, out[n-1].Field))
+		n := len(out)
+		switch {
+		case cont && uint16(field) <= out[n-1].Field:
+			return nil, bad(fmt.Sprintf("posting %q repeats its item with field %d after field %d; an item's postings go by rising field", list[start-1:k], field, out[n-1].Field))
+		case !cont && n > first && delta == 0:
+			return nil, bad(fmt.Sprintf("posting %q repeats its item after a space; an item's next field follows a comma", list[start:k]))
 		}
 		doc += delta
 		out = append(out, Posting{Doc: int32(doc), Field: uint16(field), TF: uint16(tf)})
+		cont = k < len(list) && list[k] == ','
 		i = k + 1
 	}
 	return out, nil

@@ -64,23 +64,24 @@ func TestPostingsExactBytes(t *testing.T) {
 		{Term: "lonely"},
 		{Term: "zeta", Postings: []Posting{{40, 33, 17}, {1064, 33, 1}}},
 	})
-	// A posting names its field when it differs from the one before it;
-	// numbers are base 32 (40 is 18, 33 is 11, 17 is h, 1024 is 100).
-	wantPost := "#cairn postings v5\tpostings\n" +
-		"0:2 0:3 7:2\n" +
-		"1:0x4 2:1 0:2x2 6 3x3\n" +
+	// A posting names its field when it differs from the one before it,
+	// and an item's next field follows a comma; numbers are base 32 (40
+	// is 18, 33 is 11, 17 is h, 1024 is 100).
+	wantPost := "#cairn postings v6\tpostings\n" +
+		"0:2,3 7:2\n" +
+		"1:0x4 2:1,2x2 6 3x3\n" +
 		"\n" +
 		"18:11xh 100\n"
 	if string(post) != wantPost {
 		t.Errorf("postings.tsv:\n got %q\nwant %q", post, wantPost)
 	}
-	// Offsets are base 32 too (28 is s, 40 is 18); a line's length is
+	// Offsets are base 32 too (28 is s, 38 is 16); a line's length is
 	// where the next starts.
-	wantDict := "#cairn terms v5\tterm\tdf\toffset\n" +
+	wantDict := "#cairn terms v6\tterm\tdf\toffset\n" +
 		"=marc@x.test\t2\ts\n" +
-		"arm64\t4\t18\n" +
-		"lonely\t0\t1u\n" +
-		"zeta\t2\t1v\n"
+		"arm64\t4\t16\n" +
+		"lonely\t0\t1q\n" +
+		"zeta\t2\t1r\n"
 	if string(dict) != wantDict {
 		t.Errorf("terms.tsv:\n got %q\nwant %q", dict, wantDict)
 	}
@@ -168,7 +169,7 @@ func decodePostingLines(data []byte) ([][]Posting, error) {
 }
 
 func TestDecodePostingsLineErrors(t *testing.T) {
-	const shape = `" is not delta[:field][xTF] (the first names its field)`
+	const shape = `" is not delta[:field][xTF] or ,field[xTF] (the first names its field)`
 	cases := []struct{ line, msg string }{
 		{"", `line does not end with LF`},
 		{"0:1", `line does not end with LF`},
@@ -184,7 +185,13 @@ func TestDecodePostingsLineErrors(t *testing.T) {
 		{"0:1 2:\n", `posting "2:` + shape},
 		{"0:1  2:0\n", `posting "` + shape},
 		{"0:1\t2:0\n", `posting "0:1\t2:0` + shape},
-		{"0:1 0\n", `posting "0" repeats its item with field 1 after field 1; an item's postings go by rising field`},
+		{"0:1 0\n", `posting "0" repeats its item after a space; an item's next field follows a comma`},
+		{"0:1 0:2\n", `posting "0:2" repeats its item after a space; an item's next field follows a comma`},
+		{"0:2,1\n", `posting ",1" repeats its item with field 1 after field 2; an item's postings go by rising field`},
+		{"0:1,\n", `posting "0:1` + shape},
+		{"0:1,x2\n", `posting "x2` + shape},
+		{"0:1,2:3\n", `posting "2:3` + shape},
+		{"0:1 ,2\n", `posting "` + shape},
 	}
 	for _, c := range cases {
 		_, err := DecodePostingsLine("arm64", []byte(c.line))
@@ -204,6 +211,8 @@ func TestDecodePostingsLineBounds(t *testing.T) {
 		line string
 		want []Posting
 	}{
+		// The example of the package documentation.
+		{"3:v,11x2 9\n", []Posting{{Doc: 3, Field: 31}, {Doc: 3, Field: 33, TF: 2}, {Doc: 12, Field: 33}}},
 		// 2^31-1 is 1vvvvvv in base 32, 2^16-1 is 1vvv.
 		{"1vvvvvv:1vvvx1vvv\n", []Posting{{Doc: 2147483647, Field: 65535, TF: 65535}}},
 		{"1vvvvvu:0 1:0\n", []Posting{{Doc: 2147483646}, {Doc: 2147483647}}},

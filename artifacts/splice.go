@@ -15,9 +15,9 @@ type DocLine struct {
 	URI, Source, Date, Time, URLKey, Title string
 }
 
-// ScanDocs splits a whole docs.tsv into its rows without decoding them.
-// The strings share data.
-func ScanDocs(data string) ([]DocLine, error) {
+// ScanDocs splits a whole docs.tsv into its rows without decoding them;
+// origins are its record documents'. The strings share data.
+func ScanDocs(data string, origins Origins) ([]DocLine, error) {
 	i := strings.IndexByte(data, '\n')
 	if i < 0 || data[:i+1] != docsHeader {
 		return nil, &CorruptError{Path: DocsPath, Line: 1, Msg: fmt.Sprintf("header is not %q", strings.TrimSuffix(docsHeader, "\n"))}
@@ -44,8 +44,16 @@ func ScanDocs(data string) ([]DocLine, error) {
 			return nil, &CorruptError{Path: DocsPath, Line: n, Msg: fmt.Sprintf("row has not %d columns", len(cols))}
 		}
 		cols[len(cols)-1] = line
-		out = append(out, DocLine{Line: text[:end+1], URI: cols[0], Source: undash(cols[2]), Date: undash(cols[3]),
-			Time: undash(cols[4]), URLKey: undash(cols[8]), Title: undash(cols[9])})
+		d := DocLine{Line: text[:end+1], URI: cols[0], Source: undash(cols[2]), Date: undash(cols[3]),
+			Time: undash(cols[4]), URLKey: undash(cols[8]), Title: undash(cols[9])}
+		if cols[7] != "-" { // a record: its source and date are its document's
+			doc, err := origins.of(n, d.URI)
+			if err != nil {
+				return nil, err
+			}
+			d.Source, d.Date = doc.Source, doc.Date
+		}
+		out = append(out, d)
 		text = text[end+1:]
 	}
 	return out, nil
@@ -167,21 +175,10 @@ func SplicePostings(dst, list []byte, oldDF int, m Moves, added []Posting, field
 	}
 	put := func(doc int32, f, tf uint16) {
 		flush()
-		if n > 0 {
-			dst = append(dst, ' ')
-		}
 		if n == 0 || doc != prev {
 			df++
 		}
-		dst = appendBase32(dst, uint64(doc-prev))
-		if n == 0 || f != prevField {
-			dst = append(dst, ':')
-			dst = appendBase32(dst, uint64(f))
-		}
-		if tf > 1 {
-			dst = append(dst, 'x')
-			dst = appendBase32(dst, uint64(tf))
-		}
+		dst = appendPosting(dst, n, prev, prevField, doc, f, tf)
 		prev, prevField = doc, f
 		n++
 	}
@@ -197,6 +194,7 @@ func SplicePostings(dst, list []byte, oldDF int, m Moves, added []Posting, field
 	oldField := int64(-1) // the field of the previous posting of list
 	k := 0                // the stretch old falls in, or the next one
 	follows := false      // the previous posting of list was written last, unmoved relative to this one's stretch
+	cont := false         // the posting at i follows a comma: its item's next field
 	var shift int32
 	for i := 0; i < len(list); {
 		if follows && field == nil {
@@ -207,12 +205,12 @@ func SplicePostings(dst, list []byte, oldDF int, m Moves, added []Posting, field
 			if len(added) > 0 {
 				limit = min(limit, int64(added[0].Doc-shift))
 			}
-			if next, at, f, distinct, count, last := skim(list, i, old, limit, oldField); count > 0 {
+			if next, at, f, distinct, count, last, c := skim(list, i, old, limit, oldField, cont); count > 0 {
 				if run < 0 {
 					run = i - 1
 				}
 				runEnd = last
-				old, oldField, i = at, f, next
+				old, oldField, i, cont = at, f, next, c
 				seen += distinct
 				df += distinct
 				n += count
@@ -222,30 +220,43 @@ func SplicePostings(dst, list []byte, oldDF int, m Moves, added []Posting, field
 				break
 			}
 		}
-		delta, j := num(i)
-		f, tf, c := oldField, int64(1), j
-		if c < len(list) && list[c] == ':' {
-			f, c = num(c + 1)
-			if c == j+1 {
+		var delta, f int64
+		var j, c int
+		if cont {
+			f, c = num(i)
+			j = c
+			if c == i {
 				f = -1
 			}
+		} else {
+			delta, j = num(i)
+			f, c = oldField, j
+			if c < len(list) && list[c] == ':' {
+				f, c = num(c + 1)
+				if c == j+1 {
+					f = -1
+				}
+			}
 		}
+		tf := int64(1)
 		if c < len(list) && list[c] == 'x' {
 			tf, c = num(c + 1)
 		}
 		old += delta
-		if j == i || f < 0 || f > math.MaxUint16 || tf < 1 || tf > math.MaxUint16 || c < len(list) && list[c] != ' ' || old > math.MaxInt32 {
-			end := bytes.IndexByte(list[i:], ' ')
+		if j == i || f < 0 || f > math.MaxUint16 || tf < 1 || tf > math.MaxUint16 || c < len(list) && list[c] != ' ' && list[c] != ',' || old > math.MaxInt32 ||
+			cont && f <= oldField || !cont && delta == 0 && i > 0 {
+			end := bytes.IndexAny(list[i:], " ,")
 			if end < 0 {
 				end = len(list) - i
 			}
-			return nil, 0, &CorruptError{Path: PostingsPath, Msg: fmt.Sprintf("posting %q is not delta[:field][xTF] (the first names its field)", list[i:i+end])}
+			return nil, 0, &CorruptError{Path: PostingsPath, Msg: fmt.Sprintf("posting %q is not delta[:field][xTF] or ,field[xTF] (the first names its field)", list[i:i+end])}
 		}
 		start, end := i, c
 		i = c + 1
-		if delta > 0 || start == 0 {
+		if !cont {
 			seen++
 		}
+		cont = c < len(list) && list[c] == ','
 		oldField = f
 		o := int32(old)
 		for k < len(kept) && o >= kept[k].From+kept[k].N {
@@ -300,34 +311,42 @@ func SplicePostings(dst, list []byte, oldDF int, m Moves, added []Posting, field
 
 // skim reads the postings of list from i on while their items, counted
 // from old, stay below limit, and stops at the first that does not or
-// that is not delta[:field][xTF]: the general path reads that one. field
-// is the field of the posting before i. It returns where it stopped, the
-// last item and field read, how many postings it read and how many of
-// them moved to a new item, and where the last one ends. It is the loop a
-// splice spends most of its time in, and it reads each byte once.
-func skim(list []byte, i int, old, limit, field int64) (next int, at, f int64, distinct, count, end int) {
-	at, f, next = old, field, i
+// that is not delta[:field][xTF] or ,field[xTF]: the general path reads
+// that one. field is the field of the posting before i, and cont says
+// whether a comma is before i. It returns where it stopped, the last item
+// and field read, how many postings it read and how many of them moved
+// to a new item, where the last one ends and whether a comma follows it.
+// It is the loop a splice spends most of its time in, and it reads each
+// byte once.
+func skim(list []byte, i int, old, limit, field int64, cont bool) (next int, at, f int64, distinct, count, end int, contOut bool) {
+	at, f, next, contOut = old, field, i, cont
 	for i < len(list) {
-		// The item's delta: at most seven digits, a longer number is the
-		// general path's to report.
 		j := i
 		var d int64
-		for j < len(list) && j-i < 7 {
-			c := digitValue[list[j]]
-			if c > 31 {
+		nf := f
+		if !cont {
+			// The item's delta: at most seven digits, a longer number is
+			// the general path's to report.
+			for j < len(list) && j-i < 7 {
+				c := digitValue[list[j]]
+				if c > 31 {
+					break
+				}
+				d = d<<5 | int64(c)
+				j++
+			}
+			if j == i || at+d >= limit {
 				break
 			}
-			d = d<<5 | int64(c)
-			j++
 		}
-		if j == i || at+d >= limit {
-			break
-		}
-		nf := f
-		if j < len(list) && list[j] == ':' {
-			e := j + 1
+		if cont || j < len(list) && list[j] == ':' {
+			// The field: after the colon, or at i after a comma.
+			if !cont {
+				j++
+			}
+			e := j
 			var v int64
-			for e < len(list) && e-j <= 4 {
+			for e < len(list) && e-j < 4 {
 				c := digitValue[list[e]]
 				if c > 31 {
 					break
@@ -335,7 +354,7 @@ func skim(list []byte, i int, old, limit, field int64) (next int, at, f int64, d
 				v = v<<5 | int64(c)
 				e++
 			}
-			if e == j+1 || v > math.MaxUint16 {
+			if e == j || v > math.MaxUint16 || cont && v <= f {
 				break
 			}
 			nf, j = v, e
@@ -344,20 +363,21 @@ func skim(list []byte, i int, old, limit, field int64) (next int, at, f int64, d
 			for j++; j < len(list) && digitValue[list[j]] < 32; j++ {
 			}
 		}
-		if j < len(list) && list[j] != ' ' {
+		if j < len(list) && list[j] != ' ' && list[j] != ',' {
 			break
 		}
 		at += d
 		f = nf
-		if d > 0 {
+		if !cont {
 			distinct++
 		}
 		count++
 		end = j
+		cont = j < len(list) && list[j] == ','
 		i = j + 1
-		next = i
+		next, contOut = i, cont
 	}
-	return next, at, f, distinct, count, end
+	return next, at, f, distinct, count, end, contOut
 }
 
 // ScanTermRow splits one terms.tsv row (without its LF) as a reader that

@@ -18,11 +18,12 @@ func TestSplicePostingsIsAnEncode(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 5))
 	const items = 40
 	for round := range 4000 {
-		// An old line of up to 12 postings over items 0..39.
+		// An old line of postings over items 0..39, an item's in up to
+		// three fields.
 		var old []Posting
 		for d := range int32(items) {
 			if rng.IntN(4) == 0 {
-				for f := range uint16(1 + rng.IntN(2)) {
+				for f := range uint16(1 + rng.IntN(3)) {
 					old = append(old, Posting{Doc: d, Field: f * 3, TF: uint16(1 + rng.IntN(3))})
 				}
 			}
@@ -34,10 +35,14 @@ func TestSplicePostingsIsAnEncode(t *testing.T) {
 		moved := map[int32]int32{}
 		var added []Posting
 		// A new item holds the term only half the time: one that does not
-		// leaves the stretch's deltas as they were.
+		// leaves the stretch's deltas as they were. It holds it in one
+		// field or two (a comma between them).
 		add := func(doc int32) {
 			if rng.IntN(2) == 0 {
 				added = append(added, Posting{Doc: doc, Field: 1, TF: 1})
+				if rng.IntN(2) == 0 {
+					added = append(added, Posting{Doc: doc, Field: 4, TF: uint16(1 + rng.IntN(2))})
+				}
 			}
 		}
 		if round%2 == 0 {

@@ -131,7 +131,15 @@ func (d demo) showItems() error {
 	if err != nil {
 		return err
 	}
-	rows, err := artifacts.DecodeDocs(docs)
+	documents, err := os.ReadFile(filepath.Join(d.dir, filepath.FromSlash(artifacts.DocumentsPath)))
+	if err != nil {
+		return err
+	}
+	origins, err := artifacts.DecodeDocuments(documents)
+	if err != nil {
+		return err
+	}
+	rows, err := artifacts.DecodeDocs(docs, artifacts.OriginsOf(origins))
 	if err != nil {
 		return err
 	}

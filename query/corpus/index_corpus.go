@@ -71,17 +71,14 @@ type IndexFiles struct {
 	read map[string]os.FileInfo
 }
 
-// ReadIndexFiles opens the reader and reads documents.tsv and bodies.tsv.
+// ReadIndexFiles opens the reader (which reads documents.tsv) and reads
+// bodies.tsv.
 func ReadIndexFiles(root string) (*IndexFiles, error) {
 	r, err := tables.Open(root)
 	if err != nil {
 		return nil, err
 	}
-	f := &IndexFiles{Tables: r, read: r.Infos()}
-	if f.docs, err = LoadArtifact(root, artifacts.DocumentsPath, artifacts.DecodeDocuments, f.read); err != nil {
-		r.Close()
-		return nil, err
-	}
+	f := &IndexFiles{Tables: r, docs: r.Documents(), read: r.Infos()}
 	if f.bodies, err = LoadArtifact(root, artifacts.BodiesPath, artifacts.DecodeBodies, f.read); err != nil {
 		r.Close()
 		return nil, err

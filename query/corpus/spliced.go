@@ -75,11 +75,8 @@ func Spliced(ctx context.Context, root string, ix Index) (_ *IndexCorpus, _ *loa
 	if err != nil {
 		return nil, nil, ix, false
 	}
-	f := &IndexFiles{Tables: r}
-	if f.docs, err = artifacts.DecodeDocuments(files[artifacts.DocumentsPath]); err == nil {
-		f.bodies, err = artifacts.DecodeBodies(files[artifacts.BodiesPath])
-	}
-	if err != nil {
+	f := &IndexFiles{Tables: r, docs: r.Documents()}
+	if f.bodies, err = artifacts.DecodeBodies(files[artifacts.BodiesPath]); err != nil {
 		r.Close()
 		return nil, nil, ix, false
 	}

@@ -40,7 +40,13 @@ type Reader struct {
 	fields                                  []artifacts.Field
 	fieldsRead                              int64
 	fieldsInfo                              os.FileInfo
-	items                                   int
+	// documents are documents.tsv's rows, and origins what a record's row
+	// takes from its document.
+	documents     []artifacts.Document
+	origins       artifacts.Origins
+	documentsRead int64
+	documentsInfo os.FileInfo
+	items         int
 	// held, when set, is docs.key decoded whole (see Hold); it is set
 	// before the reader is shared and only read after.
 	held []artifacts.Key
@@ -90,8 +96,9 @@ var (
 )
 
 // Open opens the artifacts under root/.cairn, checks every header,
-// that every file ends with LF, reads fields.tsv whole and takes the item
-// count from the size of docs.key. It reads a few bytes of each file.
+// that every file ends with LF, reads fields.tsv and documents.tsv whole
+// and takes the item count from the size of docs.key. It reads a few
+// bytes of each other file.
 func Open(root string) (_ *Reader, err error) {
 	osRoot, err := os.OpenRoot(root)
 	if err != nil {
@@ -143,21 +150,13 @@ func open(openFile func(p string, hdr []byte) (*file, error)) (_ *Reader, err er
 			return nil, err
 		}
 	}
-	fields, err := openFile(artifacts.FieldsPath, nil)
-	if err != nil {
+	if r.fields, r.fieldsRead, r.fieldsInfo, err = readWhole(openFile, artifacts.FieldsPath, artifacts.DecodeFields); err != nil {
 		return nil, err
 	}
-	data, err := fields.readAt(0, int(fields.size))
-	if err == nil {
-		r.fields, err = artifacts.DecodeFields(data)
-	}
-	r.fieldsRead, r.fieldsInfo = fields.read.Load(), fields.info
-	if cerr := fields.close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if r.documents, r.documentsRead, r.documentsInfo, err = readWhole(openFile, artifacts.DocumentsPath, artifacts.DecodeDocuments); err != nil {
 		return nil, err
 	}
+	r.origins = artifacts.OriginsOf(r.documents)
 	if err := r.key.checkHeader([]byte(artifacts.KeysHeader(len(r.fields)))); err != nil {
 		return nil, err
 	}
@@ -177,6 +176,24 @@ func open(openFile func(p string, hdr []byte) (*file, error)) (_ *Reader, err er
 		return nil, err
 	}
 	return r, nil
+}
+
+// readWhole reads the small artifact at p whole through openFile and
+// decodes it; it returns the rows, the bytes read and what fstat said.
+func readWhole[T any](openFile func(p string, hdr []byte) (*file, error), p string, decode func([]byte) ([]T, error)) ([]T, int64, os.FileInfo, error) {
+	a, err := openFile(p, nil)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	data, err := a.readAt(0, int(a.size))
+	var rows []T
+	if err == nil {
+		rows, err = decode(data)
+	}
+	if cerr := a.close(); err == nil {
+		err = cerr
+	}
+	return rows, a.read.Load(), a.info, err
 }
 
 // openArtifact opens one artifact, reached by no link, and checks its header (unless hdr is nil)
@@ -242,9 +259,12 @@ func (r *Reader) Close() error {
 // Infos returns, per artifact path, what fstat said of the file the
 // Reader opened there.
 func (r *Reader) Infos() map[string]os.FileInfo {
-	m := map[string]os.FileInfo{artifacts.FieldsPath: r.fieldsInfo}
-	if r.fieldsInfo == nil {
-		delete(m, artifacts.FieldsPath)
+	m := map[string]os.FileInfo{}
+	if r.fieldsInfo != nil {
+		m[artifacts.FieldsPath] = r.fieldsInfo
+	}
+	if r.documentsInfo != nil {
+		m[artifacts.DocumentsPath] = r.documentsInfo
 	}
 	for _, a := range []*file{r.docs, r.key, r.terms, r.post, r.edges, r.edgesDst} {
 		if a.info != nil {
@@ -260,10 +280,13 @@ func (r *Reader) Items() int { return r.items }
 // Fields returns the rows of fields.tsv; the index is the field ordinal.
 func (r *Reader) Fields() []artifacts.Field { return append([]artifacts.Field(nil), r.fields...) }
 
+// Documents returns the rows of documents.tsv, which must not be changed.
+func (r *Reader) Documents() []artifacts.Document { return r.documents }
+
 // BytesRead returns, per artifact file name (docs.tsv, postings.tsv, ...),
 // the bytes read so far, the headers checked by Open included.
 func (r *Reader) BytesRead() map[string]int64 {
-	m := map[string]int64{path.Base(artifacts.FieldsPath): r.fieldsRead}
+	m := map[string]int64{path.Base(artifacts.FieldsPath): r.fieldsRead, path.Base(artifacts.DocumentsPath): r.documentsRead}
 	for _, a := range []*file{r.docs, r.key, r.terms, r.post, r.edges, r.edgesDst} {
 		m[path.Base(a.path)] = a.read.Load()
 	}

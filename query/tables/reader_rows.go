@@ -19,7 +19,7 @@ func (r *Reader) Row(ord int) (artifacts.Doc, error) {
 	if err != nil {
 		return artifacts.Doc{}, err
 	}
-	return artifacts.DecodeDocRow(ord+2, line)
+	return artifacts.DecodeDocRow(ord+2, line, r.origins)
 }
 
 // Key reads the docs.key line of one ordinal.
@@ -229,7 +229,7 @@ func (r *Reader) rowsInto(ords []int, out []artifacts.Doc) error {
 		// that each cost fresh memory.
 		block = make([]byte, 0, min(r.docs.size, rowsBlock))
 	}
-	var dd artifacts.DocDecoder
+	dd := artifacts.DocDecoder{Origins: r.origins}
 	return r.inBatches(ords, rowGap, batchRows, "rows", func(run []int, k0 int) error {
 		first, last := run[0], run[len(run)-1]
 		at, width := r.keyLine(first), r.keyWidth

@@ -51,7 +51,8 @@ func must[T any](v T, err error) T {
 // Every step-th row, term and node is looked up, and the last ones.
 func checkTables(t *testing.T, r *Reader, dir string, step int) {
 	t.Helper()
-	docs := must(artifacts.DecodeDocs(readArtifact(t, dir, artifacts.DocsPath)))
+	origins := artifacts.OriginsOf(must(artifacts.DecodeDocuments(readArtifact(t, dir, artifacts.DocumentsPath))))
+	docs := must(artifacts.DecodeDocs(readArtifact(t, dir, artifacts.DocsPath), origins))
 	if r.Items() != len(docs) {
 		t.Fatalf("Items %d, docs.tsv has %d rows", r.Items(), len(docs))
 	}
@@ -350,8 +351,19 @@ func writeBase(t *testing.T, docs []artifacts.Doc, fields []artifacts.Field, ter
 	dict, post := mustEncodePostings(t, terms)
 	e := must(artifacts.EncodeEdges(edges))
 	ed := must(artifacts.EncodeEdgesDst(dst))
+	// documents.tsv holds the kind, source and date of records' rows.
+	seen := map[string]bool{}
+	var documents []artifacts.Document
+	for _, r := range docs {
+		path, _, _ := strings.Cut(r.URI, "#")
+		if r.SpanOff >= 0 && !seen[path] {
+			seen[path] = true
+			documents = append(documents, artifacts.Document{Path: path, Layer: r.Kind, Source: r.Source, Date: r.Date, Fields: map[string][]string{}})
+		}
+	}
 	for rel, data := range map[string][]byte{
-		artifacts.DocsPath: d, artifacts.DocsKeyPath: key, artifacts.FieldsPath: artifacts.EncodeFields(fields),
+		artifacts.DocumentsPath: artifacts.EncodeDocuments(documents),
+		artifacts.DocsPath:      d, artifacts.DocsKeyPath: key, artifacts.FieldsPath: artifacts.EncodeFields(fields),
 		artifacts.TermsPath: dict, artifacts.PostingsPath: post, artifacts.EdgesPath: e, artifacts.EdgesDstPath: ed,
 	} {
 		goldentest.WriteFile(t, dir, rel, data)

@@ -122,7 +122,11 @@ type Spliced struct {
 // would not be.
 func Splice(ctx context.Context, in SpliceInput) (Spliced, error) {
 	var out Spliced
-	old, err := artifacts.ScanDocs(in.Previous.Docs)
+	docs, err := artifacts.DecodeDocuments(in.Previous.Documents)
+	if err != nil {
+		return out, err
+	}
+	old, err := artifacts.ScanDocs(in.Previous.Docs, artifacts.OriginsOf(docs))
 	if err != nil {
 		return out, err
 	}
@@ -177,10 +181,6 @@ func Splice(ctx context.Context, in SpliceInput) (Spliced, error) {
 	}
 	if slices.Contains(used, false) {
 		return out, ErrNoSplice // a field no item has any more
-	}
-	docs, err := artifacts.DecodeDocuments(in.Previous.Documents)
-	if err != nil {
-		return out, err
 	}
 	replaced := map[string]bool{}
 	for _, d := range in.Documents {
