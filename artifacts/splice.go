@@ -327,14 +327,7 @@ func skim(list []byte, i int, old, limit, field int64, cont bool) (next int, at,
 		if !cont {
 			// The item's delta: at most seven digits, a longer number is
 			// the general path's to report.
-			for j < len(list) && j-i < 7 {
-				c := digitValue[list[j]]
-				if c > 31 {
-					break
-				}
-				d = d<<5 | int64(c)
-				j++
-			}
+			d, j = base32At(list, i, 7)
 			if j == i || at+d >= limit {
 				break
 			}
@@ -344,16 +337,7 @@ func skim(list []byte, i int, old, limit, field int64, cont bool) (next int, at,
 			if !cont {
 				j++
 			}
-			e := j
-			var v int64
-			for e < len(list) && e-j < 4 {
-				c := digitValue[list[e]]
-				if c > 31 {
-					break
-				}
-				v = v<<5 | int64(c)
-				e++
-			}
+			v, e := base32At(list, j, 4)
 			if e == j || v > math.MaxUint16 || cont && v <= f {
 				break
 			}
@@ -378,6 +362,21 @@ func skim(list []byte, i int, old, limit, field int64, cont bool) (next int, at,
 		next, contOut = i, cont
 	}
 	return next, at, f, distinct, count, end, contOut
+}
+
+// base32At reads the base-32 digits of list from i on, at most max of
+// them: their value, and where they end.
+func base32At(list []byte, i, max int) (v int64, end int) {
+	end = i
+	for end < len(list) && end-i < max {
+		c := digitValue[list[end]]
+		if c > 31 {
+			break
+		}
+		v = v<<5 | int64(c)
+		end++
+	}
+	return v, end
 }
 
 // ScanTermRow splits one terms.tsv row (without its LF) as a reader that
