@@ -54,32 +54,74 @@ func EncodeDocuments(rows []Document) []byte {
 }
 
 // DecodeDocuments parses documents.tsv. Documents of one source share
-// their field map, so each distinct fields column is decoded once and its
-// map shared by the rows that repeat it; the maps must not be changed.
+// their fields map and relations, so each distinct fields or relations
+// column is decoded once and shared by the rows that repeat it, as are
+// layers and sources; the maps and slices must not be changed. A
+// query decodes the whole table when it opens the index (thousands of
+// rows for a base with a document per day), so a row costs its path and
+// little else.
 func DecodeDocuments(data []byte) ([]Document, error) {
 	decoded := map[string]map[string][]string{}
-	return decodeRows(DocumentsPath, data, documentsHeader, func(n int, line []byte) (Document, error) {
-		cols := strings.Split(string(line), "\t")
-		if len(cols) != 7 {
-			return Document{}, &CorruptError{Path: DocumentsPath, Line: n, Msg: fmt.Sprintf("row has %d columns, want 7", len(cols))}
+	relations := map[string][]string{}
+	common := map[string]string{}
+	intern := func(b []byte) string {
+		if s, ok := common[string(b)]; ok {
+			return s
 		}
-		d := Document{Path: cols[0], Layer: undash(cols[1]), Source: undash(cols[2]), Date: undash(cols[3])}
-		records, err := strconv.Atoi(cols[4])
-		if err != nil || records < 0 {
+		s := string(b)
+		common[s] = s
+		return s
+	}
+	var cols [7][]byte
+	var lastText []byte // the fields column of the row before, and its map
+	var lastFields map[string][]string
+	return decodeRows(DocumentsPath, data, documentsHeader, func(n int, line []byte) (Document, error) {
+		if got := bytes.Count(line, []byte{'\t'}) + 1; got != len(cols) {
+			return Document{}, &CorruptError{Path: DocumentsPath, Line: n, Msg: fmt.Sprintf("row has %d columns, want %d", got, len(cols))}
+		}
+		rest := line
+		for i := range len(cols) - 1 {
+			cols[i], rest, _ = bytes.Cut(rest, []byte{'\t'})
+		}
+		cols[len(cols)-1] = rest
+		// The path and the date (of a day's document, its own) are
+		// allocated together.
+		var sb strings.Builder
+		sb.Grow(len(cols[0]) + len(cols[3]))
+		sb.Write(cols[0])
+		sb.Write(cols[3])
+		pd := sb.String()
+		d := Document{Path: pd[:len(cols[0])], Layer: undash(intern(cols[1])), Source: undash(intern(cols[2])), Date: undash(pd[len(cols[0]):])}
+		if len(cols[4]) == 0 || len(cols[4]) > 9 {
 			return Document{}, &CorruptError{Path: DocumentsPath, Line: n, Msg: fmt.Sprintf("records %q is not a count", cols[4])}
 		}
-		d.Records = records
-		if r := undash(cols[5]); r != "" {
-			d.Relations = strings.Split(r, ",")
+		for _, c := range cols[4] {
+			if c < '0' || c > '9' {
+				return Document{}, &CorruptError{Path: DocumentsPath, Line: n, Msg: fmt.Sprintf("records %q is not a count", cols[4])}
+			}
+			d.Records = d.Records*10 + int(c-'0')
 		}
-		fields, ok := decoded[cols[6]]
+		if r := cols[5]; len(r) > 0 && string(r) != "-" {
+			rel, ok := relations[string(r)]
+			if !ok {
+				rel = strings.Split(string(r), ",")
+				relations[string(r)] = rel
+			}
+			d.Relations = rel[:len(rel):len(rel)]
+		}
+		// Rows of one source follow each other: the map of the row before
+		// is most often this one's.
+		fields, ok := lastFields, bytes.Equal(cols[6], lastText)
 		if !ok {
-			if err := json.Unmarshal([]byte(cols[6]), &fields); err != nil {
+			fields, ok = decoded[string(cols[6])]
+		}
+		if !ok {
+			if err := json.Unmarshal(cols[6], &fields); err != nil {
 				return Document{}, &CorruptError{Path: DocumentsPath, Line: n, Msg: "fields is not a JSON object of path lists: " + err.Error()}
 			}
-			decoded[cols[6]] = fields
+			decoded[string(cols[6])] = fields
 		}
-		d.Fields = fields
+		d.Fields, lastFields, lastText = fields, fields, cols[6]
 		return d, nil
 	})
 }

@@ -43,7 +43,10 @@ func decodeRows[T any](path string, data []byte, header string, row func(n int, 
 	if err != nil {
 		return nil, err
 	}
-	var out []T
+	var out []T // nil for a table without rows
+	if n := bytes.Count(body, []byte{'\n'}); n > 0 {
+		out = make([]T, 0, n)
+	}
 	err = lines(path, body, func(n int, line []byte) error {
 		v, err := row(n, line)
 		if err != nil {

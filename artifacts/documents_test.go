@@ -1,0 +1,62 @@
+package artifacts
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var sampleDocuments = []Document{
+	{Path: "events/2026-11-02/github.json", Layer: "events", Source: "github", Date: "2026-11-02", Records: 12,
+		Relations: []string{"author", "repo"}, Fields: map[string][]string{"id": {".number"}, "title": {".title"}}},
+	{Path: "events/2026-11-02/mail.json", Layer: "events", Source: "mail", Date: "2026-11-02", Records: 0,
+		Fields: map[string][]string{"id": {".id"}, "title": {".subject", ".topic"}}},
+	{Path: "events/2026-11-03/github.json", Layer: "events", Source: "github", Date: "2026-11-03", Records: 3,
+		Relations: []string{"author", "repo"}, Fields: map[string][]string{"id": {".number"}, "title": {".title"}}},
+	{Path: "index/people.json", Layer: "index", Source: "people", Records: 140,
+		Fields: map[string][]string{"id": {".uri"}, "title": {".name"}}},
+}
+
+// TestDocumentsRoundTrip: documents.tsv decodes to what was encoded, and
+// encodes again to the same bytes; rows of one fields map share it.
+func TestDocumentsRoundTrip(t *testing.T) {
+	data := EncodeDocuments(sampleDocuments)
+	got, err := DecodeDocuments(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(sampleDocuments, got); diff != "" {
+		t.Errorf("DecodeDocuments(EncodeDocuments(x)) (-want +got):\n%s", diff)
+	}
+	if again := EncodeDocuments(got); !bytes.Equal(again, data) {
+		t.Errorf("EncodeDocuments(DecodeDocuments(b)) != b:\n%s\n---\n%s", data, again)
+	}
+	// The two github rows are not next to each other: the map is shared
+	// through the decoder's table, not only from the row before.
+	if first, third := got[0].Fields["id"], got[2].Fields["id"]; &first[0] != &third[0] {
+		t.Error("two rows of one fields map decoded two maps")
+	}
+	if got[0].Relations[0] != "author" || &got[0].Relations[0] != &got[2].Relations[0] {
+		t.Error("two rows of one relations column decoded two slices")
+	}
+}
+
+func TestDecodeDocumentsErrors(t *testing.T) {
+	hdr := documentsHeader
+	for _, c := range []struct{ name, row, msg string }{
+		{"six columns", "a.json\tevents\ta\t-\t1\t-\n", "row has 6 columns, want 7"},
+		{"records signed", "a.json\tevents\ta\t-\t+1\t-\t{}\n", `records "+1" is not a count`},
+		{"records empty", "a.json\tevents\ta\t-\t\t-\t{}\n", `records "" is not a count`},
+		{"records past nine digits", "a.json\tevents\ta\t-\t1234567890\t-\t{}\n", `records "1234567890" is not a count`},
+		{"fields not JSON", "a.json\tevents\ta\t-\t1\t-\t{id}\n", "fields is not a JSON object of path lists: invalid character 'i' looking for beginning of object key string"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := DecodeDocuments([]byte(hdr + c.row))
+			ce := asCorrupt(t, err, DocumentsPath)
+			if ce.Line != 2 || ce.Msg != c.msg {
+				t.Errorf("got line %d %q, want line 2 %q", ce.Line, ce.Msg, c.msg)
+			}
+		})
+	}
+}
