@@ -629,22 +629,19 @@ func splicePostings(spool *artifacts.Spool, oldDict, oldPost []byte, segs []Segm
 		if term == nil {
 			break
 		}
-		if off < 0 || off >= int64(len(oldPost)) {
-			return dict, post, &artifacts.CorruptError{Path: artifacts.TermsPath, Line: n, Msg: "the postings offset is outside postings.tsv"}
+		// A term's line starts where the one before ended (so within the
+		// file) and runs to its LF.
+		if off != next {
+			return dict, post, &artifacts.CorruptError{Path: artifacts.PostingsPath, Msg: fmt.Sprintf("the byte range of %q is not the line after the previous term's", term)}
 		}
-		// The line runs to its LF: the next row's offset must be the byte
-		// after it, which the check below makes of each row in turn.
 		length := int64(bytes.IndexByte(oldPost[off:], '\n')) + 1
 		if length == 0 {
-			return dict, post, &artifacts.CorruptError{Path: artifacts.PostingsPath, Msg: fmt.Sprintf("the postings of %q do not end with LF", term)}
+			return dict, post, &artifacts.CorruptError{Path: artifacts.PostingsPath, Msg: fmt.Sprintf("the postings of %q do not end with LF; the file is cut short", term)}
 		}
 		var mine []artifacts.Posting
 		if len(added) > 0 && added[0].term == string(term) {
 			mine = added[0].posts
 			added = added[1:]
-		}
-		if off != next {
-			return dict, post, &artifacts.CorruptError{Path: artifacts.PostingsPath, Msg: fmt.Sprintf("the byte range of %q is not the line after the previous term's", term)}
 		}
 		next = off + length
 		list := oldPost[off : off+length-1]
