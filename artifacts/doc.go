@@ -18,15 +18,18 @@
 // docs.tsv — one row per searchable item, sorted by URI. The row number
 // (0-based, header excluded) is the item's ordinal, which postings refer to.
 //
-//	uri      record URI (<document path>#<percent-encoded id>) or page path
+//	uri      page path, or a record's URI from its # (#<percent-encoded
+//	         id>): the URI is <document path>#<id>, and documents.tsv holds
+//	         the path once for all of the document's records
 //	kind     events | index | wiki | projects | tasks
 //	source   the record's source; for pages, their layer
 //	date     YYYY-MM-DD or -
 //	         (a record's kind, source and date are its document's, which
 //	         documents.tsv holds: the three cells of a record's row are
-//	         empty, and a reader takes them from the document's row, the
-//	         URI before #)
-//	time     RFC 3339 UTC or -
+//	         empty, and a reader takes them from the document whose range
+//	         of records, first and records, holds the row's ordinal)
+//	time     RFC 3339 UTC or -; a record's time on its document's date is
+//	         written from its T (T09:14:00Z), the date being the document's
 //	valid    <valid_from>..<valid_until> (either side may be empty) or -
 //	flags    comma-separated sorted policy and status flags, or -
 //	span     <byte offset>+<byte length> of the record inside its document, or -
@@ -150,6 +153,8 @@
 //	source     the source name
 //	date       YYYY-MM-DD, or - for snapshots
 //	records    how many records it holds
+//	first      the ordinal of the first of them in docs.tsv, where they
+//	           follow each other, or - when it holds none
 //	relations  comma-separated fields that hold relations, or -
 //	fields     the fields map as compact JSON: {"field": ["path", ...]}
 //

@@ -2,6 +2,7 @@ package artifacts
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -62,22 +63,32 @@ type textWriter interface {
 // writeDocRow writes d's docs.tsv row, its LF included.
 func writeDocRow(b textWriter, d *Doc) {
 	var num [20]byte
-	b.WriteString(CleanCell(d.URI))
-	b.WriteByte('\t')
-	if d.SpanOff < 0 {
+	record := d.SpanOff >= 0
+	if record {
+		// A record's URI is its document's path, #, and its id: the row
+		// names the part from #, and documents.tsv the path once for all
+		// of the document's records, with where they start (First).
+		b.WriteString(CleanCell(RecordID(d.URI)))
+		// A record's kind, source and date are its document's too: the
+		// cells are left empty.
+		b.WriteString("\t\t\t\t")
+	} else {
+		b.WriteString(CleanCell(d.URI))
+		b.WriteByte('\t')
 		b.WriteString(dash(d.Kind))
 		b.WriteByte('\t')
 		b.WriteString(dash(CleanCell(d.Source)))
 		b.WriteByte('\t')
 		b.WriteString(dash(d.Date))
-	} else {
-		// A record's kind, source and date are its document's, which
-		// documents.tsv holds once for all of its records: the cells are
-		// left empty.
-		b.WriteString("\t\t")
+		b.WriteByte('\t')
 	}
-	b.WriteByte('\t')
-	b.WriteString(dash(d.Time))
+	// So is the date of most of their times: a time on the document's
+	// date is written from its T.
+	if record && d.Date != "" && len(d.Time) > len(d.Date) && d.Time[len(d.Date)] == 'T' && strings.HasPrefix(d.Time, d.Date) {
+		b.WriteString(d.Time[len(d.Date):])
+	} else {
+		b.WriteString(dash(d.Time))
+	}
 	b.WriteByte('\t')
 	if d.ValidFrom == "" && d.ValidUntil == "" {
 		b.WriteByte('-')
@@ -109,30 +120,52 @@ func AppendDocRow(b []byte, d *Doc) []byte {
 	return w.Bytes()
 }
 
-// Origins are a base's record documents, sorted by path, as documents.tsv
-// holds them: a record's row takes its kind (the document's layer), its
-// source and its date from its document's row.
-type Origins struct{ docs []Document }
-
-// OriginsOf returns the origins of documents, which it sorts by path (a
-// copy) unless they are sorted, as DecodeDocuments returns them.
-func OriginsOf(documents []Document) Origins {
-	byPath := func(a, b Document) int { return strings.Compare(a.Path, b.Path) }
-	if !slices.IsSortedFunc(documents, byPath) {
-		documents = slices.Clone(documents)
-		slices.SortFunc(documents, byPath)
+// RecordID is the part of a record's URI from its #, which its docs.tsv
+// row holds: the whole URI when it has no #, which a row of a record
+// cannot hold (the decoder refuses it).
+func RecordID(uri string) string {
+	if i := strings.IndexByte(uri, '#'); i >= 0 {
+		return uri[i:]
 	}
-	return Origins{docs: documents}
+	return uri
 }
 
-// of returns the document of the record at uri, the part of the URI
-// before #; n numbers the row in an error.
-func (o Origins) of(n int, uri string) (*Document, error) {
-	path, _, _ := strings.Cut(uri, "#")
-	if i, ok := slices.BinarySearchFunc(o.docs, path, func(d Document, p string) int { return strings.Compare(d.Path, p) }); ok {
-		return &o.docs[i], nil
+// Origins are a base's record documents, as documents.tsv holds them: a
+// record's row takes the path of its URI, its kind (the document's
+// layer), its source and its date from the document whose records' range
+// (First, Records) holds the row's ordinal.
+type Origins struct {
+	docs []Document // by First, the documents with records
+}
+
+// OriginsOf returns the origins of documents (which it does not change).
+func OriginsOf(documents []Document) Origins {
+	var o Origins
+	for _, d := range documents {
+		if d.Records > 0 {
+			o.docs = append(o.docs, d)
+		}
 	}
-	return nil, &CorruptError{Path: DocsPath, Line: n, Msg: fmt.Sprintf("record %s: documents.tsv has no row for its document", uri)}
+	slices.SortFunc(o.docs, func(a, b Document) int { return cmp.Compare(a.First, b.First) })
+	return o
+}
+
+// Of returns the document whose records' range holds ordinal ord of
+// docs.tsv, if one does.
+func (o Origins) Of(ord int) (*Document, bool) {
+	i, _ := slices.BinarySearchFunc(o.docs, ord+1, func(d Document, t int) int { return cmp.Compare(d.First, t) })
+	if i > 0 && ord < o.docs[i-1].First+o.docs[i-1].Records {
+		return &o.docs[i-1], true
+	}
+	return nil, false
+}
+
+// at is Of for the record in docs.tsv's line n (its ordinal is n-2).
+func (o Origins) at(n int) (*Document, error) {
+	if d, ok := o.Of(n - 2); ok {
+		return d, nil
+	}
+	return nil, &CorruptError{Path: DocsPath, Line: n, Msg: fmt.Sprintf("record %d: documents.tsv has no document whose records hold it", n-2)}
 }
 
 // DecodeDocs parses a whole docs.tsv; origins are its record documents'
@@ -272,11 +305,18 @@ func (dd *DocDecoder) Decode(n int, line string) (Doc, error) {
 			return d, &CorruptError{Path: DocsPath, Line: n, Msg: fmt.Sprintf("span %q is not offset+length", v)}
 		}
 		d.SpanOff, d.SpanLen = off, ln
-		doc, err := dd.Origins.of(n, d.URI)
+		doc, err := dd.Origins.at(n)
 		if err != nil {
 			return d, err
 		}
+		if d.URI[0] != '#' {
+			return d, &CorruptError{Path: DocsPath, Line: n, Msg: fmt.Sprintf("record %q does not name its URI from #; its document's path is in documents.tsv", d.URI)}
+		}
 		d.Kind, d.Source, d.Date = doc.Layer, doc.Source, doc.Date
+		d.URI = doc.Path + d.URI
+		if len(d.Time) > 0 && d.Time[0] == 'T' {
+			d.Time = doc.Date + d.Time
+		}
 	}
 	return d, nil
 }

@@ -16,9 +16,10 @@ import (
 // sampleOrigins are the record documents of sampleDocs, as documents.tsv
 // would give them.
 var sampleOrigins = OriginsOf([]Document{
-	{Path: "index/people.json", Layer: "index", Source: "people"}, // out of order: OriginsOf sorts them
-	{Path: "events/2026-11-02/github.json", Layer: "events", Source: "github", Date: "2026-11-02"},
-	{Path: "events/2026-11-02/mail.json", Layer: "events", Source: "mail", Date: "2026-11-02"},
+	{Path: "index/people.json", Layer: "index", Source: "people", Records: 1, First: 2}, // out of order: OriginsOf sorts them
+	{Path: "events/2026-11-02/github.json", Layer: "events", Source: "github", Date: "2026-11-02", Records: 1, First: 0},
+	{Path: "events/2026-11-02/mail.json", Layer: "events", Source: "mail", Date: "2026-11-02", Records: 1, First: 1},
+	{Path: "events/2026-11-02/empty.json", Layer: "events", Source: "mail", Date: "2026-11-02", First: -1},
 })
 
 var sampleDocs = []Doc{
@@ -136,10 +137,10 @@ func TestDocsRoundTrip(t *testing.T) {
 
 func TestDocsEmptyTable(t *testing.T) {
 	docs, key := encodeDocs(t, nil, 0)
-	if want := "#cairn docs v6\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tspan\turlkey\ttitle\n"; string(docs) != want {
+	if want := "#cairn docs v7\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tspan\turlkey\ttitle\n"; string(docs) != want {
 		t.Errorf("docs.tsv = %q, want %q", docs, want)
 	}
-	if want := "#cairn docs.key v6 width 93" + strings.Repeat(" ", 65) + "\n"; string(key) != want {
+	if want := "#cairn docs.key v7 width 93" + strings.Repeat(" ", 65) + "\n"; string(key) != want {
 		t.Errorf("docs.key = %q, want %q", key, want)
 	}
 	rows, err := DecodeDocs(docs, Origins{})
@@ -166,18 +167,18 @@ func TestDocsExactBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "#cairn docs v6\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tspan\turlkey\ttitle\n" +
-		"events/2026-11-02/github.json#HAR-142\t\t\t\t2026-11-02T09:14:00Z\t-\tcreated,shared\t312+148\t-\tFix the build\n" +
+	want := "#cairn docs v7\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tspan\turlkey\ttitle\n" +
+		"#HAR-142\t\t\t\tT09:14:00Z\t-\tcreated,shared\t312+148\t-\tFix the build\n" +
 		"wiki/café.md\twiki\twiki\t-\t-\t..2027-01-01\t-\t-\t00000000000000aa\t-\n"
 	if string(docs) != want {
 		t.Errorf("docs.tsv:\n got %q\nwant %q", docs, want)
 	}
-	// The offsets are the encoder's (71 and 174), whatever the keys said.
+	// The offsets are the encoder's (71 and 135), whatever the keys said.
 	// Columns in order: offset, chrono, day, source, halflife, flags,
 	// tgroup, tterms, ugroup, ownid, ownuri, digest, norms.
-	wantKey := "#cairn docs.key v6 width 95" + strings.Repeat(" ", 67) + "\n" +
+	wantKey := "#cairn docs.key v7 width 95" + strings.Repeat(" ", 67) + "\n" +
 		"00000027" + "0000000" + "20261102" + "0000000" + "000e" + "701" + "0000000" + "ftn5qj1r58cgg" + "-------" + "3farfnf" + "0000001" + "028q5cu4qnjff" + "204\n" +
-		"0000005e" + "0000001" + "--------" + "0000001" + "0000" + "880" + "-------" + "0000000000000" + "0000001" + "0000000" + "3vvvvvv" + "0000000000000" + "0v0\n"
+		"00000047" + "0000001" + "--------" + "0000001" + "0000" + "880" + "-------" + "0000000000000" + "0000001" + "0000000" + "3vvvvvv" + "0000000000000" + "0v0\n"
 	if string(key) != wantKey {
 		t.Errorf("docs.key:\n got %q\nwant %q", key, wantKey)
 	}
@@ -231,7 +232,7 @@ func TestDocsKeyFetchesEachRow(t *testing.T) {
 
 func TestDecodeDocRowErrors(t *testing.T) {
 	good := strings.Split("wiki/a.md\twiki\twiki\t-\t-\t-\t-\t-\t-\tA page", "\t")
-	record := strings.Split("events/2026-11-02/mail.json#a\t\t\t\t-\t-\t-\t0+9\t-\t-", "\t")
+	record := strings.Split("#a\t\t\t\tT10:00:00Z\t-\t-\t0+9\t-\t-", "\t")
 	with := func(col int, v string) string {
 		c := slices.Clone(good)
 		c[col] = v
@@ -242,36 +243,77 @@ func TestDecodeDocRowErrors(t *testing.T) {
 		c[7] = v
 		return strings.Join(c, "\t")
 	}
-	cases := []struct{ name, row, msg string }{
-		{"nine columns", strings.Join(good[:9], "\t"), "row has 9 columns, want 10"},
-		{"eleven columns (a digest column)", with(7, "0123456789abcdef\t-"), "row has 11 columns, want 10"},
-		{"validity without dots", with(5, "2026-01-01"), `validity "2026-01-01" is not from..until`},
-		{"span not a number", withSpan("12+x"), `span "12+x" is not offset+length`},
-		{"span without plus", withSpan("12"), `span "12" is not offset+length`},
-		{"negative span", withSpan("-5+3"), `span "-5+3" is not offset+length`},
-		{"empty span cell", withSpan(""), `column 8 is empty; empty values are written as -`},
-		{"a page's kind left empty", with(1, ""), `column 2 is empty; empty values are written as -`},
-		{"a record's kind written", "events/2026-11-02/mail.json#a\tevents\t\t\t-\t-\t-\t0+9\t-\t-",
-			"column 2 of a record's row is not empty; its kind, source and date are its document's, in documents.tsv"},
-		{"a record's date written", "events/2026-11-02/mail.json#a\t\t\t2026-11-02\t-\t-\t-\t0+9\t-\t-",
-			"column 4 of a record's row is not empty; its kind, source and date are its document's, in documents.tsv"},
-		{"a record of no document", "events/2026-11-02/chat.json#a\t\t\t\t-\t-\t-\t0+9\t-\t-",
-			"record events/2026-11-02/chat.json#a: documents.tsv has no row for its document"},
+	// A row is read as line 7 (ordinal 5, past the records) or as line 3
+	// (ordinal 1, mail.json's record).
+	cases := []struct {
+		name, row, msg string
+		line           int // 7 when 0
+	}{
+		{"nine columns", strings.Join(good[:9], "\t"), "row has 9 columns, want 10", 0},
+		{"eleven columns (a digest column)", with(7, "0123456789abcdef\t-"), "row has 11 columns, want 10", 0},
+		{"validity without dots", with(5, "2026-01-01"), `validity "2026-01-01" is not from..until`, 0},
+		{"span not a number", withSpan("12+x"), `span "12+x" is not offset+length`, 0},
+		{"span without plus", withSpan("12"), `span "12" is not offset+length`, 0},
+		{"negative span", withSpan("-5+3"), `span "-5+3" is not offset+length`, 0},
+		{"empty span cell", withSpan(""), `column 8 is empty; empty values are written as -`, 0},
+		{"a page's kind left empty", with(1, ""), `column 2 is empty; empty values are written as -`, 0},
+		{"a record's kind written", "#a\tevents\t\t\t-\t-\t-\t0+9\t-\t-",
+			"column 2 of a record's row is not empty; its kind, source and date are its document's, in documents.tsv", 3},
+		{"a record's date written", "#a\t\t\t2026-11-02\t-\t-\t-\t0+9\t-\t-",
+			"column 4 of a record's row is not empty; its kind, source and date are its document's, in documents.tsv", 3},
+		{"a record's URI written whole", "events/2026-11-02/mail.json#a\t\t\t\t-\t-\t-\t0+9\t-\t-",
+			`record "events/2026-11-02/mail.json#a" does not name its URI from #; its document's path is in documents.tsv`, 3},
+		{"a record of no document", "#a\t\t\t\t-\t-\t-\t0+9\t-\t-",
+			"record 5: documents.tsv has no document whose records hold it", 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := DecodeDocRow(7, []byte(c.row), sampleOrigins)
+			line := c.line
+			if line == 0 {
+				line = 7
+			}
+			_, err := DecodeDocRow(line, []byte(c.row), sampleOrigins)
 			ce := asCorrupt(t, err, DocsPath)
-			if ce.Line != 7 || ce.Msg != c.msg {
-				t.Errorf("got line %d %q, want line 7 %q", ce.Line, ce.Msg, c.msg)
+			if ce.Line != line || ce.Msg != c.msg {
+				t.Errorf("got line %d %q, want line %d %q", ce.Line, ce.Msg, line, c.msg)
 			}
 		})
 	}
 	if _, err := DecodeDocRow(2, []byte(strings.Join(good, "\t")), Origins{}); err != nil {
 		t.Errorf("the good row does not decode: %v", err)
 	}
-	if d, err := DecodeDocRow(2, []byte(strings.Join(record, "\t")), sampleOrigins); err != nil || d.Kind != "events" || d.Source != "mail" || d.Date != "2026-11-02" {
-		t.Errorf("the good record's row decodes to %+v, %v; want its document's kind, source and date", d, err)
+	d, err := DecodeDocRow(3, []byte(strings.Join(record, "\t")), sampleOrigins)
+	if err != nil || d.URI != "events/2026-11-02/mail.json#a" || d.Kind != "events" || d.Source != "mail" || d.Date != "2026-11-02" || d.Time != "2026-11-02T10:00:00Z" {
+		t.Errorf("the good record's row decodes to %+v, %v; want its document's path, kind, source, date and the date of its time", d, err)
+	}
+}
+
+// TestRecordRowsNameTheirDocument: a record's row holds its URI from #
+// and a time on its document's date from T, and reads back whole; a time
+// on another date is written whole.
+func TestRecordRowsNameTheirDocument(t *testing.T) {
+	d := Doc{URI: "events/2026-11-02/mail.json#m-1", Kind: "events", Source: "mail", Date: "2026-11-02",
+		Time: "2026-11-02T08:00:00Z", SpanOff: 10, SpanLen: 20, Title: "Hello"}
+	other := d
+	other.Time = "2026-11-01T23:30:00Z" // the evening before, in another zone
+	for _, c := range []struct {
+		d   Doc
+		row string
+	}{
+		{d, "#m-1\t\t\t\tT08:00:00Z\t-\t-\t10+20\t-\tHello\n"},
+		{other, "#m-1\t\t\t\t2026-11-01T23:30:00Z\t-\t-\t10+20\t-\tHello\n"},
+	} {
+		row := string(AppendDocRow(nil, &c.d))
+		if row != c.row {
+			t.Errorf("row of %s at %s:\n got %q\nwant %q", c.d.URI, c.d.Time, row, c.row)
+		}
+		got, err := DecodeDocRow(3, []byte(strings.TrimSuffix(row, "\n")), sampleOrigins)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(c.d, got); diff != "" {
+			t.Errorf("the row reads back otherwise (-want +got):\n%s", diff)
+		}
 	}
 }
 

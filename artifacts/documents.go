@@ -13,11 +13,17 @@ import (
 // single record of a record document from its span, without reading the
 // rest of the document.
 type Document struct {
-	Path      string
-	Layer     string
-	Source    string
-	Date      string
-	Records   int                 // how many records it holds
+	Path    string
+	Layer   string
+	Source  string
+	Date    string
+	Records int // how many records it holds
+	// First is the ordinal in docs.tsv of the first of its records, which
+	// follow each other there (every URI between two of a document's
+	// shares their prefix path#); -1 when it holds none. A record's row
+	// names only its URI's part from #, and a reader finds its document
+	// by this range.
+	First     int
 	Relations []string            // the fields that hold relations, sorted
 	Fields    map[string][]string // the document's fields map
 }
@@ -31,7 +37,7 @@ type Body struct {
 }
 
 var (
-	documentsHeader = header(documentsName, "path", "layer", "source", "date", "records", "relations", "fields")
+	documentsHeader = header(documentsName, "path", "layer", "source", "date", "records", "first", "relations", "fields")
 	bodiesHeader    = header(bodiesName, "uri", "path", "bytes", "sha256")
 )
 
@@ -47,8 +53,12 @@ func EncodeDocuments(rows []Document) []byte {
 		if err != nil {
 			panic(err) // a map of string slices always encodes
 		}
-		fmt.Fprintf(&b, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", CleanCell(d.Path), dash(d.Layer), dash(CleanCell(d.Source)),
-			dash(d.Date), d.Records, dash(strings.Join(d.Relations, ",")), fields)
+		first := "-"
+		if d.Records > 0 {
+			first = strconv.Itoa(d.First)
+		}
+		fmt.Fprintf(&b, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", CleanCell(d.Path), dash(d.Layer), dash(CleanCell(d.Source)),
+			dash(d.Date), d.Records, first, dash(strings.Join(d.Relations, ",")), fields)
 	}
 	return b.Bytes()
 }
@@ -72,7 +82,7 @@ func DecodeDocuments(data []byte) ([]Document, error) {
 		common[s] = s
 		return s
 	}
-	var cols [7][]byte
+	var cols [8][]byte
 	var lastText []byte // the fields column of the row before, and its map
 	var lastFields map[string][]string
 	return decodeRows(DocumentsPath, data, documentsHeader, func(n int, line []byte) (Document, error) {
@@ -92,16 +102,19 @@ func DecodeDocuments(data []byte) ([]Document, error) {
 		sb.Write(cols[3])
 		pd := sb.String()
 		d := Document{Path: pd[:len(cols[0])], Layer: undash(intern(cols[1])), Source: undash(intern(cols[2])), Date: undash(pd[len(cols[0]):])}
-		if len(cols[4]) == 0 || len(cols[4]) > 9 {
+		var ok bool
+		if d.Records, ok = count(cols[4]); !ok {
 			return Document{}, &CorruptError{Path: DocumentsPath, Line: n, Msg: fmt.Sprintf("records %q is not a count", cols[4])}
 		}
-		for _, c := range cols[4] {
-			if c < '0' || c > '9' {
-				return Document{}, &CorruptError{Path: DocumentsPath, Line: n, Msg: fmt.Sprintf("records %q is not a count", cols[4])}
-			}
-			d.Records = d.Records*10 + int(c-'0')
+		switch d.First, ok = count(cols[5]); {
+		case d.Records == 0 && string(cols[5]) != "-":
+			return Document{}, &CorruptError{Path: DocumentsPath, Line: n, Msg: fmt.Sprintf("first %q of a document without records is not -", cols[5])}
+		case d.Records == 0:
+			d.First = -1
+		case !ok:
+			return Document{}, &CorruptError{Path: DocumentsPath, Line: n, Msg: fmt.Sprintf("first %q is not an ordinal", cols[5])}
 		}
-		if r := cols[5]; len(r) > 0 && string(r) != "-" {
+		if r := cols[6]; len(r) > 0 && string(r) != "-" {
 			rel, ok := relations[string(r)]
 			if !ok {
 				rel = strings.Split(string(r), ",")
@@ -111,19 +124,34 @@ func DecodeDocuments(data []byte) ([]Document, error) {
 		}
 		// Rows of one source follow each other: the map of the row before
 		// is most often this one's.
-		fields, ok := lastFields, bytes.Equal(cols[6], lastText)
+		fields, ok := lastFields, bytes.Equal(cols[7], lastText)
 		if !ok {
-			fields, ok = decoded[string(cols[6])]
+			fields, ok = decoded[string(cols[7])]
 		}
 		if !ok {
-			if err := json.Unmarshal(cols[6], &fields); err != nil {
+			if err := json.Unmarshal(cols[7], &fields); err != nil {
 				return Document{}, &CorruptError{Path: DocumentsPath, Line: n, Msg: "fields is not a JSON object of path lists: " + err.Error()}
 			}
-			decoded[string(cols[6])] = fields
+			decoded[string(cols[7])] = fields
 		}
-		d.Fields, lastFields, lastText = fields, fields, cols[6]
+		d.Fields, lastFields, lastText = fields, fields, cols[7]
 		return d, nil
 	})
+}
+
+// count reads a decimal count of at most nine digits, without a sign.
+func count(b []byte) (int, bool) {
+	if len(b) == 0 || len(b) > 9 {
+		return 0, false
+	}
+	v := 0
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + int(c-'0')
+	}
+	return v, true
 }
 
 // EncodeBodies renders bodies.tsv, sorted by URI.

@@ -73,21 +73,21 @@ func TestEdgesRoundTrip(t *testing.T) {
 }
 
 func TestEdgesExactBytes(t *testing.T) {
-	want := "#cairn edges v6\tsrc\tkind=dst...\n" +
+	want := "#cairn edges v7\tsrc\tkind=dst...\n" +
 		"events/2026-11-02/github.json#HAR-142\trel:author=person:email/marc@x.test\trel:repo=repo:github.com/acme/harbor\ttag=tag:ci\n" +
 		"person:github/marc-b\tsame-as=person:email/marc@x.test\n" +
 		"wiki/café.md\tlink=https://x.test/a?b=c&d=e\tlink=wiki/日本語.md#見出し\tsupersedes=wiki/old.md\n"
 	if got := must(EncodeEdges(sampleEdges)); string(got) != want {
 		t.Errorf("edges.tsv:\n got %q\nwant %q", got, want)
 	}
-	wantDst := "#cairn edges.dst v6\tdst\tkind=src...\n" +
+	wantDst := "#cairn edges.dst v7\tdst\tkind=src...\n" +
 		"person:email/marc@x.test\trel:author=#0\trel:reviewer=#0\tsame-as=person:github/marc-b\n" +
 		"tag:ci\ttag=#12\ttag=#3\n" +
 		"wiki/old.md\tsupersedes=#2\n"
 	if got := must(EncodeEdgesDst(sampleEdgesDst)); string(got) != wantDst {
 		t.Errorf("edges.dst.tsv:\n got %q\nwant %q", got, wantDst)
 	}
-	if got := must(EncodeEdges(nil)); string(got) != "#cairn edges v6\tsrc\tkind=dst...\n" {
+	if got := must(EncodeEdges(nil)); string(got) != "#cairn edges v7\tsrc\tkind=dst...\n" {
 		t.Errorf("empty edges.tsv = %q", got)
 	}
 	if rows, err := DecodeEdges(must(EncodeEdges(nil))); rows != nil || err != nil {

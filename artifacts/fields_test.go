@@ -17,7 +17,7 @@ var sampleFields = []Field{
 
 func TestFieldsRoundTrip(t *testing.T) {
 	data := EncodeFields(sampleFields)
-	want := "#cairn fields v6\tname\tweight\nbody\t1\nid\t10\nrésumé\t3\ntitle\t5\nuri\t100\n"
+	want := "#cairn fields v7\tname\tweight\nbody\t1\nid\t10\nrésumé\t3\ntitle\t5\nuri\t100\n"
 	if string(data) != want {
 		t.Errorf("fields.tsv = %q, want %q", data, want)
 	}

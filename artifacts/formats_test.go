@@ -134,11 +134,11 @@ func TestWrongHeaders(t *testing.T) {
 }
 
 func TestBadRows(t *testing.T) {
-	fieldsHdr := "#cairn fields v6\tname\tweight\n"
-	termsHdr := "#cairn terms v6\tterm\tdf\toffset\n"
-	postHdr := "#cairn postings v6\tpostings\n"
-	edgesHdr := "#cairn edges v6\tsrc\tkind=dst...\n"
-	docsHdr := "#cairn docs v6\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tspan\turlkey\ttitle\n"
+	fieldsHdr := "#cairn fields v7\tname\tweight\n"
+	termsHdr := "#cairn terms v7\tterm\tdf\toffset\n"
+	postHdr := "#cairn postings v7\tpostings\n"
+	edgesHdr := "#cairn edges v7\tsrc\tkind=dst...\n"
+	docsHdr := "#cairn docs v7\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tspan\turlkey\ttitle\n"
 	fields := func(b []byte) error { _, err := DecodeFields(b); return err }
 	terms := func(b []byte) error { _, err := DecodeTerms(b, 1<<20); return err }
 	post := func(b []byte) error { _, err := decodePostingLines(b); return err }

@@ -29,7 +29,7 @@ const (
 
 // FormatVersion is the version of every artifact layout in this package.
 // Any change to a byte layout bumps it; readers reject other versions.
-const FormatVersion = 6
+const FormatVersion = 7
 
 // Header names of the TSV artifacts.
 const (

@@ -67,7 +67,7 @@ func TestPostingsExactBytes(t *testing.T) {
 	// A posting names its field when it differs from the one before it,
 	// and an item's next field follows a comma; numbers are base 32 (40
 	// is 18, 33 is 11, 17 is h, 1024 is 100).
-	wantPost := "#cairn postings v6\tpostings\n" +
+	wantPost := "#cairn postings v7\tpostings\n" +
 		"0:2,3 7:2\n" +
 		"1:0x4 2:1,2x2 6 3x3\n" +
 		"\n" +
@@ -77,7 +77,7 @@ func TestPostingsExactBytes(t *testing.T) {
 	}
 	// Offsets are base 32 too (28 is s, 38 is 16); a line's length is
 	// where the next starts.
-	wantDict := "#cairn terms v6\tterm\tdf\toffset\n" +
+	wantDict := "#cairn terms v7\tterm\tdf\toffset\n" +
 		"=marc@x.test\t2\ts\n" +
 		"arm64\t4\t16\n" +
 		"lonely\t0\t1q\n" +

@@ -16,7 +16,8 @@ type DocLine struct {
 }
 
 // ScanDocs splits a whole docs.tsv into its rows without decoding them;
-// origins are its record documents'. The strings share data.
+// origins are its record documents'. The strings share data, but for a
+// record's URI and time, which its document completes.
 func ScanDocs(data string, origins Origins) ([]DocLine, error) {
 	i := strings.IndexByte(data, '\n')
 	if i < 0 || data[:i+1] != docsHeader {
@@ -46,12 +47,18 @@ func ScanDocs(data string, origins Origins) ([]DocLine, error) {
 		cols[len(cols)-1] = line
 		d := DocLine{Line: text[:end+1], URI: cols[0], Source: undash(cols[2]), Date: undash(cols[3]),
 			Time: undash(cols[4]), URLKey: undash(cols[8]), Title: undash(cols[9])}
-		if cols[7] != "-" { // a record: its source and date are its document's
-			doc, err := origins.of(n, d.URI)
+		if cols[7] != "-" { // a record: its path, source and date are its document's
+			doc, err := origins.at(n)
 			if err != nil {
 				return nil, err
 			}
-			d.Source, d.Date = doc.Source, doc.Date
+			if d.URI[0] != '#' {
+				return nil, &CorruptError{Path: DocsPath, Line: n, Msg: fmt.Sprintf("record %q does not name its URI from #; its document's path is in documents.tsv", d.URI)}
+			}
+			d.URI, d.Source, d.Date = doc.Path+d.URI, doc.Source, doc.Date
+			if len(d.Time) > 0 && d.Time[0] == 'T' {
+				d.Time = doc.Date + d.Time
+			}
 		}
 		out = append(out, d)
 		text = text[end+1:]

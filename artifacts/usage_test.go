@@ -27,7 +27,7 @@ var sampleUsage = []TermUsage{
 	{Term: "whitelist", Total: 2, Uses: []Use{{Path: "docs/api/tokens.md", Count: 1}, {Path: "docs/b.md", Count: 1}}},
 }
 
-const sampleUsageText = "#cairn usage v6\tterm\tpath\tcount\n" +
+const sampleUsageText = "#cairn usage v7\tterm\tpath\tcount\n" +
 	"allowlist\t.\t6\n" +
 	"allowlist\tdocs/b.md\t3\n" +
 	"allowlist\tREADME.md\t1\n" +
@@ -74,7 +74,7 @@ func TestEncodeUsageSorts(t *testing.T) {
 		t.Errorf("SortUsage (-want +got):\n%s", diff)
 	}
 	empty := must(EncodeUsage(nil))
-	if string(empty) != "#cairn usage v6\tterm\tpath\tcount\n" {
+	if string(empty) != "#cairn usage v7\tterm\tpath\tcount\n" {
 		t.Errorf("empty usage.tsv = %q", empty)
 	}
 	if rows, err := DecodeUsage(empty); rows != nil || err != nil {
@@ -106,7 +106,7 @@ func TestEncodeUsageRefusesUndecodableRows(t *testing.T) {
 }
 
 func TestDecodeUsageCorrupt(t *testing.T) {
-	const hdr = "#cairn usage v6\tterm\tpath\tcount\n"
+	const hdr = "#cairn usage v7\tterm\tpath\tcount\n"
 	cases := []struct {
 		name, data string
 		line       int
@@ -157,7 +157,7 @@ func TestDecodeUsageHeaders(t *testing.T) {
 		hdr + "\textra",
 		hdr[:strings.LastIndexByte(hdr, '\t')],
 		hdr + "\r",
-		"#cairn edges v6\tsrc\tkind=dst...",
+		"#cairn edges v7\tsrc\tkind=dst...",
 	} {
 		_, err := DecodeUsage([]byte(h + "\n" + body))
 		if ce := asCorrupt(t, err, UsagePath); ce.Line != 1 {
@@ -265,9 +265,9 @@ func TestLookupUsageCorrupt(t *testing.T) {
 
 func FuzzDecodeUsage(f *testing.F) {
 	f.Add([]byte(sampleUsageText))
-	f.Add([]byte("#cairn usage v6\tterm\tpath\tcount\na\t.\t0\n"))
-	f.Add([]byte("#cairn usage v6\tterm\tpath\tcount\na\t.\t2\na\tx\t1\na\ty\t1\nb\t.\t0\n"))
-	f.Add([]byte("#cairn usage v6\tterm\tpath\tcount\na\t.\t2\na\tx\t2\na\tx\t0\n"))
+	f.Add([]byte("#cairn usage v7\tterm\tpath\tcount\na\t.\t0\n"))
+	f.Add([]byte("#cairn usage v7\tterm\tpath\tcount\na\t.\t2\na\tx\t1\na\ty\t1\nb\t.\t0\n"))
+	f.Add([]byte("#cairn usage v7\tterm\tpath\tcount\na\t.\t2\na\tx\t2\na\tx\t0\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		rows, err := DecodeUsage(data)
 		if err != nil {

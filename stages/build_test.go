@@ -236,7 +236,7 @@ func TestUsageDoesNotReadUnchangedContent(t *testing.T) {
 		return ""
 	}
 	first := build(base, nil)
-	want := "#cairn usage v6\tterm\tpath\tcount\n" +
+	want := "#cairn usage v7\tterm\tpath\tcount\n" +
 		"harbor\t.\t3\nharbor\tdocs/b.md\t2\nharbor\tdocs/a.md\t1\n" +
 		"push-token\t.\t1\npush-token\tdocs/a.md\t1\n"
 	if got := usageOf(first); got != want {
@@ -295,7 +295,7 @@ func TestUsageDoesNotReadUnchangedContent(t *testing.T) {
 			t.Errorf("the terms store changed but %s was not read", p)
 		}
 	}
-	if got := usageOf(third); got != "#cairn usage v6\tterm\tpath\tcount\nharbor\t.\t4\nharbor\tdocs/b.md\t2\nharbor\tblog/c.md\t1\nharbor\tdocs/a.md\t1\n" {
+	if got := usageOf(third); got != "#cairn usage v7\tterm\tpath\tcount\nharbor\t.\t4\nharbor\tdocs/b.md\t2\nharbor\tblog/c.md\t1\nharbor\tdocs/a.md\t1\n" {
 		t.Errorf("usage.tsv after the terms store changed:\n%s", got)
 	}
 }

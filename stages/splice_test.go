@@ -335,9 +335,17 @@ func TestSpliceKeepsWhatPagesSupersede(t *testing.T) {
 		"supersedes: [" + doc + "#HAR-142]\n---\n# Push tokens decision\n\nThe ticket is closed by this page.\n")}
 	m.build(t, true)
 	flagged := func() bool {
-		for _, line := range strings.Split(string(m.fs[artifacts.DocsPath].Data), "\n") {
-			if strings.HasPrefix(line, doc+"#HAR-142\t") {
-				return strings.Contains(line, "superseded")
+		documents, err := artifacts.DecodeDocuments(m.fs[artifacts.DocumentsPath].Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := artifacts.DecodeDocs(m.fs[artifacts.DocsPath].Data, artifacts.OriginsOf(documents))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range rows {
+			if d.URI == doc+"#HAR-142" {
+				return slices.Contains(d.Flags, "superseded")
 			}
 		}
 		t.Fatalf("docs.tsv has no row for %s#HAR-142", doc)

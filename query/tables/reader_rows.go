@@ -138,6 +138,13 @@ func (r *Reader) probeURI(ord int) (string, error) {
 		return "", &artifacts.CorruptError{Path: artifacts.DocsPath, Line: ord + 2, Msg: "the row has no URI column"}
 	}
 	uri = string(line[:tab])
+	if uri[0] == '#' { // a record's row: its URI from #, after its document's path
+		doc, ok := r.origins.Of(ord)
+		if !ok {
+			return "", &artifacts.CorruptError{Path: artifacts.DocsPath, Line: ord + 2, Msg: fmt.Sprintf("record %d: documents.tsv has no document whose records hold it", ord)}
+		}
+		uri = doc.Path + uri
+	}
 	r.probeMu.Lock()
 	if r.probes == nil {
 		r.probes = map[int]string{}

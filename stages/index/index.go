@@ -22,6 +22,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/cairn-kb/cairn/artifacts"
 	"github.com/cairn-kb/cairn/stages/lib/model"
@@ -64,11 +65,12 @@ func Run(ctx context.Context, in Input) (Output, error) {
 	// The rows' tables and the postings are independent: one is made
 	// while the other merges.
 	var docs, key artifacts.File
+	var starts recordStarts
 	var docsErr error
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		docs, key, docsErr = writeRows(ctx, in, &l)
+		docs, key, starts, docsErr = writeRows(ctx, in, &l)
 	}()
 	dict, post, err := merge(in.Spool, in.Segments, &l)
 	<-done
@@ -78,10 +80,14 @@ func Run(ctx context.Context, in Input) (Output, error) {
 	if err != nil {
 		return Output{}, err
 	}
+	documents, err := starts.place(in.Documents)
+	if err != nil {
+		return Output{}, err
+	}
 	return Output{Items: l.Items(), Files: []artifacts.File{
 		docs,
 		key,
-		{Path: artifacts.DocumentsPath, Data: artifacts.EncodeDocuments(in.Documents)},
+		{Path: artifacts.DocumentsPath, Data: artifacts.EncodeDocuments(documents)},
 		{Path: artifacts.BodiesPath, Data: artifacts.EncodeBodies(BodyRows(in.Bodies))},
 		{Path: artifacts.FieldsPath, Data: artifacts.EncodeFields(l.Fields)},
 		dict,
@@ -122,9 +128,53 @@ func inURIOrder(segs []Segment) error {
 	return nil
 }
 
+// recordStarts are where each record document's records start in
+// docs.tsv, by path, and how many follow: what documents.tsv's First
+// holds (artifacts.Origins).
+type recordStarts map[string][2]int
+
+// note counts the row at ordinal ord when it is a record of the document
+// at path.
+func (rs recordStarts) note(path string, ord int) {
+	if s, ok := rs[path]; ok {
+		rs[path] = [2]int{s[0], s[1] + 1}
+	} else {
+		rs[path] = [2]int{ord, 1}
+	}
+}
+
+// noteRow is note for a row in memory.
+func (rs recordStarts) noteRow(d *artifacts.Doc, ord int) {
+	if d.SpanOff >= 0 {
+		path, _, _ := strings.Cut(d.URI, "#")
+		rs.note(path, ord)
+	}
+}
+
+// place returns documents with their First set, checking that each one's
+// records are the rows that follow it, as many as it holds.
+func (rs recordStarts) place(documents []artifacts.Document) ([]artifacts.Document, error) {
+	out := slices.Clone(documents)
+	for i := range out {
+		d := &out[i]
+		s, ok := rs[d.Path]
+		switch {
+		case !ok && d.Records == 0:
+			d.First = -1
+		case s[1] != d.Records || !ok:
+			return nil, fmt.Errorf("index: document %s holds %d records but %d rows are its", d.Path, d.Records, s[1])
+		default:
+			d.First = s[0]
+		}
+	}
+	return out, nil
+}
+
 // writeRows writes docs.tsv and docs.key: each row with its fields
 // numbered as l numbers them (in place, for rows in memory) and its key.
-func writeRows(ctx context.Context, in Input, l *Layout) (docs, key artifacts.File, err error) {
+// It notes where each document's records start.
+func writeRows(ctx context.Context, in Input, l *Layout) (docs, key artifacts.File, starts recordStarts, err error) {
+	starts = recordStarts{}
 	fields := len(l.Fields)
 	place, err := project.NewPlacement(l.Items(), func(yield func(project.Placing) bool) {
 		for i := range in.Segments {
@@ -145,7 +195,7 @@ func writeRows(ctx context.Context, in Input, l *Layout) (docs, key artifacts.Fi
 		}
 	})
 	if err != nil {
-		return docs, key, err
+		return docs, key, starts, err
 	}
 	// The placings are placed: what they hold goes before the rows are
 	// read back.
@@ -171,7 +221,7 @@ func writeRows(ctx context.Context, in Input, l *Layout) (docs, key artifacts.Fi
 	for i := range in.Segments {
 		if err := ctx.Err(); err != nil {
 			w.Finish()
-			return docs, key, err
+			return docs, key, starts, err
 		}
 		s := &in.Segments[i]
 		if s.rows == nil {
@@ -181,14 +231,15 @@ func writeRows(ctx context.Context, in Input, l *Layout) (docs, key artifacts.Fi
 				var own artifacts.Key
 				if err := project.OwnKey(&own, row, in.Config); err != nil {
 					w.Finish()
-					return docs, key, err
+					return docs, key, starts, err
 				}
 				k, err := keyOf(ord, own, func() string { return row.URI }, row.Lengths)
 				if err != nil {
 					w.Finish()
-					return docs, key, err
+					return docs, key, starts, err
 				}
 				w.Row(row, k)
+				starts.noteRow(row, ord)
 				ord++
 			}
 			continue
@@ -200,15 +251,19 @@ func writeRows(ctx context.Context, in Input, l *Layout) (docs, key artifacts.Fi
 				return err
 			}
 			w.RowBytes(r.row, k)
+			if r.doc != "" {
+				starts.note(r.doc, ord)
+			}
 			ord++
 			return nil
 		})
 		if err != nil {
 			w.Finish()
-			return docs, key, err
+			return docs, key, starts, err
 		}
 	}
-	return w.Finish()
+	docs, key, err = w.Finish()
+	return docs, key, starts, err
 }
 
 // DocumentRows describes each record document for documents.tsv.

@@ -185,6 +185,16 @@ type spilledRows struct {
 	n           int               // how many rows
 	placings    []project.Placing // until the merge has placed them
 	first, last string            // the first and last rows' URIs
+	// docs are the record documents whose records the rows hold, a
+	// document per run of its records (a row names only its URI from #).
+	docs []recordRun
+}
+
+// recordRun says that the n rows from row at are records of the document
+// at path.
+type recordRun struct {
+	path  string
+	at, n int
 }
 
 // NewSpilledSegment inverts items (sorted by URI) as NewSegment does and
@@ -208,6 +218,7 @@ const spilledKeyBytes = 2*binary.MaxVarintLen32 + 4*binary.MaxVarintLen32 + 20
 // spillRows writes the segment's rows to sc and lets go of them.
 func (s *Segment) spillRows(sc *artifacts.Scratch, cfg model.Config) error {
 	placings := make([]project.Placing, len(s.Rows))
+	var docs []recordRun
 	var arena strings.Builder
 	size, rows := 0, 0
 	for i := range s.Rows {
@@ -251,12 +262,20 @@ func (s *Segment) spillRows(sc *artifacts.Scratch, cfg model.Config) error {
 		out = binary.LittleEndian.AppendUint64(out, k.Digest)
 		p := project.PlacingOf(d)
 		placings[i] = project.Placing{Source: keep(p.Source), Title: keep(p.Title), URLKey: keep(p.URLKey), Stamp: keep(p.Stamp)}
+		if d.SpanOff >= 0 {
+			path, _, _ := strings.Cut(d.URI, "#")
+			if n := len(docs); n > 0 && docs[n-1].path == path && docs[n-1].at+docs[n-1].n == i {
+				docs[n-1].n++
+			} else {
+				docs = append(docs, recordRun{path: strings.Clone(path), at: i, n: 1})
+			}
+		}
 	}
 	at, err := sc.Append(out)
 	if err != nil {
 		return err
 	}
-	s.rows = &spilledRows{scratch: sc, at: at, n: len(placings), placings: placings}
+	s.rows = &spilledRows{scratch: sc, at: at, n: len(placings), placings: placings, docs: docs}
 	if n := len(s.Rows); n > 0 {
 		s.rows.first, s.rows.last = strings.Clone(s.Rows[0].URI), strings.Clone(s.Rows[n-1].URI)
 		for i := 1; i < n; i++ {
@@ -275,12 +294,14 @@ type spilledRow struct {
 	row     []byte
 	lengths []artifacts.FieldLen
 	key     artifacts.Key
+	doc     string // the path of the record's document; "" for a page's row
 }
 
-// uri is the row's URI, its first column.
+// uri is the row's URI: its first column, after its document's path for a
+// record.
 func (r *spilledRow) uri() string {
 	uri, _, _ := bytes.Cut(r.row, []byte{'\t'})
-	return string(uri)
+	return r.doc + string(uri)
 }
 
 // eachRow reads the rows back in order and calls f with each; the row is
@@ -293,7 +314,15 @@ func (sr *spilledRows) eachRow(f func(r *spilledRow) error) error {
 	bad := errors.New("index: reading back a run of rows: the run is damaged")
 	rest := varints{b: buf}
 	var r spilledRow
-	for range sr.n {
+	docs := sr.docs
+	for i := range sr.n {
+		for len(docs) > 0 && i >= docs[0].at+docs[0].n {
+			docs = docs[1:]
+		}
+		r.doc = ""
+		if len(docs) > 0 && i >= docs[0].at {
+			r.doc = docs[0].path
+		}
 		n := rest.next()
 		if rest.b == nil || n > uint64(len(rest.b)) {
 			return bad

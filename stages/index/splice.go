@@ -187,7 +187,28 @@ func Splice(ctx context.Context, in SpliceInput) (Spliced, error) {
 		replaced[d] = true
 	}
 	docs = slices.DeleteFunc(docs, func(d artifacts.Document) bool { return replaced[d.Path] })
-	docs = append(docs, DocumentRows(in.Config, in.Current)...)
+	// A kept document's records moved as a block; a new one's are where
+	// its segment's rows went.
+	starts := recordStarts{}
+	for _, d := range docs {
+		if d.Records > 0 {
+			at, ok := r.Old(int32(d.First))
+			if !ok {
+				return out, fmt.Errorf("index: the records of kept document %s left the index", d.Path)
+			}
+			starts[d.Path] = [2]int{int(at), d.Records}
+		}
+	}
+	for _, p := range r.pieces {
+		if p.seg >= 0 {
+			for k := range segs[p.seg].Rows {
+				starts.noteRow(&segs[p.seg].Rows[k], int(p.at)+k)
+			}
+		}
+	}
+	if docs, err = starts.place(append(docs, DocumentRows(in.Config, in.Current)...)); err != nil {
+		return out, err
+	}
 	out.Items = r.Items
 	out.Files = []artifacts.File{
 		keys,

@@ -29,7 +29,7 @@ var storeContent = []model.ContentFile{
 	{Path: "docs/empty.md", Text: ""},
 }
 
-const storeUsage = "#cairn usage v6\tterm\tpath\tcount\n" +
+const storeUsage = "#cairn usage v7\tterm\tpath\tcount\n" +
 	"api-key\t.\t2\n" +
 	"api-key\tblog/b.md\t2\n" +
 	"harbor\t.\t4\n" +
@@ -58,7 +58,7 @@ func TestRun(t *testing.T) {
 	if len(out.Files) != 2 || out.Files[0].Path != artifacts.UsagePath || out.Files[1].Path != artifacts.ContentPath {
 		t.Fatalf("files = %v", out.Files)
 	}
-	if got, want := string(out.Files[1].Data), "#cairn content v6\tpath\tpoint\nblog/b.md\t-\ndocs/a.md\tdocs\n"; got != want {
+	if got, want := string(out.Files[1].Data), "#cairn content v7\tpath\tpoint\nblog/b.md\t-\ndocs/a.md\tdocs\n"; got != want {
 		t.Errorf("content.tsv:\n got %q\nwant %q", got, want)
 	}
 	if got := string(out.Files[0].Data); got != storeUsage {
