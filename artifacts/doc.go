@@ -46,22 +46,22 @@
 // columns follow each other without a separator, at fixed places:
 //
 //	offset    8 digits: where the item's row starts in docs.tsv
-//	chrono    7: the item's rank newest first (time, else date; URI breaks
+//	chrono    6: the item's rank newest first (time, else date; URI breaks
 //	          ties)
 //	day       YYYYMMDD in decimal when the row's date is a valid day, else
 //	          8 dashes
-//	source    7: the rank of the item's source among the base's sources
+//	source    4: the rank of the item's source among the base's sources
 //	halflife  4: the source's recency half-life in days, 0 for none
 //	flags     3: bits, from the lowest: created, superseded, done,
 //	          deprecated, nav, active, received, private (the row's flags),
 //	          page (kind wiki or projects), project (kind projects), record
 //	          (the row has a span), id (the URI has #id), dated, bounded
 //	          (a validity bound)
-//	tgroup    7: the ordinal of the first item of the same source and
-//	          title, or 7 dashes for an item without a title
+//	tgroup    6: the ordinal of the first item of the same source and
+//	          title, or 6 dashes for an item without a title
 //	tterms    13: xxhash64 of the title's query terms, each followed by NUL
 //	          (the title's kept words, each once, in first-seen order)
-//	ugroup    7: the ordinal of the first item of the same urlkey, or 7
+//	ugroup    6: the ordinal of the first item of the same urlkey, or 6
 //	          dashes
 //	ownid     7: the low 32 bits of xxhash64 of the record's decoded id,
 //	          case folded (every rune as the least of its simple
@@ -77,8 +77,10 @@
 //	          field is whether its class is not 0.
 //
 // Every line ends with LF. A 40-bit offset addresses a docs.tsv of a
-// TiB; the 7-digit columns hold any 32-bit value and the 13-digit ones
-// any 64-bit hash.
+// TiB; the 6-digit columns hold an ordinal of up to a billion items
+// (MaxItems), the source column a million sources (MaxSources), the
+// 7-digit ones any 32-bit value and the 13-digit ones any 64-bit hash: a
+// build past them stops with an error.
 //
 // fields.tsv — the fields that carry searchable text, sorted by name; the
 // row number is the field ordinal used by docs.tsv and postings.tsv.

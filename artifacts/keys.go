@@ -110,21 +110,31 @@ func NormLength(c byte) int {
 
 // Where each of docs.key's columns starts in a line, in order: each is a
 // fixed number of base-32 digits (the day, of decimal ones), with no
-// separator, and the norms follow the last.
+// separator, and the norms follow the last. A column is as wide as its
+// values need: an item ordinal (the rank and the two groups) 30 bits, a
+// billion items; a source's rank 20 bits; a 32-bit value 35 and a 64-bit
+// hash 65.
 const (
 	keyOffsetAt     = 0                    // 8 digits: 40 bits, a docs.tsv of up to a TiB
-	keyChronoAt     = keyOffsetAt + 8      // 7 digits: 35 bits, as every column of an ordinal or a 32-bit value
-	keyDayAt        = keyChronoAt + 7      // YYYYMMDD, or 8 dashes
-	keySourceAt     = keyDayAt + 8         // 7
-	keyHalfLifeAt   = keySourceAt + 7      // 4 digits: 2^20 days, above the longest half-life a configuration allows
+	keyChronoAt     = keyOffsetAt + 8      // 6 digits: an ordinal
+	keyDayAt        = keyChronoAt + 6      // YYYYMMDD, or 8 dashes
+	keySourceAt     = keyDayAt + 8         // 4 digits
+	keyHalfLifeAt   = keySourceAt + 4      // 4 digits: 2^20 days, above the longest half-life a configuration allows
 	keyFlagsAt      = keyHalfLifeAt + 4    // 3 digits: 15 bits
-	keyTitleAt      = keyFlagsAt + 3       // 7, or 7 dashes
-	keyTitleTermsAt = keyTitleAt + 7       // 13 digits: 65 bits, as every column of a 64-bit hash
-	keyURLAt        = keyTitleTermsAt + 13 // 7, or 7 dashes
-	keyOwnIDAt      = keyURLAt + 7         // 7
+	keyTitleAt      = keyFlagsAt + 3       // 6, an ordinal, or 6 dashes
+	keyTitleTermsAt = keyTitleAt + 6       // 13 digits: a 64-bit hash
+	keyURLAt        = keyTitleTermsAt + 13 // 6, an ordinal, or 6 dashes
+	keyOwnIDAt      = keyURLAt + 6         // 7 digits: a 32-bit hash
 	keyOwnURIAt     = keyOwnIDAt + 7       // 7
 	keyDigestAt     = keyOwnURIAt + 7      // 13
 	keyNormsAt      = keyDigestAt + 13     // one digit per field
+)
+
+// MaxItems is how many items docs.key's ordinal columns can number, and
+// MaxSources how many sources its source column can rank.
+const (
+	MaxItems   = 1 << 30
+	MaxSources = 1 << 20
 )
 
 // keyColumnNames name docs.key's columns, from each one's start to the
@@ -284,10 +294,10 @@ func appendKey(b []byte, k *Key, fields int) ([]byte, error) {
 	n := len(b)
 	b = append(b, make([]byte, keyNormsAt)...)
 	l := b[n:]
-	putBase32(l[keyOffsetAt:keyChronoAt], uint64(k.Offset))
-	putBase32(l[keyChronoAt:keyDayAt], uint64(k.Chrono))
+	if err := putPlaced(l, k); err != nil {
+		return nil, err
+	}
 	putDay(l[keyDayAt:keySourceAt], k.Day)
-	putBase32(l[keySourceAt:keyHalfLifeAt], uint64(k.Source))
 	if !putBase32(l[keyHalfLifeAt:keyFlagsAt], uint64(k.HalfLife)) {
 		return nil, fmt.Errorf("half-life %d days does not fit docs.key's 20 bits", k.HalfLife)
 	}
@@ -295,9 +305,7 @@ func appendKey(b []byte, k *Key, fields int) ([]byte, error) {
 		return nil, fmt.Errorf("flags %#x hold bits no flag has", k.Flags)
 	}
 	putBase32(l[keyFlagsAt:keyTitleAt], uint64(k.Flags))
-	putGroup(l[keyTitleAt:keyTitleTermsAt], k.TitleGroup)
 	putBase32(l[keyTitleTermsAt:keyURLAt], k.TitleTerms)
-	putGroup(l[keyURLAt:keyOwnIDAt], k.URLGroup)
 	putBase32(l[keyOwnIDAt:keyOwnURIAt], uint64(k.OwnID))
 	putBase32(l[keyOwnURIAt:keyDigestAt], uint64(k.OwnURI))
 	putBase32(l[keyDigestAt:keyNormsAt], k.Digest)
@@ -325,11 +333,31 @@ func putDay(dst []byte, d int32) {
 	}
 }
 
+// putPlaced writes the columns of a key line l that place the row among
+// the others: its offset, its newest-first rank, its source's rank and
+// its title and URL groups, or says which one does not fit.
+func putPlaced(l []byte, k *Key) error {
+	switch {
+	case k.Offset < 0 || k.Offset >= 1<<40:
+		return fmt.Errorf("row offset %d does not fit docs.key's 40 bits", k.Offset)
+	case k.Chrono >= MaxItems || k.TitleGroup >= MaxItems || k.URLGroup >= MaxItems:
+		return fmt.Errorf("rank %d or group %d or %d is past the %d items docs.key can number", k.Chrono, k.TitleGroup, k.URLGroup, MaxItems)
+	case k.Source >= MaxSources:
+		return fmt.Errorf("source rank %d is past the %d sources docs.key can rank", k.Source, MaxSources)
+	}
+	putBase32(l[keyOffsetAt:keyChronoAt], uint64(k.Offset))
+	putBase32(l[keyChronoAt:keyDayAt], uint64(k.Chrono))
+	putBase32(l[keySourceAt:keyHalfLifeAt], uint64(k.Source))
+	putGroup(l[keyTitleAt:keyTitleTermsAt], k.TitleGroup)
+	putGroup(l[keyURLAt:keyOwnIDAt], k.URLGroup)
+	return nil
+}
+
 // putGroup writes a title or URL group column: the group's first ordinal,
 // or dashes for none.
 func putGroup(dst []byte, g int32) {
 	if g < 0 {
-		copy(dst, "-------")
+		copy(dst, "------")
 	} else {
 		putBase32(dst, uint64(g))
 	}
@@ -337,11 +365,11 @@ func putGroup(dst []byte, g int32) {
 
 // groupValue reads a group column: an ordinal, or dashes for none.
 func groupValue(c []byte) (int32, bool) {
-	if string(c) == "-------" {
+	if string(c) == "------" {
 		return -1, true
 	}
 	v, ok := parseBase32(c)
-	return int32(v), ok && v <= math.MaxInt32
+	return int32(v), ok // six digits hold less than MaxItems
 }
 
 // uint32Value reads a column of a 32-bit value.

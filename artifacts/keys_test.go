@@ -13,8 +13,8 @@ import (
 // id and dated, title group 0, title terms 0xfedcba9876543210, no URL
 // group, own id 0xdeadbeef, own URI 1, digest 0x0123456789abcdef, norms 2,
 // 0 and 4.
-const goodKeyLine = "0000002m" + "0000000" + "20261102" + "0000000" + "000e" + "701" + "0000000" + "ftn5qj1r58cgg" +
-	"-------" + "3farfnf" + "0000001" + "028q5cu4qnjff" + "204\n"
+const goodKeyLine = "0000002m" + "000000" + "20261102" + "0000" + "000e" + "701" + "000000" + "ftn5qj1r58cgg" +
+	"------" + "3farfnf" + "0000001" + "028q5cu4qnjff" + "204\n"
 
 func TestDecodeKeyRejects(t *testing.T) {
 	col := func(name, v string) string { // goodKeyLine with the named column replaced
@@ -30,19 +30,19 @@ func TestDecodeKeyRejects(t *testing.T) {
 		return ""
 	}
 	cases := []struct{ name, line, msg string }{
-		{"short", goodKeyLine[1:], "line is 94 bytes, want 95 ending with LF"},
-		{"no LF", strings.TrimSuffix(goodKeyLine, "\n") + "0", "line is 95 bytes, want 95 ending with LF"},
-		{"column shifted", "0" + goodKeyLine[:len(goodKeyLine)-2] + "\n", `column chrono "m000000" is not what docs.key holds there`},
+		{"short", goodKeyLine[1:], "line is 88 bytes, want 89 ending with LF"},
+		{"no LF", strings.TrimSuffix(goodKeyLine, "\n") + "0", "line is 89 bytes, want 89 ending with LF"},
+		{"column shifted", "0" + goodKeyLine[:len(goodKeyLine)-2] + "\n", `column ugroup "g-----" is not what docs.key holds there`},
 		{"upper-case digit", col("tterms", "FTN5QJ1R58CGG"), `column tterms "FTN5QJ1R58CGG" is not what docs.key holds there`},
 		{"offset not base 32", col("offset", "0000002w"), `column offset "0000002w" is not what docs.key holds there`},
 		{"hash past 64 bits", col("digest", "g000000000000"), `column digest "g000000000000" is not what docs.key holds there`},
-		{"chrono past 32 bits", col("chrono", "4000000"), `column chrono "4000000" is not what docs.key holds there`},
+		{"chrono not base 32", col("chrono", "00000w"), `column chrono "00000w" is not what docs.key holds there`},
 		{"day not a day", col("day", "2026/111"), `column day "2026/111" is not what docs.key holds there`},
 		{"day of zeros", col("day", "00000000"), `column day "00000000" is not what docs.key holds there`},
 		{"an unknown flag", col("flags", "g00"), `column flags "g00" is not what docs.key holds there`},
-		{"group past 31 bits", col("tgroup", "2000000"), `column tgroup "2000000" is not what docs.key holds there`},
-		{"half a dash group", col("ugroup", "---0000"), `column ugroup "---0000" is not what docs.key holds there`},
-		{"a tab for a digit", col("source", "000\t000"), `column source "000\t000" is not what docs.key holds there`},
+		{"seven dashes for a group", col("tgroup", "------") + "-", "line is 90 bytes, want 89 ending with LF"},
+		{"half a dash group", col("ugroup", "---000"), `column ugroup "---000" is not what docs.key holds there`},
+		{"a tab for a digit", col("source", "00\t0"), `column source "00\t0" is not what docs.key holds there`},
 		{"norm past 31", goodKeyLine[:len(goodKeyLine)-4] + "20w\n", `norm 'w' is not a length class 0-9a-v`},
 		{"norm as dash", goodKeyLine[:len(goodKeyLine)-4] + "2-4\n", `norm '-' is not a length class 0-9a-v`},
 	}
@@ -101,6 +101,9 @@ func TestEncodeDocsRefusesBadKeys(t *testing.T) {
 	for name, change := range map[string]func(k *Key){
 		"norms of another width": func(k *Key) { k.Norms = k.Norms[:2] },
 		"norm past 31":           func(k *Key) { k.Norms[0] = 32 },
+		"rank past MaxItems":     func(k *Key) { k.Chrono = MaxItems },
+		"group past MaxItems":    func(k *Key) { k.URLGroup = MaxItems },
+		"source past MaxSources": func(k *Key) { k.Source = MaxSources },
 	} {
 		k := good[0]
 		k.Norms = bytes.Clone(k.Norms)
@@ -216,7 +219,7 @@ func TestKeyPlaceColumns(t *testing.T) {
 		t.Fatal(err)
 	}
 	src, terms := KeyPlaceColumns(line)
-	if string(src) != "000001a" || string(src) != string(KeySourceColumn(0x2a)) ||
+	if string(src) != "001a" || string(src) != string(KeySourceColumn(0x2a)) ||
 		string(terms) != "028q5cu4qnjff" || string(terms) != string(KeyTitleTermsColumn(k.TitleTerms)) {
 		t.Errorf("columns %q and %q of %q", src, terms, line)
 	}

@@ -78,20 +78,14 @@ func EncodeDocRow(b []byte, d Doc) []byte {
 // its newest-first rank, its source's rank and its title and URL groups.
 // The rest of a row's key is its own.
 func PatchKey(b []byte, line []byte, k *Key) ([]byte, error) {
-	if k.Offset < 0 || k.Offset >= 1<<40 {
-		return nil, fmt.Errorf("row offset %d does not fit docs.key's 40 bits", k.Offset)
-	}
 	if len(line) < keyFixedWidth || line[len(line)-1] != '\n' {
 		return nil, &CorruptError{Path: DocsKeyPath, Msg: fmt.Sprintf("line %q is not a key line", line)}
 	}
 	start := len(b)
 	b = append(b, line...)
-	l := b[start:]
-	putBase32(l[keyOffsetAt:keyChronoAt], uint64(k.Offset))
-	putBase32(l[keyChronoAt:keyDayAt], uint64(k.Chrono))
-	putBase32(l[keySourceAt:keyHalfLifeAt], uint64(k.Source))
-	putGroup(l[keyTitleAt:keyTitleTermsAt], k.TitleGroup)
-	putGroup(l[keyURLAt:keyOwnIDAt], k.URLGroup)
+	if err := putPlaced(b[start:], k); err != nil {
+		return nil, err
+	}
 	return b, nil
 }
 

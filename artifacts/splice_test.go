@@ -152,7 +152,7 @@ func (w *PostingsWriter) encodeOne(ps []Posting) (dict, line []byte, err error) 
 func TestKeyPlacedReadsWhatPatchKeyWrites(t *testing.T) {
 	for _, k := range []Key{
 		{Chrono: 7, Source: 3, TitleGroup: 12, URLGroup: -1},
-		{Chrono: 1<<32 - 1, Source: 0, TitleGroup: -1, URLGroup: 1<<31 - 1},
+		{Chrono: MaxItems - 1, Source: MaxSources - 1, TitleGroup: -1, URLGroup: MaxItems - 1},
 	} {
 		line, err := AppendKey(nil, &Key{Offset: 9, Day: 20261102, Norms: []byte{1}}, 1)
 		if err != nil {
@@ -169,5 +169,9 @@ func TestKeyPlacedReadsWhatPatchKeyWrites(t *testing.T) {
 	}
 	if _, err := KeyPlaced([]byte("not a key line")); err == nil {
 		t.Error("a short line read as a key")
+	}
+	line, _ := AppendKey(nil, &Key{Norms: []byte{1}}, 1)
+	if _, err := PatchKey(nil, line, &Key{Chrono: MaxItems}); err == nil {
+		t.Error("PatchKey wrote a rank past MaxItems")
 	}
 }
