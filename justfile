@@ -35,6 +35,7 @@ fuzz FUZZTIME="30s":
     go test ./artifacts -run '^$' -fuzz '^FuzzManifestHead$' -fuzztime {{FUZZTIME}}
     go test ./artifacts -run '^$' -fuzz '^FuzzParseHex$' -fuzztime {{FUZZTIME}}
     go test ./artifacts -run '^$' -fuzz '^FuzzParseBase32$' -fuzztime {{FUZZTIME}}
+    go test ./artifacts -run '^$' -fuzz '^FuzzNumAt$' -fuzztime {{FUZZTIME}}
     go test ./query/tables -run '^$' -fuzz '^FuzzFinder$' -fuzztime {{FUZZTIME}}
     go test ./query/question -run '^$' -fuzz '^FuzzParse$' -fuzztime {{FUZZTIME}}
     go test ./query/rank -run '^$' -fuzz '^FuzzPassages$' -fuzztime {{FUZZTIME}}

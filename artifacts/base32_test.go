@@ -1,6 +1,8 @@
 package artifacts
 
 import (
+	"bytes"
+	"math"
 	"strconv"
 	"testing"
 )
@@ -80,4 +82,48 @@ func TestPutBase32(t *testing.T) {
 			t.Errorf("putBase32(%d, width %d) = %q, %v; want %q, %v", c.v, c.width, b, fits, c.want, c.fits)
 		}
 	}
+}
+
+// TestNumRoundTrip: a postings number reads back as written, ends where
+// it was written to end, and has the forms the package documentation
+// gives.
+func TestNumRoundTrip(t *testing.T) {
+	forms := map[int64]string{0: "0", 31: "v", 32: "B0", 40: "B8", 831: "Zv", 832: "BA0", 1024: "BG0", 65535: "DATv", math.MaxInt32: "FQWFMDv"}
+	for v, want := range forms {
+		if got := string(appendNum(nil, uint64(v))); got != want {
+			t.Errorf("appendNum(%d) = %q, want %q", v, got, want)
+		}
+	}
+	for v := int64(0); v < 1<<31; v = v*3 + 1 {
+		b := appendNum([]byte("x"), uint64(v))
+		b = append(b, 'B') // the next number's letter does not extend this one
+		got, end, ok := numAt(b, 1)
+		if !ok || got != v || end != len(b)-1 {
+			t.Errorf("numAt(%q) = %d, %d, %v; want %d, %d, true", b, got, end, ok, v, len(b)-1)
+		}
+	}
+	for _, bad := range []string{"", "A0", "B", "x", "FQWFME0", "ZZZZZZZZZZZv", "-1"} {
+		if v, _, ok := numAt([]byte(bad), 0); ok {
+			t.Errorf("numAt(%q) = %d, ok", bad, v)
+		}
+	}
+}
+
+// FuzzNumAt: whatever numAt reads is the one form appendNum writes.
+func FuzzNumAt(f *testing.F) {
+	for _, s := range []string{"0", "v", "B0", "Zv", "BA0", "FQWFMDv", "FQWFME0", "A0", "BB"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v, end, ok := numAt(b, 0)
+		if !ok {
+			return
+		}
+		if v < 0 || v > math.MaxInt32 {
+			t.Fatalf("numAt(%q) = %d, outside 0..2^31-1", b, v)
+		}
+		if form := appendNum(nil, uint64(v)); !bytes.Equal(form, b[:end]) {
+			t.Fatalf("numAt(%q) = %d, whose form is %q", b[:end], v, form)
+		}
+	})
 }

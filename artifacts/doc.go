@@ -101,24 +101,25 @@
 //	        length is not written
 //
 // postings.tsv — one line per term, line i holding the postings of row i
-// of terms.tsv (the term itself is written once, in the dictionary):
-//
-//	<item> SP <item> ...
-//
-// and each item's postings are <doc delta>:<field ordinal>, followed by
-// x<tf> when the term occurs more than once in that field, then ,<field
-// ordinal>[x<tf>] for each further field of the same item, by rising
-// ordinal. Every number is base 32 as in docs.key (0-9a-v, no leading
-// zeros: 40 is 18). The doc delta is the item ordinal minus the previous
-// item's (the first is relative to 0, and only it may be 0). The
+// of terms.tsv (the term itself is written once, in the dictionary): the
+// postings of each item that holds the term, by rising item, with no
+// separator between them. An item's postings are <doc delta>:<field
+// ordinal>, followed by x<tf> when the term occurs more than once in that
+// field, then ,<field ordinal>[x<tf>] for each further field of the same
+// item, by rising ordinal. Every number ends itself: its last digit is
+// base 32 as in docs.key (0-9a-v), worth the value mod 32, and the digits
+// before it, when the value is 32 or more, are upper-case letters A-Z, a
+// base-26 number worth the value div 32, without a leading A (31 is v, 40
+// is B8, 832 is BA0). The doc delta is the item ordinal minus the
+// previous item's (the first is relative to 0, and only it may be 0). The
 // :<field ordinal> is left out when it is the field of the posting just
 // before (the first posting of a line always names its own), so a term
-// found in one field of many items costs a number per item. Postings are
-// sorted by item then field; "3:v,11x2 9" is item 3 in fields 31 and 33
-// (twice), then item 12 in field 33. A query reads terms.tsv (a term's
-// row and the offset of the row after it), then only the byte ranges of
-// its terms in postings.tsv, each with the LF before it, which proves the
-// range starts a line.
+// found in one field of many items costs a number per item, most often
+// one byte. Postings are sorted by item then field; "3:v,B1x29" is item 3
+// in fields 31 and 33 (twice), then item 12 in field 33. A query reads
+// terms.tsv (a term's row and the offset of the row after it), then only
+// the byte ranges of its terms in postings.tsv, each with the LF before
+// it, which proves the range starts a line.
 //
 // edges.tsv — the graph by source, records' edges left out: one line per
 // page and alias with edges, sorted by node, listing its outgoing edges

@@ -162,7 +162,7 @@ func TestBadRows(t *testing.T) {
 		{"two term columns", TermsPath, termsHdr + "arm64\t1\n", terms, 2, "row is not term TAB df TAB offset"},
 		{"empty term", TermsPath, termsHdr + "\t1\t10\n", terms, 2, "row is not term TAB df TAB offset"},
 		{"posting not a number", PostingsPath, postHdr + "0:1\n0:zero\n", post, 3, `postings of "line 3": posting "0:zero" is not delta[:field][xTF] or ,field[xTF] (the first names its field)`},
-		{"first posting without its field", PostingsPath, postHdr + "0:1\n4 5:2\n", post, 3, `postings of "line 3": posting "4" is not delta[:field][xTF] or ,field[xTF] (the first names its field)`},
+		{"first posting without its field", PostingsPath, postHdr + "0:1\n45:2\n", post, 3, `postings of "line 3": posting "45:2" is not delta[:field][xTF] or ,field[xTF] (the first names its field)`},
 		{"postings row with a term", PostingsPath, postHdr + "a\t0:1\n", post, 2, `postings of "line 2": posting "a\t0:1" is not delta[:field][xTF] or ,field[xTF] (the first names its field)`},
 		{"edge row without links", EdgesPath, edgesHdr + "wiki/a.md\tlink=wiki/b.md\nwiki/c.md\n", edges, 3, "row is not node TAB kind=node..."},
 		{"edge link without =", EdgesPath, edgesHdr + "wiki/a.md\tlink:wiki/b.md\n", edges, 2, `link "link:wiki/b.md" is not kind=node`},

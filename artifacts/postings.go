@@ -150,26 +150,24 @@ func (w *PostingsWriter) Add(p Posting) {
 
 // appendPosting appends the text of a posting of item doc in field f,
 // tf times, to a line of n postings whose last was of item prev in field
-// prevField: the item's next field after a comma when it is prev, else
-// the item's delta after a space, and its field when it is not the one
-// before.
+// prevField: a comma and the item's next field when it is prev, else the
+// item's delta, and its field after a colon when it is not the one
+// before; then x and tf when tf is more than 1. Every number ends itself
+// (appendNum), so postings follow each other without a separator.
 func appendPosting(b []byte, n int, prev int32, prevField uint16, doc int32, f, tf uint16) []byte {
 	if n > 0 && doc == prev {
 		b = append(b, ',')
-		b = appendBase32(b, uint64(f))
+		b = appendNum(b, uint64(f))
 	} else {
-		if n > 0 {
-			b = append(b, ' ')
-		}
-		b = appendBase32(b, uint64(doc-prev))
+		b = appendNum(b, uint64(doc-prev))
 		if n == 0 || f != prevField {
 			b = append(b, ':')
-			b = appendBase32(b, uint64(f))
+			b = appendNum(b, uint64(f))
 		}
 	}
 	if tf > 1 {
 		b = append(b, 'x')
-		b = appendBase32(b, uint64(tf))
+		b = appendNum(b, uint64(tf))
 	}
 	return b
 }
@@ -280,70 +278,88 @@ func AppendPostingsLine(out []Posting, term string, line []byte) ([]Posting, err
 	// A hand-rolled scan: a hub term has hundreds of thousands of postings,
 	// and a query has milliseconds for all of its terms.
 	if out == nil {
-		out = make([]Posting, 0, bytes.Count(list, []byte{' '})+1)
+		out = make([]Posting, 0, len(list)/3+1)
 	}
 	first := len(out)
 	var doc int64
-	num := func(i int) (int64, int, bool) {
-		start := i
-		var v int64
-		for i < len(list) {
-			d := digitValue[list[i]]
-			if d > 31 {
-				break
-			}
-			if v = v<<5 | int64(d); v > math.MaxInt32 {
-				return 0, i, false
-			}
-			i++
-		}
-		return v, i, i > start
-	}
-	cont := false // the posting follows a comma: its item's next field
 	for i := 0; i < len(list); {
-		start := i
-		var delta, field int64
-		var k int
-		ok := true
-		if cont {
-			field, k, ok = num(i)
-		} else {
-			delta, k, ok = num(i)
-			switch n := len(out); {
-			case ok && k < len(list) && list[k] == ':':
-				field, k, ok = num(k + 1)
-			case n > first:
-				field = int64(out[n-1].Field)
-			default:
-				field = -1
-			}
+		p, k, err := scanPosting(list, i, lastOf(out, first))
+		if err != nil {
+			return nil, bad(err.Error())
 		}
-		tf := int64(1)
-		if ok && k < len(list) && list[k] == 'x' {
-			tf, k, ok = num(k + 1)
+		doc += p.delta
+		if doc > math.MaxInt32 {
+			return nil, bad(fmt.Sprintf("posting %q names an item past 2^31", clip(list[i:])))
 		}
-		end := k < len(list) && (list[k] == ' ' || list[k] == ',') && k+1 < len(list) || k == len(list)
-		if !ok || !end || field < 0 || field > math.MaxUint16 || tf < 1 || tf > math.MaxUint16 || doc+delta > math.MaxInt32 {
-			stop := bytes.IndexAny(list[start:], " ,")
-			if stop < 0 {
-				stop = len(list) - start
-			}
-			return nil, bad(fmt.Sprintf("posting %q is not delta[:field][xTF] or ,field[xTF] (the first names its field)", list[start:start+stop]))
-		}
-		n := len(out)
-		switch {
-		case cont && uint16(field) <= out[n-1].Field:
-			return nil, bad(fmt.Sprintf("posting %q repeats its item with field %d after field %d; an item's postings go by rising field", list[start-1:k], field, out[n-1].Field))
-		case !cont && n > first && delta == 0:
-			return nil, bad(fmt.Sprintf("posting %q repeats its item after a space; an item's next field follows a comma", list[start:k]))
-		}
-		doc += delta
-		out = append(out, Posting{Doc: int32(doc), Field: uint16(field), TF: uint16(tf)})
-		cont = k < len(list) && list[k] == ','
-		i = k + 1
+		out = append(out, Posting{Doc: int32(doc), Field: uint16(p.field), TF: uint16(p.tf)})
+		i = k
 	}
 	return out, nil
 }
+
+// lastPosting is what scanPosting needs of the posting before: whether
+// there is one, and its field.
+type lastPosting struct {
+	any   bool
+	field uint16
+}
+
+// lastOf is the lastPosting of the postings of out from first on.
+func lastOf(out []Posting, first int) lastPosting {
+	if len(out) > first {
+		return lastPosting{any: true, field: out[len(out)-1].Field}
+	}
+	return lastPosting{}
+}
+
+// scanned is one posting as written: its delta (0 after a comma), field
+// and frequency, and whether it follows a comma, as its item's next field.
+type scanned struct {
+	delta, field, tf int64
+	cont             bool
+}
+
+// scanPosting reads the posting of list at i, given the one before it,
+// and returns it with where it ends, or says why it is not one: a
+// posting is delta[:field][xTF] or ,field[xTF], the first of a line names
+// its field, an item's next field follows a comma (never a 0 delta) and
+// rises.
+func scanPosting(list []byte, i int, last lastPosting) (p scanned, end int, err error) {
+	p.tf = 1
+	ok := true
+	k := i
+	if list[i] == ',' {
+		p.cont = true
+		p.field, k, ok = numAt(list, i+1)
+	} else {
+		p.delta, k, ok = numAt(list, i)
+		switch {
+		case ok && k < len(list) && list[k] == ':':
+			p.field, k, ok = numAt(list, k+1)
+		case last.any:
+			p.field = int64(last.field)
+		default:
+			ok = false
+		}
+	}
+	if ok && k < len(list) && list[k] == 'x' {
+		p.tf, k, ok = numAt(list, k+1)
+	}
+	switch {
+	case !ok || p.field > math.MaxUint16 || p.tf < 1 || p.tf > math.MaxUint16:
+		return p, k, fmt.Errorf("posting %q is not delta[:field][xTF] or ,field[xTF] (the first names its field)", clip(list[i:]))
+	case p.cont && !last.any:
+		return p, k, fmt.Errorf("posting %q is the next field of no item; a line starts with delta:field", list[i:k])
+	case p.cont && p.field <= int64(last.field):
+		return p, k, fmt.Errorf("posting %q repeats its item with field %d after field %d; an item's postings go by rising field", list[i:k], p.field, last.field)
+	case !p.cont && last.any && p.delta == 0:
+		return p, k, fmt.Errorf("posting %q repeats its item with a 0 delta; an item's next field follows a comma", list[i:k])
+	}
+	return p, k, nil
+}
+
+// clip is the start of a postings text, for an error message.
+func clip(b []byte) []byte { return b[:min(len(b), 24)] }
 
 // DecodePostings parses a whole terms.tsv and postings.tsv together (for
 // tests and checks; queries read only their terms' ranges), checking that

@@ -65,23 +65,25 @@ func TestPostingsExactBytes(t *testing.T) {
 		{Term: "zeta", Postings: []Posting{{40, 33, 17}, {1064, 33, 1}}},
 	})
 	// A posting names its field when it differs from the one before it,
-	// and an item's next field follows a comma; numbers are base 32 (40
-	// is 18, 33 is 11, 17 is h, 1024 is 100).
+	// and an item's next field follows a comma. Numbers end themselves,
+	// so postings follow each other without a separator: the last digit
+	// is base 32 (0-9a-v) and any before it are base-26 letters A-Z, worth
+	// the value div 32 (40 is B8, 33 is B1, 17 is h, 1024 is BG0).
 	wantPost := "#cairn postings v7\tpostings\n" +
-		"0:2,3 7:2\n" +
-		"1:0x4 2:1,2x2 6 3x3\n" +
+		"0:2,37:2\n" +
+		"1:0x42:1,2x263x3\n" +
 		"\n" +
-		"18:11xh 100\n"
+		"B8:B1xhBG0\n"
 	if string(post) != wantPost {
 		t.Errorf("postings.tsv:\n got %q\nwant %q", post, wantPost)
 	}
-	// Offsets are base 32 too (28 is s, 38 is 16); a line's length is
-	// where the next starts.
+	// Offsets are base 32 (28 is s, 37 is 15); a line's length is where
+	// the next starts.
 	wantDict := "#cairn terms v7\tterm\tdf\toffset\n" +
 		"=marc@x.test\t2\ts\n" +
-		"arm64\t4\t16\n" +
-		"lonely\t0\t1q\n" +
-		"zeta\t2\t1r\n"
+		"arm64\t4\t15\n" +
+		"lonely\t0\t1m\n" +
+		"zeta\t2\t1n\n"
 	if string(dict) != wantDict {
 		t.Errorf("terms.tsv:\n got %q\nwant %q", dict, wantDict)
 	}
@@ -181,17 +183,21 @@ func TestDecodePostingsLineErrors(t *testing.T) {
 		{"0:-1\n", `posting "0:-1` + shape},
 		{"0:1x0\n", `posting "0:1x0` + shape},
 		{"0:1x\n", `posting "0:1x` + shape},
-		{"0:1 2x0\n", `posting "2x0` + shape},
-		{"0:1 2:\n", `posting "2:` + shape},
-		{"0:1  2:0\n", `posting "` + shape},
-		{"0:1\t2:0\n", `posting "0:1\t2:0` + shape},
-		{"0:1 0\n", `posting "0" repeats its item after a space; an item's next field follows a comma`},
-		{"0:1 0:2\n", `posting "0:2" repeats its item after a space; an item's next field follows a comma`},
+		{"0:12x0\n", `posting "2x0` + shape},
+		{"0:12:\n", `posting "2:` + shape},
+		// A number's last digit ends it: a space is no separator, and
+		// letters end in a digit, without a leading A.
+		{"0:1 2:0\n", `posting " 2:0` + shape},
+		{"0:1\t2:0\n", `posting "\t2:0` + shape},
+		{"0:1B\n", `posting "B` + shape},
+		{"0:1Ab\n", `posting "Ab` + shape},
+		{"0:10\n", `posting "0" repeats its item with a 0 delta; an item's next field follows a comma`},
+		{"0:10:2\n", `posting "0:2" repeats its item with a 0 delta; an item's next field follows a comma`},
 		{"0:2,1\n", `posting ",1" repeats its item with field 1 after field 2; an item's postings go by rising field`},
-		{"0:1,\n", `posting "0:1` + shape},
-		{"0:1,x2\n", `posting "x2` + shape},
-		{"0:1,2:3\n", `posting "2:3` + shape},
-		{"0:1 ,2\n", `posting "` + shape},
+		{",1\n", `posting ",1" is the next field of no item; a line starts with delta:field`},
+		{"0:1,\n", `posting ",` + shape},
+		{"0:1,x2\n", `posting ",x2` + shape},
+		{"0:1,2:3\n", `posting ":3` + shape},
 	}
 	for _, c := range cases {
 		_, err := DecodePostingsLine("arm64", []byte(c.line))
@@ -212,11 +218,13 @@ func TestDecodePostingsLineBounds(t *testing.T) {
 		want []Posting
 	}{
 		// The example of the package documentation.
-		{"3:v,11x2 9\n", []Posting{{Doc: 3, Field: 31}, {Doc: 3, Field: 33, TF: 2}, {Doc: 12, Field: 33}}},
-		// 2^31-1 is 1vvvvvv in base 32, 2^16-1 is 1vvv.
-		{"1vvvvvv:1vvvx1vvv\n", []Posting{{Doc: 2147483647, Field: 65535, TF: 65535}}},
-		{"1vvvvvu:0 1:0\n", []Posting{{Doc: 2147483646}, {Doc: 2147483647}}},
-		{"1vvvvvu:7 1x1vvv\n", []Posting{{Doc: 2147483646, Field: 7}, {Doc: 2147483647, Field: 7, TF: 65535}}},
+		{"3:v,B1x29\n", []Posting{{Doc: 3, Field: 31}, {Doc: 3, Field: 33, TF: 2}, {Doc: 12, Field: 33}}},
+		// 2^31-1 is FQWFMDv (67108863 in base 26, then 31), 2^16-1 is DATv.
+		{"FQWFMDv:DATvxDATv\n", []Posting{{Doc: 2147483647, Field: 65535, TF: 65535}}},
+		{"FQWFMDu:01:0\n", []Posting{{Doc: 2147483646}, {Doc: 2147483647}}},
+		{"FQWFMDu:71xDATv\n", []Posting{{Doc: 2147483646, Field: 7}, {Doc: 2147483647, Field: 7, TF: 65535}}},
+		{"0:0Zv\n", []Posting{{Doc: 0}, {Doc: 831}}},
+		{"0:0BA0\n", []Posting{{Doc: 0}, {Doc: 832}}},
 	}
 	for _, c := range ok {
 		for i := range c.want {
@@ -232,15 +240,16 @@ func TestDecodePostingsLineBounds(t *testing.T) {
 		}
 	}
 	for _, line := range []string{
-		"1vvvvvv:0 1:0\n",
-		"1vvvvvv:0 1\n",
-		"2000000:0\n",
-		"7vvvvvvvvvvvv:0 7vvvvvvvvvvvv:0\n",
-		"0:2000\n",
-		"0:0x2000\n",
-		"0:0 1x2000\n",
-		"0:0 10x0\n",
+		"FQWFMDv:01:0\n",
+		"FQWFMDv:01\n",
+		"FQWFME0:0\n",
+		"ZZZZZZZZZZZZZv:0ZZZZZZZZZZZZZv:0\n",
+		"0:DAU0\n",
+		"0:0xDAU0\n",
+		"0:01xDAU0\n",
+		"0:0B0x0\n",
 		"0:A\n",
+		"0:A0\n",
 	} {
 		if ps, err := DecodePostingsLine("t", []byte(line)); err == nil {
 			t.Errorf("DecodePostingsLine(%q) = %v, nil; want a *CorruptError", line, ps)

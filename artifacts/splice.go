@@ -183,19 +183,11 @@ func SplicePostings(dst, list []byte, oldDF int, m Moves, added []Posting, field
 		prev, prevField = doc, f
 		n++
 	}
-	num := func(i int) (int64, int) {
-		var v int64
-		for ; i < len(list) && digitValue[list[i]] < 32 && v <= math.MaxInt32; i++ {
-			v = v<<5 | int64(digitValue[list[i]])
-		}
-		return v, i
-	}
 	var old int64
-	seen := 0             // distinct items of list read so far
-	oldField := int64(-1) // the field of the previous posting of list
-	k := 0                // the stretch old falls in, or the next one
-	follows := false      // the previous posting of list was written last, unmoved relative to this one's stretch
-	cont := false         // the posting at i follows a comma: its item's next field
+	seen := 0            // distinct items of list read so far
+	var last lastPosting // the previous posting of list
+	k := 0               // the stretch old falls in, or the next one
+	follows := false     // the previous posting of list was written last, unmoved relative to this one's stretch
 	var shift int32
 	for i := 0; i < len(list); {
 		if follows && field == nil {
@@ -206,59 +198,34 @@ func SplicePostings(dst, list []byte, oldDF int, m Moves, added []Posting, field
 			if len(added) > 0 {
 				limit = min(limit, int64(added[0].Doc-shift))
 			}
-			if next, at, f, distinct, count, last, c := skim(list, i, old, limit, oldField, cont); count > 0 {
+			if next, at, f, distinct, count := skim(list, i, old, limit, int64(last.field)); count > 0 {
 				if run < 0 {
-					run = i - 1
+					run = i
 				}
-				runEnd = last
-				old, oldField, i, cont = at, f, next, c
+				runEnd = next
+				old, last.field, i = at, uint16(f), next
 				seen += distinct
 				df += distinct
 				n += count
 			}
-			prev, prevField = int32(old)+shift, uint16(oldField)
+			prev, prevField = int32(old)+shift, last.field
 			if i >= len(list) {
 				break
 			}
 		}
-		var delta, f int64
-		var j, c int
-		if cont {
-			f, c = num(i)
-			j = c
-			if c == i {
-				f = -1
-			}
-		} else {
-			delta, j = num(i)
-			f, c = oldField, j
-			if c < len(list) && list[c] == ':' {
-				f, c = num(c + 1)
-				if c == j+1 {
-					f = -1
-				}
-			}
+		p, end, err := scanPosting(list, i, last)
+		if err != nil {
+			return nil, 0, &CorruptError{Path: PostingsPath, Msg: err.Error()}
 		}
-		tf := int64(1)
-		if c < len(list) && list[c] == 'x' {
-			tf, c = num(c + 1)
+		if old += p.delta; old > math.MaxInt32 {
+			return nil, 0, &CorruptError{Path: PostingsPath, Msg: fmt.Sprintf("posting %q names an item past 2^31", clip(list[i:]))}
 		}
-		old += delta
-		if j == i || f < 0 || f > math.MaxUint16 || tf < 1 || tf > math.MaxUint16 || c < len(list) && list[c] != ' ' && list[c] != ',' || old > math.MaxInt32 ||
-			cont && f <= oldField || !cont && delta == 0 && i > 0 {
-			end := bytes.IndexAny(list[i:], " ,")
-			if end < 0 {
-				end = len(list) - i
-			}
-			return nil, 0, &CorruptError{Path: PostingsPath, Msg: fmt.Sprintf("posting %q is not delta[:field][xTF] or ,field[xTF] (the first names its field)", list[i:i+end])}
-		}
-		start, end := i, c
-		i = c + 1
-		if !cont {
+		start := i
+		i = end
+		if !p.cont {
 			seen++
 		}
-		cont = c < len(list) && list[c] == ','
-		oldField = f
+		last = lastPosting{any: true, field: uint16(p.field)}
 		o := int32(old)
 		for k < len(kept) && o >= kept[k].From+kept[k].N {
 			k++
@@ -276,23 +243,22 @@ func SplicePostings(dst, list []byte, oldDF int, m Moves, added []Posting, field
 			follows = false
 		}
 		if field != nil {
-			field(uint16(f))
+			field(uint16(p.field))
 		}
 		if follows && doc-o == shift {
 			// The same delta as before, after the same posting: its
-			// bytes, and the space before them, are copied with the
-			// stretch.
+			// bytes are copied with the stretch.
 			if run < 0 {
-				run = start - 1
+				run = start
 			}
 			runEnd = end
 			if doc != prev {
 				df++
 			}
-			prev, prevField = doc, uint16(f)
+			prev, prevField = doc, uint16(p.field)
 			n++
 		} else {
-			put(doc, uint16(f), uint16(tf))
+			put(doc, uint16(p.field), uint16(p.tf))
 			follows, shift = true, doc-o
 		}
 		if i < len(list) && field == nil && len(added) == 0 && k == len(kept)-1 && kept[k].From+kept[k].N == m.Items {
@@ -312,44 +278,41 @@ func SplicePostings(dst, list []byte, oldDF int, m Moves, added []Posting, field
 
 // skim reads the postings of list from i on while their items, counted
 // from old, stay below limit, and stops at the first that does not or
-// that is not delta[:field][xTF] or ,field[xTF]: the general path reads
-// that one. field is the field of the posting before i, and cont says
-// whether a comma is before i. It returns where it stopped, the last item
-// and field read, how many postings it read and how many of them moved
-// to a new item, where the last one ends and whether a comma follows it.
-// It is the loop a splice spends most of its time in, and it reads each
+// that is not delta[:field][xTF] or ,field[xTF] well formed: the general
+// path reads that one. field is the field of the posting before i (there
+// is one). It returns where it stopped, the last item and field read, and
+// how many postings it read and how many of them moved to a new item. It
+// is the loop a splice spends most of its time in, and it reads each
 // byte once.
-func skim(list []byte, i int, old, limit, field int64, cont bool) (next int, at, f int64, distinct, count, end int, contOut bool) {
-	at, f, next, contOut = old, field, i, cont
+func skim(list []byte, i int, old, limit, field int64) (next int, at, f int64, distinct, count int) {
+	at, f, next = old, field, i
 	for i < len(list) {
 		j := i
 		var d int64
 		nf := f
-		if !cont {
-			// The item's delta: at most seven digits, a longer number is
-			// the general path's to report.
-			d, j = base32At(list, i, 7)
-			if j == i || at+d >= limit {
+		cont := list[i] == ','
+		ok := true
+		if cont {
+			nf, j, ok = numAt(list, i+1)
+			if !ok || nf <= f || nf > math.MaxUint16 {
 				break
 			}
-		}
-		if cont || j < len(list) && list[j] == ':' {
-			// The field: after the colon, or at i after a comma.
-			if !cont {
-				j++
-			}
-			v, e := base32At(list, j, 4)
-			if e == j || v > math.MaxUint16 || cont && v <= f {
+		} else {
+			d, j, ok = numAt(list, i)
+			if !ok || d == 0 || at+d >= limit {
 				break
 			}
-			nf, j = v, e
+			if j < len(list) && list[j] == ':' {
+				if nf, j, ok = numAt(list, j+1); !ok || nf > math.MaxUint16 {
+					break
+				}
+			}
 		}
 		if j < len(list) && list[j] == 'x' {
-			for j++; j < len(list) && digitValue[list[j]] < 32; j++ {
+			var tf int64
+			if tf, j, ok = numAt(list, j+1); !ok || tf < 1 || tf > math.MaxUint16 {
+				break
 			}
-		}
-		if j < len(list) && list[j] != ' ' && list[j] != ',' {
-			break
 		}
 		at += d
 		f = nf
@@ -357,27 +320,10 @@ func skim(list []byte, i int, old, limit, field int64, cont bool) (next int, at,
 			distinct++
 		}
 		count++
-		end = j
-		cont = j < len(list) && list[j] == ','
-		i = j + 1
-		next, contOut = i, cont
+		i = j
+		next = i
 	}
-	return next, at, f, distinct, count, end, contOut
-}
-
-// base32At reads the base-32 digits of list from i on, at most max of
-// them: their value, and where they end.
-func base32At(list []byte, i, max int) (v int64, end int) {
-	end = i
-	for end < len(list) && end-i < max {
-		c := digitValue[list[end]]
-		if c > 31 {
-			break
-		}
-		v = v<<5 | int64(c)
-		end++
-	}
-	return v, end
+	return next, at, f, distinct, count
 }
 
 // ScanTermRow splits one terms.tsv row (without its LF) as a reader that
