@@ -141,11 +141,14 @@
 // node, sorted by node, listing its inbound edges newest source first (then
 // by kind and ordinal):
 //
-//	<dst> TAB <kind>=<src> TAB ...
+//	<dst> TAB <kind>=<src> TAB =<src> TAB <kind>=<src> ...
 //
-// where an item source is written #<ordinal> (its row in docs.tsv) and an
-// alias as itself. A reader that wants the newest N inbound edges of a hub
-// reads one line and stops after N links.
+// where an item source is written #<ordinal> (its row in docs.tsv, in
+// base 32 as docs.key's numbers) and an alias as itself, and a link's
+// kind is left out when it is the kind of the link before it (a hub's
+// inbound edges come in runs of one kind: the attendees of meetings, the
+// authors of commits). A reader that wants the newest N inbound edges of
+// a hub reads one line and stops after N links.
 //
 // documents.tsv — one row per record document, sorted by path: what a
 // reader needs to project one record from its span without reading the

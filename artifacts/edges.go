@@ -15,25 +15,39 @@ const (
 	EdgeRelPrefix  = "rel:"
 )
 
-// ItemRef is how edges.dst.tsv names an item: # and its docs.tsv ordinal.
+// ItemRef is how edges.dst.tsv names an item: # and its docs.tsv ordinal
+// in base 32 (ItemRefOf).
 const ItemRef = "#"
 
+// ItemRefOf is item ord's name in edges.dst.tsv: # and the ordinal in
+// base 32, without leading zeros.
+func ItemRefOf(ord int32) string { return string(AppendItemRef(nil, ord)) }
+
+// AppendItemRef appends ItemRefOf(ord) to b.
+func AppendItemRef(b []byte, ord int32) []byte {
+	return appendBase32(append(b, ItemRef...), uint64(ord))
+}
+
+// ParseItemRef reads an item's ordinal from its name in edges.dst.tsv,
+// #<ordinal>; ok is false for any other node.
+func ParseItemRef(node string) (int32, bool) {
+	ref, ok := strings.CutPrefix(node, ItemRef)
+	if !ok {
+		return 0, false
+	}
+	return ItemOrdinal([]byte(ref))
+}
+
 // ItemOrdinal reads the ordinal after ItemRef as edges.dst.tsv writes it:
-// decimal digits, without a sign or a leading zero (but 0 itself), at most
+// base-32 digits, without a leading zero (but 0 itself), at most
 // math.MaxInt32. A reader that keeps a link's text as it is relies on the
 // text being the one a build writes.
 func ItemOrdinal(b []byte) (int32, bool) {
-	if len(b) == 0 || len(b) > 10 || b[0] == '0' && len(b) > 1 {
+	if len(b) == 0 || len(b) > 7 || b[0] == '0' && len(b) > 1 {
 		return 0, false
 	}
-	v := int64(0)
-	for _, c := range b {
-		if c-'0' > 9 {
-			return 0, false
-		}
-		v = v*10 + int64(c-'0')
-	}
-	return int32(v), v <= math.MaxInt32
+	v, ok := parseBase32(b)
+	return int32(v), ok && v <= math.MaxInt32
 }
 
 // Link is one neighbour of a node: the edge kind and the node at the other
@@ -53,6 +67,12 @@ var (
 	edgesHeader    = header(edgesName, "src", "kind=dst...")
 	edgesDstHeader = header(edgesDstName, "dst", "kind=src...")
 )
+
+// A line of edges.dst.tsv writes a link's kind only when it is not the
+// kind of the link before it, which a line's newest-first order leaves in
+// runs: a link of the same kind is =<source>. edges.tsv, sorted by kind,
+// and small, writes each.
+func elidesKinds(path string) bool { return path == EdgesDstPath }
 
 // EncodeEdges renders edges.tsv: rows sorted by source node, each source's
 // links sorted by kind then destination. The caller owns both orders.
@@ -126,9 +146,12 @@ func (w *AdjacencyWriter) Row(node string, links []Link) {
 		}
 	}
 	w.out.WriteString(CleanCell(node))
-	for _, l := range links {
+	elide := elidesKinds(w.path)
+	for i, l := range links {
 		w.out.WriteByte('\t')
-		w.out.WriteString(l.Kind)
+		if !elide || i == 0 || l.Kind != links[i-1].Kind {
+			w.out.WriteString(l.Kind)
+		}
 		w.out.WriteByte('=')
 		w.out.WriteString(CleanCell(l.Node))
 	}
@@ -167,17 +190,37 @@ func decodeAdjacency(path, hdr string, data []byte) ([]Adjacency, error) {
 // DecodeAdjacencyLine parses one line (without LF) of either edge table.
 // A kind never holds "=", so each link splits at its first "=".
 func DecodeAdjacencyLine(path string, n int, line []byte) (Adjacency, error) {
-	cols := strings.Split(string(line), "\t")
-	if cols[0] == "" || len(cols) < 2 {
+	node, cells, ok := strings.Cut(string(line), "\t")
+	if node == "" || !ok {
 		return Adjacency{}, &CorruptError{Path: path, Line: n, Msg: "row is not node TAB kind=node..."}
 	}
-	r := Adjacency{Node: cols[0], Links: make([]Link, 0, len(cols)-1)}
-	for _, c := range cols[1:] {
-		kind, node, ok := strings.Cut(c, "=")
-		if !ok || kind == "" || node == "" {
-			return r, &CorruptError{Path: path, Line: n, Msg: fmt.Sprintf("link %q is not kind=node", c)}
+	links, err := decodeLinks(path, n, "", cells)
+	return Adjacency{Node: node, Links: links}, err
+}
+
+// DecodeLinks parses links of a line of either edge table, the TAB-
+// separated cells after the node or after some of its links: kind is the
+// kind of the link before them, "" at the start of a line.
+func DecodeLinks(path string, n int, kind string, cells []byte) ([]Link, error) {
+	return decodeLinks(path, n, kind, string(cells))
+}
+
+func decodeLinks(path string, n int, kind, cells string) ([]Link, error) {
+	links := make([]Link, 0, strings.Count(cells, "\t")+1)
+	elide := elidesKinds(path)
+	for more := true; more; {
+		var c string
+		c, cells, more = strings.Cut(cells, "\t")
+		k, node, ok := strings.Cut(c, "=")
+		switch {
+		case !ok || node == "" || k == "" && (!elide || kind == ""):
+			return links, &CorruptError{Path: path, Line: n, Msg: fmt.Sprintf("link %q is not kind=node", c)}
+		case elide && k == kind:
+			return links, &CorruptError{Path: path, Line: n, Msg: fmt.Sprintf("link %q repeats the kind before it; it is =node", c)}
+		case k != "":
+			kind = k
 		}
-		r.Links = append(r.Links, Link{Kind: kind, Node: node})
+		links = append(links, Link{Kind: kind, Node: node})
 	}
-	return r, nil
+	return links, nil
 }

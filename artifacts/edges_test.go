@@ -2,6 +2,7 @@ package artifacts
 
 import (
 	"bytes"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -82,7 +83,7 @@ func TestEdgesExactBytes(t *testing.T) {
 	}
 	wantDst := "#cairn edges.dst v7\tdst\tkind=src...\n" +
 		"person:email/marc@x.test\trel:author=#0\trel:reviewer=#0\tsame-as=person:github/marc-b\n" +
-		"tag:ci\ttag=#12\ttag=#3\n" +
+		"tag:ci\ttag=#12\t=#3\n" +
 		"wiki/old.md\tsupersedes=#2\n"
 	if got := must(EncodeEdgesDst(sampleEdgesDst)); string(got) != wantDst {
 		t.Errorf("edges.dst.tsv:\n got %q\nwant %q", got, wantDst)
@@ -120,8 +121,27 @@ func TestDecodeAdjacencyLineErrors(t *testing.T) {
 			t.Errorf("DecodeAdjacencyLine(%q) = line %d %q, want line 4 %q", c.line, ce.Line, ce.Msg, c.msg)
 		}
 	}
+	// edges.dst.tsv leaves out a kind that is the one before.
+	for _, c := range []struct{ line, msg string }{
+		{"tag:a\t=#1", `link "=#1" is not kind=node`},
+		{"tag:a\ttag=#2\ttag=#1", `link "tag=#1" repeats the kind before it; it is =node`},
+		{"tag:a\ttag=#2\t=", `link "=" is not kind=node`},
+	} {
+		_, err := DecodeAdjacencyLine(EdgesDstPath, 4, []byte(c.line))
+		if ce := asCorrupt(t, err, EdgesDstPath); ce.Line != 4 || ce.Msg != c.msg {
+			t.Errorf("DecodeAdjacencyLine(%q) = line %d %q, want line 4 %q", c.line, ce.Line, ce.Msg, c.msg)
+		}
+	}
+	r, err := DecodeAdjacencyLine(EdgesDstPath, 2, []byte("tag:a\ttag=#2\t=#1\tlink=wiki/b.md\t=#0"))
+	if want := []Link{{"tag", "#2"}, {"tag", "#1"}, {"link", "wiki/b.md"}, {"link", "#0"}}; err != nil || !slices.Equal(r.Links, want) {
+		t.Errorf("a line of runs of kinds: %+v, %v; want %v", r.Links, err, want)
+	}
+	// A batch of a line's links starts from the kind before it.
+	if ls, err := DecodeLinks(EdgesDstPath, 2, "tag", []byte("=#5\tlink=#4")); err != nil || !slices.Equal(ls, []Link{{"tag", "#5"}, {"link", "#4"}}) {
+		t.Errorf("DecodeLinks after tag: %+v, %v", ls, err)
+	}
 	// A destination may itself hold "=": only the first one splits.
-	r, err := DecodeAdjacencyLine(EdgesPath, 2, []byte("wiki/a.md\tlink=https://x.test/?a=b=c"))
+	r, err = DecodeAdjacencyLine(EdgesPath, 2, []byte("wiki/a.md\tlink=https://x.test/?a=b=c"))
 	if err != nil || r.Links[0] != (Link{Kind: "link", Node: "https://x.test/?a=b=c"}) {
 		t.Errorf("link with = in its node: %+v, %v", r, err)
 	}
@@ -156,12 +176,18 @@ func must(data []byte, err error) []byte {
 // TestItemOrdinal: an item's ordinal is read as a build writes it, and any
 // other spelling is refused.
 func TestItemOrdinal(t *testing.T) {
-	for text, want := range map[string]int32{"0": 0, "7": 7, "100293": 100293, "2147483647": 2147483647} {
+	for text, want := range map[string]int32{"0": 0, "7": 7, "v": 31, "31u5": 100293, "1vvvvvv": 2147483647} {
 		if got, ok := ItemOrdinal([]byte(text)); !ok || got != want {
 			t.Errorf("ItemOrdinal(%q) = %d, %v; want %d", text, got, ok, want)
 		}
+		if ref := ItemRefOf(want); ref != "#"+text {
+			t.Errorf("ItemRefOf(%d) = %q, want #%s", want, ref, text)
+		}
+		if got, ok := ParseItemRef("#" + text); !ok || got != want {
+			t.Errorf("ParseItemRef(#%s) = %d, %v; want %d", text, got, ok, want)
+		}
 	}
-	for _, text := range []string{"", "007", "00", "+5", "-1", "5x", "2147483648", "99999999999", " 5"} {
+	for _, text := range []string{"", "007", "00", "+5", "-1", "5x", "V", "2000000", "99999999999", " 5", "10029300"} {
 		if got, ok := ItemOrdinal([]byte(text)); ok {
 			t.Errorf("ItemOrdinal(%q) = %d, accepted", text, got)
 		}

@@ -42,7 +42,7 @@ func TestEditedGraphIsNotUsed(t *testing.T) {
 	query := []string{"harbor", "token", "rotation"}
 	want := uris(expanded(t, querytest.BuiltDemo(t), query...))
 	for _, c := range []struct{ path, old, new string }{
-		{artifacts.EdgesDstPath, "\tlink=#44\n", "\tlink=#45\n"},
+		{artifacts.EdgesDstPath, "\tlink=#1c\n", "\tlink=#1d\n"},
 		{artifacts.EdgesPath, "\ttag=tag:sprint\n", "\ttag=tag:sprunt\n"},
 	} {
 		t.Run(filepath.Base(c.path), func(t *testing.T) {
@@ -86,7 +86,7 @@ func TestSameStatEditIsSeen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	querytest.Edit(t, dir, artifacts.EdgesDstPath, "\tlink=#44\n", "\tlink=#45\n")
+	querytest.Edit(t, dir, artifacts.EdgesDstPath, "\tlink=#1c\n", "\tlink=#1d\n")
 	if err := os.Chtimes(p, st.ModTime(), st.ModTime()); err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestSessionSeesEditedGraph(t *testing.T) {
 			t.Fatalf("a fresh build: index %+v, want used", ix)
 		}
 	}
-	querytest.Edit(t, dir, artifacts.EdgesDstPath, "\tlink=#44\n", "\tlink=#45\n")
+	querytest.Edit(t, dir, artifacts.EdgesDstPath, "\tlink=#1c\n", "\tlink=#1d\n")
 	if ix := state(); ix.State != string(corpus.StateCorrupt) || !strings.Contains(ix.Reason, artifacts.EdgesDstPath) {
 		t.Errorf("after edges.dst.tsv was edited: index %+v, want corrupt naming it", ix)
 	}

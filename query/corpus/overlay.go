@@ -5,7 +5,6 @@ import (
 	"context"
 	"iter"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -592,14 +591,10 @@ func (o *overlay) Incoming(node string, limit int) ([]artifacts.Link, bool, erro
 // replacedSource is the ordinal of an inbound link's source when that is
 // a replaced item.
 func (o *overlay) replacedSource(src string) (int, bool) {
-	ref, ok := strings.CutPrefix(src, artifacts.ItemRef)
+	n, ok := artifacts.ParseItemRef(src)
 	if !ok {
 		return 0, false
 	}
-	n, err := strconv.Atoi(ref)
-	if err != nil {
-		return 0, false
-	}
-	_, replaced := o.rows[n]
-	return n, replaced
+	_, replaced := o.rows[int(n)]
+	return int(n), replaced
 }

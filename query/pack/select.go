@@ -3,7 +3,6 @@ package pack
 import (
 	"cmp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/cairn-kb/cairn/artifacts"
@@ -277,12 +276,8 @@ func isEntity(v string) bool {
 
 // itemRef decodes edges.dst.tsv's #<ordinal>.
 func itemRef(node string) (int, bool) {
-	n, ok := strings.CutPrefix(node, artifacts.ItemRef)
-	if !ok {
-		return 0, false
-	}
-	v, err := strconv.Atoi(n)
-	return v, err == nil
+	v, ok := artifacts.ParseItemRef(node)
+	return int(v), ok
 }
 
 // order sorts the pool by standing. Normally: direct identity, two or

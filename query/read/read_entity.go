@@ -128,12 +128,12 @@ func dirRank(d string) int {
 // neighbour describes an edge's other end: an item (#<ordinal> in
 // edges.dst.tsv) by its row, anything else as itself.
 func (r *reader) neighbour(c corpus.Bodies, node string) (Neighbour, error) {
-	ref, ok := strings.CutPrefix(node, artifacts.ItemRef)
-	if !ok {
+	if !strings.HasPrefix(node, artifacts.ItemRef) {
 		return Neighbour{URI: node}, nil
 	}
-	ord, err := strconv.Atoi(ref)
-	if err != nil || ord < 0 || ord >= c.Len() {
+	o, ok := artifacts.ParseItemRef(node)
+	ord := int(o)
+	if !ok || ord >= c.Len() {
 		return Neighbour{}, &artifacts.CorruptError{Path: artifacts.EdgesDstPath, Msg: fmt.Sprintf("source %q is not an item of docs.tsv", node)}
 	}
 	row, err := c.Row(ord)

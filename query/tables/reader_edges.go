@@ -3,7 +3,6 @@ package tables
 import (
 	"bytes"
 	"math"
-	"strconv"
 	"strings"
 
 	"github.com/cairn-kb/cairn/artifacts"
@@ -36,8 +35,8 @@ func (r *Reader) adjacency(a *file, node string, limit int) ([]artifacts.Link, b
 		return nil, false, err
 	}
 	for _, l := range links { // an item source #<ordinal> must be a row
-		if ref, ok := strings.CutPrefix(l.Node, artifacts.ItemRef); ok && a == r.edgesDst {
-			if n, err := strconv.Atoi(ref); err != nil || n < 0 || n >= r.items {
+		if strings.HasPrefix(l.Node, artifacts.ItemRef) && a == r.edgesDst {
+			if n, ok := artifacts.ParseItemRef(l.Node); !ok || int(n) >= r.items {
 				return nil, false, a.corrupt(s, "source %q is not an item of docs.tsv, which has %d", l.Node, r.items)
 			}
 		}
@@ -46,7 +45,7 @@ func (r *Reader) adjacency(a *file, node string, limit int) ([]artifacts.Link, b
 }
 
 // streamLinks decodes the links of the line at s whose node column has
-// klen bytes, a batch of whole cells at a time with DecodeAdjacencyLine,
+// klen bytes, a batch of whole cells at a time with DecodeLinks,
 // until it has limit links or reaches the end of the line. The batches
 // grow, so a whole megabyte line costs a few dozen reads.
 func (a *file) streamLinks(s int64, klen int, node string, limit int) ([]artifacts.Link, error) {
@@ -80,11 +79,15 @@ func (a *file) streamLinks(s int64, klen int, node string, limit int) ([]artifac
 			c = min(2*c, maxChunk) // one cell longer than the chunk
 			continue
 		}
-		adj, err := artifacts.DecodeAdjacencyLine(a.path, 0, append([]byte(node+"\t"), seg...))
+		kind := "" // the kind of the link before the batch, which a link of edges.dst.tsv may leave out
+		if len(links) > 0 {
+			kind = links[len(links)-1].Kind
+		}
+		more, err := artifacts.DecodeLinks(a.path, 0, kind, seg)
 		if err != nil {
 			return nil, a.at(err, s)
 		}
-		links = append(links, adj.Links...)
+		links = append(links, more...)
 		if last {
 			break
 		}

@@ -413,14 +413,14 @@ func TestReaderLongLines(t *testing.T) {
 	var edges, dst []artifacts.Adjacency
 	short := func(prefix string, k int) (rows []artifacts.Adjacency) {
 		for i := range k {
-			rows = append(rows, artifacts.Adjacency{Node: fmt.Sprintf("%s%05d", prefix, i), Links: []artifacts.Link{{Kind: "tag", Node: fmt.Sprintf("#%d", i)}}})
+			rows = append(rows, artifacts.Adjacency{Node: fmt.Sprintf("%s%05d", prefix, i), Links: []artifacts.Link{{Kind: "tag", Node: artifacts.ItemRefOf(int32(i))}}})
 		}
 		return rows
 	}
 	hub := artifacts.Adjacency{Node: "hub"}
 	out := artifacts.Adjacency{Node: "r/050000"}
 	for i := n - 1; i >= 0; i-- {
-		hub.Links = append(hub.Links, artifacts.Link{Kind: "tag", Node: fmt.Sprintf("#%d", i)})
+		hub.Links = append(hub.Links, artifacts.Link{Kind: "tag", Node: artifacts.ItemRefOf(int32(i))})
 		out.Links = append(out.Links, artifacts.Link{Kind: "link", Node: fmt.Sprintf("https://x.test/%d", i)})
 	}
 	dst = append(append(append(dst, short("a", 3000)...), hub), short("z", 3000)...)

@@ -20,7 +20,6 @@ import (
 	"iter"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/cairn-kb/cairn/artifacts"
@@ -404,7 +403,7 @@ func (t *inboundTable) rows() iter.Seq2[string, []artifacts.Link] {
 					src = t.aliases[e.alias]
 				} else {
 					if t.refs[e.ord] == "" {
-						t.refs[e.ord] = artifacts.ItemRef + strconv.Itoa(int(e.ord))
+						t.refs[e.ord] = artifacts.ItemRefOf(e.ord)
 					}
 					src = t.refs[e.ord]
 				}

@@ -9,7 +9,6 @@ import (
 	"maps"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/cairn-kb/cairn/artifacts"
@@ -62,7 +61,7 @@ func Splice(ctx context.Context, in SpliceInput) (Output, error) {
 			fresh = append(fresh, artifacts.Adjacency{Node: n.URI, Links: n.Links})
 		}
 		ord := int(in.Ords[i])
-		ref := artifacts.ItemRef + strconv.Itoa(ord)
+		ref := artifacts.ItemRefOf(int32(ord))
 		for _, l := range n.Links {
 			byDst[l.Node] = append(byDst[l.Node], inbound{kind: l.Kind, src: ref, at: n.At, ord: ord})
 		}
@@ -229,17 +228,24 @@ func spliceDst(w *artifacts.Output, in SpliceInput, byDst map[string][]inbound) 
 		out = append(out, node...)
 		any := false
 		marks = marks[:0] // where each kept link starts in out, its TAB included
+		// The kept links are written with their kinds, which a line leaves
+		// out when it is the one before (a link may leave or come between
+		// two), and the line's kinds elided again once it is whole.
+		var kind []byte
 		for len(links) > 0 {
 			link, rest, _ := bytes.Cut(links, []byte{'\t'})
 			links = rest
-			kind, src, ok := bytes.Cut(link, []byte{'='})
-			if !ok {
+			k, src, ok := bytes.Cut(link, []byte{'='})
+			if !ok || len(k) == 0 && len(kind) == 0 {
 				return 0, &artifacts.CorruptError{Path: artifacts.EdgesDstPath, Line: n, Msg: fmt.Sprintf("link %q is not kind=node", link)}
+			}
+			if len(k) > 0 {
+				kind = k
 			}
 			ref, item := bytes.CutPrefix(src, []byte(artifacts.ItemRef))
 			if !item {
 				marks = append(marks, len(out))
-				out = append(append(out, '\t'), link...)
+				out = append(append(append(append(out, '\t'), kind...), '='), src...)
 				any = true
 				continue
 			}
@@ -252,11 +258,11 @@ func spliceDst(w *artifacts.Output, in SpliceInput, byDst map[string][]inbound) 
 				continue
 			}
 			marks = append(marks, len(out))
-			if to == o { // most sources keep their ordinal: the link as it was
-				out = append(append(out, '\t'), link...)
+			out = append(append(append(out, '\t'), kind...), '=')
+			if to == o { // most sources keep their ordinal: the source as it was
+				out = append(out, src...)
 			} else {
-				out = append(append(append(out, '\t'), kind...), '=')
-				out = strconv.AppendInt(append(out, artifacts.ItemRef...), int64(to), 10)
+				out = artifacts.AppendItemRef(out, to)
 			}
 			any = true
 		}
@@ -268,6 +274,7 @@ func spliceDst(w *artifacts.Output, in SpliceInput, byDst map[string][]inbound) 
 			out = out[:start] // every source left
 			continue
 		}
+		out = append(out[:start], elideKinds(out[start:])...)
 		out = append(out, '\n')
 	}
 	for _, d := range fresh {
@@ -277,6 +284,38 @@ func spliceDst(w *artifacts.Output, in SpliceInput, byDst map[string][]inbound) 
 	}
 	flush()
 	return edges, nil
+}
+
+// elideKinds leaves out, in place, the kind of each link of a line (node,
+// then TAB and kind=source for each link) that is the kind of the link
+// before it, as edges.dst.tsv writes a line, and returns the line.
+func elideKinds(line []byte) []byte {
+	w := bytes.IndexByte(line, '\t')
+	if w < 0 {
+		return line
+	}
+	var prev []byte
+	for r := w; r < len(line); {
+		end := bytes.IndexByte(line[r+1:], '\t')
+		if end < 0 {
+			end = len(line)
+		} else {
+			end += r + 1
+		}
+		cell := line[r+1 : end] // kind=source
+		eq := bytes.IndexByte(cell, '=')
+		kind := cell[:eq]
+		line[w] = '\t'
+		w++
+		if bytes.Equal(kind, prev) {
+			cell = cell[eq:]
+		} else {
+			prev = append(prev[:0], kind...)
+		}
+		w += copy(line[w:], cell)
+		r = end
+	}
+	return line[:w]
 }
 
 // insertInbound puts a destination's new inbound edges among its kept
@@ -328,9 +367,9 @@ func appendKept(out, line []byte, start int, marks []int, from, n int) []byte {
 // inboundOf reads a kept inbound link back as NewTables compares it.
 func inboundOf(in SpliceInput, l artifacts.Link) inbound {
 	e := inbound{kind: l.Kind, src: l.Node, ord: -1}
-	if ref, ok := strings.CutPrefix(l.Node, artifacts.ItemRef); ok {
-		e.ord, _ = strconv.Atoi(ref)
-		e.at = in.At(int32(e.ord))
+	if o, ok := artifacts.ParseItemRef(l.Node); ok {
+		e.ord = int(o)
+		e.at = in.At(o)
 	}
 	return e
 }
@@ -395,7 +434,7 @@ func MergeInbound(kept []artifacts.Link, added []Inbound, at func(ord int32) str
 	in := SpliceInput{At: at}
 	fresh := make([]inbound, len(added))
 	for i, a := range added {
-		fresh[i] = inbound{kind: a.Kind, src: artifacts.ItemRef + strconv.Itoa(int(a.Ord)), at: a.At, ord: int(a.Ord)}
+		fresh[i] = inbound{kind: a.Kind, src: artifacts.ItemRefOf(a.Ord), at: a.At, ord: int(a.Ord)}
 	}
 	out := make([]artifacts.Link, 0, len(kept)+len(added))
 	from := 0

@@ -328,40 +328,39 @@ func sameLinks(edges, edgesDst []byte, nodes []graph.Node, ords []int32) bool {
 	if len(records) == 0 {
 		return true
 	}
-	// Each line is searched for its item sources (=#ordinal), not split
-	// into links: most sources are items that did not change.
+	// Each line's links are walked for their item sources (#ordinal),
+	// each link's kind being the one before it when it leaves it out.
 	var was []edge
 	rows := edgesDst[bytes.IndexByte(edgesDst, '\n')+1:]
 	if len(rows) > 0 && rows[len(rows)-1] != '\n' {
 		return false // a last line cut short: the tables are rewritten
 	}
-	ref := []byte("=" + artifacts.ItemRef)
 	for len(rows) > 0 {
 		end := bytes.IndexByte(rows, '\n')
 		dst, links, _ := bytes.Cut(rows[:end], []byte{'\t'})
 		rows = rows[end+1:]
-		for {
-			h := bytes.Index(links, ref)
-			if h < 0 {
-				break
+		var kind []byte
+		for more := len(links) > 0; more; {
+			var link []byte
+			link, links, more = bytes.Cut(links, []byte{'\t'})
+			k, src, ok := bytes.Cut(link, []byte{'='})
+			if !ok || len(k) == 0 && len(kind) == 0 {
+				return false // not a link: the tables are rewritten
 			}
-			kind := links[bytes.LastIndexByte(links[:h], '\t')+1 : h]
-			links = links[h+len(ref):]
-			if bytes.IndexByte(kind, '=') >= 0 {
-				continue // in an alias's name
+			if len(k) > 0 {
+				kind = k
 			}
-			n := bytes.IndexByte(links, '\t')
-			if n < 0 {
-				n = len(links)
+			ref, item := bytes.CutPrefix(src, []byte(artifacts.ItemRef))
+			if !item {
+				continue
 			}
-			o, ok := artifacts.ItemOrdinal(links[:n])
+			o, ok := artifacts.ItemOrdinal(ref)
 			if !ok {
 				return false
 			}
 			if o >= lo && o <= hi && records[o] {
 				was = append(was, edge{o, string(dst), string(kind)})
 			}
-			links = links[n:]
 		}
 	}
 	order := func(a, b edge) int {
