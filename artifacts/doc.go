@@ -31,7 +31,9 @@
 //	time     RFC 3339 UTC or -; a record's time on its document's date is
 //	         written from its T (T09:14:00Z), the date being the document's
 //	valid    <valid_from>..<valid_until> (either side may be empty) or -
-//	flags    comma-separated sorted policy and status flags, or -
+//	flags    comma-separated sorted policy and status flags, or -; empty
+//	         for a record whose flags are the ones its source gives
+//	         (its document's row holds them)
 //	span     <byte offset>+<byte length> of the record inside its document, or -
 //	urlkey   16 hex digits: xxhash64 of the item's url field value, or -
 //	title    the item's title (tabs and line breaks as spaces), or -
@@ -161,6 +163,8 @@
 //	records    how many records it holds
 //	first      the ordinal of the first of them in docs.tsv, where they
 //	           follow each other, or - when it holds none
+//	flags      the flags its source gives a record whose fields name no
+//	           category or visibility, comma-separated, or -
 //	relations  comma-separated fields that hold relations, or -
 //	fields     the fields map as compact JSON: {"field": ["path", ...]}
 //

@@ -27,6 +27,11 @@ type Doc struct {
 	ValidFrom  string
 	ValidUntil string
 	Flags      []string // sorted
+	// SourceFlags are the flags a record's source gives it when its own
+	// fields say nothing of them, comma-joined, as its document's row in
+	// documents.tsv holds them: a record's row whose flags are these
+	// leaves its flags cell empty. "" for a page.
+	SourceFlags string
 	// Lengths are the item's words per field, as the build counts them.
 	// docs.tsv does not hold them: docs.key's norms hold their length
 	// classes, all a reader needs (a row decoded from docs.tsv has none).
@@ -96,7 +101,9 @@ func writeDocRow(b textWriter, d *Doc) {
 		b.WriteString(d.ValidFrom + ".." + d.ValidUntil)
 	}
 	b.WriteByte('\t')
-	b.WriteString(dash(strings.Join(d.Flags, ",")))
+	if !record || d.SourceFlags == "" || !flagsAre(d.Flags, d.SourceFlags) {
+		b.WriteString(dash(strings.Join(d.Flags, ",")))
+	}
 	b.WriteByte('\t')
 	if d.SpanOff < 0 {
 		b.WriteByte('-')
@@ -110,6 +117,24 @@ func writeDocRow(b textWriter, d *Doc) {
 	b.WriteByte('\t')
 	b.WriteString(dash(CleanCell(d.Title)))
 	b.WriteByte('\n')
+}
+
+// flagsAre reports whether flags, comma-joined, are joined.
+func flagsAre(flags []string, joined string) bool {
+	for i, f := range flags {
+		if i > 0 {
+			if joined == "" || joined[0] != ',' {
+				return false
+			}
+			joined = joined[1:]
+		}
+		rest, ok := strings.CutPrefix(joined, f)
+		if !ok {
+			return false
+		}
+		joined = rest
+	}
+	return joined == ""
 }
 
 // AppendDocRow appends d's docs.tsv row, its LF included, to b: a build
@@ -230,6 +255,19 @@ func (dd *DocDecoder) keep(s string) string {
 	return dd.arena.String()[start:]
 }
 
+// flagList is a flags cell's list, one slice for each distinct cell.
+func (dd *DocDecoder) flagList(v string) []string {
+	flags, ok := dd.flags[v]
+	if !ok {
+		flags = strings.Split(strings.Clone(v), ",")
+		if dd.flags == nil {
+			dd.flags = map[string][]string{}
+		}
+		dd.flags[strings.Clone(v)] = flags
+	}
+	return flags[:len(flags):len(flags)]
+}
+
 // common1 returns the one copy of a value that repeats across rows.
 func (dd *DocDecoder) common1(s string) string {
 	if s == "" {
@@ -263,6 +301,7 @@ func (dd *DocDecoder) Decode(n int, line string) (Doc, error) {
 	record := cols[7] != "-"
 	for i, c := range cols {
 		switch origin := record && i >= 1 && i <= 3; {
+		case c == "" && record && i == 6: // the flags its document gives
 		case c == "" && !origin:
 			return Doc{}, &CorruptError{Path: DocsPath, Line: n, Msg: fmt.Sprintf("column %d is empty; empty values are written as -", i+1)}
 		case c != "" && origin:
@@ -286,16 +325,8 @@ func (dd *DocDecoder) Decode(n int, line string) (Doc, error) {
 		}
 		d.ValidFrom, d.ValidUntil = from, until
 	}
-	if v := cols[6]; v != "-" {
-		flags, ok := dd.flags[v]
-		if !ok {
-			flags = strings.Split(strings.Clone(v), ",")
-			if dd.flags == nil {
-				dd.flags = map[string][]string{}
-			}
-			dd.flags[strings.Clone(v)] = flags
-		}
-		d.Flags = flags[:len(flags):len(flags)]
+	if v := cols[6]; v != "-" && v != "" {
+		d.Flags = dd.flagList(v)
 	}
 	if v := cols[7]; v != "-" {
 		o, l, ok := strings.Cut(v, "+")
@@ -312,7 +343,15 @@ func (dd *DocDecoder) Decode(n int, line string) (Doc, error) {
 		if d.URI[0] != '#' {
 			return d, &CorruptError{Path: DocsPath, Line: n, Msg: fmt.Sprintf("record %q does not name its URI from #; its document's path is in documents.tsv", d.URI)}
 		}
-		d.Kind, d.Source, d.Date = doc.Layer, doc.Source, doc.Date
+		switch v := cols[6]; {
+		case v == "" && doc.Flags == "":
+			return d, &CorruptError{Path: DocsPath, Line: n, Msg: "the flags of a record whose document gives none are empty; no flags are written as -"}
+		case v == "":
+			d.Flags = dd.flagList(doc.Flags)
+		case v == doc.Flags:
+			return d, &CorruptError{Path: DocsPath, Line: n, Msg: fmt.Sprintf("flags %q are the ones its document gives; the cell is left empty", v)}
+		}
+		d.Kind, d.Source, d.Date, d.SourceFlags = doc.Layer, doc.Source, doc.Date, doc.Flags
 		d.URI = doc.Path + d.URI
 		if len(d.Time) > 0 && d.Time[0] == 'T' {
 			d.Time = doc.Date + d.Time

@@ -17,8 +17,8 @@ import (
 // would give them.
 var sampleOrigins = OriginsOf([]Document{
 	{Path: "index/people.json", Layer: "index", Source: "people", Records: 1, First: 2}, // out of order: OriginsOf sorts them
-	{Path: "events/2026-11-02/github.json", Layer: "events", Source: "github", Date: "2026-11-02", Records: 1, First: 0},
-	{Path: "events/2026-11-02/mail.json", Layer: "events", Source: "mail", Date: "2026-11-02", Records: 1, First: 1},
+	{Path: "events/2026-11-02/github.json", Layer: "events", Source: "github", Date: "2026-11-02", Records: 1, First: 0, Flags: "created,shared"},
+	{Path: "events/2026-11-02/mail.json", Layer: "events", Source: "mail", Date: "2026-11-02", Records: 1, First: 1, Flags: "private,received"},
 	{Path: "events/2026-11-02/empty.json", Layer: "events", Source: "mail", Date: "2026-11-02", First: -1},
 })
 
@@ -26,7 +26,7 @@ var sampleDocs = []Doc{
 	{
 		URI: "events/2026-11-02/github.json#HAR-142", Kind: "events", Source: "github",
 		Date: "2026-11-02", Time: "2026-11-02T09:14:00Z",
-		Flags:   []string{"created", "shared"},
+		Flags: []string{"created", "shared"}, SourceFlags: "created,shared",
 		Lengths: []FieldLen{{Field: 0, N: 3}, {Field: 2, N: 12}, {Field: 5, N: 0}},
 		Digest:  "0123456789abcdef", SpanOff: 312, SpanLen: 148,
 		URLKey: "a1b2c3d4e5f60718", Title: "Fix the arm64 build (HAR-142)",
@@ -34,7 +34,7 @@ var sampleDocs = []Doc{
 	{
 		URI: "events/2026-11-02/mail.json#caf%C3%A9%20cr%C3%A8me", Kind: "events", Source: "mail",
 		Date: "2026-11-02", Time: "2026-11-02T23:59:59.5Z",
-		Flags:  []string{"private", "received"},
+		Flags: []string{"private", "received", "superseded"}, SourceFlags: "private,received",
 		Digest: "fedcba9876543210", SpanOff: 0, SpanLen: 0,
 	},
 	{
@@ -265,6 +265,10 @@ func TestDecodeDocRowErrors(t *testing.T) {
 			`record "events/2026-11-02/mail.json#a" does not name its URI from #; its document's path is in documents.tsv`, 3},
 		{"a record of no document", "#a\t\t\t\t-\t-\t-\t0+9\t-\t-",
 			"record 5: documents.tsv has no document whose records hold it", 0},
+		{"a record's flags written as its document's", "#a\t\t\t\t-\t-\tprivate,received\t0+9\t-\t-",
+			`flags "private,received" are the ones its document gives; the cell is left empty`, 3},
+		{"a record's flags left to a document of none", "#a\t\t\t\t-\t-\t\t0+9\t-\t-",
+			"the flags of a record whose document gives none are empty; no flags are written as -", 4},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -288,20 +292,28 @@ func TestDecodeDocRowErrors(t *testing.T) {
 	}
 }
 
-// TestRecordRowsNameTheirDocument: a record's row holds its URI from #
-// and a time on its document's date from T, and reads back whole; a time
-// on another date is written whole.
+// TestRecordRowsNameTheirDocument: a record's row holds its URI from #,
+// a time on its document's date from T and no flags when they are the
+// ones its source gives, and reads back whole; a time on another date and
+// flags of its own are written whole.
 func TestRecordRowsNameTheirDocument(t *testing.T) {
 	d := Doc{URI: "events/2026-11-02/mail.json#m-1", Kind: "events", Source: "mail", Date: "2026-11-02",
-		Time: "2026-11-02T08:00:00Z", SpanOff: 10, SpanLen: 20, Title: "Hello"}
+		Time: "2026-11-02T08:00:00Z", SpanOff: 10, SpanLen: 20, Title: "Hello",
+		Flags: []string{"private", "received"}, SourceFlags: "private,received"}
 	other := d
 	other.Time = "2026-11-01T23:30:00Z" // the evening before, in another zone
+	shared := d
+	shared.Flags = []string{"received", "shared"} // its own visibility
+	none := d
+	none.Flags = nil
 	for _, c := range []struct {
 		d   Doc
 		row string
 	}{
-		{d, "#m-1\t\t\t\tT08:00:00Z\t-\t-\t10+20\t-\tHello\n"},
-		{other, "#m-1\t\t\t\t2026-11-01T23:30:00Z\t-\t-\t10+20\t-\tHello\n"},
+		{d, "#m-1\t\t\t\tT08:00:00Z\t-\t\t10+20\t-\tHello\n"},
+		{other, "#m-1\t\t\t\t2026-11-01T23:30:00Z\t-\t\t10+20\t-\tHello\n"},
+		{shared, "#m-1\t\t\t\tT08:00:00Z\t-\treceived,shared\t10+20\t-\tHello\n"},
+		{none, "#m-1\t\t\t\tT08:00:00Z\t-\t-\t10+20\t-\tHello\n"},
 	} {
 		row := string(AppendDocRow(nil, &c.d))
 		if row != c.row {

@@ -23,7 +23,11 @@ type Document struct {
 	// shares their prefix path#); -1 when it holds none. A record's row
 	// names only its URI's part from #, and a reader finds its document
 	// by this range.
-	First     int
+	First int
+	// Flags are the flags its source gives a record whose fields say
+	// nothing of them (its category and visibility), comma-joined: a
+	// record's row with just these leaves its flags cell empty.
+	Flags     string
 	Relations []string            // the fields that hold relations, sorted
 	Fields    map[string][]string // the document's fields map
 }
@@ -37,7 +41,7 @@ type Body struct {
 }
 
 var (
-	documentsHeader = header(documentsName, "path", "layer", "source", "date", "records", "first", "relations", "fields")
+	documentsHeader = header(documentsName, "path", "layer", "source", "date", "records", "first", "flags", "relations", "fields")
 	bodiesHeader    = header(bodiesName, "uri", "path", "bytes", "sha256")
 )
 
@@ -57,8 +61,8 @@ func EncodeDocuments(rows []Document) []byte {
 		if d.Records > 0 {
 			first = strconv.Itoa(d.First)
 		}
-		fmt.Fprintf(&b, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", CleanCell(d.Path), dash(d.Layer), dash(CleanCell(d.Source)),
-			dash(d.Date), d.Records, first, dash(strings.Join(d.Relations, ",")), fields)
+		fmt.Fprintf(&b, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", CleanCell(d.Path), dash(d.Layer), dash(CleanCell(d.Source)),
+			dash(d.Date), d.Records, first, dash(d.Flags), dash(strings.Join(d.Relations, ",")), fields)
 	}
 	return b.Bytes()
 }
@@ -82,7 +86,7 @@ func DecodeDocuments(data []byte) ([]Document, error) {
 		common[s] = s
 		return s
 	}
-	var cols [8][]byte
+	var cols [9][]byte
 	var lastText []byte // the fields column of the row before, and its map
 	var lastFields map[string][]string
 	return decodeRows(DocumentsPath, data, documentsHeader, func(n int, line []byte) (Document, error) {
@@ -114,7 +118,8 @@ func DecodeDocuments(data []byte) ([]Document, error) {
 		case !ok:
 			return Document{}, &CorruptError{Path: DocumentsPath, Line: n, Msg: fmt.Sprintf("first %q is not an ordinal", cols[5])}
 		}
-		if r := cols[6]; len(r) > 0 && string(r) != "-" {
+		d.Flags = undash(intern(cols[6]))
+		if r := cols[7]; len(r) > 0 && string(r) != "-" {
 			rel, ok := relations[string(r)]
 			if !ok {
 				rel = strings.Split(string(r), ",")
@@ -124,17 +129,17 @@ func DecodeDocuments(data []byte) ([]Document, error) {
 		}
 		// Rows of one source follow each other: the map of the row before
 		// is most often this one's.
-		fields, ok := lastFields, bytes.Equal(cols[7], lastText)
+		fields, ok := lastFields, bytes.Equal(cols[8], lastText)
 		if !ok {
-			fields, ok = decoded[string(cols[7])]
+			fields, ok = decoded[string(cols[8])]
 		}
 		if !ok {
-			if err := json.Unmarshal(cols[7], &fields); err != nil {
+			if err := json.Unmarshal(cols[8], &fields); err != nil {
 				return Document{}, &CorruptError{Path: DocumentsPath, Line: n, Msg: "fields is not a JSON object of path lists: " + err.Error()}
 			}
-			decoded[string(cols[7])] = fields
+			decoded[string(cols[8])] = fields
 		}
-		d.Fields, lastFields, lastText = fields, fields, cols[7]
+		d.Fields, lastFields, lastText = fields, fields, cols[8]
 		return d, nil
 	})
 }

@@ -8,7 +8,7 @@ import (
 )
 
 var sampleDocuments = []Document{
-	{Path: "events/2026-11-02/github.json", Layer: "events", Source: "github", Date: "2026-11-02", Records: 12, First: 0,
+	{Path: "events/2026-11-02/github.json", Layer: "events", Source: "github", Date: "2026-11-02", Records: 12, First: 0, Flags: "created,shared",
 		Relations: []string{"author", "repo"}, Fields: map[string][]string{"id": {".number"}, "title": {".title"}}},
 	{Path: "events/2026-11-02/mail.json", Layer: "events", Source: "mail", Date: "2026-11-02", Records: 0, First: -1,
 		Fields: map[string][]string{"id": {".id"}, "title": {".subject", ".topic"}}},
@@ -45,13 +45,13 @@ func TestDocumentsRoundTrip(t *testing.T) {
 func TestDecodeDocumentsErrors(t *testing.T) {
 	hdr := documentsHeader
 	for _, c := range []struct{ name, row, msg string }{
-		{"seven columns", "a.json\tevents\ta\t-\t1\t0\t-\n", "row has 7 columns, want 8"},
-		{"records signed", "a.json\tevents\ta\t-\t+1\t0\t-\t{}\n", `records "+1" is not a count`},
-		{"records empty", "a.json\tevents\ta\t-\t\t0\t-\t{}\n", `records "" is not a count`},
-		{"records past nine digits", "a.json\tevents\ta\t-\t1234567890\t0\t-\t{}\n", `records "1234567890" is not a count`},
-		{"first not an ordinal", "a.json\tevents\ta\t-\t1\t-\t-\t{}\n", `first "-" is not an ordinal`},
-		{"first of no records", "a.json\tevents\ta\t-\t0\t5\t-\t{}\n", `first "5" of a document without records is not -`},
-		{"fields not JSON", "a.json\tevents\ta\t-\t1\t0\t-\t{id}\n", "fields is not a JSON object of path lists: invalid character 'i' looking for beginning of object key string"},
+		{"eight columns", "a.json\tevents\ta\t-\t1\t0\t-\t-\n", "row has 8 columns, want 9"},
+		{"records signed", "a.json\tevents\ta\t-\t+1\t0\t-\t-\t{}\n", `records "+1" is not a count`},
+		{"records empty", "a.json\tevents\ta\t-\t\t0\t-\t-\t{}\n", `records "" is not a count`},
+		{"records past nine digits", "a.json\tevents\ta\t-\t1234567890\t0\t-\t-\t{}\n", `records "1234567890" is not a count`},
+		{"first not an ordinal", "a.json\tevents\ta\t-\t1\t-\t-\t-\t{}\n", `first "-" is not an ordinal`},
+		{"first of no records", "a.json\tevents\ta\t-\t0\t5\t-\t-\t{}\n", `first "5" of a document without records is not -`},
+		{"fields not JSON", "a.json\tevents\ta\t-\t1\t0\t-\t-\t{id}\n", "fields is not a JSON object of path lists: invalid character 'i' looking for beginning of object key string"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := DecodeDocuments([]byte(hdr + c.row))

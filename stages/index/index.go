@@ -277,7 +277,8 @@ func DocumentRows(cfg model.Config, docs []model.Document) []artifacts.Document 
 
 // DocumentRow describes a record document for documents.tsv.
 func DocumentRow(cfg model.Config, d model.Document) artifacts.Document {
-	row := artifacts.Document{Path: d.Path, Layer: d.Layer, Source: d.Source, Date: d.Date, Records: len(d.Records), Fields: map[string][]string{}}
+	row := artifacts.Document{Path: d.Path, Layer: d.Layer, Source: d.Source, Date: d.Date, Records: len(d.Records),
+		Flags: project.SourceFlags(cfg.Sources[d.Source]), Fields: map[string][]string{}}
 	for _, f := range d.Fields {
 		row.Fields[f.Field] = f.Paths
 		if cfg.Schema[f.Field].Relation || d.Schema[f.Field].Relation {

@@ -50,7 +50,10 @@ type Item struct {
 	ValidFrom  string
 	ValidUntil string
 	Flags      []string // sorted
-	Title      string
+	// SourceFlags are the flags a record's source gives it when its own
+	// fields say nothing (SourceFlags), comma-joined; "" for a page.
+	SourceFlags string
+	Title       string
 	// URL is the item's external URL: the first http(s) value of its url
 	// field. Representations of one URL from several sources collapse.
 	URL string
@@ -360,7 +363,7 @@ func (tk *tokenizer) carve(n int) []TermFreq {
 func (it *Item) Row(field func(name string) int) artifacts.Doc {
 	row := artifacts.Doc{
 		URI: it.URI, Kind: it.Kind, Source: it.Source, Date: it.Date, Time: it.Time,
-		ValidFrom: it.ValidFrom, ValidUntil: it.ValidUntil, Flags: it.Flags,
+		ValidFrom: it.ValidFrom, ValidUntil: it.ValidUntil, Flags: it.Flags, SourceFlags: it.SourceFlags,
 		Digest: it.Digest, SpanOff: it.SpanOff, SpanLen: it.SpanLen,
 		Title: it.Title,
 	}

@@ -451,11 +451,29 @@ func (p *Projector) projectDocument(s *Scratch, doc model.Document, ds *diag.Lis
 	return projectRecords(p.cfg, &s.tk, p.bodies, doc, nil, fps, ds, into)
 }
 
+// SourceFlags are the flags a source's policy gives each of its records
+// whose own fields name no category or visibility: the policy's category
+// and visibility when they are ones a record may have, sorted and
+// comma-joined as docs.tsv writes flags. documents.tsv holds them for each
+// document, so that a record's row with just these flags leaves them out.
+func SourceFlags(policy model.SourcePolicy) string {
+	var flags []string
+	if slices.Contains(load.Categories, policy.Category) {
+		flags = append(flags, policy.Category)
+	}
+	if slices.Contains(load.Visibilities, policy.Visibility) {
+		flags = append(flags, policy.Visibility)
+	}
+	slices.Sort(flags)
+	return strings.Join(flags, ",")
+}
+
 // projectRecords appends to into the items of the records of a document
 // whose field paths are compiled: those whose indexes order lists, in that
 // order, or all when it is nil.
 func projectRecords(cfg model.Config, tk *tokenizer, bodies map[string]model.Body, doc model.Document, order []int, fps []fieldPaths, ds *diag.List, into []Item) []Item {
 	policy := cfg.Sources[doc.Source]
+	sourceFlags := SourceFlags(policy)
 	count := len(doc.Records)
 	if order != nil {
 		count = len(order)
@@ -511,14 +529,15 @@ func projectRecords(cfg model.Config, tk *tokenizer, bodies map[string]model.Bod
 			continue
 		}
 		it := Item{
-			URI:     recordURI(doc, idv[0]),
-			Kind:    doc.Layer,
-			Source:  doc.Source,
-			Date:    doc.Date,
-			DocPath: doc.Path,
-			Line:    rec.Line,
-			SpanOff: rec.Offset,
-			SpanLen: rec.Length,
+			URI:         recordURI(doc, idv[0]),
+			Kind:        doc.Layer,
+			Source:      doc.Source,
+			Date:        doc.Date,
+			SourceFlags: sourceFlags,
+			DocPath:     doc.Path,
+			Line:        rec.Line,
+			SpanOff:     rec.Offset,
+			SpanLen:     rec.Length,
 		}
 		if t := valueOf(FieldTime); len(t) > 0 {
 			ts, err := load.ParseStamp(t[0])
