@@ -50,8 +50,8 @@
 //	offset    8 digits: where the item's row starts in docs.tsv
 //	chrono    6: the item's rank newest first (time, else date; URI breaks
 //	          ties)
-//	day       YYYYMMDD in decimal when the row's date is a valid day, else
-//	          8 dashes
+//	day       6: the number YYYYMMDD when the row's date is a valid day
+//	          (20261102 is 0jaa7e), else 6 dashes
 //	source    4: the rank of the item's source among the base's sources
 //	halflife  4: the source's recency half-life in days, 0 for none
 //	flags     3: bits, from the lowest: created, superseded, done,
@@ -61,8 +61,10 @@
 //	          (a validity bound)
 //	tgroup    6: the ordinal of the first item of the same source and
 //	          title, or 6 dashes for an item without a title
-//	tterms    13: xxhash64 of the title's query terms, each followed by NUL
-//	          (the title's kept words, each once, in first-seen order)
+//	tterms    7: the low 32 bits of xxhash64 of the title's query terms,
+//	          each followed by NUL (the title's kept words, each once, in
+//	          first-seen order); a query reads the row of a title whose
+//	          hash is its query's to see whether the title is the query
 //	ugroup    6: the ordinal of the first item of the same urlkey, or 6
 //	          dashes
 //	ownid     7: the low 32 bits of xxhash64 of the record's decoded id,

@@ -73,7 +73,7 @@ func keysOf(rows []Doc, fields int) []Key {
 		}
 		if d.Title != "" {
 			k.TitleGroup = int32(i)
-			k.TitleTerms = uint64(i+1) << 40
+			k.TitleTerms = uint32(i+1) << 20
 		}
 		if d.URLKey != "" {
 			k.URLGroup = 0
@@ -140,7 +140,7 @@ func TestDocsEmptyTable(t *testing.T) {
 	if want := "#cairn docs v7\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tspan\turlkey\ttitle\n"; string(docs) != want {
 		t.Errorf("docs.tsv = %q, want %q", docs, want)
 	}
-	if want := "#cairn docs.key v7 width 87" + strings.Repeat(" ", 59) + "\n"; string(key) != want {
+	if want := "#cairn docs.key v7 width 79" + strings.Repeat(" ", 51) + "\n"; string(key) != want {
 		t.Errorf("docs.key = %q, want %q", key, want)
 	}
 	rows, err := DecodeDocs(docs, Origins{})
@@ -159,7 +159,7 @@ func TestDocsExactBytes(t *testing.T) {
 	}
 	keys := []Key{
 		{Offset: 999, Chrono: 0, Day: 20261102, Source: 0, HalfLife: 14, Flags: KeyCreated | KeyRecord | KeyID | KeyDated,
-			TitleGroup: 0, TitleTerms: 0xfedcba9876543210, URLGroup: -1, OwnID: 0xdeadbeef, OwnURI: 0x1, Digest: 0x0123456789abcdef,
+			TitleGroup: 0, TitleTerms: 0xfedcba98, URLGroup: -1, OwnID: 0xdeadbeef, OwnURI: 0x1, Digest: 0x0123456789abcdef,
 			Norms: []byte{2, 0, 4}},
 		{Chrono: 1, Source: 1, Flags: KeyPage | KeyBounded, TitleGroup: -1, URLGroup: 1, OwnURI: 0xffffffff, Norms: []byte{0, 31, 0}},
 	}
@@ -176,9 +176,9 @@ func TestDocsExactBytes(t *testing.T) {
 	// The offsets are the encoder's (71 and 135), whatever the keys said.
 	// Columns in order: offset, chrono, day, source, halflife, flags,
 	// tgroup, tterms, ugroup, ownid, ownuri, digest, norms.
-	wantKey := "#cairn docs.key v7 width 89" + strings.Repeat(" ", 61) + "\n" +
-		"00000027" + "000000" + "20261102" + "0000" + "000e" + "701" + "000000" + "ftn5qj1r58cgg" + "------" + "3farfnf" + "0000001" + "028q5cu4qnjff" + "204\n" +
-		"00000047" + "000001" + "--------" + "0001" + "0000" + "880" + "------" + "0000000000000" + "000001" + "0000000" + "3vvvvvv" + "0000000000000" + "0v0\n"
+	wantKey := "#cairn docs.key v7 width 81" + strings.Repeat(" ", 53) + "\n" +
+		"00000027" + "000000" + "0jaa7e" + "0000" + "000e" + "701" + "000000" + "3vdpeko" + "------" + "3farfnf" + "0000001" + "028q5cu4qnjff" + "204\n" +
+		"00000047" + "000001" + "------" + "0001" + "0000" + "880" + "------" + "0000000" + "000001" + "0000000" + "3vvvvvv" + "0000000000000" + "0v0\n"
 	if string(key) != wantKey {
 		t.Errorf("docs.key:\n got %q\nwant %q", key, wantKey)
 	}

@@ -32,9 +32,11 @@ type Key struct {
 	// title, so that items with equal groups are one title+source run; -1
 	// for an item without a title.
 	TitleGroup int32
-	// TitleTerms hashes the title's terms as a query would normalise it,
+	// TitleTerms hashes the title's terms as a query would normalise it
+	// (32 bits: a query reads the row of a title whose hash is the
+	// query's to see whether it is),
 	// so a query can tell which titles may be the whole query.
-	TitleTerms uint64
+	TitleTerms uint32
 	// URLGroup is the ordinal of the first item with the same url key; -1
 	// for an item without one.
 	URLGroup int32
@@ -115,19 +117,19 @@ func NormLength(c byte) int {
 // billion items; a source's rank 20 bits; a 32-bit value 35 and a 64-bit
 // hash 65.
 const (
-	keyOffsetAt     = 0                    // 8 digits: 40 bits, a docs.tsv of up to a TiB
-	keyChronoAt     = keyOffsetAt + 8      // 6 digits: an ordinal
-	keyDayAt        = keyChronoAt + 6      // YYYYMMDD, or 8 dashes
-	keySourceAt     = keyDayAt + 8         // 4 digits
-	keyHalfLifeAt   = keySourceAt + 4      // 4 digits: 2^20 days, above the longest half-life a configuration allows
-	keyFlagsAt      = keyHalfLifeAt + 4    // 3 digits: 15 bits
-	keyTitleAt      = keyFlagsAt + 3       // 6, an ordinal, or 6 dashes
-	keyTitleTermsAt = keyTitleAt + 6       // 13 digits: a 64-bit hash
-	keyURLAt        = keyTitleTermsAt + 13 // 6, an ordinal, or 6 dashes
-	keyOwnIDAt      = keyURLAt + 6         // 7 digits: a 32-bit hash
-	keyOwnURIAt     = keyOwnIDAt + 7       // 7
-	keyDigestAt     = keyOwnURIAt + 7      // 13
-	keyNormsAt      = keyDigestAt + 13     // one digit per field
+	keyOffsetAt     = 0                   // 8 digits: 40 bits, a docs.tsv of up to a TiB
+	keyChronoAt     = keyOffsetAt + 8     // 6 digits: an ordinal
+	keyDayAt        = keyChronoAt + 6     // 6 digits: YYYYMMDD as a number, or 6 dashes
+	keySourceAt     = keyDayAt + 6        // 4 digits
+	keyHalfLifeAt   = keySourceAt + 4     // 4 digits: 2^20 days, above the longest half-life a configuration allows
+	keyFlagsAt      = keyHalfLifeAt + 4   // 3 digits: 15 bits
+	keyTitleAt      = keyFlagsAt + 3      // 6, an ordinal, or 6 dashes
+	keyTitleTermsAt = keyTitleAt + 6      // 7 digits: a 32-bit hash
+	keyURLAt        = keyTitleTermsAt + 7 // 6, an ordinal, or 6 dashes
+	keyOwnIDAt      = keyURLAt + 6        // 7 digits: a 32-bit hash
+	keyOwnURIAt     = keyOwnIDAt + 7      // 7
+	keyDigestAt     = keyOwnURIAt + 7     // 13
+	keyNormsAt      = keyDigestAt + 13    // one digit per field
 )
 
 // MaxItems is how many items docs.key's ordinal columns can number, and
@@ -172,9 +174,9 @@ func KeySourceColumn(source uint32) []byte {
 }
 
 // KeyTitleTermsColumn: see KeySourceColumn.
-func KeyTitleTermsColumn(hash uint64) []byte {
+func KeyTitleTermsColumn(hash uint32) []byte {
 	c := make([]byte, keyURLAt-keyTitleTermsAt)
-	putBase32(c, hash)
+	putBase32(c, uint64(hash))
 	return c
 }
 
@@ -288,7 +290,7 @@ func appendKey(b []byte, k *Key, fields int) ([]byte, error) {
 	if k.Offset < 0 || k.Offset >= 1<<40 {
 		return nil, fmt.Errorf("row offset %d does not fit docs.key's 40 bits", k.Offset)
 	}
-	if d := k.Day; d < 0 || d > 99991231 {
+	if d := k.Day; d < 0 || d > maxDay {
 		return nil, fmt.Errorf("day %d is not YYYYMMDD", d)
 	}
 	n := len(b)
@@ -305,7 +307,7 @@ func appendKey(b []byte, k *Key, fields int) ([]byte, error) {
 		return nil, fmt.Errorf("flags %#x hold bits no flag has", k.Flags)
 	}
 	putBase32(l[keyFlagsAt:keyTitleAt], uint64(k.Flags))
-	putBase32(l[keyTitleTermsAt:keyURLAt], k.TitleTerms)
+	putBase32(l[keyTitleTermsAt:keyURLAt], uint64(k.TitleTerms))
 	putBase32(l[keyOwnIDAt:keyOwnURIAt], uint64(k.OwnID))
 	putBase32(l[keyOwnURIAt:keyDigestAt], uint64(k.OwnURI))
 	putBase32(l[keyDigestAt:keyNormsAt], k.Digest)
@@ -321,16 +323,13 @@ func appendKey(b []byte, k *Key, fields int) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-// putDay writes a day column: YYYYMMDD, or dashes for 0.
+// putDay writes a day column: the number YYYYMMDD, or dashes for 0.
 func putDay(dst []byte, d int32) {
 	if d == 0 {
-		copy(dst, "--------")
+		copy(dst, "------")
 		return
 	}
-	for i := len(dst) - 1; i >= 0; i-- {
-		dst[i] = byte('0' + d%10)
-		d /= 10
-	}
+	putBase32(dst, uint64(d))
 }
 
 // putPlaced writes the columns of a key line l that place the row among
@@ -409,7 +408,7 @@ func (kd *KeyDecoder) Decode(n int, line []byte, fields int) (Key, error) {
 	k.Flags = KeyFlags(v)
 	ok[5] = ok[5] && v&^uint64(keyFlagsAll) == 0
 	k.TitleGroup, ok[6] = groupValue(col(6))
-	k.TitleTerms, ok[7] = parseBase32(col(7))
+	k.TitleTerms, ok[7] = uint32Value(col(7))
 	k.URLGroup, ok[8] = groupValue(col(8))
 	k.OwnID, ok[9] = uint32Value(col(9))
 	k.OwnURI, ok[10] = uint32Value(col(10))
@@ -442,20 +441,17 @@ func (kd *KeyDecoder) Decode(n int, line []byte, fields int) (Key, error) {
 	return k, nil
 }
 
-// keyDay parses docs.key's day column: YYYYMMDD or dashes.
+// keyDay parses docs.key's day column: the number YYYYMMDD, or dashes.
 func keyDay(c []byte) (int32, bool) {
-	if string(c) == "--------" {
+	if string(c) == "------" {
 		return 0, true
 	}
-	var v int32
-	for _, x := range c {
-		if x < '0' || x > '9' {
-			return 0, false
-		}
-		v = v*10 + int32(x-'0')
-	}
-	return v, v != 0
+	v, ok := parseBase32(c)
+	return int32(v), ok && v != 0 && v <= maxDay
 }
+
+// maxDay is the last day docs.key's day column holds.
+const maxDay = 99991231
 
 // KeyOffset reads the docs.tsv offset that starts a docs.key line, for a
 // reader that needs only where a row is.

@@ -10,10 +10,10 @@ import (
 
 // goodKeyLine is a docs.key line of a base of three fields: offset 0x56,
 // chrono 0, day 2026-11-02, source 0, half-life 14, flags created, record,
-// id and dated, title group 0, title terms 0xfedcba9876543210, no URL
+// id and dated, title group 0, title terms 0xfedcba98, no URL
 // group, own id 0xdeadbeef, own URI 1, digest 0x0123456789abcdef, norms 2,
 // 0 and 4.
-const goodKeyLine = "0000002m" + "000000" + "20261102" + "0000" + "000e" + "701" + "000000" + "ftn5qj1r58cgg" +
+const goodKeyLine = "0000002m" + "000000" + "0jaa7e" + "0000" + "000e" + "701" + "000000" + "3vdpeko" +
 	"------" + "3farfnf" + "0000001" + "028q5cu4qnjff" + "204\n"
 
 func TestDecodeKeyRejects(t *testing.T) {
@@ -30,17 +30,19 @@ func TestDecodeKeyRejects(t *testing.T) {
 		return ""
 	}
 	cases := []struct{ name, line, msg string }{
-		{"short", goodKeyLine[1:], "line is 88 bytes, want 89 ending with LF"},
-		{"no LF", strings.TrimSuffix(goodKeyLine, "\n") + "0", "line is 89 bytes, want 89 ending with LF"},
-		{"column shifted", "0" + goodKeyLine[:len(goodKeyLine)-2] + "\n", `column ugroup "g-----" is not what docs.key holds there`},
-		{"upper-case digit", col("tterms", "FTN5QJ1R58CGG"), `column tterms "FTN5QJ1R58CGG" is not what docs.key holds there`},
+		{"short", goodKeyLine[1:], "line is 80 bytes, want 81 ending with LF"},
+		{"no LF", strings.TrimSuffix(goodKeyLine, "\n") + "0", "line is 81 bytes, want 81 ending with LF"},
+		{"column shifted", "0" + goodKeyLine[:len(goodKeyLine)-2] + "\n", `column ugroup "o-----" is not what docs.key holds there`},
+		{"upper-case digit", col("tterms", "3VDPEKO"), `column tterms "3VDPEKO" is not what docs.key holds there`},
+		{"hash past 32 bits", col("tterms", "4000000"), `column tterms "4000000" is not what docs.key holds there`},
 		{"offset not base 32", col("offset", "0000002w"), `column offset "0000002w" is not what docs.key holds there`},
 		{"hash past 64 bits", col("digest", "g000000000000"), `column digest "g000000000000" is not what docs.key holds there`},
 		{"chrono not base 32", col("chrono", "00000w"), `column chrono "00000w" is not what docs.key holds there`},
-		{"day not a day", col("day", "2026/111"), `column day "2026/111" is not what docs.key holds there`},
-		{"day of zeros", col("day", "00000000"), `column day "00000000" is not what docs.key holds there`},
+		{"day not a day", col("day", "0jaa/e"), `column day "0jaa/e" is not what docs.key holds there`},
+		{"day of zeros", col("day", "000000"), `column day "000000" is not what docs.key holds there`},
+		{"day past 9999", col("day", "2vvvvv"), `column day "2vvvvv" is not what docs.key holds there`},
 		{"an unknown flag", col("flags", "g00"), `column flags "g00" is not what docs.key holds there`},
-		{"seven dashes for a group", col("tgroup", "------") + "-", "line is 90 bytes, want 89 ending with LF"},
+		{"seven dashes for a group", col("tgroup", "------") + "-", "line is 82 bytes, want 81 ending with LF"},
 		{"half a dash group", col("ugroup", "---000"), `column ugroup "---000" is not what docs.key holds there`},
 		{"a tab for a digit", col("source", "00\t0"), `column source "00\t0" is not what docs.key holds there`},
 		{"norm past 31", goodKeyLine[:len(goodKeyLine)-4] + "20w\n", `norm 'w' is not a length class 0-9a-v`},
@@ -213,14 +215,14 @@ func FuzzParseHex(f *testing.F) {
 // source and title terms a key was encoded with.
 func TestKeyPlaceColumns(t *testing.T) {
 	k := Key{Offset: 77, Chrono: 3, Day: 20261102, Source: 0x2a, HalfLife: 9, Flags: KeyRecord, TitleGroup: -1,
-		TitleTerms: 0x0123456789abcdef, URLGroup: 4, Norms: []byte{1, 0}}
+		TitleTerms: 0x89abcdef, URLGroup: 4, Norms: []byte{1, 0}}
 	line, err := AppendKey(nil, &k, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	src, terms := KeyPlaceColumns(line)
 	if string(src) != "001a" || string(src) != string(KeySourceColumn(0x2a)) ||
-		string(terms) != "028q5cu4qnjff" || string(terms) != string(KeyTitleTermsColumn(k.TitleTerms)) {
+		string(terms) != "24qnjff" || string(terms) != string(KeyTitleTermsColumn(k.TitleTerms)) {
 		t.Errorf("columns %q and %q of %q", src, terms, line)
 	}
 }

@@ -297,7 +297,7 @@ func (o *overlay) regroup(retitled []retitle) error {
 		title  string
 	}
 	hit := map[group]bool{}
-	sources, hashes := map[uint32]bool{}, map[uint64]bool{}
+	sources, hashes := map[uint32]bool{}, map[uint32]bool{}
 	for _, rt := range retitled {
 		k := o.keys[rt.ord]
 		for _, title := range []string{rt.was, o.rows[rt.ord].Title} {

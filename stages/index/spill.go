@@ -173,7 +173,7 @@ func (rr *runReader) fail(err error) bool {
 //
 //	uvarint  the row's bytes, the bytes
 //	uvarint  how many lengths, then for each: uvarint field, uvarint words
-//	uvarint  day, half-life, flags, own id; then 4 bytes own URI, 8 title
+//	uvarint  day, half-life, flags, own id; then 4 bytes own URI, 4 title
 //	         terms, 8 digest (little-endian)
 //
 // What the merge needs of every row at once, its placing among the others
@@ -212,8 +212,8 @@ func NewSpilledSegment(items []project.Item, terms project.Dict, sc *artifacts.S
 }
 
 // spilledKeyBytes is at most what a spilled row adds to its docs.tsv
-// row for its key: two lengths, four uvarints, 20 fixed bytes.
-const spilledKeyBytes = 2*binary.MaxVarintLen32 + 4*binary.MaxVarintLen32 + 20
+// row for its key: two lengths, four uvarints, 16 fixed bytes.
+const spilledKeyBytes = 2*binary.MaxVarintLen32 + 4*binary.MaxVarintLen32 + 16
 
 // spillRows writes the segment's rows to sc and lets go of them.
 func (s *Segment) spillRows(sc *artifacts.Scratch, cfg model.Config) error {
@@ -258,7 +258,7 @@ func (s *Segment) spillRows(sc *artifacts.Scratch, cfg model.Config) error {
 		out = binary.AppendUvarint(out, uint64(k.Flags))
 		out = binary.AppendUvarint(out, uint64(k.OwnID))
 		out = binary.LittleEndian.AppendUint32(out, k.OwnURI)
-		out = binary.LittleEndian.AppendUint64(out, k.TitleTerms)
+		out = binary.LittleEndian.AppendUint32(out, k.TitleTerms)
 		out = binary.LittleEndian.AppendUint64(out, k.Digest)
 		p := project.PlacingOf(d)
 		placings[i] = project.Placing{Source: keep(p.Source), Title: keep(p.Title), URLKey: keep(p.URLKey), Stamp: keep(p.Stamp)}
@@ -339,13 +339,13 @@ func (sr *spilledRows) eachRow(f func(r *spilledRow) error) error {
 			r.lengths = append(r.lengths, artifacts.FieldLen{Field: int32(field), N: int32(words)})
 		}
 		day, half, flags, own := rest.next(), rest.next(), rest.next(), rest.next()
-		if rest.b == nil || len(rest.b) < 20 {
+		if rest.b == nil || len(rest.b) < 16 {
 			return bad
 		}
 		b := rest.b
 		r.key = artifacts.Key{Day: int32(uint32(day)), HalfLife: uint32(half), Flags: artifacts.KeyFlags(flags), OwnID: uint32(own),
-			OwnURI: binary.LittleEndian.Uint32(b), TitleTerms: binary.LittleEndian.Uint64(b[4:]), Digest: binary.LittleEndian.Uint64(b[12:])}
-		rest.b = b[20:]
+			OwnURI: binary.LittleEndian.Uint32(b), TitleTerms: binary.LittleEndian.Uint32(b[4:]), Digest: binary.LittleEndian.Uint64(b[8:])}
+		rest.b = b[16:]
 		if err := f(&r); err != nil {
 			return err
 		}

@@ -90,7 +90,7 @@ func TitleTerms(title string) []string {
 
 // TitleKey is TermsKey(TitleTerms(title)), without the list: the build
 // keys every title.
-func TitleKey(title string) uint64 {
+func TitleKey(title string) uint32 {
 	var seen firstSeen
 	h := xxhash.New()
 	for w := range QueryWords(title) {
@@ -99,7 +99,7 @@ func TitleKey(title string) uint64 {
 			h.WriteString("\x00")
 		}
 	}
-	return h.Sum64()
+	return uint32(h.Sum64())
 }
 
 // firstSeen tells a word met for the first time. A title's few words are
@@ -144,11 +144,11 @@ func (f *firstSeen) add(w string) bool {
 
 // TermsKey hashes a list of terms, each followed by a NUL: equal lists,
 // equal keys.
-func TermsKey(terms []string) uint64 {
+func TermsKey(terms []string) uint32 {
 	h := xxhash.New()
 	for _, t := range terms {
 		h.WriteString(t)
 		h.WriteString("\x00")
 	}
-	return h.Sum64()
+	return uint32(h.Sum64())
 }
