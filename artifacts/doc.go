@@ -98,14 +98,17 @@
 //	        holding - / : @ or . inside it, such as har-142), or =<value>,
 //	        an exact identifier (a relation value and its identity and
 //	        suffix forms, a slug, an alias, a title without spaces)
-//	df      number of items whose postings hold the term (decimal)
-//	offset  byte offset of the term's line in postings.tsv, in base 32
-//	        as docs.key's numbers; the line runs to the next row's
-//	        offset (the last row's, to the end of the file), so its
-//	        length is not written
+//	df        number of items whose postings hold the term (decimal)
+//	postings  the byte range of the term's line in postings.tsv,
+//	          offset+length (the LF included) in base 32 as docs.key's
+//	          numbers; or, for a term one item holds (df 1), which has no
+//	          line, its postings themselves, as a line would hold them:
+//	          most terms (a commit's hash, a message id, a run's URL)
+//	          are one item's, and their postings are shorter than a
+//	          range
 //
-// postings.tsv — one line per term, line i holding the postings of row i
-// of terms.tsv (the term itself is written once, in the dictionary): the
+// postings.tsv — one line per term more than one item holds, in the
+// order of terms.tsv (the term itself is written once, in the dictionary): the
 // postings of each item that holds the term, by rising item, with no
 // separator between them. An item's postings are <doc delta>:<field
 // ordinal>, followed by x<tf> when the term occurs more than once in that
@@ -121,9 +124,9 @@
 // found in one field of many items costs a number per item, most often
 // one byte. Postings are sorted by item then field; "3:v,B1x29" is item 3
 // in fields 31 and 33 (twice), then item 12 in field 33. A query reads
-// terms.tsv (a term's row and the offset of the row after it), then only
-// the byte ranges of its terms in postings.tsv, each with the LF before
-// it, which proves the range starts a line.
+// terms.tsv (a term's row), then only the byte ranges of its terms in
+// postings.tsv, each with the LF before it, which proves the range starts
+// a line.
 //
 // edges.tsv — the graph by source, records' edges left out: one line per
 // page and alias with edges, sorted by node, listing its outgoing edges
@@ -250,7 +253,8 @@
 // only on its item and the field ordinals, and a splice keeps fields.tsv
 // or does not run; a kept docs.key line is copied with its offset,
 // chrono, source, tgroup and ugroup columns rewritten (PatchKey), the
-// only columns that depend on other rows; a postings line is walked once,
+// only columns that depend on other rows; a postings line (or a term's
+// postings in its row) is walked once,
 // each kept item moved by its stretch and the postings whose delta is
 // unchanged copied (SplicePostings). A change to any of these layouts
 // must keep those three functions giving what the encoders give.

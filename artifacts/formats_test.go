@@ -135,7 +135,7 @@ func TestWrongHeaders(t *testing.T) {
 
 func TestBadRows(t *testing.T) {
 	fieldsHdr := "#cairn fields v7\tname\tweight\n"
-	termsHdr := "#cairn terms v7\tterm\tdf\toffset\n"
+	termsHdr := "#cairn terms v7\tterm\tdf\tpostings\n"
 	postHdr := "#cairn postings v7\tpostings\n"
 	edgesHdr := "#cairn edges v7\tsrc\tkind=dst...\n"
 	docsHdr := "#cairn docs v7\turi\tkind\tsource\tdate\ttime\tvalid\tflags\tspan\turlkey\ttitle\n"
@@ -155,12 +155,19 @@ func TestBadRows(t *testing.T) {
 		{"empty field name", FieldsPath, fieldsHdr + "\t5\n", fields, 2, `row "\t5" is not name TAB weight`},
 		{"blank fields line", FieldsPath, fieldsHdr + "id\t10\n\n", fields, 3, `row "" is not name TAB weight`},
 		{"df not a number", TermsPath, termsHdr + "arm64\tmany\t10\n", terms, 2, `df "many" is not a number`},
-		{"negative offset", TermsPath, termsHdr + "arm64\t1\t-10\n", terms, 2, `offset "-10" is not a base-32 number`},
-		{"not a base-32 offset", TermsPath, termsHdr + "a\t1\t10\nb\t1\t1w\n", terms, 3, `offset "1w" is not a base-32 number`},
-		{"offsets out of order", TermsPath, termsHdr + "a\t1\t10\nb\t1\tv\n", terms, 2, `the postings of "a" start at byte 32 and end at 31`},
-		{"the length column of format 4", TermsPath, termsHdr + "arm64\t1\t10\t10\n", terms, 2, "row is not term TAB df TAB offset"},
-		{"two term columns", TermsPath, termsHdr + "arm64\t1\n", terms, 2, "row is not term TAB df TAB offset"},
-		{"empty term", TermsPath, termsHdr + "\t1\t10\n", terms, 2, "row is not term TAB df TAB offset"},
+		{"negative offset", TermsPath, termsHdr + "arm64\t2\t-10+1\n", terms, 2, `postings "-10+1" are not a range offset+length in base 32`},
+		{"not a base-32 offset", TermsPath, termsHdr + "a\t2\ts+9\nb\t2\t1w+1\n", terms, 3, `postings "1w+1" are not a range offset+length in base 32`},
+		{"a range without its length", TermsPath, termsHdr + "a\t2\ts\n", terms, 2, `postings "s" are not a range offset+length in base 32`},
+		{"a range of no bytes", TermsPath, termsHdr + "a\t2\ts+0\n", terms, 2, `postings "s+0" are not a range offset+length in base 32`},
+		{"offsets out of order", TermsPath, termsHdr + "a\t2\ts+9\nb\t2\tv+1\n", terms, 3, `the postings of "b" start at byte 31, not where the line before ends (37)`},
+		{"offsets out of order past a term of one item", TermsPath, termsHdr + "a\t2\ts+9\nb\t1\t0:1\nc\t2\tv+1\n", terms, 4, `the postings of "c" start at byte 31, not where the line before ends (37)`},
+		{"a range past postings.tsv", TermsPath, termsHdr + "a\t2\ts+vvvv\n", terms, 2, `the postings of "a" run past the 1048576 bytes of postings.tsv`},
+		{"terms out of order", TermsPath, termsHdr + "b\t1\t0:1\na\t1\t0:1\n", terms, 3, `term "a" follows "b"; terms are sorted and unique`},
+		{"a term of one item without postings", TermsPath, termsHdr + "a\t1\t\n", terms, 2, "a term one item holds has no postings in its row"},
+		{"a term of one item with bad postings", TermsPath, termsHdr + "a\t1\t0:1 \n", terms, 2, `postings of "a": posting " " is not delta[:field][xTF] or ,field[xTF] (the first names its field)`},
+		{"the length column of format 4", TermsPath, termsHdr + "arm64\t2\t10\t10\n", terms, 2, "row is not term TAB df TAB postings"},
+		{"two term columns", TermsPath, termsHdr + "arm64\t1\n", terms, 2, "row is not term TAB df TAB postings"},
+		{"empty term", TermsPath, termsHdr + "\t1\t10\n", terms, 2, "row is not term TAB df TAB postings"},
 		{"posting not a number", PostingsPath, postHdr + "0:1\n0:zero\n", post, 3, `postings of "line 3": posting "0:zero" is not delta[:field][xTF] or ,field[xTF] (the first names its field)`},
 		{"first posting without its field", PostingsPath, postHdr + "0:1\n45:2\n", post, 3, `postings of "line 3": posting "45:2" is not delta[:field][xTF] or ,field[xTF] (the first names its field)`},
 		{"postings row with a term", PostingsPath, postHdr + "a\t0:1\n", post, 2, `postings of "line 2": posting "a\t0:1" is not delta[:field][xTF] or ,field[xTF] (the first names its field)`},

@@ -2,6 +2,7 @@ package artifacts
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -29,19 +30,25 @@ type TermPostings struct {
 }
 
 // TermEntry is one row of terms.tsv: a term, how many items hold it and
-// where its postings line starts in postings.tsv. Length, the line's bytes
-// with its LF, is not written: the line runs to the next row's offset, or
-// to the end of postings.tsv for the last row, and whoever reads the row
-// fills it in from there.
+// where its postings are: the byte range of its line in postings.tsv
+// (Offset, and Length with the LF), or, for a term one item holds (DF 1),
+// which has no line, the postings text its row holds (Inline).
 type TermEntry struct {
 	Term   string
 	DF     int
 	Offset int64
 	Length int64
+	// Inline is the postings text of a term one item holds, without LF;
+	// Offset and Length are then 0.
+	Inline string
 }
 
+// InIndex reports whether the entry is a dictionary row: it has postings
+// in place or a line of postings.tsv.
+func (e TermEntry) InIndex() bool { return e.Length > 0 || e.Inline != "" }
+
 var (
-	termsHeader    = header(termsName, "term", "df", "offset")
+	termsHeader    = header(termsName, "term", "df", "postings")
 	postingsHeader = header(postingsName, "postings")
 )
 
@@ -77,6 +84,7 @@ type PostingsWriter struct {
 	prevField  uint16 // and its field
 	df, n      int    // distinct items and postings of the current term
 	term       []byte // the current term
+	line       []byte // its postings while one item holds them
 	terms      int    // terms begun
 	err        error  // the first input that breaks the format
 }
@@ -142,7 +150,16 @@ func (w *PostingsWriter) Add(p Posting) {
 	}
 	b := appendPosting(w.num[:0], w.n, w.prev, w.prevField, p.Doc, p.Field, p.TF)
 	w.prevField = p.Field
-	w.post.Write(b)
+	switch {
+	case w.df == 1: // it may stay in the dictionary's row
+		w.line = append(w.line, b...)
+	case len(w.line) > 0:
+		w.post.Write(w.line)
+		w.line = w.line[:0]
+		fallthrough
+	default:
+		w.post.Write(b)
+	}
 	w.num = b
 	w.prev = p.Doc
 	w.n++
@@ -178,21 +195,34 @@ func appendPosting(b []byte, n int, prev int32, prevField uint16, doc int32, f, 
 // lines so.
 func (w *PostingsWriter) Line(term, list []byte, df int) {
 	w.beginBytes(term)
-	w.post.Write(list)
+	if df == 1 {
+		w.line = append(w.line[:0], list...)
+	} else {
+		w.post.Write(list)
+	}
 	w.df = df
 	w.End()
 }
 
-// End finishes the current term's line and its dictionary row.
+// End finishes the current term's line and its dictionary row: the
+// line's range as offset+length, or, for a term one item holds, its
+// postings in the row, and no line.
 func (w *PostingsWriter) End() {
-	w.post.WriteByte('\n')
 	b := append(w.num[:0], '\t')
 	b = strconv.AppendInt(b, int64(w.df), 10)
 	b = append(b, '\t')
-	b = appendBase32(b, uint64(w.start))
+	if w.df == 1 {
+		b = append(b, w.line...)
+	} else {
+		w.post.WriteByte('\n')
+		b = appendBase32(b, uint64(w.start))
+		b = append(b, '+')
+		b = appendBase32(b, uint64(w.post.Len()-w.start))
+	}
 	b = append(b, '\n')
 	w.dict.Write(b)
 	w.num = b
+	w.line = w.line[:0]
 }
 
 // Bytes returns terms.tsv and postings.tsv written in memory, or the
@@ -220,43 +250,69 @@ func (w *PostingsWriter) fail(format string, args ...any) {
 }
 
 // DecodeTerms parses a whole terms.tsv, given the size of the postings.tsv
-// beside it, which ends the last term's line.
+// beside it, checking that the rows are sorted and that their ranges
+// follow each other within it.
 func DecodeTerms(data []byte, postings int64) ([]TermEntry, error) {
 	terms, err := decodeRows(TermsPath, data, termsHeader, DecodeTermRow)
 	if err != nil {
 		return nil, err
 	}
-	for i := range terms {
-		next := postings
-		if i+1 < len(terms) {
-			next = terms[i+1].Offset
+	if err := inTermOrder(terms); err != nil {
+		return nil, err
+	}
+	at := int64(len(postingsHeader)) // where the next line starts
+	for i, e := range terms {
+		if e.Inline != "" {
+			if _, err := DecodeInline(e); err != nil {
+				var ce *CorruptError
+				if errors.As(err, &ce) {
+					ce.Line = i + 2
+				}
+				return nil, err
+			}
+			continue
 		}
-		if err := terms[i].SetEnd(next); err != nil {
-			return nil, &CorruptError{Path: TermsPath, Line: i + 2, Msg: err.Error()}
+		switch {
+		case e.Offset != at:
+			return nil, &CorruptError{Path: TermsPath, Line: i + 2, Msg: fmt.Sprintf("the postings of %q start at byte %d, not where the line before ends (%d)", e.Term, e.Offset, at)}
+		case e.Length > postings-at:
+			return nil, &CorruptError{Path: TermsPath, Line: i + 2, Msg: fmt.Sprintf("the postings of %q run past the %d bytes of postings.tsv", e.Term, postings)}
 		}
+		at += e.Length
 	}
 	return terms, nil
 }
 
-// SetEnd fills in e's Length from where its postings line ends: the next
-// row's offset, or the size of postings.tsv after the last row. A line
-// holds at least its LF.
-func (e *TermEntry) SetEnd(next int64) error {
-	if next <= e.Offset {
-		return fmt.Errorf("the postings of %q start at byte %d and end at %d", e.Term, e.Offset, next)
+// inTermOrder checks that the rows of terms.tsv are sorted and unique.
+func inTermOrder(terms []TermEntry) error {
+	for i := 1; i < len(terms); i++ {
+		if terms[i].Term <= terms[i-1].Term {
+			return &CorruptError{Path: TermsPath, Line: i + 2, Msg: fmt.Sprintf("term %q follows %q; terms are sorted and unique", terms[i].Term, terms[i-1].Term)}
+		}
 	}
-	e.Length = next - e.Offset
 	return nil
 }
 
 // DecodeTermRow parses one terms.tsv row (without its LF); its Length is
 // left 0 (SetEnd fills it in).
 func DecodeTermRow(n int, line []byte) (TermEntry, error) {
-	term, df, off, err := ScanTermRow(n, line)
+	term, df, off, length, inline, err := ScanTermRow(n, line)
 	if err != nil {
 		return TermEntry{}, err
 	}
-	return TermEntry{Term: string(term), DF: int(df), Offset: off}, nil
+	return TermEntry{Term: string(term), DF: int(df), Offset: off, Length: length, Inline: string(inline)}, nil
+}
+
+// DecodeInline parses the postings a term one item holds has in its row
+// of terms.tsv, which an error names.
+func DecodeInline(e TermEntry) ([]Posting, error) {
+	line := make([]byte, 0, len(e.Inline)+1)
+	ps, err := DecodePostingsLine(e.Term, append(append(line, e.Inline...), '\n'))
+	var ce *CorruptError
+	if errors.As(err, &ce) {
+		ce.Path = TermsPath
+	}
+	return ps, err
 }
 
 // DecodePostingsLine parses the postings line of term, as read from the
@@ -373,13 +429,31 @@ func DecodePostings(dict, post []byte) ([]TermPostings, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(lines) != len(terms) {
-		return nil, &CorruptError{Path: PostingsPath, Msg: fmt.Sprintf("%d lines for the %d terms of terms.tsv", len(lines), len(terms))}
+	if err := inTermOrder(terms); err != nil {
+		return nil, err
+	}
+	lined := 0
+	for _, e := range terms {
+		if e.Inline == "" {
+			lined++
+		}
+	}
+	if len(lines) != lined {
+		return nil, &CorruptError{Path: PostingsPath, Msg: fmt.Sprintf("%d lines for the %d terms of terms.tsv held by more than one item", len(lines), lined)}
 	}
 	out := make([]TermPostings, 0, len(terms))
 	at := int64(len(postingsHeader))
 	for i, e := range terms {
-		n := int64(len(lines[i])) + 1
+		if e.Inline != "" {
+			ps, err := DecodeInline(e)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, TermPostings{Term: e.Term, Postings: ps})
+			continue
+		}
+		n := int64(len(lines[0])) + 1
+		lines = lines[1:]
 		if e.Offset != at {
 			return nil, &CorruptError{Path: TermsPath, Line: i + 2, Msg: fmt.Sprintf("term %q names byte %d of postings.tsv; its line starts at %d", e.Term, e.Offset, at)}
 		}

@@ -62,6 +62,7 @@ func TestPostingsExactBytes(t *testing.T) {
 		{Term: "=marc@x.test", Postings: []Posting{{0, 2, 1}, {0, 3, 1}, {7, 2, 1}}},
 		{Term: "arm64", Postings: []Posting{{1, 0, 4}, {3, 1, 1}, {3, 2, 2}, {9, 2, 1}, {12, 2, 3}}},
 		{Term: "lonely"},
+		{Term: "solo", Postings: []Posting{{5, 1, 2}, {5, 3, 1}}},
 		{Term: "zeta", Postings: []Posting{{40, 33, 17}, {1064, 33, 1}}},
 	})
 	// A posting names its field when it differs from the one before it,
@@ -77,27 +78,41 @@ func TestPostingsExactBytes(t *testing.T) {
 	if string(post) != wantPost {
 		t.Errorf("postings.tsv:\n got %q\nwant %q", post, wantPost)
 	}
-	// Offsets are base 32 (28 is s, 37 is 15); a line's length is where
-	// the next starts.
-	wantDict := "#cairn terms v7\tterm\tdf\toffset\n" +
-		"=marc@x.test\t2\ts\n" +
-		"arm64\t4\t15\n" +
-		"lonely\t0\t1m\n" +
-		"zeta\t2\t1n\n"
+	// A line's range is offset+length in base 32 (28 is s, 9 is 9, 37 is
+	// 15, 17 is h); a term one item holds has no line, and its row holds
+	// its postings.
+	wantDict := "#cairn terms v7\tterm\tdf\tpostings\n" +
+		"=marc@x.test\t2\ts+9\n" +
+		"arm64\t4\t15+h\n" +
+		"lonely\t0\t1m+1\n" +
+		"solo\t1\t5:1x2,3\n" +
+		"zeta\t2\t1n+b\n"
 	if string(dict) != wantDict {
 		t.Errorf("terms.tsv:\n got %q\nwant %q", dict, wantDict)
 	}
 }
 
 // TestTermRangesDecode reads each term the way a query does: its byte range
-// in postings.tsv, named by terms.tsv.
+// in postings.tsv, named by terms.tsv, or the postings its row holds.
 func TestTermRangesDecode(t *testing.T) {
 	dict, post := mustEncodePostings(t, samplePostings)
 	entries, err := DecodeTerms(dict, int64(len(post)))
 	if err != nil {
 		t.Fatal(err)
 	}
+	inline := 0
 	for i, e := range entries {
+		if e.Inline != "" {
+			inline++
+			got, err := DecodeInline(e)
+			if err != nil || e.DF != 1 || e.Offset != 0 || e.Length != 0 {
+				t.Fatalf("%q: %+v, %v", e.Term, e, err)
+			}
+			if diff := cmp.Diff(samplePostings[i].Postings, got); diff != "" {
+				t.Errorf("%q (-want +got):\n%s", e.Term, diff)
+			}
+			continue
+		}
 		if post[e.Offset-1] != '\n' {
 			t.Errorf("%q: its range does not start a line", e.Term)
 		}
@@ -113,6 +128,9 @@ func TestTermRangesDecode(t *testing.T) {
 			t.Errorf("%q: a range one byte short decoded", e.Term)
 		}
 	}
+	if inline != 3 { // =acme harbor, crème and the repo, in three fields of one item
+		t.Errorf("%d terms of one item hold their postings in their rows, want 3", inline)
+	}
 }
 
 // TestDecodePostingsChecksRanges: terms.tsv and postings.tsv decoded
@@ -124,7 +142,7 @@ func TestDecodePostingsChecksRanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := entries[1]
-	offset := func(v int64) []byte { return append(appendBase32([]byte{'\t'}, uint64(v)), '\n') }
+	offset := func(v int64) []byte { return append(appendBase32([]byte{'\t'}, uint64(v)), '+') }
 	shifted := bytes.Replace(dict, offset(e.Offset), offset(e.Offset+1), 1)
 	for _, c := range []struct {
 		name, path string

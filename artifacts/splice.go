@@ -328,16 +328,18 @@ func skim(list []byte, i int, old, limit, field int64) (next int, at, f int64, d
 
 // ScanTermRow splits one terms.tsv row (without its LF) as a reader that
 // walks the whole dictionary does, without allocating: the term, its
-// distinct items (decimal) and its postings line's offset (base 32). n
-// numbers the row for errors.
-func ScanTermRow(n int, line []byte) (term []byte, df, offset int64, err error) {
-	bad := func(msg string) ([]byte, int64, int64, error) {
-		return nil, 0, 0, &CorruptError{Path: TermsPath, Line: n, Msg: msg}
+// distinct items (decimal) and its postings line's range, offset+length in
+// base 32 (the length with the LF), or, for a term one item holds, the
+// postings its row holds instead (inline, nil for any other). n numbers
+// the row for errors.
+func ScanTermRow(n int, line []byte) (term []byte, df, offset, length int64, inline []byte, err error) {
+	bad := func(msg string) ([]byte, int64, int64, int64, []byte, error) {
+		return nil, 0, 0, 0, nil, &CorruptError{Path: TermsPath, Line: n, Msg: msg}
 	}
 	term, rest, ok := bytes.Cut(line, []byte{'\t'})
-	dfCol, offCol, ok2 := bytes.Cut(rest, []byte{'\t'})
-	if !ok || !ok2 || len(term) == 0 || bytes.IndexByte(offCol, '\t') >= 0 {
-		return bad("row is not term TAB df TAB offset")
+	dfCol, where, ok2 := bytes.Cut(rest, []byte{'\t'})
+	if !ok || !ok2 || len(term) == 0 || bytes.IndexByte(where, '\t') >= 0 {
+		return bad("row is not term TAB df TAB postings")
 	}
 	if len(dfCol) == 0 || len(dfCol) > 18 {
 		return bad(fmt.Sprintf("df %q is not a number", dfCol))
@@ -348,9 +350,17 @@ func ScanTermRow(n int, line []byte) (term []byte, df, offset int64, err error) 
 		}
 		df = df*10 + int64(d-'0')
 	}
-	v, ok := parseBase32(offCol)
-	if !ok || v >= 1<<62 {
-		return bad(fmt.Sprintf("offset %q is not a base-32 number", offCol))
+	if df == 1 {
+		if len(where) == 0 {
+			return bad("a term one item holds has no postings in its row")
+		}
+		return term, df, 0, 0, where, nil
 	}
-	return term, df, int64(v), nil
+	o, l, ok := bytes.Cut(where, []byte{'+'})
+	off, ok1 := parseBase32(o)
+	ln, ok2 := parseBase32(l)
+	if !ok || !ok1 || !ok2 || off >= 1<<62 || ln == 0 || ln >= 1<<62 {
+		return bad(fmt.Sprintf("postings %q are not a range offset+length in base 32", where))
+	}
+	return term, df, int64(off), int64(ln), nil, nil
 }

@@ -458,7 +458,7 @@ func (o *overlay) TermsWith(sub string) ([]artifacts.TermEntry, error) {
 
 // Postings are the mended postings of an entry Term or TermsWith gave.
 func (o *overlay) Postings(e artifacts.TermEntry) ([]artifacts.Posting, error) {
-	return o.mended(e, e.Length > 0)
+	return o.mended(e, e.InIndex())
 }
 
 // mended is term e's postings with the replaced items' old ones left out

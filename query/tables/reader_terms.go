@@ -25,39 +25,7 @@ func (r *Reader) Term(term string) (artifacts.TermEntry, bool, error) {
 	if err != nil {
 		return e, false, r.terms.at(err, s)
 	}
-	if err := r.setEnd(&e, s+int64(len(line))+1, nil); err != nil {
-		return e, false, err
-	}
 	return e, true, nil
-}
-
-// setEnd fills in e's Length from the row of terms.tsv after e's, which
-// starts at byte next: its offset ends e's postings line, and after the
-// last row the end of postings.tsv does. rest, when it holds the bytes
-// from next on (whole lines, as a sweep reads them), is read instead of
-// the file when it holds that row.
-func (r *Reader) setEnd(e *artifacts.TermEntry, next int64, rest []byte) error {
-	end := r.post.size
-	if next < r.terms.size {
-		var line []byte
-		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
-			line = rest[:i]
-		} else {
-			var err error
-			if line, err = r.terms.readUntil(next, "\n"); err != nil {
-				return err
-			}
-		}
-		_, _, off, err := artifacts.ScanTermRow(0, line)
-		if err != nil {
-			return r.terms.at(err, next)
-		}
-		end = off
-	}
-	if err := e.SetEnd(end); err != nil {
-		return r.terms.corrupt(next, "%v; terms.tsv is out of order", err)
-	}
-	return nil
 }
 
 // TermsWith returns every dictionary entry whose term contains sub, in
@@ -119,7 +87,7 @@ func (r *Reader) sweepTerms(want []byte, from, to int64) ([]artifacts.TermEntry,
 			return nil, a.corrupt(0, truncated)
 		}
 		a.read.Add(to - from)
-		return r.matchTerms(out, find, want, a.mem[from:], int(to-from), from)
+		return r.matchTerms(out, find, want, a.mem[from:to], from)
 	}
 	buf := make([]byte, min(sweepChunk, to-from))
 	n := 0 // buf[:n] is the start of a line the last chunk cut
@@ -137,7 +105,7 @@ func (r *Reader) sweepTerms(want []byte, from, to int64) ([]artifacts.TermEntry,
 		off += int64(m)
 		data := buf[:n+m]
 		whole := data[:bytes.LastIndexByte(data, '\n')+1]
-		if out, err = r.matchTerms(out, find, want, whole, len(whole), base); err != nil {
+		if out, err = r.matchTerms(out, find, want, whole, base); err != nil {
 			return nil, err
 		}
 		n = copy(buf, data[len(whole):])
@@ -148,13 +116,11 @@ func (r *Reader) sweepTerms(want []byte, from, to int64) ([]artifacts.TermEntry,
 	return out, nil
 }
 
-// matchTerms appends to out the entries of the whole lines in whole[:n]
+// matchTerms appends to out the entries of the whole lines in whole
 // (which starts at byte base of the file) whose term holds want, as find
-// finds it. Past n, whole may hold the next rows, which end the last
-// entry's postings line.
-func (r *Reader) matchTerms(out []artifacts.TermEntry, find finder, want, whole []byte, n int, base int64) ([]artifacts.TermEntry, error) {
+// finds it.
+func (r *Reader) matchTerms(out []artifacts.TermEntry, find finder, want, whole []byte, base int64) ([]artifacts.TermEntry, error) {
 	a := r.terms
-	whole, after := whole[:n], whole[n:]
 	for pos := 0; pos < len(whole); {
 		i := find.index(whole[pos:])
 		if i < 0 {
@@ -170,13 +136,6 @@ func (r *Reader) matchTerms(out []artifacts.TermEntry, find finder, want, whole 
 			if err != nil {
 				return nil, a.at(err, base+int64(s))
 			}
-			rest := whole[e+1:]
-			if len(rest) == 0 {
-				rest = after
-			}
-			if err := r.setEnd(&t, base+int64(e)+1, rest); err != nil {
-				return nil, err
-			}
 			out = append(out, t)
 		}
 		pos = e + 1
@@ -186,8 +145,21 @@ func (r *Reader) matchTerms(out []artifacts.TermEntry, find finder, want, whole 
 
 // Postings reads the byte range e names in postings.tsv, and the byte
 // before it, and decodes it, checking that the range is one whole line,
-// that its item ordinals exist and that it has e.DF distinct items.
+// that its item ordinals exist and that it has e.DF distinct items; or
+// decodes the postings e's row holds.
 func (r *Reader) Postings(e artifacts.TermEntry) ([]artifacts.Posting, error) {
+	if e.Inline != "" {
+		ps, err := artifacts.DecodeInline(e)
+		if err != nil {
+			return nil, r.terms.at(err, 0)
+		}
+		for _, p := range ps {
+			if int(p.Doc) >= r.items || p.Doc != ps[0].Doc {
+				return nil, r.terms.corrupt(0, "the postings in the row of %q name item %d, not one item of the %d of docs.tsv", e.Term, p.Doc, r.items)
+			}
+		}
+		return ps, nil
+	}
 	a := r.post
 	if e.Offset < a.start || e.Length < 1 || e.Offset > a.size-e.Length {
 		return nil, a.corrupt(0, "the range %d+%d of %q is outside the file's %d bytes; it is truncated", e.Offset, e.Length, e.Term, a.size)

@@ -631,14 +631,14 @@ func splicePostings(spool *artifacts.Spool, oldDict, oldPost []byte, segs []Segm
 		w.End()
 	}
 	for n := 2; len(body) > 0 || len(added) > 0; n++ {
-		var term []byte
-		var df, off int64
+		var term, inline []byte
+		var df, off, length int64
 		if len(body) > 0 {
 			end := bytes.IndexByte(body, '\n')
 			if end < 0 {
 				return dict, post, &artifacts.CorruptError{Path: artifacts.TermsPath, Line: n, Msg: "row does not end with LF"}
 			}
-			if term, df, off, err = artifacts.ScanTermRow(n, body[:end]); err != nil {
+			if term, df, off, length, inline, err = artifacts.ScanTermRow(n, body[:end]); err != nil {
 				return dict, post, err
 			}
 			body = body[end+1:]
@@ -650,24 +650,30 @@ func splicePostings(spool *artifacts.Spool, oldDict, oldPost []byte, segs []Segm
 		if term == nil {
 			break
 		}
-		// A term's line starts where the one before ended (so within the
-		// file) and runs to its LF.
-		if off != next {
-			return dict, post, &artifacts.CorruptError{Path: artifacts.PostingsPath, Msg: fmt.Sprintf("the byte range of %q is not the line after the previous term's", term)}
-		}
-		length := int64(bytes.IndexByte(oldPost[off:], '\n')) + 1
-		if length == 0 {
-			return dict, post, &artifacts.CorruptError{Path: artifacts.PostingsPath, Msg: fmt.Sprintf("the postings of %q do not end with LF; the file is cut short", term)}
+		list := inline // a term one item holds has its postings in its row
+		if inline == nil {
+			// A term's line starts where the one before ended (so within
+			// the file) and is its range, ending with its LF.
+			if off != next {
+				return dict, post, &artifacts.CorruptError{Path: artifacts.PostingsPath, Msg: fmt.Sprintf("the byte range of %q is not the line after the previous term's", term)}
+			}
+			if off+length > int64(len(oldPost)) || bytes.IndexByte(oldPost[off:off+length], '\n') != int(length-1) {
+				return dict, post, &artifacts.CorruptError{Path: artifacts.PostingsPath, Msg: fmt.Sprintf("the postings of %q are not the line of their range; the file is cut short or edited", term)}
+			}
+			next = off + length
+			list = oldPost[off : off+length-1]
 		}
 		var mine []artifacts.Posting
 		if len(added) > 0 && added[0].term == string(term) {
 			mine = added[0].posts
 			added = added[1:]
 		}
-		next = off + length
-		list := oldPost[off : off+length-1]
 		var kept int
 		if text, kept, err = artifacts.SplicePostings(text[:0], list, int(df), moves, mine, mark); err != nil {
+			var ce *artifacts.CorruptError
+			if inline != nil && errors.As(err, &ce) {
+				ce.Path, ce.Line = artifacts.TermsPath, n // the postings are the row's
+			}
 			return dict, post, err
 		}
 		if kept > 0 {

@@ -13,8 +13,9 @@ import (
 // short under its last term, is corrupt, and the splice says which.
 func TestSplicePostingsRefusesBrokenRanges(t *testing.T) {
 	dict, post, err := artifacts.EncodePostings([]artifacts.TermPostings{
-		{Term: "alpha", Postings: []artifacts.Posting{{Doc: 0, Field: 0, TF: 1}}},
-		{Term: "beta", Postings: []artifacts.Posting{{Doc: 1, Field: 0, TF: 1}}},
+		{Term: "alpha", Postings: []artifacts.Posting{{Doc: 0, Field: 0, TF: 1}, {Doc: 1, Field: 0, TF: 1}}},
+		{Term: "beta", Postings: []artifacts.Posting{{Doc: 0, Field: 0, TF: 1}, {Doc: 1, Field: 0, TF: 1}}},
+		{Term: "gamma", Postings: []artifacts.Posting{{Doc: 1, Field: 0, TF: 1}}}, // one item: its row holds it
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -34,9 +35,11 @@ func TestSplicePostingsRefusesBrokenRanges(t *testing.T) {
 		path, msg  string
 	}{
 		{"postings cut under the last term", dict, post[:last], artifacts.PostingsPath,
-			`the postings of "beta" do not end with LF; the file is cut short`},
-		{"an offset past where the line before ends", bytes.Replace(dict, []byte("beta\t1\t"), []byte("beta\t1\t1"), 1), post, artifacts.PostingsPath,
+			`the postings of "beta" are not the line of their range; the file is cut short or edited`},
+		{"an offset past where the line before ends", bytes.Replace(dict, []byte("beta\t2\t"), []byte("beta\t2\t1"), 1), post, artifacts.PostingsPath,
 			`the byte range of "beta" is not the line after the previous term's`},
+		{"postings in a row that are not", bytes.Replace(dict, []byte("gamma\t1\t1:0"), []byte("gamma\t1\t1:"), 1), post, artifacts.TermsPath,
+			`posting "1:" is not delta[:field][xTF] or ,field[xTF] (the first names its field)`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var ce *artifacts.CorruptError
