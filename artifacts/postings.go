@@ -293,8 +293,7 @@ func inTermOrder(terms []TermEntry) error {
 	return nil
 }
 
-// DecodeTermRow parses one terms.tsv row (without its LF); its Length is
-// left 0 (SetEnd fills it in).
+// DecodeTermRow parses one terms.tsv row (without its LF).
 func DecodeTermRow(n int, line []byte) (TermEntry, error) {
 	term, df, off, length, inline, err := ScanTermRow(n, line)
 	if err != nil {
