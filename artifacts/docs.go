@@ -160,27 +160,36 @@ func RecordID(uri string) string {
 // layer), its source and its date from the document whose records' range
 // (First, Records) holds the row's ordinal.
 type Origins struct {
-	docs []Document // by First, the documents with records
+	docs    []Document
+	byFirst []int32 // the indexes in docs of those with records, by First
 }
 
-// OriginsOf returns the origins of documents (which it does not change).
+// OriginsOf returns the origins of documents, which it keeps (a query
+// opens them once per process: thousands of documents for a base with
+// one a day, so they are indexed, not copied).
 func OriginsOf(documents []Document) Origins {
-	var o Origins
-	for _, d := range documents {
+	o := Origins{docs: documents, byFirst: make([]int32, 0, len(documents))}
+	for i, d := range documents {
 		if d.Records > 0 {
-			o.docs = append(o.docs, d)
+			o.byFirst = append(o.byFirst, int32(i))
 		}
 	}
-	slices.SortFunc(o.docs, func(a, b Document) int { return cmp.Compare(a.First, b.First) })
+	byFirst := func(a, b int32) int { return cmp.Compare(documents[a].First, documents[b].First) }
+	if !slices.IsSortedFunc(o.byFirst, byFirst) { // sorted by path, they most often are
+		slices.SortFunc(o.byFirst, byFirst)
+	}
 	return o
 }
 
 // Of returns the document whose records' range holds ordinal ord of
 // docs.tsv, if one does.
 func (o Origins) Of(ord int) (*Document, bool) {
-	i, _ := slices.BinarySearchFunc(o.docs, ord+1, func(d Document, t int) int { return cmp.Compare(d.First, t) })
-	if i > 0 && ord < o.docs[i-1].First+o.docs[i-1].Records {
-		return &o.docs[i-1], true
+	i, _ := slices.BinarySearchFunc(o.byFirst, ord+1, func(j int32, t int) int { return cmp.Compare(o.docs[j].First, t) })
+	if i == 0 {
+		return nil, false
+	}
+	if d := &o.docs[o.byFirst[i-1]]; ord < d.First+d.Records {
+		return d, true
 	}
 	return nil, false
 }
