@@ -363,6 +363,9 @@ func (dd *DocDecoder) Decode(n int, line string) (Doc, error) {
 		d.Kind, d.Source, d.Date, d.SourceFlags = doc.Layer, doc.Source, doc.Date, doc.Flags
 		d.URI = doc.Path + d.URI
 		if len(d.Time) > 0 && d.Time[0] == 'T' {
+			if doc.Date == "" {
+				return d, &CorruptError{Path: DocsPath, Line: n, Msg: fmt.Sprintf("time %q leaves its date to a document that has none", d.Time)}
+			}
 			d.Time = doc.Date + d.Time
 		}
 	}

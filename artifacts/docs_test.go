@@ -269,6 +269,8 @@ func TestDecodeDocRowErrors(t *testing.T) {
 			`flags "private,received" are the ones its document gives; the cell is left empty`, 3},
 		{"a record's flags left to a document of none", "#a\t\t\t\t-\t-\t\t0+9\t-\t-",
 			"the flags of a record whose document gives none are empty; no flags are written as -", 4},
+		{"a record's time left to a document of no date", "#a\t\t\t\tT10:00:00Z\t-\t-\t0+9\t-\t-",
+			`time "T10:00:00Z" leaves its date to a document that has none`, 4},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

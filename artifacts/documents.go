@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -144,9 +145,10 @@ func DecodeDocuments(data []byte) ([]Document, error) {
 	})
 }
 
-// count reads a decimal count of at most nine digits, without a sign.
+// count reads a decimal count or ordinal, without a sign, of at most
+// math.MaxInt32.
 func count(b []byte) (int, bool) {
-	if len(b) == 0 || len(b) > 9 {
+	if len(b) == 0 || len(b) > 10 {
 		return 0, false
 	}
 	v := 0
@@ -156,7 +158,7 @@ func count(b []byte) (int, bool) {
 		}
 		v = v*10 + int(c-'0')
 	}
-	return v, true
+	return v, v <= math.MaxInt32
 }
 
 // EncodeBodies renders bodies.tsv, sorted by URI.

@@ -57,6 +57,9 @@ func ScanDocs(data string, origins Origins) ([]DocLine, error) {
 			}
 			d.URI, d.Source, d.Date = doc.Path+d.URI, doc.Source, doc.Date
 			if len(d.Time) > 0 && d.Time[0] == 'T' {
+				if doc.Date == "" {
+					return nil, &CorruptError{Path: DocsPath, Line: n, Msg: fmt.Sprintf("time %q leaves its date to a document that has none", d.Time)}
+				}
 				d.Time = doc.Date + d.Time
 			}
 		}
