@@ -152,9 +152,11 @@ func (rs recordStarts) noteRow(d *artifacts.Doc, ord int) {
 }
 
 // place returns documents with their First set, checking that each one's
-// records are the rows that follow it, as many as it holds.
+// records are as many rows as it holds, and that every record's row is of
+// one of them.
 func (rs recordStarts) place(documents []artifacts.Document) ([]artifacts.Document, error) {
 	out := slices.Clone(documents)
+	placed := 0
 	for i := range out {
 		d := &out[i]
 		s, ok := rs[d.Path]
@@ -165,6 +167,14 @@ func (rs recordStarts) place(documents []artifacts.Document) ([]artifacts.Docume
 			return nil, fmt.Errorf("index: document %s holds %d records but %d rows are its", d.Path, d.Records, s[1])
 		default:
 			d.First = s[0]
+			placed++
+		}
+	}
+	if placed != len(rs) {
+		for path := range rs {
+			if !slices.ContainsFunc(out, func(d artifacts.Document) bool { return d.Path == path }) {
+				return nil, fmt.Errorf("index: records of %s, which is not a record document", path)
+			}
 		}
 	}
 	return out, nil

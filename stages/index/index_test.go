@@ -6,6 +6,7 @@ import (
 	"iter"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cairn-kb/cairn/artifacts"
@@ -41,7 +42,7 @@ func TestSplittingIntoRunsChangesNothing(t *testing.T) {
 			}
 			prev = c
 		}
-		out, err := Run(context.Background(), Input{Config: loaded.Base.Config, Segments: segs})
+		out, err := Run(context.Background(), Input{Config: loaded.Base.Config, Segments: segs, Documents: DocumentRows(loaded.Base.Config, loaded.Base.Documents)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,5 +99,27 @@ func TestSegmentWhereKeepsTheIndexsPostings(t *testing.T) {
 		if got, ok := some[term]; ok != kept(term) || ok && !slices.Equal(got, ps) {
 			t.Errorf("%s: kept %v with postings %v, want %v", term, ok, got, ps)
 		}
+	}
+}
+
+// TestRecordStartsPlace: documents.tsv's first is where a document's
+// records start, and a build refuses rows of records its documents do not
+// account for.
+func TestRecordStartsPlace(t *testing.T) {
+	docs := []artifacts.Document{{Path: "e/a.json", Records: 2}, {Path: "e/b.json"}}
+	rs := recordStarts{}
+	rs.note("e/a.json", 5)
+	rs.note("e/a.json", 6)
+	got, err := rs.place(docs)
+	if err != nil || got[0].First != 5 || got[1].First != -1 || docs[0].First != 0 {
+		t.Fatalf("place = %+v, %v; want first 5 and -1, the input unchanged", got, err)
+	}
+	rs.note("e/a.json", 7)
+	if _, err := rs.place(docs); err == nil || !strings.Contains(err.Error(), "holds 2 records but 3 rows are its") {
+		t.Errorf("a third row of a document of two: %v", err)
+	}
+	stray := recordStarts{"e/a.json": {5, 2}, "e/c.json": {7, 1}}
+	if _, err := stray.place(docs); err == nil || !strings.Contains(err.Error(), "records of e/c.json, which is not a record document") {
+		t.Errorf("a record of no document: %v", err)
 	}
 }

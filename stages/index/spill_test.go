@@ -25,7 +25,7 @@ func TestSpilledSegmentsMergeAsInMemory(t *testing.T) {
 		return segs
 	}
 	build := func(segs []Segment) []artifacts.File {
-		out, err := Run(context.Background(), Input{Config: loaded.Base.Config, Segments: segs})
+		out, err := Run(context.Background(), Input{Config: loaded.Base.Config, Segments: segs, Documents: DocumentRows(loaded.Base.Config, loaded.Base.Documents)})
 		if err != nil {
 			t.Fatal(err)
 		}
