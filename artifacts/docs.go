@@ -194,12 +194,34 @@ func (o Origins) Of(ord int) (*Document, bool) {
 	return nil, false
 }
 
-// at is Of for the record in docs.tsv's line n (its ordinal is n-2).
-func (o Origins) at(n int) (*Document, error) {
-	if d, ok := o.Of(n - 2); ok {
-		return d, nil
+// RecordURI is the URI of the record in docs.tsv's line n (its ordinal is
+// n-2) whose row's first cell is id, its URI from #: its document's path
+// and id.
+func (o Origins) RecordURI(n int, id string) (string, error) {
+	_, uri, _, err := o.record(n, id, "")
+	return uri, err
+}
+
+// record returns the document of the record in docs.tsv's line n (its
+// ordinal is n-2) with the URI and the time the row's cells (id, the URI
+// from #, and time) stand for: its document's path before the id, its
+// document's date before a time written from its T.
+func (o Origins) record(n int, id, time string) (doc *Document, uri, fullTime string, err error) {
+	bad := func(msg string) (*Document, string, string, error) {
+		return nil, "", "", &CorruptError{Path: DocsPath, Line: n, Msg: msg}
 	}
-	return nil, &CorruptError{Path: DocsPath, Line: n, Msg: fmt.Sprintf("record %d: documents.tsv has no document whose records hold it", n-2)}
+	doc, ok := o.Of(n - 2)
+	switch {
+	case !ok:
+		return bad(fmt.Sprintf("record %d: documents.tsv has no document whose records hold it", n-2))
+	case id == "" || id[0] != '#':
+		return bad(fmt.Sprintf("record %q does not name its URI from #; its document's path is in documents.tsv", id))
+	case time != "" && time[0] == 'T' && doc.Date == "":
+		return bad(fmt.Sprintf("time %q leaves its date to a document that has none", time))
+	case time != "" && time[0] == 'T':
+		time = doc.Date + time
+	}
+	return doc, doc.Path + id, time, nil
 }
 
 // DecodeDocs parses a whole docs.tsv; origins are its record documents'
@@ -345,12 +367,9 @@ func (dd *DocDecoder) Decode(n int, line string) (Doc, error) {
 			return d, &CorruptError{Path: DocsPath, Line: n, Msg: fmt.Sprintf("span %q is not offset+length", v)}
 		}
 		d.SpanOff, d.SpanLen = off, ln
-		doc, err := dd.Origins.at(n)
+		doc, uri, time, err := dd.Origins.record(n, d.URI, d.Time)
 		if err != nil {
 			return d, err
-		}
-		if d.URI[0] != '#' {
-			return d, &CorruptError{Path: DocsPath, Line: n, Msg: fmt.Sprintf("record %q does not name its URI from #; its document's path is in documents.tsv", d.URI)}
 		}
 		switch v := cols[6]; {
 		case v == "" && doc.Flags == "":
@@ -361,13 +380,7 @@ func (dd *DocDecoder) Decode(n int, line string) (Doc, error) {
 			return d, &CorruptError{Path: DocsPath, Line: n, Msg: fmt.Sprintf("flags %q are the ones its document gives; the cell is left empty", v)}
 		}
 		d.Kind, d.Source, d.Date, d.SourceFlags = doc.Layer, doc.Source, doc.Date, doc.Flags
-		d.URI = doc.Path + d.URI
-		if len(d.Time) > 0 && d.Time[0] == 'T' {
-			if doc.Date == "" {
-				return d, &CorruptError{Path: DocsPath, Line: n, Msg: fmt.Sprintf("time %q leaves its date to a document that has none", d.Time)}
-			}
-			d.Time = doc.Date + d.Time
-		}
+		d.URI, d.Time = uri, time
 	}
 	return d, nil
 }

@@ -48,20 +48,11 @@ func ScanDocs(data string, origins Origins) ([]DocLine, error) {
 		d := DocLine{Line: text[:end+1], URI: cols[0], Source: undash(cols[2]), Date: undash(cols[3]),
 			Time: undash(cols[4]), URLKey: undash(cols[8]), Title: undash(cols[9])}
 		if cols[7] != "-" { // a record: its path, source and date are its document's
-			doc, err := origins.at(n)
+			doc, uri, time, err := origins.record(n, d.URI, d.Time)
 			if err != nil {
 				return nil, err
 			}
-			if d.URI[0] != '#' {
-				return nil, &CorruptError{Path: DocsPath, Line: n, Msg: fmt.Sprintf("record %q does not name its URI from #; its document's path is in documents.tsv", d.URI)}
-			}
-			d.URI, d.Source, d.Date = doc.Path+d.URI, doc.Source, doc.Date
-			if len(d.Time) > 0 && d.Time[0] == 'T' {
-				if doc.Date == "" {
-					return nil, &CorruptError{Path: DocsPath, Line: n, Msg: fmt.Sprintf("time %q leaves its date to a document that has none", d.Time)}
-				}
-				d.Time = doc.Date + d.Time
-			}
+			d.URI, d.Time, d.Source, d.Date = uri, time, doc.Source, doc.Date
 		}
 		out = append(out, d)
 		text = text[end+1:]

@@ -139,11 +139,9 @@ func (r *Reader) probeURI(ord int) (string, error) {
 	}
 	uri = string(line[:tab])
 	if uri[0] == '#' { // a record's row: its URI from #, after its document's path
-		doc, ok := r.origins.Of(ord)
-		if !ok {
-			return "", &artifacts.CorruptError{Path: artifacts.DocsPath, Line: ord + 2, Msg: fmt.Sprintf("record %d: documents.tsv has no document whose records hold it", ord)}
+		if uri, err = r.origins.RecordURI(ord+2, uri); err != nil {
+			return "", err
 		}
-		uri = doc.Path + uri
 	}
 	r.probeMu.Lock()
 	if r.probes == nil {
