@@ -51,7 +51,8 @@ type Item struct {
 	ValidUntil string
 	Flags      []string // sorted
 	// SourceFlags are the flags a record's source gives it when its own
-	// fields say nothing (SourceFlags), comma-joined; "" for a page.
+	// fields say nothing of them, comma-joined (the function SourceFlags);
+	// "" for a page.
 	SourceFlags string
 	Title       string
 	// URL is the item's external URL: the first http(s) value of its url
