@@ -1,6 +1,7 @@
 package artifacts
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"strings"
@@ -156,6 +157,40 @@ func (w *AdjacencyWriter) Row(node string, links []Link) {
 		w.out.WriteString(CleanCell(l.Node))
 	}
 	w.out.WriteByte('\n')
+}
+
+// ElideKinds leaves out, in place, the kind of each link of a line of
+// edges.dst.tsv written whole (node, then TAB and kind=source for each
+// link, every kind written) that is the kind of the link before it, as
+// AdjacencyWriter writes the line, and returns the line: for a reader that
+// edits a line's links as bytes.
+func ElideKinds(line []byte) []byte {
+	w := bytes.IndexByte(line, '\t')
+	if w < 0 {
+		return line
+	}
+	var prev []byte
+	for r := w; r < len(line); {
+		end := bytes.IndexByte(line[r+1:], '\t')
+		if end < 0 {
+			end = len(line)
+		} else {
+			end += r + 1
+		}
+		cell := line[r+1 : end] // kind=source
+		eq := bytes.IndexByte(cell, '=')
+		kind := cell[:eq]
+		line[w] = '\t'
+		w++
+		if bytes.Equal(kind, prev) {
+			cell = cell[eq:]
+		} else {
+			prev = append(prev[:0], kind...)
+		}
+		w += copy(line[w:], cell)
+		r = end
+	}
+	return line[:w]
 }
 
 // Finish ends the table, or voids it with the first row that failed.

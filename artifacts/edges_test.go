@@ -193,3 +193,21 @@ func TestItemOrdinal(t *testing.T) {
 		}
 	}
 }
+
+// TestElideKindsIsTheWriter: a line of edges.dst.tsv written with every
+// kind, then elided, is the line the writer writes.
+func TestElideKindsIsTheWriter(t *testing.T) {
+	rows := append(slices.Clone(sampleEdgesDst), Adjacency{Node: "tag:z", Links: []Link{
+		{"tag", "#3"}, {"tag", "#2"}, {"link", "#1"}, {"tag", "#0"}, {"tag", "wiki/a=b.md"}}})
+	for _, r := range rows {
+		whole := []byte(r.Node)
+		for _, l := range r.Links {
+			whole = append(append(append(append(whole, '\t'), l.Kind...), '='), l.Node...)
+		}
+		want := must(EncodeEdgesDst([]Adjacency{r}))
+		want = want[bytes.IndexByte(want, '\n')+1 : len(want)-1]
+		if got := ElideKinds(whole); string(got) != string(want) {
+			t.Errorf("ElideKinds of %s:\n got %q\nwant %q", r.Node, got, want)
+		}
+	}
+}

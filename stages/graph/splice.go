@@ -274,7 +274,7 @@ func spliceDst(w *artifacts.Output, in SpliceInput, byDst map[string][]inbound) 
 			out = out[:start] // every source left
 			continue
 		}
-		out = append(out[:start], elideKinds(out[start:])...)
+		out = append(out[:start], artifacts.ElideKinds(out[start:])...)
 		out = append(out, '\n')
 	}
 	for _, d := range fresh {
@@ -284,38 +284,6 @@ func spliceDst(w *artifacts.Output, in SpliceInput, byDst map[string][]inbound) 
 	}
 	flush()
 	return edges, nil
-}
-
-// elideKinds leaves out, in place, the kind of each link of a line (node,
-// then TAB and kind=source for each link) that is the kind of the link
-// before it, as edges.dst.tsv writes a line, and returns the line.
-func elideKinds(line []byte) []byte {
-	w := bytes.IndexByte(line, '\t')
-	if w < 0 {
-		return line
-	}
-	var prev []byte
-	for r := w; r < len(line); {
-		end := bytes.IndexByte(line[r+1:], '\t')
-		if end < 0 {
-			end = len(line)
-		} else {
-			end += r + 1
-		}
-		cell := line[r+1 : end] // kind=source
-		eq := bytes.IndexByte(cell, '=')
-		kind := cell[:eq]
-		line[w] = '\t'
-		w++
-		if bytes.Equal(kind, prev) {
-			cell = cell[eq:]
-		} else {
-			prev = append(prev[:0], kind...)
-		}
-		w += copy(line[w:], cell)
-		r = end
-	}
-	return line[:w]
 }
 
 // insertInbound puts a destination's new inbound edges among its kept
